@@ -1,0 +1,182 @@
+"""The one error type of conduit-mcp, its kinds and its reason codes.
+
+Not a public module: import `Error` from `conduit_mcp.client`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Final, Literal
+
+ErrorKind = Literal["protocol", "transport", "policy"]
+"""Who is at fault: the peer broke the protocol, the connection failed, or a local policy said no."""
+
+KINDS: Final = frozenset({"protocol", "transport", "policy"})
+
+PathItem = str | int
+"""One step into a JSON value: an object key (str) or an array index (int)."""
+
+#: Every `Error.reason` this library produces, in one place. The codes are public API.
+REASONS: Final = frozenset(
+    {
+        # foundation (Tool / ToolResult / strict conformance)
+        "invalid_tool",
+        "invalid_tool_result",
+        "schema_violation",
+        "unknown_protocol_version",
+        # tool intake
+        "invalid_tools_list",
+        "duplicate_tool_name",
+        "x_mcp_header_invalid_name",
+        "x_mcp_header_duplicate",
+        "x_mcp_header_type",
+        "x_mcp_header_unreachable",
+        "header_value_unencodable",
+        # results
+        "invalid_result_type",
+        "unsupported_schema_dialect",
+        # resource limits
+        "limit_exceeded",
+        # reading JSON (CLI, bytes entry points)
+        "invalid_json",
+    }
+)
+
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def render_path(path: tuple[PathItem, ...]) -> str:
+    """Render a path as a JSONPath-like string rooted at `$`.
+
+    Args:
+        path: keys (str) and indexes (int) from the root of the input.
+
+    Returns:
+        e.g. `$.tools[3].inputSchema`; keys that are not plain identifiers are quoted
+        (`$.properties["x-mcp-header"]`), with JSON string escaping.
+    """
+    import json
+
+    parts = ["$"]
+    for item in path:
+        if isinstance(item, int) and not isinstance(item, bool):
+            parts.append(f"[{item}]")
+        elif isinstance(item, str) and _PLAIN_KEY.match(item):
+            parts.append(f".{item}")
+        else:
+            parts.append(f"[{json.dumps(str(item), ensure_ascii=True)}]")
+    return "".join(parts)
+
+
+def json_type_name(value: object) -> str:
+    """Name the JSON type of a value, for messages that name the place, not the payload.
+
+    Returns one of `null`, `boolean`, `integer`, `number`, `string`, `array`, `object`,
+    or the Python type name for a value JSON cannot hold.
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+class Error(Exception):
+    """A protocol, transport or policy failure, with a stable reason code and a path into the input.
+
+    A tool that failed is *not* an `Error`: the spec (server/tools "Error Handling") has tools
+    report execution errors in-band, which `ToolResult.is_error` carries.
+
+    Attributes:
+        kind: `"protocol"` (the peer sent something the spec does not allow), `"transport"`
+            (the connection failed) or `"policy"` (a local rule refused it).
+        reason: a short snake_case code from `REASONS`; match on this, not on `message`.
+        message: one line for a person; names the place and the JSON types, never the payload.
+        path: keys and indexes from the root of the offending input to the offending value;
+            `()` for the root itself.
+        details: extra machine-readable facts (e.g. `{"expected": "string", "got": "integer"}`).
+
+    Raises:
+        ValueError: on construction, when `kind` is not one of the three kinds or `reason` is
+            not a known code (a bug in this library, never caused by input).
+    """
+
+    kind: ErrorKind
+    reason: str
+    message: str
+    path: tuple[PathItem, ...]
+    details: dict[str, Any]
+
+    def __init__(
+        self,
+        kind: ErrorKind,
+        reason: str,
+        message: str,
+        *,
+        path: tuple[PathItem, ...] = (),
+        details: Mapping[str, Any] | None = None,
+    ) -> None:
+        if kind not in KINDS:
+            raise ValueError(f"unknown error kind {kind!r}")
+        if reason not in REASONS:
+            raise ValueError(f"unknown error reason {reason!r}")
+        super().__init__(message)
+        self.kind = kind
+        self.reason = reason
+        self.message = message
+        self.path = tuple(path)
+        self.details = dict(details) if details else {}
+
+    @property
+    def json_path(self) -> str:
+        """`path` rendered as a string, e.g. `$.tools[3].inputSchema`."""
+        return render_path(self.path)
+
+    def with_prefix(self, *prefix: PathItem) -> Error:
+        """Return a copy whose path is `prefix + path` (paths are built by descent)."""
+        return Error(
+            self.kind, self.reason, self.message, path=prefix + self.path, details=self.details
+        )
+
+    def __str__(self) -> str:
+        return f"{self.kind}/{self.reason} at {self.json_path}: {self.message}"
+
+    def __repr__(self) -> str:
+        return (
+            f"Error(kind={self.kind!r}, reason={self.reason!r}, message={self.message!r}, "
+            f"path={self.path!r})"
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Exceptions with keyword-only arguments do not pickle by default.
+        return (_rebuild, (self.kind, self.reason, self.message, self.path, self.details))
+
+
+def _rebuild(
+    kind: ErrorKind, reason: str, message: str, path: tuple[PathItem, ...], details: dict[str, Any]
+) -> Error:
+    return Error(kind, reason, message, path=path, details=details)
+
+
+def type_error(reason: str, path: tuple[PathItem, ...], expected: str, value: object) -> Error:
+    """Build the protocol `Error` for a value of the wrong JSON type at `path`."""
+    got = json_type_name(value)
+    where = render_path(path)
+    return Error(
+        "protocol",
+        reason,
+        f"{where} must be {expected}, got {got}",
+        path=path,
+        details={"expected": expected, "got": got},
+    )
