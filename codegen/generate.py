@@ -1,0 +1,332 @@
+"""Generate `generated/conduit_mcp_wire/` from the pinned MCP schemas.
+
+Steps: `load_pinned` (refuse a schema whose sha256 is not its pin) -> `patch_schema`
+(codegen/patches.py, each patch asserting its old value) -> `prune` (keep the definitions
+reachable from the roots, in file order) -> `run_codegen` (datamodel-code-generator, pinned)
+-> header + package index from codegen/templates/ -> write, or compare with `--check`.
+
+Usage:
+    python codegen/generate.py            # regenerate generated/conduit_mcp_wire/
+    python codegen/generate.py --check    # regenerate into a temp folder; exit 1 on any drift
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import difflib
+import hashlib
+import json
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from patches import MISSING, PATCHES, Patch  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA_DIR = ROOT / "schema"
+PIN_FILE = SCHEMA_DIR / "PINNED.json"
+OUTPUT_DIR = ROOT / "generated" / "conduit_mcp_wire"
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+# -- knobs -----------------------------------------------------------------------------------
+
+#: Versions to generate, oldest first; "draft" last (it is not a date).
+VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28", "draft")
+LATEST = "2026-07-28"
+
+#: The definitions a client takes off the wire for tools, and the envelopes whose spec examples
+#: the conformance tests round-trip (each root is used where the version defines it).
+ROOTS = (
+    "Tool",
+    "CallToolResult",
+    "ListToolsResult",
+    "CallToolResultResponse",
+    "ListToolsResultResponse",
+)
+
+DCG_ARGS = (
+    "--input-file-type=jsonschema",
+    "--output-model-type=pydantic_v2.BaseModel",
+    "--target-python-version=3.10",
+    # Unknown keys are data: `ignore` would silently strip whole inputSchemas.
+    "--extra-fields=allow",
+    "--use-field-description",
+    "--use-schema-description",
+    "--use-annotated",
+    "--use-union-operator",
+    "--use-standard-collections",
+    "--enum-field-as-literal=all",
+    "--keep-model-order",
+    "--disable-timestamp",
+    "--formatters",
+    "black",
+    "isort",
+    # Keep byte/uri formats plain strings: Base64Str decodes (and fails on real image data),
+    # AnyUrl rewrites URLs, so neither round-trips the wire bytes.
+    "--type-mappings",
+    "string+byte=string",
+    "string+uri=string",
+)
+
+
+@dataclass(frozen=True)
+class Pin:
+    """One entry of schema/PINNED.json."""
+
+    version: str
+    source_repo: str
+    source_path: str
+    commit: str
+    sha256: str
+
+
+class PinMismatch(Exception):
+    """A vendored schema's bytes do not match its pin."""
+
+
+# -- steps -----------------------------------------------------------------------------------
+
+
+def load_pinned(version: str) -> tuple[Pin, dict[str, Any]]:
+    """Load a vendored schema after checking its sha256 against schema/PINNED.json.
+
+    Raises:
+        PinMismatch: the file's digest differs from its pin (both digests named), or the version
+            has no pin.
+    """
+    pins = json.loads(PIN_FILE.read_text(encoding="utf-8"))
+    entry = next((p for p in pins["schemas"] if p["version"] == version), None)
+    if entry is None:
+        raise PinMismatch(f"{PIN_FILE}: no pin for version {version}")
+    pin = Pin(
+        version=version,
+        source_repo=entry["source_repo"],
+        source_path=entry["source_path"],
+        commit=entry["commit"],
+        sha256=entry["sha256"],
+    )
+    path = SCHEMA_DIR / version / "schema.json"
+    data = path.read_bytes()
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != pin.sha256:
+        raise PinMismatch(
+            f"{path.relative_to(ROOT)}: sha256 {actual} does not match its pin {pin.sha256}"
+            f" in {PIN_FILE.relative_to(ROOT)}; refusing to generate"
+        )
+    return pin, json.loads(data)
+
+
+def defs_key(schema: dict[str, Any]) -> str:
+    """`$defs` (2020-12 schemas) or `definitions` (draft-07 schemas)."""
+    return "$defs" if "$defs" in schema else "definitions"
+
+
+def _pointer_parts(pointer: str, key: str) -> list[str]:
+    parts = pointer.replace("{defs}", key).split("/")[1:]
+    return [p.replace("~1", "/").replace("~0", "~") for p in parts]
+
+
+def patch_schema(version: str, schema: dict[str, Any]) -> tuple[dict[str, Any], list[Patch]]:
+    """Apply every patch for `version` to a copy of `schema`.
+
+    Raises:
+        AssertionError: a patch's old value is not what the schema holds (the spec moved).
+    """
+    schema = copy.deepcopy(schema)
+    applied = []
+    for patch in PATCHES:
+        if version not in patch.versions:
+            continue
+        *parents, last = _pointer_parts(patch.pointer, defs_key(schema))
+        node = schema
+        for part in parents:
+            node = node[part]
+        found = node.get(last, MISSING)
+        assert found is patch.old or found == patch.old, (
+            f"{version}: patch {patch.pointer} expected {patch.old!r}, found {found!r}"
+        )
+        if patch.new is MISSING:
+            del node[last]
+        else:
+            node[last] = copy.deepcopy(patch.new)
+        applied.append(patch)
+    return schema, applied
+
+
+def _refs(node: Any) -> list[str]:
+    found, stack = [], [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            ref = item.get("$ref")
+            if isinstance(ref, str):
+                found.append(ref.rsplit("/", 1)[-1])
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
+
+
+def prune(schema: dict[str, Any]) -> tuple[dict[str, Any], list[str], int]:
+    """Keep only the definitions reachable from `ROOTS`, in file order.
+
+    Returns:
+        (pruned schema, roots present in this version, total definition count).
+    """
+    key = defs_key(schema)
+    defs = schema[key]
+    roots = [r for r in ROOTS if r in defs]
+    seen: set[str] = set()
+    stack = list(roots)
+    while stack:
+        name = stack.pop()
+        if name not in seen:
+            seen.add(name)
+            stack.extend(_refs(defs[name]))
+    kept = {name: value for name, value in defs.items() if name in seen}
+    return {"$schema": schema["$schema"], key: kept}, roots, len(defs)
+
+
+def run_codegen(pruned: dict[str, Any], header: str, workdir: Path, stem: str) -> str:
+    """Run datamodel-code-generator on one pruned schema; return the module source."""
+    source = workdir / f"{stem}.json"
+    target = workdir / f"{stem}.py"
+    source.write_text(json.dumps(pruned, indent=1, ensure_ascii=False), encoding="utf-8")
+    cmd = [
+        sys.executable,
+        "-W",
+        "ignore::FutureWarning",
+        "-m",
+        "datamodel_code_generator",
+        f"--input={source}",
+        f"--output={target}",
+        f"--custom-file-header={header}",
+        *DCG_ARGS,
+    ]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"datamodel-codegen failed for {stem}:\n{done.stderr}")
+    return target.read_text(encoding="utf-8")
+
+
+def module_name(version: str) -> str:
+    """`2025-06-18` -> `v2025_06_18`; `draft` -> `draft`."""
+    return version if version == "draft" else "v" + version.replace("-", "_")
+
+
+def _render(template: str, **context: Any) -> str:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+    )
+    return env.get_template(template).render(**context)
+
+
+def build(workdir: Path) -> dict[str, str]:
+    """Produce every output file: file name -> text."""
+    tools = {
+        "dcg_version": metadata.version("datamodel-code-generator"),
+        "black_version": metadata.version("black"),
+        "isort_version": metadata.version("isort"),
+    }
+    jobs = []
+    for version in VERSIONS:
+        pin, schema = load_pinned(version)
+        patched, applied = patch_schema(version, schema)
+        pruned, roots, total = prune(patched)
+        header = _render(
+            "header.py.jinja",
+            version=version,
+            source_repo=pin.source_repo,
+            source_path=pin.source_path,
+            commit=pin.commit,
+            sha256=pin.sha256,
+            roots=roots,
+            kept=len(pruned[defs_key(pruned)]),
+            total=total,
+            patches=[p.pointer.replace("{defs}", defs_key(pruned)) for p in applied],
+            **tools,
+        ).rstrip("\n")
+        jobs.append((version, pruned, header))
+    # dcg is a separate process per schema; two at a time fits the 2-core machines.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        sources = pool.map(
+            lambda job: run_codegen(job[1], job[2], workdir, module_name(job[0])), jobs
+        )
+        files = {f"{module_name(v)}.py": text for (v, _, _), text in zip(jobs, sources)}
+    files["__init__.py"] = _render(
+        "__init__.py.jinja",
+        roots=ROOTS[:2],
+        modules=[(v, module_name(v)) for v in VERSIONS],
+        latest=LATEST,
+    )
+    files["py.typed"] = ""
+    return files
+
+
+def _diff(expected: dict[str, str], out_dir: Path) -> list[str]:
+    problems = []
+    present = {p.name for p in out_dir.iterdir() if p.is_file()} if out_dir.exists() else set()
+    for name, text in sorted(expected.items()):
+        path = out_dir / name
+        if not path.exists():
+            problems.append(f"missing: {path.relative_to(ROOT)}")
+            continue
+        current = path.read_text(encoding="utf-8")
+        if current != text:
+            diff = difflib.unified_diff(
+                current.splitlines(keepends=True),
+                text.splitlines(keepends=True),
+                f"committed/{name}",
+                f"regenerated/{name}",
+                n=2,
+            )
+            problems.append("".join(list(diff)[:60]))
+    for name in sorted(present - set(expected)):
+        problems.append(f"unexpected file: {(out_dir / name).relative_to(ROOT)}")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Regenerate, or with `--check` compare; return the process exit code."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="fail on any drift; write nothing")
+    args = parser.parse_args(argv)
+    try:
+        with tempfile.TemporaryDirectory(prefix="conduit-codegen-") as tmp:
+            files = build(Path(tmp))
+    except PinMismatch as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.check:
+        problems = _diff(files, OUTPUT_DIR)
+        if problems:
+            print("generated/ differs from a fresh generation:", file=sys.stderr)
+            for problem in problems:
+                print(problem, file=sys.stderr)
+            return 1
+        print(f"generated/ is up to date ({len(files)} files)")
+        return 0
+    OUTPUT_DIR.mkdir(parents=True, exist_ok=True)
+    for stale in OUTPUT_DIR.glob("*.py"):
+        if stale.name not in files:
+            stale.unlink()
+    for name, text in files.items():
+        (OUTPUT_DIR / name).write_text(text, encoding="utf-8")
+    print(f"wrote {len(files)} files to {OUTPUT_DIR.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

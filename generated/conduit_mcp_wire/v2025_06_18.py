@@ -1,0 +1,453 @@
+# Generated; do not edit. Regenerate with `make generate` (codegen/generate.py).
+# Source: schema/2025-06-18/schema.json
+#   github.com/modelcontextprotocol/modelcontextprotocol schema/2025-06-18/schema.json @ b0f60ba5409db7a6582440a7b473cc0398890f15
+#   sha256 af845e7e5b9d27107d1690f0936022546177a1403e63ffb11470135b296a2e01
+# Models for the definitions reachable from Tool, CallToolResult, ListToolsResult
+# (14 of 91 definitions), with the patches in codegen/patches.py:
+#   - /definitions/ContentBlock/discriminator
+# Generator: datamodel-code-generator 0.89.0, black 26.10.1, isort 8.0.1.
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, RootModel
+
+
+class Annotations(BaseModel):
+    """
+    Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    audience: list[Role] | None = None
+    """
+    Describes who the intended customer of this object or data is.
+
+    It can include multiple entries to indicate content useful for multiple audiences (e.g., `["user", "assistant"]`).
+    """
+    lastModified: str | None = None
+    """
+    The moment the resource was last modified, as an ISO 8601 formatted string.
+
+    Should be an ISO 8601 formatted string (e.g., "2025-01-12T15:00:58Z").
+
+    Examples: last activity timestamp in an open file, timestamp when the resource
+    was attached, etc.
+    """
+    priority: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
+    """
+    Describes how important this data is for operating the server.
+
+    A value of 1 means "most important," and indicates that the data is
+    effectively required, while 0 means "least important," and indicates that
+    the data is entirely optional.
+    """
+
+
+class AudioContent(BaseModel):
+    """
+    Audio provided to or from an LLM.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    """
+    See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    """
+    annotations: Annotations | None = None
+    """
+    Optional annotations for the client.
+    """
+    data: str
+    """
+    The base64-encoded audio data.
+    """
+    mimeType: str
+    """
+    The MIME type of the audio. Different providers may support different audio types.
+    """
+    type: Literal['audio']
+
+
+class BlobResourceContents(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    """
+    See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    """
+    blob: str
+    """
+    A base64-encoded string representing the binary data of the item.
+    """
+    mimeType: str | None = None
+    """
+    The MIME type of this resource, if known.
+    """
+    uri: str
+    """
+    The URI of this resource.
+    """
+
+
+class CallToolResult(BaseModel):
+    """
+    The server's response to a tool call.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    """
+    See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    """
+    content: list[ContentBlock]
+    """
+    A list of content objects that represent the unstructured result of the tool call.
+    """
+    isError: bool | None = None
+    """
+    Whether the tool call ended in an error.
+
+    If not set, this is assumed to be false (the call was successful).
+
+    Any errors that originate from the tool SHOULD be reported inside the result
+    object, with `isError` set to true, _not_ as an MCP protocol-level error
+    response. Otherwise, the LLM would not be able to see that an error occurred
+    and self-correct.
+
+    However, any errors in _finding_ the tool, an error indicating that the
+    server does not support tool calls, or any other exceptional conditions,
+    should be reported as an MCP error response.
+    """
+    structuredContent: dict[str, Any] | None = None
+    """
+    An optional JSON object that represents the structured result of the tool call.
+    """
+
+
+class EmbeddedResource(BaseModel):
+    """
+    The contents of a resource, embedded into a prompt or tool call result.
+
+    It is up to the client how best to render embedded resources for the benefit
+    of the LLM and/or the user.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    """
+    See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    """
+    annotations: Annotations | None = None
+    """
+    Optional annotations for the client.
+    """
+    resource: TextResourceContents | BlobResourceContents
+    type: Literal['resource']
+
+
+class ImageContent(BaseModel):
+    """
+    An image provided to or from an LLM.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    """
+    See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    """
+    annotations: Annotations | None = None
+    """
+    Optional annotations for the client.
+    """
+    data: str
+    """
+    The base64-encoded image data.
+    """
+    mimeType: str
+    """
+    The MIME type of the image. Different providers may support different image types.
+    """
+    type: Literal['image']
+
+
+class InputSchema(BaseModel):
+    """
+    A JSON Schema object defining the expected parameters for the tool.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    properties: dict[str, dict[str, Any]] | None = None
+    required: list[str] | None = None
+    type: Literal['object']
+
+
+class ListToolsResult(BaseModel):
+    """
+    The server's response to a tools/list request from the client.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    """
+    See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    """
+    nextCursor: str | None = None
+    """
+    An opaque token representing the pagination position after the last returned result.
+    If present, there may be more results available.
+    """
+    tools: list[Tool]
+
+
+class Model(RootModel[Any]):
+    root: Any
+
+
+class OutputSchema(BaseModel):
+    """
+    An optional JSON Schema object defining the structure of the tool's output returned in
+    the structuredContent field of a CallToolResult.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    properties: dict[str, dict[str, Any]] | None = None
+    required: list[str] | None = None
+    type: Literal['object']
+
+
+class ResourceLink(BaseModel):
+    """
+    A resource that the server is capable of reading, included in a prompt or tool call result.
+
+    Note: resource links returned by tools are not guaranteed to appear in the results of `resources/list` requests.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    """
+    See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    """
+    annotations: Annotations | None = None
+    """
+    Optional annotations for the client.
+    """
+    description: str | None = None
+    """
+    A description of what this resource represents.
+
+    This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
+    """
+    mimeType: str | None = None
+    """
+    The MIME type of this resource, if known.
+    """
+    name: str
+    """
+    Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
+    """
+    size: int | None = None
+    """
+    The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
+
+    This can be used by Hosts to display file sizes and estimate context window usage.
+    """
+    title: str | None = None
+    """
+    Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
+    even by those unfamiliar with domain-specific terminology.
+
+    If not provided, the name should be used for display (except for Tool,
+    where `annotations.title` should be given precedence over using `name`,
+    if present).
+    """
+    type: Literal['resource_link']
+    uri: str
+    """
+    The URI of this resource.
+    """
+
+
+class Role(RootModel[Literal['assistant', 'user']]):
+    root: Literal['assistant', 'user']
+    """
+    The sender or recipient of messages and data in a conversation.
+    """
+
+
+class TextContent(BaseModel):
+    """
+    Text provided to or from an LLM.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    """
+    See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    """
+    annotations: Annotations | None = None
+    """
+    Optional annotations for the client.
+    """
+    text: str
+    """
+    The text content of the message.
+    """
+    type: Literal['text']
+
+
+class ContentBlock(
+    RootModel[
+        TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource
+    ]
+):
+    root: Annotated[
+        TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource,
+        Field(discriminator='type'),
+    ]
+
+
+class TextResourceContents(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    """
+    See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    """
+    mimeType: str | None = None
+    """
+    The MIME type of this resource, if known.
+    """
+    text: str
+    """
+    The text of the item. This must only be set if the item can actually be represented as text (not binary data).
+    """
+    uri: str
+    """
+    The URI of this resource.
+    """
+
+
+class Tool(BaseModel):
+    """
+    Definition for a tool the client can call.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    """
+    See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    """
+    annotations: ToolAnnotations | None = None
+    """
+    Optional additional tool information.
+
+    Display name precedence order is: title, annotations.title, then name.
+    """
+    description: str | None = None
+    """
+    A human-readable description of the tool.
+
+    This can be used by clients to improve the LLM's understanding of available tools. It can be thought of like a "hint" to the model.
+    """
+    inputSchema: InputSchema
+    """
+    A JSON Schema object defining the expected parameters for the tool.
+    """
+    name: str
+    """
+    Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
+    """
+    outputSchema: OutputSchema | None = None
+    """
+    An optional JSON Schema object defining the structure of the tool's output returned in
+    the structuredContent field of a CallToolResult.
+    """
+    title: str | None = None
+    """
+    Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
+    even by those unfamiliar with domain-specific terminology.
+
+    If not provided, the name should be used for display (except for Tool,
+    where `annotations.title` should be given precedence over using `name`,
+    if present).
+    """
+
+
+class ToolAnnotations(BaseModel):
+    """
+    Additional properties describing a Tool to clients.
+
+    NOTE: all properties in ToolAnnotations are **hints**.
+    They are not guaranteed to provide a faithful description of
+    tool behavior (including descriptive properties like `title`).
+
+    Clients should never make tool use decisions based on ToolAnnotations
+    received from untrusted servers.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    destructiveHint: bool | None = None
+    """
+    If true, the tool may perform destructive updates to its environment.
+    If false, the tool performs only additive updates.
+
+    (This property is meaningful only when `readOnlyHint == false`)
+
+    Default: true
+    """
+    idempotentHint: bool | None = None
+    """
+    If true, calling the tool repeatedly with the same arguments
+    will have no additional effect on the its environment.
+
+    (This property is meaningful only when `readOnlyHint == false`)
+
+    Default: false
+    """
+    openWorldHint: bool | None = None
+    """
+    If true, this tool may interact with an "open world" of external
+    entities. If false, the tool's domain of interaction is closed.
+    For example, the world of a web search tool is open, whereas that
+    of a memory tool is not.
+
+    Default: true
+    """
+    readOnlyHint: bool | None = None
+    """
+    If true, the tool does not modify its environment.
+
+    Default: false
+    """
+    title: str | None = None
+    """
+    A human-readable title for the tool.
+    """

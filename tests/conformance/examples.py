@@ -1,0 +1,125 @@
+"""Spec examples per version, and the two independent checks the conformance tests compare.
+
+Sources (both vendored with provenance):
+- `schema/<version>/examples/<Definition>/*.json` — the spec repository's own examples
+  (2026-07-28 and draft), for every definition the generated module has a model of;
+- `tests/fixtures/corpus/{tools,results}/spec-docs/<version>--tools-mdx-L<n>.json` — the
+  `tools/list` and `tools/call` results shown on each version's server/tools page
+  (tests/fixtures/corpus/SOURCES.md), so that older versions have examples too.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pydantic
+import referencing
+import referencing.jsonschema
+
+from conduit_mcp_wire import VERSIONS, module_for
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMA_DIR = ROOT / "schema"
+CORPUS = ROOT / "tests" / "fixtures" / "corpus"
+
+#: The definitions whose examples must validate and round-trip (issue: foundation, part 2).
+REQUIRED = (
+    "Tool",
+    "CallToolResult",
+    "ListToolsResult",
+    "CallToolResultResponse",
+    "ListToolsResultResponse",
+    "TextContent",
+    "ImageContent",
+    "AudioContent",
+    "ResourceLink",
+    "EmbeddedResource",
+)
+
+
+@dataclass(frozen=True)
+class Example:
+    """One example instance of one definition of one spec version."""
+
+    version: str
+    definition: str
+    path: Path
+    instance: Any
+
+    @property
+    def id(self) -> str:
+        """A short test id, e.g. `2026-07-28/Tool/with-no-parameters`."""
+        return f"{self.version}/{self.definition}/{self.path.stem}"
+
+
+def _spec_docs(version: str) -> Iterator[tuple[str, Path]]:
+    for kind, definition in (("tools", "ListToolsResult"), ("results", "CallToolResult")):
+        for path in sorted((CORPUS / kind / "spec-docs").glob(f"{version}--*.json")):
+            yield definition, path
+
+
+def iter_examples(version: str) -> Iterator[Example]:
+    """Every example of `version` that has a generated model, in a stable order."""
+    module = module_for(version)
+    folder = SCHEMA_DIR / version / "examples"
+    if folder.is_dir():
+        for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
+            if hasattr(module, sub.name):
+                for path in sorted(sub.glob("*.json")):
+                    yield Example(version, sub.name, path, _load(path))
+    for definition, path in _spec_docs(version):
+        instance = _load(path)
+        # tools/call may answer with an InputRequiredResult from 2026-07-28 on (basic "Result
+        # types"): classify by the spec's own discriminator.
+        if isinstance(instance, dict) and instance.get("resultType") == "input_required":
+            definition = "InputRequiredResult"
+        yield Example(version, definition, path, instance)
+
+
+def all_examples() -> list[Example]:
+    """`iter_examples` over every generated version."""
+    return [example for version in VERSIONS for example in iter_examples(version)]
+
+
+def _load(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _schema(version: str) -> dict[str, Any]:
+    loaded: dict[str, Any] = _load(SCHEMA_DIR / version / "schema.json")
+    return loaded
+
+
+@functools.cache
+def _validator(version: str, definition: str) -> jsonschema.protocols.Validator:
+    full = _schema(version)
+    key = "$defs" if "$defs" in full else "definitions"
+    cls = jsonschema.validators.validator_for(full)
+    resource = referencing.Resource.from_contents(
+        full, default_specification=referencing.jsonschema.specification_with(full["$schema"])
+    )
+    registry: referencing.Registry[Any] = referencing.Registry().with_resource("urn:mcp", resource)
+    return cls({"$ref": f"urn:mcp#/{key}/{definition}"}, registry=registry)
+
+
+def jsonschema_errors(version: str, definition: str, instance: Any) -> list[str]:
+    """Validate with `jsonschema` against the official schema; return the error messages."""
+    validator = _validator(version, definition)
+    return [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(instance)]
+
+
+def model_check(version: str, definition: str, instance: Any) -> tuple[list[str], Any]:
+    """Validate with the generated model (strict mode); return (errors, dumped-or-None)."""
+    model = getattr(module_for(version), definition)
+    try:
+        parsed = model.model_validate(instance, strict=True)
+    except pydantic.ValidationError as exc:
+        return [f"{list(e['loc'])}: {e['msg']}" for e in exc.errors()], None
+    return [], parsed.model_dump(mode="json", by_alias=True, exclude_unset=True)
