@@ -29,7 +29,7 @@ from typing import Any
 import jinja2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from patches import MISSING, PATCHES, Patch  # noqa: E402
+from patches import MISSING, PATCHES, Patch
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_DIR = ROOT / "schema"
@@ -151,9 +151,9 @@ def patch_schema(version: str, schema: dict[str, Any]) -> tuple[dict[str, Any], 
         for part in parents:
             node = node[part]
         found = node.get(last, MISSING)
-        assert found is patch.old or found == patch.old, (
-            f"{version}: patch {patch.pointer} expected {patch.old!r}, found {found!r}"
-        )
+        assert (
+            found is patch.old or found == patch.old
+        ), f"{version}: patch {patch.pointer} expected {patch.old!r}, found {found!r}"
         if patch.new is MISSING:
             del node[last]
         else:
@@ -261,10 +261,10 @@ def build(workdir: Path) -> dict[str, str]:
         jobs.append((version, pruned, header))
     # dcg is a separate process per schema; two at a time fits the 2-core machines.
     with ThreadPoolExecutor(max_workers=2) as pool:
-        sources = pool.map(
-            lambda job: run_codegen(job[1], job[2], workdir, module_name(job[0])), jobs
+        sources = list(
+            pool.map(lambda job: run_codegen(job[1], job[2], workdir, module_name(job[0])), jobs)
         )
-        files = {f"{module_name(v)}.py": text for (v, _, _), text in zip(jobs, sources)}
+    files = {f"{module_name(v)}.py": text for (v, _, _), text in zip(jobs, sources, strict=True)}
     files["__init__.py"] = _render(
         "__init__.py.jinja",
         roots=ROOTS[:2],

@@ -21,7 +21,6 @@ import jsonschema
 import pydantic
 import referencing
 import referencing.jsonschema
-
 from conduit_mcp_wire import VERSIONS, module_for
 
 ROOT = Path(__file__).resolve().parents[2]

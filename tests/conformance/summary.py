@@ -11,8 +11,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from conduit_mcp_wire import VERSIONS  # noqa: E402
-from tests.conformance.examples import (  # noqa: E402
+from conduit_mcp_wire import VERSIONS
+
+from tests.conformance.examples import (
     iter_examples,
     jsonschema_errors,
     model_check,

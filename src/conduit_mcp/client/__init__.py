@@ -8,6 +8,7 @@ from ._result import ToolResult
 from ._tool import DEFAULT_HINTS, Hints, Tool
 
 # -- section: conformance --
+from ._conformance import ConformanceKind, conformance_violations, is_conformant
 # -- section: fingerprints and drift --
 # -- section: names, unicode and headers --
 # -- section: intake --
@@ -18,8 +19,11 @@ from ._tool import DEFAULT_HINTS, Hints, Tool
 __all__ = [
     "DEFAULT_HINTS",
     "REASONS",
+    "ConformanceKind",
     "Error",
     "Hints",
     "Tool",
     "ToolResult",
+    "conformance_violations",
+    "is_conformant",
 ]

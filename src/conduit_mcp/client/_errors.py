@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any, Final, Literal
 
 ErrorKind = Literal["protocol", "transport", "policy"]
-"""Who is at fault: the peer broke the protocol, the connection failed, or a local policy said no."""
+"""Who is at fault: the peer broke the protocol, the connection failed, or a local rule said no."""
 
 KINDS: Final = frozenset({"protocol", "transport", "policy"})
 

@@ -119,7 +119,7 @@ class Tool:
         Spec: 2026-07-28 schema `Tool` (`name` and `inputSchema` are required;
         `inputSchema` is an object).
 
-        >>> Tool.from_wire("weather", {"name": "get_weather", "inputSchema": {"type": "object"}}).name
+        >>> Tool.from_wire("srv", {"name": "get_weather", "inputSchema": {}}).name
         'get_weather'
         """
         check_server_id(server_id)
@@ -232,7 +232,7 @@ class Tool:
         if annotations is None:
             return DEFAULT_HINTS
         values = []
-        for key, default in zip(_HINT_KEYS, DEFAULT_HINTS):
+        for key, default in zip(_HINT_KEYS, DEFAULT_HINTS, strict=True):
             value = annotations.get(key)
             values.append(value if type(value) is bool else default)
         return Hints(*values)

@@ -1,0 +1,45 @@
+# The front door. `make generate` and `make test` are the two commands a fresh machine needs.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+EXTRAS := codegen,test,dev,bench
+SOURCES := src tests codegen bench
+TESTS ?=
+
+.PHONY: venv generate check-generated lint reformat test bench fuzz conformance clean
+
+# The venv is rebuilt only when pyproject.toml changes.
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[$(EXTRAS)]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+## generate: verify the schema pins, regenerate generated/, print the conformance summary
+generate: $(STAMP)
+	$(BIN)/python codegen/generate.py
+	$(BIN)/python tests/conformance/summary.py
+
+## check-generated: regenerate into a temporary folder and fail on any drift
+check-generated: $(STAMP)
+	$(BIN)/python codegen/generate.py --check
+
+## lint: ruff, black --check, mypy --strict on src/
+lint: $(STAMP)
+	$(BIN)/ruff check $(SOURCES)
+	$(BIN)/black --check --quiet $(SOURCES)
+	$(BIN)/mypy
+
+reformat: $(STAMP)
+	$(BIN)/ruff check --fix $(SOURCES)
+	$(BIN)/black --quiet $(SOURCES)
+
+## test: everything (TESTS=expr narrows the pytest run with -x -k)
+test: $(STAMP) check-generated lint
+	$(BIN)/pytest $(if $(TESTS),-x -k "$(TESTS)",)
+
+clean:
+	rm -rf $(VENV) .cache .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,104 @@
+"""conformance_violations: strict checks against one version's generated models."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from conduit_mcp_wire import VERSIONS
+
+from conduit_mcp.client import Error, conformance_violations, is_conformant
+
+OK_TOOL = {"name": "a", "inputSchema": {"type": "object"}}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_minimal_tool_conforms_on_every_version(version: str) -> None:
+    """Spec-mandated (every version's schema `Tool`: name + inputSchema of type object)."""
+    assert conformance_violations(OK_TOOL, kind="tool", protocol_version=version) == ()
+    assert is_conformant(OK_TOOL, kind="tool", protocol_version=version)
+
+
+def test_violations_map_onto_paths_into_the_input() -> None:
+    """Spec-mandated (2025-11-25 schema: TextContent.text string, Annotations.priority number,
+    isError boolean); paths address the input, not pydantic's union arms."""
+    raw = {
+        "content": [{"type": "text", "text": 5, "annotations": {"priority": "high"}}],
+        "isError": "false",
+    }
+    found = conformance_violations(raw, kind="result", protocol_version="2025-11-25")
+    assert {e.path for e in found} == {
+        ("content", 0, "text"),
+        ("content", 0, "annotations", "priority"),
+        ("isError",),
+    }
+    assert all((e.kind, e.reason) == ("protocol", "schema_violation") for e in found)
+
+
+def test_strict_mode_coerces_nothing() -> None:
+    """conduit-defined: lax pydantic would read "false" as a boolean; the schema does not."""
+    raw = {"content": [], "isError": "false"}
+    assert not is_conformant(raw, kind="result", protocol_version="2025-06-18")
+
+
+def test_an_unknown_block_type_is_one_violation_at_the_block() -> None:
+    """Spec-mandated (ContentBlock is a closed union of five types from 2025-06-18)."""
+    found = conformance_violations(
+        {"content": [{"type": "json", "json": {}}]}, kind="result", protocol_version="2025-06-18"
+    )
+    assert [e.path for e in found] == [("content", 0)]
+
+
+def test_result_type_is_required_only_from_2026_07_28() -> None:
+    """Spec-mandated (2026-07-28 schema `CallToolResult.required` adds `resultType`)."""
+    raw = {"content": []}
+    assert is_conformant(raw, kind="result", protocol_version="2025-11-25")
+    assert [
+        e.path for e in conformance_violations(raw, kind="result", protocol_version="2026-07-28")
+    ] == [("resultType",)]
+
+
+def test_input_schema_root_must_be_type_object() -> None:
+    """Spec-mandated (schema `Tool.inputSchema.type` const "object")."""
+    found = conformance_violations(
+        {"name": "a", "inputSchema": {"type": "array"}}, kind="tool", protocol_version="2026-07-28"
+    )
+    assert [e.path for e in found] == [("inputSchema", "type")]
+
+
+def test_a_non_object_is_one_violation_at_the_root() -> None:
+    """Spec-mandated."""
+    assert [e.path for e in conformance_violations([], kind="tool", protocol_version="draft")] == [
+        ()
+    ]
+
+
+def test_unknown_keys_conform_and_raw_is_untouched() -> None:
+    """Spec-mandated (schemas allow additional properties)."""
+    raw = {**OK_TOOL, "x-vendor": {"a": [1, 2]}, "_meta": {"k": None}}
+    before = copy.deepcopy(raw)
+    assert is_conformant(raw, kind="tool", protocol_version="2026-07-28")
+    assert raw == before
+
+
+def test_a_malformed_server_info_stamp_does_not_fail_a_result() -> None:
+    """conduit-defined (codegen patch): the serverInfo stamp is display-only."""
+    raw = {
+        "content": [],
+        "resultType": "complete",
+        "_meta": {"io.modelcontextprotocol/serverInfo": "not an Implementation"},
+    }
+    assert is_conformant(raw, kind="result", protocol_version="2026-07-28")
+
+
+def test_an_unknown_version_is_a_policy_error() -> None:
+    """conduit-defined."""
+    with pytest.raises(Error) as info:
+        conformance_violations(OK_TOOL, kind="tool", protocol_version="1999-01-01")
+    assert (info.value.kind, info.value.reason) == ("policy", "unknown_protocol_version")
+
+
+def test_an_unknown_kind_is_a_caller_bug() -> None:
+    """conduit-defined."""
+    with pytest.raises(ValueError):
+        conformance_violations(OK_TOOL, kind="prompt", protocol_version="draft")  # type: ignore[arg-type]

@@ -1,0 +1,184 @@
+"""The generator: pins, patches, pruning, headers and the version registry."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import conduit_mcp_wire
+import pytest
+from conduit_mcp_wire import LATEST, VERSIONS, module_for
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "codegen"))
+
+import generate  # noqa: E402
+import patches  # noqa: E402
+
+PINNED = json.loads((ROOT / "schema" / "PINNED.json").read_text(encoding="utf-8"))
+
+
+def test_registry_lists_the_six_versions_and_the_latest() -> None:
+    """The issue: 2024-11-05 … 2026-07-28 and draft; LATEST is 2026-07-28."""
+    assert VERSIONS == (
+        "2024-11-05",
+        "2025-03-26",
+        "2025-06-18",
+        "2025-11-25",
+        "2026-07-28",
+        "draft",
+    )
+    assert LATEST == "2026-07-28"
+    assert module_for("2025-06-18").__name__ == "conduit_mcp_wire.v2025_06_18"
+    with pytest.raises(KeyError):
+        module_for("2030-01-01")
+
+
+@pytest.mark.parametrize("pin", PINNED["schemas"], ids=lambda p: p["version"])
+def test_vendored_schema_bytes_match_their_pin(pin: dict[str, str]) -> None:
+    """Vendored unchanged: sha256 of each schema.json equals schema/PINNED.json."""
+    data = (ROOT / "schema" / pin["local_path"]).read_bytes()
+    assert hashlib.sha256(data).hexdigest() == pin["sha256"]
+    assert len(data) == pin["bytes"]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_generated_module_header_names_its_source_and_digest(version: str) -> None:
+    """Generated files announce themselves: source file and sha256 in the header."""
+    pin = next(p for p in PINNED["schemas"] if p["version"] == version)
+    module = module_for(version)
+    assert module.__file__ is not None
+    head = Path(module.__file__).read_text(encoding="utf-8")[:1500]
+    assert head.startswith("# Generated; do not edit.")
+    assert f"schema/{version}/schema.json" in head
+    assert pin["sha256"] in head
+
+
+def test_generation_refuses_a_schema_that_does_not_match_its_pin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The issue: generation refuses to run, naming the file and both digests."""
+    schema_dir = tmp_path / "schema"
+    shutil.copytree(ROOT / "schema", schema_dir)
+    target = schema_dir / "2025-06-18" / "schema.json"
+    target.write_bytes(target.read_bytes() + b"\n")
+    monkeypatch.setattr(generate, "SCHEMA_DIR", schema_dir)
+    monkeypatch.setattr(generate, "PIN_FILE", schema_dir / "PINNED.json")
+    monkeypatch.setattr(generate, "ROOT", tmp_path)
+    with pytest.raises(generate.PinMismatch) as info:
+        generate.load_pinned("2025-06-18")
+    message = str(info.value)
+    actual = hashlib.sha256(target.read_bytes()).hexdigest()
+    pinned = next(p["sha256"] for p in PINNED["schemas"] if p["version"] == "2025-06-18")
+    assert "2025-06-18/schema.json" in message and actual in message and pinned in message
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_every_patch_for_a_version_still_applies(version: str) -> None:
+    """Accounting: each patch asserts its old value; none silently stopped applying."""
+    _, schema = generate.load_pinned(version)
+    _, applied = generate.patch_schema(version, schema)
+    expected = [p for p in patches.PATCHES if version in p.versions]
+    assert applied == expected
+    assert applied, "every version has at least the content-block discriminator"
+
+
+def test_a_patch_whose_old_value_moved_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Patches assert their old value (the spec moved: fail, don't skip)."""
+    moved = patches.Patch(
+        versions=("draft",),
+        pointer="/{defs}/Tool/description",
+        old="not the description",
+        new="x",
+        why="test",
+    )
+    monkeypatch.setattr(generate, "PATCHES", (moved,))
+    _, schema = generate.load_pinned("draft")
+    with pytest.raises(AssertionError):
+        generate.patch_schema("draft", schema)
+
+
+def test_prune_keeps_reachable_definitions_in_file_order() -> None:
+    """The pre-step: only what Tool/CallToolResult (and the list/response roots) reach."""
+    _, schema = generate.load_pinned("2024-11-05")
+    pruned, roots, total = generate.prune(schema)
+    kept = list(pruned["definitions"])
+    assert roots == ["Tool", "CallToolResult", "ListToolsResult"]
+    assert total == 79
+    # Transcribed from schema/2024-11-05/schema.json: the definitions these three reach.
+    assert kept == [
+        "BlobResourceContents",
+        "CallToolResult",
+        "EmbeddedResource",
+        "ImageContent",
+        "ListToolsResult",
+        "Role",
+        "TextContent",
+        "TextResourceContents",
+        "Tool",
+    ]
+    order = list(schema["definitions"])
+    assert kept == sorted(kept, key=order.index)
+
+
+def test_generated_package_imports_with_pydantic_alone() -> None:
+    """The wire package never imports conduit_mcp (generated and handwritten stay apart)."""
+    code = (
+        "import sys, conduit_mcp_wire\n"
+        "for v in conduit_mcp_wire.VERSIONS: conduit_mcp_wire.module_for(v)\n"
+        "assert not any(m == 'conduit_mcp' or m.startswith('conduit_mcp.') for m in sys.modules)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_content_blocks_are_a_discriminated_union() -> None:
+    """Patch effect: an unknown block type fails once, at the tag, not once per arm."""
+    import pydantic
+
+    model = module_for("2026-07-28").CallToolResult
+    with pytest.raises(pydantic.ValidationError) as info:
+        model.model_validate({"content": [{"type": "video"}], "resultType": "complete"})
+    assert info.value.error_count() == 1
+    assert info.value.errors()[0]["type"] == "union_tag_invalid"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_base64_and_uri_fields_stay_plain_strings(version: str) -> None:
+    """--type-mappings: data is not decoded and URIs are not rewritten on a round trip."""
+    module = module_for(version)
+    block = {"type": "image", "data": "not//base64==", "mimeType": "image/png"}
+    assert (
+        module.ImageContent.model_validate(block).model_dump(by_alias=True, exclude_unset=True)
+        == block
+    )
+    raw = {"uri": "HTTP://Example.COM:80/a/../b?q", "text": "t"}
+    dumped = module.TextResourceContents.model_validate(raw).model_dump(
+        by_alias=True, exclude_unset=True
+    )
+    assert dumped == raw
+
+
+def test_unknown_keys_survive_a_round_trip_everywhere() -> None:
+    """--extra-fields allow: `ignore` would silently strip inputSchema keywords."""
+    module = module_for("2026-07-28")
+    raw = {
+        "name": "a",
+        "inputSchema": {"type": "object", "$defs": {"x": {}}, "oneOf": [{"required": ["a"]}]},
+        "x-vendor": 1,
+        "_meta": {"com.example/k": [1, {"a": None}]},
+    }
+    assert (
+        module.Tool.model_validate(raw).model_dump(mode="json", by_alias=True, exclude_unset=True)
+        == raw
+    )
+
+
+def test_the_package_index_lists_exactly_the_generated_modules() -> None:
+    """Accounting: no stale module files, none missing."""
+    folder = Path(conduit_mcp_wire.__file__).parent
+    on_disk = sorted(p.stem for p in folder.glob("*.py") if p.stem != "__init__")
+    assert on_disk == sorted(conduit_mcp_wire.MODULES.values())
