@@ -1,0 +1,250 @@
+"""Fixtures for the live-server tests: install `@modelcontextprotocol/server-everything` from npm
+into the repo's `.cache/npm` (once, pinned) and run it over stdio with `StdioDriver`.
+
+Node.js and npm are required: when they are missing the tests FAIL (they never skip), because CI
+has them and a silently skipped live test hides a broken setup.
+
+The install is idempotent and safe when several processes run it at once: a complete install
+lives in its own folder holding a marker file, it is built in a temp folder beside it and renamed
+into place (atomic on one file system), and an exclusive lock file keeps two processes from
+downloading it twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .stdio_driver import StdioDriver
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX; temp-then-rename alone keeps it safe
+    fcntl = None  # type: ignore[assignment]
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+NPM_CACHE = REPO_ROOT / ".cache" / "npm"
+
+PACKAGE = "@modelcontextprotocol/server-everything"
+VERSION = "2026.8.31"
+
+#: Exact versions installed. server-everything pins nothing itself (`^` ranges, no lockfile), so
+#: the two dependencies that shape its wire output are pinned here to the versions the corpus
+#: capture ran with: SDK 1.32.2 (tests/fixtures/corpus/SOURCES.md "server-everything") and zod
+#: 4.6.7 (the zod release current at capture time; it reproduces the captured tools/list).
+PINS = {
+    PACKAGE: VERSION,
+    "@modelcontextprotocol/sdk": "1.32.2",
+    "zod": "4.6.7",
+}
+
+#: The protocol version the driver asks for (the newest one server-everything 2026.8.31 serves).
+PROTOCOL_VERSION = "2025-11-25"
+
+#: Client capabilities of the corpus capture's "full" sessions: every capability the server
+#: checks before registering a conditional tool (src/everything/tools/index.js
+#: `registerConditionalTools`). Shapes per the 2025-11-25 schema `ClientCapabilities`.
+FULL_CLIENT_CAPABILITIES: dict[str, Any] = {
+    "roots": {"listChanged": True},
+    "sampling": {},
+    "elicitation": {"form": {}, "url": {}},
+    "tasks": {"requests": {"sampling": {"createMessage": {}}, "elicitation": {"create": {}}}},
+}
+
+_MIN_NODE_MAJOR = 18  # the MCP TypeScript SDK's `engines.node`
+_NPM_TIMEOUT = 600.0  # seconds for a cold install
+_LOCK_TIMEOUT = 900.0  # seconds to wait for another process's install
+_MARKER = "conduit-install.json"
+
+# Filled by the install fixture; shown in the terminal summary.
+_install_report: dict[str, Any] = {}
+
+
+def _install_dir() -> Path:
+    digest = hashlib.sha256(json.dumps(PINS, sort_keys=True).encode()).hexdigest()[:10]
+    return NPM_CACHE / f"server-everything-{VERSION}-{digest}"
+
+
+def _entry_point(prefix: Path) -> Path:
+    return prefix / "node_modules" / PACKAGE / "dist" / "index.js"
+
+
+def _complete(prefix: Path) -> bool:
+    marker = prefix / _MARKER
+    if not marker.is_file() or not _entry_point(prefix).is_file():
+        return False
+    try:
+        return bool(json.loads(marker.read_text(encoding="utf-8")) == PINS)
+    except ValueError:
+        return False
+
+
+def require_node() -> tuple[str, str]:
+    """Return the paths of `node` and `npm`, or fail the test with a clear message."""
+    node = shutil.which("node")
+    npm = shutil.which("npm")
+    if node is None or npm is None:
+        missing = " and ".join(n for n, p in (("node", node), ("npm", npm)) if p is None)
+        pytest.fail(
+            f"live tests need Node.js >= {_MIN_NODE_MAJOR} and npm on PATH; {missing} not found. "
+            "Install Node.js (CI has it) or deselect these tests with -m 'not live'.",
+            pytrace=False,
+        )
+    out = subprocess.run(
+        [node, "--version"], capture_output=True, text=True, timeout=30, check=False
+    ).stdout
+    match = re.match(r"v(\d+)\.", out.strip())
+    if match is None or int(match.group(1)) < _MIN_NODE_MAJOR:
+        pytest.fail(
+            f"live tests need Node.js >= {_MIN_NODE_MAJOR}; `node --version` said {out.strip()!r}",
+            pytrace=False,
+        )
+    return node, npm
+
+
+class _Lock:
+    """An exclusive advisory lock on a file (a no-op where `fcntl` is missing)."""
+
+    def __init__(self, path: Path, timeout: float) -> None:
+        self.path = path
+        self.timeout = timeout
+        self.file: Any = None
+
+    def __enter__(self) -> _Lock:
+        if fcntl is None:  # pragma: no cover
+            return self
+        self.file = open(self.path, "a+b")  # closed in __exit__
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                fcntl.flock(self.file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return self
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    self.file.close()
+                    pytest.fail(f"timed out waiting for the install lock {self.path}")
+                time.sleep(0.2)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.file is not None:
+            fcntl.flock(self.file.fileno(), fcntl.LOCK_UN)
+            self.file.close()
+
+
+def install_server_everything(npm: str) -> tuple[Path, float, str]:
+    """Install the pinned server-everything under `.cache/npm` unless already there.
+
+    Returns:
+        (path of `dist/index.js`, seconds taken, what happened: "warm cache hit", "cold install"
+        or "installed by another process" when this one waited on the lock).
+    """
+    start = time.monotonic()
+    final = _install_dir()
+    if _complete(final):  # fast path: a finished install is renamed in whole, never half
+        return _entry_point(final), time.monotonic() - start, "warm cache hit"
+    NPM_CACHE.mkdir(parents=True, exist_ok=True)
+    with _Lock(NPM_CACHE / f"{final.name}.lock", _LOCK_TIMEOUT):
+        if _complete(final):  # another process finished while we waited
+            return _entry_point(final), time.monotonic() - start, "installed by another process"
+        if fcntl is not None:  # we hold the lock: leftovers of killed installs are ours to drop
+            for stale in NPM_CACHE.glob(f".{final.name}.tmp-*"):
+                shutil.rmtree(stale, ignore_errors=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.tmp-", dir=NPM_CACHE))
+        try:
+            (tmp / "package.json").write_text(
+                json.dumps({"private": True, "dependencies": PINS}, indent=2), encoding="utf-8"
+            )
+            env = dict(os.environ, npm_config_update_notifier="false")
+            argv = [npm, "install", "--no-audit", "--no-fund", "--ignore-scripts"]
+            argv += ["--prefix", str(tmp)]
+            try:
+                proc = subprocess.run(
+                    argv, capture_output=True, text=True, timeout=_NPM_TIMEOUT, env=env, check=False
+                )
+            except subprocess.TimeoutExpired:
+                pytest.fail(f"`{' '.join(argv)}` took over {_NPM_TIMEOUT:.0f} s", pytrace=False)
+            if proc.returncode != 0:
+                pytest.fail(
+                    f"`{' '.join(argv)}` failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}",
+                    pytrace=False,
+                )
+            for name, version in PINS.items():
+                meta = tmp / "node_modules" / name / "package.json"
+                got = json.loads(meta.read_text(encoding="utf-8")).get("version")
+                if got != version:
+                    pytest.fail(f"npm installed {name}@{got}, expected {version}", pytrace=False)
+            (tmp / _MARKER).write_text(json.dumps(PINS), encoding="utf-8")
+            tmp.chmod(0o755)  # mkdtemp made it owner-only
+            if final.exists():  # an incomplete folder from an older, interrupted scheme
+                shutil.rmtree(final)
+            os.rename(tmp, final)
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
+    return _entry_point(final), time.monotonic() - start, "cold install"
+
+
+@pytest.fixture(scope="session")
+def server_everything_argv() -> list[str]:
+    """The command line that runs the pinned server over stdio (installing it first if needed)."""
+    node, npm = require_node()
+    entry, seconds, how = install_server_everything(npm)
+    _install_report.update(seconds=seconds, how=how, path=str(entry.parents[4]))
+    return [node, str(entry), "stdio"]
+
+
+def _server_env(home: Path) -> dict[str, str]:
+    # The capture's minimal environment (SOURCES.md "server-everything"), with a temp HOME.
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "NODE_NO_WARNINGS": "1",
+        "GZIP_ALLOWED_DOMAINS": "example.invalid",
+        "GZIP_MAX_FETCH_TIME_MILLIS": "1000",
+    }
+
+
+def _start(argv: list[str], home: Path, capabilities: dict[str, Any]) -> Iterator[StdioDriver]:
+    with StdioDriver(argv, env=_server_env(home), cwd=str(home)) as driver:
+        driver.initialize(capabilities, protocol_version=PROTOCOL_VERSION)
+        yield driver
+
+
+@pytest.fixture(scope="module")
+def everything_no_caps(
+    server_everything_argv: list[str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[StdioDriver]:
+    """A running, initialized server-everything whose client declared no capabilities."""
+    yield from _start(server_everything_argv, tmp_path_factory.mktemp("home"), {})
+
+
+@pytest.fixture(scope="module")
+def everything_full_caps(
+    server_everything_argv: list[str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[StdioDriver]:
+    """A running, initialized server-everything whose client declared `FULL_CLIENT_CAPABILITIES`."""
+    yield from _start(
+        server_everything_argv, tmp_path_factory.mktemp("home"), FULL_CLIENT_CAPABILITIES
+    )
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Report how long the npm install took (cold) or the cache check took (warm)."""
+    if _install_report:
+        report = _install_report
+        terminalreporter.write_line(
+            f"live: {PACKAGE}@{VERSION} {report['how']} in {report['seconds']:.2f} s "
+            f"({report['path']})"
+        )
