@@ -11,6 +11,16 @@ from ._tool import DEFAULT_HINTS, Hints, Tool
 from ._conformance import ConformanceKind, conformance_violations, is_conformant
 # -- section: fingerprints and drift --
 # -- section: names, unicode and headers --
+from ._headers import (
+    decode_header_value,
+    encode_header_value,
+    find_invalid_x_mcp_header,
+    header_map,
+    mcp_name_header,
+    mcp_param_headers,
+)
+from ._names import check_tool_name
+from ._warnings import WARNING_CODES, IntakeWarning
 # -- section: intake --
 # -- section: results (dispatch, validation) --
 # -- section: shaping --
@@ -19,11 +29,20 @@ from ._conformance import ConformanceKind, conformance_violations, is_conformant
 __all__ = [
     "DEFAULT_HINTS",
     "REASONS",
+    "WARNING_CODES",
     "ConformanceKind",
     "Error",
     "Hints",
+    "IntakeWarning",
     "Tool",
     "ToolResult",
+    "check_tool_name",
     "conformance_violations",
+    "decode_header_value",
+    "encode_header_value",
+    "find_invalid_x_mcp_header",
+    "header_map",
     "is_conformant",
+    "mcp_name_header",
+    "mcp_param_headers",
 ]

@@ -77,12 +77,14 @@ def find_invisible(text: str) -> list[tuple[int, int]]:
 
     Total: one linear regex scan; no recursion.
     """
+    if text.isascii():  # O(1) for CPython's compact strings; no invisible character is ASCII
+        return []
     return [(m.start(), ord(m.group())) for m in _INVISIBLE.finditer(text)]
 
 
 def has_invisible(text: str) -> bool:
     """Whether `text` holds any invisible character (a single scan that stops at the first)."""
-    return _INVISIBLE.search(text) is not None
+    return not text.isascii() and _INVISIBLE.search(text) is not None
 
 
 def strip_invisible(text: str) -> tuple[str, int]:

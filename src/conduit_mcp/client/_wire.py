@@ -28,6 +28,10 @@ STRUCTURED_CONTENT: Final = "structuredContent"
 IS_ERROR: Final = "isError"
 RESULT_TYPE: Final = "resultType"
 
+# InputRequiredResult (2026-07-28 basic/patterns/mrtr)
+INPUT_REQUESTS: Final = "inputRequests"
+REQUEST_STATE: Final = "requestState"
+
 # ListToolsResult
 TOOLS: Final = "tools"
 NEXT_CURSOR: Final = "nextCursor"
@@ -36,3 +40,25 @@ CACHE_SCOPE: Final = "cacheScope"
 
 #: Keys of a CallToolResult that `ToolResult` lifts; every other key lands in `extra`.
 RESULT_LIFTED_KEYS: Final = frozenset({CONTENT, STRUCTURED_CONTENT, IS_ERROR, META, RESULT_TYPE})
+
+# 2026-07-28 basic/transports/streamable-http "Custom Headers from Tool Parameters"
+X_MCP_HEADER: Final = "x-mcp-header"
+MCP_PARAM_HEADER_PREFIX: Final = "Mcp-Param-"
+MCP_NAME_HEADER: Final = "Mcp-Name"
+HEADER_B64_PREFIX: Final = "=?base64?"
+HEADER_B64_SUFFIX: Final = "?="
+
+# Content blocks (schema `ContentBlock`: TextContent, ImageContent, AudioContent, ResourceLink,
+# EmbeddedResource with TextResourceContents / BlobResourceContents); `name` is NAME above.
+BLOCK_TYPE: Final = "type"
+BLOCK_TEXT: Final = "text"
+BLOCK_DATA: Final = "data"
+BLOCK_MIME_TYPE: Final = "mimeType"
+BLOCK_URI: Final = "uri"
+BLOCK_RESOURCE: Final = "resource"
+BLOCK_BLOB: Final = "blob"
+TYPE_TEXT: Final = "text"
+TYPE_IMAGE: Final = "image"
+TYPE_AUDIO: Final = "audio"
+TYPE_RESOURCE_LINK: Final = "resource_link"
+TYPE_RESOURCE: Final = "resource"
