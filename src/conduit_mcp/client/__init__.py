@@ -25,16 +25,40 @@ from ._warnings import WARNING_CODES, IntakeWarning
 # -- section: results (dispatch, validation) --
 # -- section: shaping --
 # -- section: adapters --
+from ._adapters import (
+    AdaptedTool,
+    SchemaNote,
+    to_anthropic_tool,
+    to_gemini_function,
+    to_openai_tool,
+)
+from ._provider_names import (
+    ANTHROPIC_NAME_RULE,
+    GEMINI_NAME_RULE,
+    OPENAI_NAME_RULE,
+    NameRule,
+    ToolNameMap,
+    ToolRef,
+    provider_accepts_name,
+)
 
 __all__ = [
+    "ANTHROPIC_NAME_RULE",
     "DEFAULT_HINTS",
+    "GEMINI_NAME_RULE",
+    "OPENAI_NAME_RULE",
     "REASONS",
     "WARNING_CODES",
+    "AdaptedTool",
     "ConformanceKind",
     "Error",
     "Hints",
     "IntakeWarning",
+    "NameRule",
+    "SchemaNote",
     "Tool",
+    "ToolNameMap",
+    "ToolRef",
     "ToolResult",
     "check_tool_name",
     "conformance_violations",
@@ -45,4 +69,8 @@ __all__ = [
     "is_conformant",
     "mcp_name_header",
     "mcp_param_headers",
+    "provider_accepts_name",
+    "to_anthropic_tool",
+    "to_gemini_function",
+    "to_openai_tool",
 ]

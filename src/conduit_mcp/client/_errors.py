@@ -40,6 +40,8 @@ REASONS: Final = frozenset(
         "limit_exceeded",
         # reading JSON (CLI, bytes entry points)
         "invalid_json",
+        # adapters (a model called a tool name no ToolNameMap gave out)
+        "unmapped_tool_name",
     }
 )
 
