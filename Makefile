@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 EXTRAS := codegen,test,dev,bench
-SOURCES := src tests codegen bench
+SOURCES := $(wildcard src tests codegen bench)
 TESTS ?=
 
 .PHONY: venv generate check-generated lint reformat test bench fuzz conformance clean
@@ -40,6 +40,10 @@ reformat: $(STAMP)
 ## test: everything (TESTS=expr narrows the pytest run with -x -k)
 test: $(STAMP) check-generated lint
 	$(BIN)/pytest $(if $(TESTS),-x -k "$(TESTS)",)
+
+## conformance: the official MCP conformance suite's client scenarios (installs Node 22 and the suite under .cache/)
+conformance: $(STAMP)
+	$(BIN)/python -m tests.conformance.client.runner
 
 clean:
 	rm -rf $(VENV) .cache .pytest_cache .mypy_cache .ruff_cache .hypothesis
