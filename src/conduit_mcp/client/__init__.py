@@ -10,6 +10,8 @@ from ._tool import DEFAULT_HINTS, Hints, Tool
 # -- section: conformance --
 from ._conformance import ConformanceKind, conformance_violations, is_conformant
 # -- section: fingerprints and drift --
+from ._drift import PinStatus, PinStore, ToolDiff, diff_tools
+from ._fingerprint import FINGERPRINT_PREFIX, canonical_json, fingerprint
 # -- section: names, unicode and headers --
 from ._headers import (
     decode_header_value,
@@ -45,6 +47,7 @@ from ._provider_names import (
 __all__ = [
     "ANTHROPIC_NAME_RULE",
     "DEFAULT_HINTS",
+    "FINGERPRINT_PREFIX",
     "GEMINI_NAME_RULE",
     "OPENAI_NAME_RULE",
     "REASONS",
@@ -55,16 +58,22 @@ __all__ = [
     "Hints",
     "IntakeWarning",
     "NameRule",
+    "PinStatus",
+    "PinStore",
     "SchemaNote",
     "Tool",
+    "ToolDiff",
     "ToolNameMap",
     "ToolRef",
     "ToolResult",
+    "canonical_json",
     "check_tool_name",
     "conformance_violations",
     "decode_header_value",
+    "diff_tools",
     "encode_header_value",
     "find_invalid_x_mcp_header",
+    "fingerprint",
     "header_map",
     "is_conformant",
     "mcp_name_header",
