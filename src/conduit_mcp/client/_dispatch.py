@@ -1,0 +1,250 @@
+"""`parse_call_result`: dispatch a `tools/call` result on `resultType` (spec 2026-07-28).
+
+Not a public module: import `parse_call_result` and `InputRequired` from `conduit_mcp.client`.
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+from typing import Any, Final, NoReturn
+
+from . import _wire as w
+from ._errors import Error, json_type_name, render_path, type_error
+from ._result import ToolResult
+from ._versions import at_least, check_version
+
+JSONObject = dict[str, Any]
+
+#: `resultType` values of the core protocol (2026-07-28 basic "ResultType").
+COMPLETE: Final = "complete"
+INPUT_REQUIRED: Final = "input_required"
+
+#: The first revision whose results carry `resultType`.
+_RESULT_TYPE_SINCE: Final = "2026-07-28"
+
+_MISSING: Any = object()
+
+
+class InputRequired:
+    """A `tools/call` the server cannot finish without more input (an `InputRequiredResult`).
+
+    Immutable. Not a failure and not a `ToolResult`: the client gathers what `input_requests`
+    asks for, then retries the original request with `inputResponses` and, when it is not
+    `None`, exactly `request_state` (spec 2026-07-28 basic/patterns/mrtr "Client Requirements
+    (Basic Workflow)": the client MUST echo back the exact value, MUST NOT inspect, parse or
+    modify it, and MUST NOT send one when none was received).
+
+    Attributes:
+        input_requests: the `inputRequests` map as sent (key: server-assigned id, value: an
+            `elicitation/create`, `sampling/createMessage` or `roots/list` request object), or a
+            fresh `{}` when the key was absent. Not copied: a view into `raw`.
+        request_state: the opaque `requestState` string exactly as sent, or `None` when absent.
+        meta: the result's `_meta` when it is an object, else `{}`.
+        raw: the result object as received (unknown keys included). Never mutated.
+        result_type: always `"input_required"`.
+
+    Spec: 2026-07-28 schema `InputRequiredResult`, `InputRequests`; basic/patterns/mrtr
+    "InputRequiredResult".
+    """
+
+    __slots__ = ("input_requests", "meta", "raw", "request_state")
+
+    result_type: Final = INPUT_REQUIRED
+
+    input_requests: JSONObject
+    request_state: str | None
+    meta: JSONObject
+    raw: JSONObject
+
+    def __init__(
+        self,
+        *,
+        input_requests: JSONObject,
+        request_state: str | None,
+        meta: JSONObject,
+        raw: JSONObject,
+    ) -> None:
+        # Internal: use `from_wire` (or `parse_call_result`), which checks the shape.
+        setter = object.__setattr__
+        setter(self, "input_requests", input_requests)
+        setter(self, "request_state", request_state)
+        setter(self, "meta", meta)
+        setter(self, "raw", raw)
+
+    @classmethod
+    def from_wire(cls, raw: object, *, copy: bool = False) -> InputRequired:
+        """Take an `InputRequiredResult` off the wire, checking its shape.
+
+        The object is handed over, not copied (pass `copy=True` for a defensive deep copy).
+        What each input request asks for (its `params`) is not checked: answering it is the
+        caller's job, and the caller must check it against the capabilities it declared.
+
+        Args:
+            raw: the `result` member of the response, as parsed from JSON.
+            copy: deep-copy `raw` first (cost grows with its size).
+
+        Returns:
+            The `InputRequired`.
+
+        Raises:
+            Error: kind `"protocol"`:
+                reason `"invalid_tool_result"` when `raw` is not an object (path `()`);
+                reason `"invalid_result_type"` when `resultType` is not `"input_required"`
+                (path `("resultType",)`);
+                reason `"invalid_tool_result"` when `inputRequests` is present and not an object
+                (path `("inputRequests",)`), one of its values is not an object (path
+                `("inputRequests", key)`) or has no string `method` (path
+                `("inputRequests", key, "method")`), when `requestState` is present and not a
+                string (path `("requestState",)`), or when neither `inputRequests` nor
+                `requestState` is present (path `()`).
+
+        Total: O(number of input requests); request bodies are not walked, so depth cannot make
+        it fail (except with `copy=True`, which is bounded by the recursion limit).
+
+        Spec: 2026-07-28 schema `InputRequiredResult` (`inputRequests`: object of
+        `InputRequest`, `requestState`: string); basic/patterns/mrtr "Server Requirements
+        (Basic Workflow)": servers MUST include at least one of `inputRequests` or
+        `requestState`, and each value MUST be an `ElicitRequest`, `CreateMessageRequest` or
+        `ListRootsRequest` (each an object with a string `method`).
+        """
+        if not isinstance(raw, dict):
+            raise type_error("invalid_tool_result", (), "an object", raw)
+        result_type = raw.get(w.RESULT_TYPE, _MISSING)
+        if not isinstance(result_type, str) or result_type != INPUT_REQUIRED:
+            _reject_result_type(result_type, expected=f'"{INPUT_REQUIRED}"')
+        if copy:
+            raw = _copy.deepcopy(raw)
+        requests = raw.get(w.INPUT_REQUESTS, _MISSING)
+        state = raw.get(w.REQUEST_STATE, _MISSING)
+        if requests is _MISSING and state is _MISSING:
+            raise Error(
+                "protocol",
+                "invalid_tool_result",
+                "an InputRequiredResult must carry inputRequests or requestState",
+                details={"expected": "inputRequests or requestState", "got": "neither"},
+            )
+        if requests is _MISSING:
+            requests = {}
+        else:
+            _check_requests(requests)
+        if state is _MISSING:
+            state = None
+        elif not isinstance(state, str):
+            raise type_error("invalid_tool_result", (w.REQUEST_STATE,), "a string", state)
+        meta = raw.get(w.META)
+        return cls(
+            input_requests=requests,
+            request_state=state,
+            meta=meta if isinstance(meta, dict) else {},
+            raw=raw,
+        )
+
+    def __setattr__(self, key: str, value: object) -> NoReturn:
+        raise AttributeError(f"InputRequired is immutable; cannot set {key!r}")
+
+    def __delattr__(self, key: str) -> NoReturn:
+        raise AttributeError(f"InputRequired is immutable; cannot delete {key!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, InputRequired):
+            return NotImplemented
+        return self.raw == other.raw
+
+    __hash__ = None  # type: ignore[assignment]  # holds dicts
+
+    def __repr__(self) -> str:
+        return (
+            f"InputRequired(input_requests=<{len(self.input_requests)} requests>, "
+            f"has_request_state={self.request_state is not None!r})"
+        )
+
+
+def _check_requests(requests: object) -> None:
+    if not isinstance(requests, dict):
+        raise type_error("invalid_tool_result", (w.INPUT_REQUESTS,), "an object", requests)
+    for key, request in requests.items():
+        if not isinstance(request, dict):
+            raise type_error("invalid_tool_result", (w.INPUT_REQUESTS, key), "an object", request)
+        method = request.get("method", _MISSING)
+        if not isinstance(method, str):
+            path = (w.INPUT_REQUESTS, key, "method")
+            if method is _MISSING:
+                raise Error(
+                    "protocol",
+                    "invalid_tool_result",
+                    f"{render_path(path)} is required (a string)",
+                    path=path,
+                    details={"expected": "a string", "got": "missing"},
+                )
+            raise type_error("invalid_tool_result", path, "a string", method)
+
+
+def _reject_result_type(result_type: object, *, expected: str) -> NoReturn:
+    details: dict[str, Any] = {"expected": expected, "got": json_type_name(result_type)}
+    if result_type is _MISSING:
+        details["got"] = "missing"
+        message = f"$.resultType is required ({expected})"
+    elif isinstance(result_type, str):
+        # The value is the peer's, but short and needed to debug; kept out of the message.
+        details["value"] = result_type[:64]
+        message = f"$.resultType is not a recognised result type (expected {expected})"
+    else:
+        message = f"$.resultType must be a string, got {details['got']}"
+    raise Error("protocol", "invalid_result_type", message, path=(w.RESULT_TYPE,), details=details)
+
+
+def parse_call_result(
+    raw: object, *, protocol_version: str, copy: bool = False
+) -> ToolResult | InputRequired:
+    """Take a `tools/call` result off the wire and dispatch it on `resultType`.
+
+    On 2026-07-28 and later: `"complete"` gives a `ToolResult`, `"input_required"` an
+    `InputRequired`; an absent `resultType` is read as `"complete"` (a server on an earlier
+    revision); any other value, or a value that is not a string, is refused. Before 2026-07-28
+    `resultType` is not part of the protocol and is ignored: every result is a `ToolResult`.
+
+    Extension result types (which the spec lets a client accept when it advertised the
+    extension) are not supported: they are refused like any other unrecognised value.
+
+    Args:
+        raw: the `result` member of the `tools/call` response, as parsed from JSON. Handed over,
+            not copied (see `copy`).
+        protocol_version: the negotiated protocol revision (one of `KNOWN_VERSIONS`, e.g.
+            `"2026-07-28"`).
+        copy: deep-copy `raw` first (cost grows with its size).
+
+    Returns:
+        A `ToolResult` (the call completed; `is_error` tells whether the tool failed) or an
+        `InputRequired` (retry with the requested input).
+
+    Raises:
+        TypeError: `protocol_version` is not a `str` (a caller bug).
+        Error: kind `"protocol"`:
+            reason `"unknown_protocol_version"` when `protocol_version` is not a known revision;
+            reason `"invalid_tool_result"` when `raw` is not an object (path `()`) or its shape
+            is wrong (see `ToolResult.from_wire` and `InputRequired.from_wire`);
+            reason `"invalid_result_type"` on 2026-07-28 and later, when `resultType` is present
+            and not `"complete"` or `"input_required"`, or not a string (path
+            `("resultType",)`; a string value is in `details["value"]`, truncated).
+
+    Total: O(number of top-level keys, plus input requests); nothing is walked deeply.
+
+    Spec: 2026-07-28 basic "ResultType": "A `resultType` of any value unrecognized by the client
+    MUST be considered invalid"; "clients MUST treat an absent `resultType` as `complete`";
+    basic/patterns/mrtr "InputRequiredResult"; schema `CallToolResult`.
+
+    >>> parse_call_result({"resultType": "complete", "content": []},
+    ...                   protocol_version="2026-07-28").is_error
+    False
+    """
+    check_version(protocol_version)
+    if not isinstance(raw, dict):
+        raise type_error("invalid_tool_result", (), "an object", raw)
+    if at_least(protocol_version, _RESULT_TYPE_SINCE):
+        result_type = raw.get(w.RESULT_TYPE, _MISSING)
+        if result_type is _MISSING or (isinstance(result_type, str) and result_type == COMPLETE):
+            return ToolResult.from_wire(raw, copy=copy)
+        if isinstance(result_type, str) and result_type == INPUT_REQUIRED:
+            return InputRequired.from_wire(raw, copy=copy)
+        _reject_result_type(result_type, expected=f'"{COMPLETE}" or "{INPUT_REQUIRED}"')
+    return ToolResult.from_wire(raw, copy=copy)

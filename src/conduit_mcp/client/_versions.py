@@ -1,0 +1,87 @@
+"""MCP protocol revisions this library knows, and their order.
+
+Not a public module. A caller passes the *negotiated* protocol version (from `initialize`, or the
+per-request `_meta` protocol version on 2026-07-28); behaviour that changed between revisions
+is gated with `at_least`.
+
+Decision: an unknown version string is refused (`unknown_protocol_version`) rather than ordered
+by string comparison. A later dated revision may change the very rules this library gates on
+(e.g. `resultType` values), so guessing "newer than everything we know" would be unsafe.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from ._errors import Error
+
+#: Every protocol revision this library knows, oldest first. `"draft"` (the unreleased next
+#: revision, schema/draft/) sorts after every dated revision.
+KNOWN_VERSIONS: Final = (
+    "2024-11-05",
+    "2025-03-26",
+    "2025-06-18",
+    "2025-11-25",
+    "2026-07-28",
+    "draft",
+)
+
+#: The newest released revision.
+LATEST: Final = "2026-07-28"
+
+_RANK: Final = {version: rank for rank, version in enumerate(KNOWN_VERSIONS)}
+
+
+def check_version(version: object) -> str:
+    """Return `version` if it is a protocol revision this library knows.
+
+    Args:
+        version: the negotiated protocol version, e.g. `"2025-11-25"`.
+
+    Returns:
+        `version`, unchanged.
+
+    Raises:
+        TypeError: `version` is not a `str` (a caller bug).
+        Error: kind `"protocol"`, reason `"unknown_protocol_version"`, path `()`, when `version`
+            is a string not in `KNOWN_VERSIONS` (the string is in `details["version"]`,
+            truncated to 64 characters).
+
+    Spec: 2026-07-28 basic/versioning (revisions are `YYYY-MM-DD` strings).
+    """
+    if type(version) is not str:
+        if not isinstance(version, str):
+            raise TypeError(f"protocol_version must be a str, got {type(version).__name__}")
+    if version not in _RANK:
+        raise Error(
+            "protocol",
+            "unknown_protocol_version",
+            f"unknown protocol version (known: {', '.join(KNOWN_VERSIONS)})",
+            details={"version": version[:64], "known": list(KNOWN_VERSIONS)},
+        )
+    return version
+
+
+def at_least(version: str, other: str) -> bool:
+    """Whether revision `version` is `other` or later.
+
+    Args:
+        version: the negotiated protocol version.
+        other: a revision from `KNOWN_VERSIONS` (a literal in this library's code).
+
+    Returns:
+        `True` when `version` sorts at or after `other` (`"draft"` after every dated revision).
+
+    Raises:
+        TypeError: `version` is not a `str`.
+        Error: reason `"unknown_protocol_version"` when `version` is not a known revision
+            (see `check_version`).
+        ValueError: `other` is not a known revision (a bug in this library).
+    """
+    rank = _RANK.get(version) if type(version) is str else None
+    if rank is None:
+        rank = _RANK[check_version(version)]
+    other_rank = _RANK.get(other)
+    if other_rank is None:
+        raise ValueError(f"unknown protocol version {other!r}")
+    return rank >= other_rank
