@@ -1,0 +1,680 @@
+"""Shaping a tool result for a model: what of a `CallToolResult` reaches the LLM, and how.
+
+The spec leaves the model's view to the client: "It is up to the client how best to render
+embedded resources for the benefit of the LLM and/or the user" (2026-07-28 schema
+`EmbeddedResource`), and clients "SHOULD: Validate tool results before passing to LLM"
+(2026-07-28 server/tools "Security Considerations"). This module makes that view explicit:
+`shape_for_llm` returns a new `ToolResult` whose `content` is what a model may see and whose
+`provenance` records where it came from and everything that was changed on the way.
+
+Rules (one place; each is a decision where the spec is silent):
+
+- text blocks are kept; invisible characters (`_unicode`: zero-width, bidi controls, tag
+  characters, variation selectors) are removed and lone surrogates become U+FFFD in the shaped
+  view only. `raw` keeps what the server sent.
+- all text that reaches the model (text blocks, placeholders, serialized `structuredContent`) is
+  capped at `max_chars` Python characters, the truncation marker included; the head is kept.
+  Image and audio blocks are not text and are not cut by the cap.
+- `structuredContent` is serialized as compact JSON into a text block when the content would
+  otherwise show the model nothing (no non-blank text, no placeholder, no kept image/audio), so a
+  result with only `structuredContent` never shapes to an empty message. Otherwise the content
+  is presumed to be its equivalent: "a tool that returns structured content SHOULD also return
+  the serialized JSON in a TextContent block", and servers that wrap media in
+  `structuredContent` would else have their base64 sent again as text.
+- images and audio are kept only when `data` is strict base64 (RFC 4648 alphabet with padding,
+  no whitespace, not empty; a `data:` URI is not base64) and the MIME type is one the caller says
+  the model accepts; otherwise a one-line placeholder replaces them.
+- `resource_link` blocks are shown by URI (and name); embedded text resources by their text;
+  embedded blobs by a placeholder.
+- anything else (unknown `type`, not an object, a known type with fields of the wrong type) is a
+  placeholder, never an exception.
+- `isError` results keep their content: "Clients SHOULD provide tool execution errors to
+  language models to enable self-correction" (2026-07-28 server/tools "Error Handling").
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+import orjson
+
+from . import _wire as w
+from ._result import ToolResult
+from ._tool import check_server_id
+from ._unicode import strip_invisible
+
+# -- provenance -----------------------------------------------------------------------------
+
+FLAG_BINARY_OMITTED: Final = "binary_omitted"
+FLAG_INVALID_BASE64: Final = "invalid_base64"
+FLAG_INVISIBLE_UNICODE_REMOVED: Final = "invisible_unicode_removed"
+FLAG_LONE_SURROGATE_REPLACED: Final = "lone_surrogate_replaced"
+FLAG_RESOURCE_LINK_INCOMPLETE: Final = "resource_link_incomplete"
+FLAG_STRUCTURED_INVALID: Final = "structured_invalid"
+FLAG_STRUCTURED_SERIALIZED: Final = "structured_serialized"
+FLAG_TRUNCATED: Final = "truncated"
+FLAG_UNKNOWN_CONTENT_TYPE: Final = "unknown_content_type"
+FLAG_WITHHELD: Final = "withheld"
+
+#: The closed set of provenance flags. Each names one way the shaped view differs from what the
+#: server sent:
+#:
+#: - `binary_omitted`: an image or audio block whose MIME type the model does not accept (or that
+#:   has none), or an embedded blob resource, was replaced by a placeholder.
+#: - `invalid_base64`: an image or audio block whose `data` is not a non-empty strict base64
+#:   string (e.g. a `data:` URI) was replaced by a placeholder.
+#: - `invisible_unicode_removed`: invisible characters were removed from text the model sees.
+#: - `lone_surrogate_replaced`: unpaired UTF-16 surrogates (not encodable as UTF-8) became U+FFFD.
+#: - `resource_link_incomplete`: a `resource_link` block lacks a string `uri` or `name` (both
+#:   required by the schema); it is shown with what it has.
+#: - `structured_invalid`: the caller's output validation said `structuredContent` is invalid.
+#: - `structured_serialized`: `structuredContent` was serialized into a text block.
+#: - `truncated`: text was cut at `max_chars` (then `Provenance.truncated` is true as well).
+#: - `unknown_content_type`: a block that is not an object, has an unknown or missing `type`, or
+#:   is of a known type with fields of the wrong JSON type, was replaced by a placeholder.
+#: - `withheld`: the real result was withheld by the client (`ToolResult.withheld`).
+PROVENANCE_FLAGS: Final = frozenset(
+    {
+        FLAG_BINARY_OMITTED,
+        FLAG_INVALID_BASE64,
+        FLAG_INVISIBLE_UNICODE_REMOVED,
+        FLAG_LONE_SURROGATE_REPLACED,
+        FLAG_RESOURCE_LINK_INCOMPLETE,
+        FLAG_STRUCTURED_INVALID,
+        FLAG_STRUCTURED_SERIALIZED,
+        FLAG_TRUNCATED,
+        FLAG_UNKNOWN_CONTENT_TYPE,
+        FLAG_WITHHELD,
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """Where a shaped result came from and what shaping changed. Immutable.
+
+    Attributes:
+        server_id: the operator-assigned id of the server that produced the result.
+        truncated: whether text was cut at the character cap.
+        flags: names from `PROVENANCE_FLAGS`, sorted and without duplicates (the constructor
+            normalizes any order).
+
+    Raises:
+        TypeError: `server_id` is not a `str`, `truncated` is not a `bool`, or a flag is not a
+            `str` (caller bugs).
+        ValueError: `server_id` is empty, a flag is not in `PROVENANCE_FLAGS`, or `truncated`
+            disagrees with the presence of the `truncated` flag.
+    """
+
+    server_id: str
+    truncated: bool
+    flags: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        check_server_id(self.server_id)
+        if type(self.truncated) is not bool:
+            raise TypeError(f"truncated must be a bool, got {type(self.truncated).__name__}")
+        flags = tuple(self.flags)
+        for flag in flags:
+            if not isinstance(flag, str):
+                raise TypeError(f"provenance flags must be str, got {type(flag).__name__}")
+            if flag not in PROVENANCE_FLAGS:
+                raise ValueError(f"unknown provenance flag {flag!r}")
+        normalized = tuple(sorted(set(flags)))
+        if (FLAG_TRUNCATED in normalized) != self.truncated:
+            raise ValueError("truncated must be true exactly when the 'truncated' flag is set")
+        object.__setattr__(self, "flags", normalized)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The provenance as a JSON object.
+
+        Returns:
+            A new `{"server_id": str, "truncated": bool, "flags": [str, ...]}` (flags sorted).
+        """
+        return {"server_id": self.server_id, "truncated": self.truncated, "flags": list(self.flags)}
+
+
+def _provenance(server_id: str, flags: set[str]) -> Provenance:
+    # Internal fast path: `flags` holds only known names, and `truncated` follows from them.
+    provenance = object.__new__(Provenance)
+    setter = object.__setattr__
+    setter(provenance, "server_id", server_id)
+    setter(provenance, "truncated", FLAG_TRUNCATED in flags)
+    setter(provenance, "flags", tuple(sorted(flags)))
+    return provenance
+
+
+# -- options --------------------------------------------------------------------------------
+
+#: Default cap on the characters of text a shaped result carries: 100,000 Python characters,
+#: roughly 25,000 tokens of English (the order of the tool-output caps agent hosts ship with).
+DEFAULT_MAX_CHARS: Final = 100_000
+
+#: The smallest allowed `max_chars`: longer than any truncation marker (whose numbers have at
+#: most 19 digits each), so the capped text always has room for the marker.
+MIN_MAX_CHARS: Final = 80
+
+#: Default MIME types of image/audio blocks passed to the model: the four image formats every
+#: major model API accepts. Audio is opt-in (most model APIs take no audio input).
+DEFAULT_ACCEPTED_MIME_TYPES: Final = frozenset(
+    {"image/png", "image/jpeg", "image/gif", "image/webp"}
+)
+
+IncludeStructured = Literal["auto", "always", "never"]
+"""When `structuredContent` is serialized into the shaped text (see `shape_for_llm`)."""
+
+_INCLUDE_STRUCTURED: Final = frozenset({"auto", "always", "never"})
+
+# The RFC 4648 section 4 alphabet, deleted with `bytes.translate` to check base64 without
+# decoding it (about twice as fast as a regex scan: images are the big strings here).
+_BASE64_ALPHABET: Final = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+# Server-chosen words quoted in placeholders (a block type, a MIME type) are capped: they are
+# labels, not content.
+_LABEL_CHARS: Final = 64
+
+
+# -- public API -----------------------------------------------------------------------------
+
+
+def shape_for_llm(
+    result: ToolResult,
+    *,
+    server_id: str,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    accepted_mime_types: Iterable[str] = DEFAULT_ACCEPTED_MIME_TYPES,
+    include_structured: IncludeStructured = "auto",
+    validation: object | None = None,
+) -> ToolResult:
+    """Build the view of a tool result that a model may see, with provenance.
+
+    The shaped `content` is a new list of new blocks, only of two kinds: text blocks
+    `{"type": "text", "text": str}` and kept media blocks `{"type": "image" | "audio",
+    "data": str, "mimeType": str}` (annotations and `_meta` are not carried into the model's
+    view). Block by block (rules in the module docstring):
+
+    - `text`: its text, with invisible characters removed and lone surrogates replaced.
+    - `image` / `audio`: kept when `data` is strict base64 and `mimeType` (compared
+      case-insensitively, parameters ignored) is in `accepted_mime_types`; else a placeholder
+      such as `[image omitted: data is not valid base64]` (flag `invalid_base64`) or
+      `[image omitted: image/svg+xml is not an accepted type]` (flag `binary_omitted`).
+    - `resource_link`: `[resource link: <name>] <uri>` (flag `resource_link_incomplete` when
+      `uri` or `name` is missing).
+    - `resource` (embedded): text resources as `[embedded resource] <uri>` + newline + text;
+      blobs as `[embedded resource] <uri> (<mimeType>, binary content omitted)` (flag
+      `binary_omitted`; the blob is not decoded or checked).
+    - anything else: `[content block omitted: ...]` (flag `unknown_content_type`).
+
+    `structuredContent` (when the key was present, even as `null`) is appended as compact JSON
+    (non-ASCII kept, member order kept, integers exact, NaN and infinities as `null`) when
+    `include_structured` is `"always"`, or `"auto"` and the shaped content has no non-blank
+    text (placeholders count) and no kept image/audio; `"never"` leaves it out.
+    Then all text is capped at `max_chars`: past the cap, the text block where the cap falls
+    ends with `\\n[… truncated: showing N of M characters]` and later text blocks are dropped.
+
+    The shaped result keeps `is_error`, `structured`, `meta`, `extra` and `raw` (the original
+    wire object) as they are. Nothing the caller passed is mutated. Re-shaping a shaped result
+    keeps its earlier flags.
+
+    Args:
+        result: the result to shape.
+        server_id: the operator-assigned id of the server that produced it (non-empty `str`).
+        max_chars: cap on the Python characters (code points) of all text in the shaped content,
+            the marker included; at least `MIN_MAX_CHARS`.
+        accepted_mime_types: MIME types of image/audio blocks the model accepts (default
+            `DEFAULT_ACCEPTED_MIME_TYPES`: PNG, JPEG, GIF, WebP; no audio).
+        include_structured: `"auto"`, `"always"` or `"never"` (see above).
+        validation: the outcome of validating `structuredContent` against the tool's
+            `outputSchema`, as any object with an `outcome` attribute (e.g. `OutputValidation`);
+            `outcome == "invalid"` adds flag `structured_invalid` (the content still reaches the
+            model, flagged). `None`: not validated.
+
+    Returns:
+        A new `ToolResult` with the shaped `content` and a `Provenance`.
+
+    Raises:
+        TypeError: `result` is not a `ToolResult`, `server_id` is not a `str`, `max_chars` is
+            not an `int`, or `accepted_mime_types` is a `str` or holds a non-`str` (caller bugs).
+        ValueError: `server_id` is empty, `max_chars < MIN_MAX_CHARS`, or `include_structured`
+            is not one of the three values.
+
+    Total: linear in the size of the content (each string is scanned a constant number of
+    times; base64 is checked, never decoded). Blocks are looked at one level deep; nested
+    `structuredContent` of any depth (or with cycles, or values JSON cannot hold) is serialized
+    with an explicit stack when the C encoder gives up, so depth never raises `RecursionError`.
+
+    Spec: 2026-07-28 server/tools "Tool Result", "Structured Content" ("a tool that returns
+    structured content SHOULD also return the serialized JSON in a TextContent block"), "Error
+    Handling" (clients SHOULD provide tool execution errors to language models) and "Security
+    Considerations" (clients SHOULD validate tool results before passing to LLM); schema
+    `ImageContent.data` / `AudioContent.data` (`format: byte`: base64).
+    """
+    if not isinstance(result, ToolResult):
+        raise TypeError(f"result must be a ToolResult, got {type(result).__name__}")
+    check_server_id(server_id)
+    if type(max_chars) is not int:
+        raise TypeError(f"max_chars must be an int, got {type(max_chars).__name__}")
+    if max_chars < MIN_MAX_CHARS:
+        raise ValueError(f"max_chars must be at least {MIN_MAX_CHARS}, got {max_chars}")
+    if accepted_mime_types is DEFAULT_ACCEPTED_MIME_TYPES:
+        accepted = DEFAULT_ACCEPTED_MIME_TYPES  # already normalized
+    else:
+        accepted = _normalize_mime_types(accepted_mime_types)
+    if include_structured not in _INCLUDE_STRUCTURED:
+        raise ValueError("include_structured must be 'auto', 'always' or 'never'")
+
+    flags: set[str] = set()
+    if result.provenance is not None:
+        flags.update(result.provenance.flags)
+    # Each item is a text block's text (str) or a kept media block (dict).
+    items: list[str | dict[str, Any]] = []
+    shows_something = False
+    content = result.content
+    if not isinstance(content, (list, tuple)):
+        flags.add(FLAG_UNKNOWN_CONTENT_TYPE)
+        items.append("[content omitted: not an array]")
+        content = ()
+    for block in content:
+        shaped = _shape_block(block, accepted, flags)
+        if not shows_something and (
+            not isinstance(shaped, str) or (shaped and not shaped.isspace())
+        ):
+            shows_something = True
+        items.append(shaped)
+
+    if result.has_structured and (
+        include_structured == "always" or (include_structured == "auto" and not shows_something)
+    ):
+        items.append(_clean(_dump_json(result.structured), flags))
+        flags.add(FLAG_STRUCTURED_SERIALIZED)
+    if validation is not None and getattr(validation, "outcome", None) == "invalid":
+        flags.add(FLAG_STRUCTURED_INVALID)
+
+    items = _cap(items, max_chars, flags)
+    shaped_content: list[dict[str, Any]] = [
+        {w.BLOCK_TYPE: w.TYPE_TEXT, w.BLOCK_TEXT: item} if isinstance(item, str) else item
+        for item in items
+    ]
+    return ToolResult(
+        content=shaped_content,
+        structured=result.structured,
+        has_structured=result.has_structured,
+        is_error=result.is_error,
+        meta=result.meta,
+        extra=result.extra,
+        raw=result.raw,
+        provenance=_provenance(server_id, flags),
+    )
+
+
+def shaped_text(result: ToolResult) -> str:
+    """The text of a result's text blocks, joined with newlines.
+
+    Meant for shaped results (whose text blocks are exactly what the model reads); on any
+    result, blocks that are not `{"type": "text", "text": <str>}` objects are skipped.
+
+    Args:
+        result: a `ToolResult`, usually from `shape_for_llm`.
+
+    Returns:
+        The texts joined with `"\\n"` (so at most `max_chars + blocks - 1` characters for a
+        shaped result); `""` when there are none.
+
+    Raises:
+        TypeError: `result` is not a `ToolResult` (a caller bug).
+    """
+    if not isinstance(result, ToolResult):
+        raise TypeError(f"result must be a ToolResult, got {type(result).__name__}")
+    content = result.content if isinstance(result.content, (list, tuple)) else ()
+    return "\n".join(
+        block[w.BLOCK_TEXT]
+        for block in content
+        if isinstance(block, dict)
+        and block.get(w.BLOCK_TYPE) == w.TYPE_TEXT
+        and isinstance(block.get(w.BLOCK_TEXT), str)
+    )
+
+
+def withheld_result(server_id: str, reason: str) -> ToolResult:
+    """The synthetic result a client returns when a post-call hook failed (`ToolResult.withheld`).
+
+    Args:
+        server_id: the operator-assigned id of the server whose result was withheld.
+        reason: one line for the model saying why (no payload); invisible characters are
+            removed from it. `""` gives a text without a reason.
+
+    Returns:
+        A new `ToolResult` with `is_error=True`, one text block
+        `[result withheld by the client: <reason>]`, no `structuredContent`, `raw` a synthetic
+        `{"content": [...], "isError": true}` object, and provenance flag `withheld`.
+        `is_error` is true so the model treats it as a failed call, which it is from the
+        model's side (2026-07-28 server/tools "Error Handling").
+
+    Raises:
+        TypeError: `server_id` or `reason` is not a `str` (caller bugs).
+        ValueError: `server_id` is empty.
+    """
+    check_server_id(server_id)
+    if not isinstance(reason, str):
+        raise TypeError(f"reason must be a str, got {type(reason).__name__}")
+    flags: set[str] = {FLAG_WITHHELD}
+    reason = _clean(reason, flags)
+    text = "[result withheld by the client]"
+    if reason:
+        text = f"[result withheld by the client: {reason}]"
+    return ToolResult(
+        content=[{w.BLOCK_TYPE: w.TYPE_TEXT, w.BLOCK_TEXT: text}],
+        structured=None,
+        has_structured=False,
+        is_error=True,
+        meta={},
+        extra={},
+        raw={"content": [{w.BLOCK_TYPE: w.TYPE_TEXT, w.BLOCK_TEXT: text}], "isError": True},
+        provenance=Provenance(server_id, False, tuple(flags)),
+    )
+
+
+# -- blocks ---------------------------------------------------------------------------------
+
+
+def _shape_block(block: object, accepted: frozenset[str], flags: set[str]) -> str | dict[str, Any]:
+    if not isinstance(block, dict):
+        flags.add(FLAG_UNKNOWN_CONTENT_TYPE)
+        return "[content block omitted: not an object]"
+    kind = block.get(w.BLOCK_TYPE)
+    if kind == w.TYPE_TEXT:
+        text = block.get(w.BLOCK_TEXT)
+        if isinstance(text, str):
+            return _clean(text, flags)
+        return _malformed("text", flags)
+    if kind == w.TYPE_IMAGE or kind == w.TYPE_AUDIO:
+        return _shape_media(block, kind, accepted, flags)
+    if kind == w.TYPE_RESOURCE_LINK:
+        return _shape_resource_link(block, flags)
+    if kind == w.TYPE_RESOURCE:
+        return _shape_embedded(block, flags)
+    flags.add(FLAG_UNKNOWN_CONTENT_TYPE)
+    if isinstance(kind, str):
+        return f"[content block omitted: unsupported type {_label(kind, flags)}]"
+    return "[content block omitted: no type]"
+
+
+def _malformed(kind: str, flags: set[str]) -> str:
+    flags.add(FLAG_UNKNOWN_CONTENT_TYPE)
+    return f"[content block omitted: malformed {kind} block]"
+
+
+def _shape_media(
+    block: dict[str, Any], kind: str, accepted: frozenset[str], flags: set[str]
+) -> str | dict[str, Any]:
+    data = block.get(w.BLOCK_DATA)
+    if not is_strict_base64(data):
+        flags.add(FLAG_INVALID_BASE64)
+        return f"[{kind} omitted: data is not valid base64]"
+    mime = block.get(w.BLOCK_MIME_TYPE)
+    if not isinstance(mime, str) or not mime:
+        flags.add(FLAG_BINARY_OMITTED)
+        return f"[{kind} omitted: no MIME type]"
+    if _normalize_mime(mime) not in accepted:
+        flags.add(FLAG_BINARY_OMITTED)
+        label = _label(mime, flags, quote=False)
+        return f"[{kind} omitted: {label} is not an accepted type]"
+    return {w.BLOCK_TYPE: kind, w.BLOCK_DATA: data, w.BLOCK_MIME_TYPE: mime}
+
+
+def _shape_resource_link(block: dict[str, Any], flags: set[str]) -> str:
+    uri = block.get(w.BLOCK_URI)
+    name = block.get(w.NAME)
+    uri = uri if isinstance(uri, str) and uri else None
+    name = name if isinstance(name, str) and name else None
+    if uri is None or name is None:
+        flags.add(FLAG_RESOURCE_LINK_INCOMPLETE)
+    head = "[resource link]" if name is None else f"[resource link: {_clean(name, flags)}]"
+    return f"{head} (no URI)" if uri is None else f"{head} {_clean(uri, flags)}"
+
+
+def _shape_embedded(block: dict[str, Any], flags: set[str]) -> str:
+    resource = block.get(w.BLOCK_RESOURCE)
+    if not isinstance(resource, dict):
+        return _malformed("resource", flags)
+    uri = resource.get(w.BLOCK_URI)
+    head = "[embedded resource]"
+    if isinstance(uri, str) and uri:
+        head = f"{head} {_clean(uri, flags)}"
+    text = resource.get(w.BLOCK_TEXT)
+    if isinstance(text, str):
+        return f"{head}\n{_clean(text, flags)}"
+    if w.BLOCK_BLOB in resource:
+        flags.add(FLAG_BINARY_OMITTED)
+        mime = resource.get(w.BLOCK_MIME_TYPE)
+        if isinstance(mime, str) and mime:
+            return f"{head} ({_label(mime, flags, quote=False)}, binary content omitted)"
+        return f"{head} (binary content omitted)"
+    return _malformed("resource", flags)
+
+
+def is_strict_base64(value: object) -> bool:
+    """Whether `value` is a non-empty string of strict base64.
+
+    Args:
+        value: anything.
+
+    Returns:
+        `True` exactly when `value` is a non-empty `str` that
+        `base64.b64decode(value, validate=True)` accepts: the RFC 4648 section 4 alphabet, length
+        a multiple of 4, at most two `=` of padding at the end, no whitespace or line breaks.
+        A `data:` URI, the URL-safe alphabet and MIME-style wrapped base64 are `False`.
+
+    Total: a few linear C passes, no decoding (O(len) time and transient memory).
+
+    Spec: 2026-07-28 schema `ImageContent.data` / `AudioContent.data` (`format: byte`).
+    """
+    if not isinstance(value, str) or not value or len(value) % 4 or not value.isascii():
+        return False
+    body = value.rstrip("=")
+    if len(value) - len(body) > 2:
+        return False
+    # Whatever is left after deleting the alphabet is a stray character (or an inner `=`).
+    return not body.encode("ascii").translate(None, _BASE64_ALPHABET)
+
+
+# -- text -----------------------------------------------------------------------------------
+
+
+def _clean(text: str, flags: set[str]) -> str:
+    """The text as the model may see it: no invisible characters, no lone surrogates."""
+    if text.isascii():  # O(1) for str; nothing to remove in ASCII
+        return text
+    text, removed = strip_invisible(text)
+    if removed:
+        flags.add(FLAG_INVISIBLE_UNICODE_REMOVED)
+    try:
+        text.encode("utf-8")  # fails only on a lone surrogate; faster than a regex scan
+    except UnicodeEncodeError:
+        text = _LONE_SURROGATE.sub("\ufffd", text)
+        flags.add(FLAG_LONE_SURROGATE_REPLACED)
+    return text
+
+
+def _label(value: str, flags: set[str], *, quote: bool = True) -> str:
+    value = _clean(value, flags)
+    if len(value) > _LABEL_CHARS:
+        value = value[:_LABEL_CHARS] + "…"
+    return json.dumps(value, ensure_ascii=False) if quote else value
+
+
+def _normalize_mime(mime: str) -> str:
+    # RFC 2045: type/subtype are case-insensitive; parameters do not change the format.
+    return mime.split(";", 1)[0].strip().lower()
+
+
+def _normalize_mime_types(values: Iterable[str]) -> frozenset[str]:
+    if isinstance(values, str):
+        raise TypeError("accepted_mime_types must be a collection of str, not a single str")
+    normalized = set()
+    for value in values:
+        if not isinstance(value, str):
+            raise TypeError(f"accepted_mime_types must hold str, got {type(value).__name__}")
+        normalized.add(_normalize_mime(value))
+    return frozenset(normalized)
+
+
+def _marker(shown: int, total: int) -> str:
+    return f"\n[… truncated: showing {shown} of {total} characters]"
+
+
+def _cap(items: list[str | dict[str, Any]], max_chars: int, flags: set[str]) -> list[Any]:
+    """Cut text to `max_chars` characters including the marker; media items pass through."""
+    total = 0
+    for item in items:
+        if isinstance(item, str):
+            total += len(item)
+    if total <= max_chars:
+        return items
+    # The marker's own length depends on the numbers in it; `shown` fewer digits never
+    # lengthens it, so this budget always fits.
+    budget = max_chars - len(_marker(max_chars, total))
+    marker = _marker(budget, total)
+    flags.add(FLAG_TRUNCATED)
+    capped: list[Any] = []
+    remaining = budget
+    cut = False
+    for item in items:
+        if not isinstance(item, str):
+            capped.append(item)
+        elif cut:
+            continue
+        elif len(item) <= remaining:
+            capped.append(item)
+            remaining -= len(item)
+        else:
+            # No surrogate pair can be split: `_clean` left no surrogates in the text.
+            head = item[:remaining]
+            capped.append(head + marker if head else marker[1:])
+            cut = True
+    return capped
+
+
+# -- JSON for structuredContent -------------------------------------------------------------
+
+
+def _dump_json(value: Any) -> str:
+    """Compact JSON text of `value` (member order kept), exact for integers, never raising.
+
+    NaN and infinities (not JSON; only lenient parsers make them) are written as `null`.
+    """
+    try:
+        # orjson is ~20x faster than `json` here; it refuses integers past 64 bits, non-str
+        # keys, lone surrogates, more than 255 levels and cycles (JSONEncodeError, a TypeError).
+        return orjson.dumps(value).decode("utf-8")
+    except TypeError:
+        pass
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (RecursionError, ValueError, TypeError):
+        # Too deep for the C encoder, an integer past `sys.get_int_max_str_digits()`, a cycle,
+        # NaN, or a value JSON cannot hold: the explicit-stack encoder copes with all of them.
+        return _dump_json_iterative(value)
+
+
+_OPEN: Final = 0  # stack entry: a value to encode
+_EMIT: Final = 1  # stack entry: literal text
+_LEAVE: Final = 2  # stack entry: leaving a container (cycle detection)
+
+
+def _dump_json_iterative(value: Any) -> str:
+    out: list[str] = []
+    on_path: set[int] = set()
+    stack: list[tuple[int, Any]] = [(_OPEN, value)]
+    while stack:
+        tag, item = stack.pop()
+        if tag == _EMIT:
+            out.append(item)
+            continue
+        if tag == _LEAVE:
+            on_path.discard(item)
+            continue
+        if isinstance(item, (dict, list, tuple)):
+            if id(item) in on_path:
+                out.append('"<cycle>"')
+                continue
+            on_path.add(id(item))
+            stack.append((_LEAVE, id(item)))
+            if isinstance(item, dict):
+                stack.append((_EMIT, "}"))
+                entries = list(item.items())
+                for index in range(len(entries) - 1, -1, -1):
+                    key, member = entries[index]
+                    stack.append((_OPEN, member))
+                    stack.append((_EMIT, _json_key(key) + ":"))
+                    if index:
+                        stack.append((_EMIT, ","))
+                out.append("{")
+            else:
+                stack.append((_EMIT, "]"))
+                for index in range(len(item) - 1, -1, -1):
+                    stack.append((_OPEN, item[index]))
+                    if index:
+                        stack.append((_EMIT, ","))
+                out.append("[")
+        else:
+            out.append(_json_scalar(item))
+    return "".join(out)
+
+
+def _json_key(key: object) -> str:
+    if isinstance(key, str):
+        return json.dumps(key, ensure_ascii=False)
+    if key is None or isinstance(key, (bool, int, float)):
+        # What `json.dumps` does with such keys: their JSON text, as a string.
+        return json.dumps(_json_scalar(key), ensure_ascii=False)
+    return json.dumps(f"<{type(key).__name__}>")
+
+
+def _json_scalar(value: object) -> str:
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, int):
+        return _int_text(int(value))
+    if isinstance(value, float):
+        number = float(value)
+        return repr(number) if math.isfinite(number) else "null"  # as orjson writes them
+    return json.dumps(f"<{type(value).__name__}>")
+
+
+# Python limits int -> str conversion (CVE-2020-10735); 640 digits is the smallest limit one
+# can set, so chunks of 600 always convert. Past _INT_BITS_LIMIT (about 60,000 digits, far
+# beyond any cap) the number is replaced by a note rather than paying quadratic time.
+_INT_CHUNK_DIGITS: Final = 600
+_INT_CHUNK: Final = 10**_INT_CHUNK_DIGITS
+_INT_BITS_LIMIT: Final = 200_000
+
+
+def _int_text(value: int) -> str:
+    try:
+        return str(value)
+    except ValueError:
+        pass
+    if value.bit_length() > _INT_BITS_LIMIT:
+        digits = int(value.bit_length() * 0.30103) + 1
+        return json.dumps(f"<integer of about {digits} digits>")
+    sign = "-" if value < 0 else ""
+    value = abs(value)
+    chunks: list[str] = []
+    while value >= _INT_CHUNK:
+        value, low = divmod(value, _INT_CHUNK)
+        chunks.append(f"{low:0{_INT_CHUNK_DIGITS}d}")
+    chunks.append(str(value))
+    return sign + "".join(reversed(chunks))
