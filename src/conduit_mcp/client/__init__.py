@@ -3,16 +3,18 @@
 Everything a caller needs is exported here; the modules beside this file are private.
 """
 
-from ._errors import REASONS, Error
-from ._result import ToolResult
-from ._tool import DEFAULT_HINTS, Hints, Tool
-
-# -- section: conformance --
+from ._adapters import (
+    AdaptedTool,
+    SchemaNote,
+    to_anthropic_tool,
+    to_gemini_function,
+    to_openai_tool,
+)
 from ._conformance import ConformanceKind, conformance_violations, is_conformant
-# -- section: fingerprints and drift --
+from ._dispatch import InputRequired, parse_call_result
 from ._drift import PinStatus, PinStore, ToolDiff, diff_tools
+from ._errors import REASONS, Error
 from ._fingerprint import FINGERPRINT_PREFIX, canonical_json, fingerprint
-# -- section: names, unicode and headers --
 from ._headers import (
     decode_header_value,
     encode_header_value,
@@ -21,19 +23,9 @@ from ._headers import (
     mcp_name_header,
     mcp_param_headers,
 )
+from ._intake import TRANSPORTS, Intake, Rejection, Transport, intake, intake_json
+from ._json import parse_json
 from ._names import check_tool_name
-from ._warnings import WARNING_CODES, IntakeWarning
-# -- section: intake --
-# -- section: results (dispatch, validation) --
-# -- section: shaping --
-# -- section: adapters --
-from ._adapters import (
-    AdaptedTool,
-    SchemaNote,
-    to_anthropic_tool,
-    to_gemini_function,
-    to_openai_tool,
-)
 from ._provider_names import (
     ANTHROPIC_NAME_RULE,
     GEMINI_NAME_RULE,
@@ -43,29 +35,57 @@ from ._provider_names import (
     ToolRef,
     provider_accepts_name,
 )
+from ._result import ToolResult
+from ._shape import (
+    DEFAULT_ACCEPTED_MIME_TYPES,
+    DEFAULT_MAX_CHARS,
+    MIN_MAX_CHARS,
+    PROVENANCE_FLAGS,
+    IncludeStructured,
+    Provenance,
+    is_strict_base64,
+    shape_for_llm,
+    shaped_text,
+)
+from ._tool import DEFAULT_HINTS, Hints, Tool
+from ._validate import OutputIssue, OutputValidation, validate_structured
+from ._warnings import WARNING_CODES, IntakeWarning
 
 __all__ = [
     "ANTHROPIC_NAME_RULE",
+    "DEFAULT_ACCEPTED_MIME_TYPES",
     "DEFAULT_HINTS",
+    "DEFAULT_MAX_CHARS",
     "FINGERPRINT_PREFIX",
     "GEMINI_NAME_RULE",
+    "MIN_MAX_CHARS",
     "OPENAI_NAME_RULE",
+    "PROVENANCE_FLAGS",
     "REASONS",
+    "TRANSPORTS",
     "WARNING_CODES",
     "AdaptedTool",
     "ConformanceKind",
     "Error",
     "Hints",
+    "IncludeStructured",
+    "InputRequired",
+    "Intake",
     "IntakeWarning",
     "NameRule",
+    "OutputIssue",
+    "OutputValidation",
     "PinStatus",
     "PinStore",
+    "Provenance",
+    "Rejection",
     "SchemaNote",
     "Tool",
     "ToolDiff",
     "ToolNameMap",
     "ToolRef",
     "ToolResult",
+    "Transport",
     "canonical_json",
     "check_tool_name",
     "conformance_violations",
@@ -75,11 +95,19 @@ __all__ = [
     "find_invalid_x_mcp_header",
     "fingerprint",
     "header_map",
+    "intake",
+    "intake_json",
     "is_conformant",
+    "is_strict_base64",
     "mcp_name_header",
     "mcp_param_headers",
+    "parse_call_result",
+    "parse_json",
     "provider_accepts_name",
+    "shape_for_llm",
+    "shaped_text",
     "to_anthropic_tool",
     "to_gemini_function",
     "to_openai_tool",
+    "validate_structured",
 ]

@@ -6,9 +6,12 @@ the schema of version X allows?". Both questions are useful, and neither answers
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from typing import Any, Final, Literal
 
 import pydantic
+import pydantic_core
 from conduit_mcp_wire import VERSIONS, module_for
 
 from ._errors import Error, PathItem
@@ -21,6 +24,11 @@ DEFINITIONS: Final = {
     "result": "CallToolResult",
     "tools_list": "ListToolsResult",
 }
+
+# (version, definition) -> the model's compiled validator. Looking the model up per call
+# (`module_for` goes through importlib) cost as much as validating a small result.
+_validators: dict[tuple[str, str], Callable[..., Any]] = {}
+_validators_lock = threading.Lock()
 
 
 def conformance_violations(
@@ -64,9 +72,11 @@ def conformance_violations(
             f"no generated models for MCP version {protocol_version!r}",
             details={"known": list(VERSIONS)},
         )
-    model = getattr(module_for(protocol_version), definition)
+    validate = _validators.get((protocol_version, definition))
+    if validate is None:
+        validate = _validator(protocol_version, definition)
     try:
-        model.model_validate(raw, strict=True)
+        validate(raw, strict=True)
     except pydantic.ValidationError as exc:
         return tuple(
             Error(
@@ -86,6 +96,23 @@ def conformance_violations(
 def is_conformant(raw: object, *, kind: ConformanceKind, protocol_version: str) -> bool:
     """Whether `conformance_violations` finds nothing (same arguments and raises)."""
     return not conformance_violations(raw, kind=kind, protocol_version=protocol_version)
+
+
+def _validator(protocol_version: str, definition: str) -> Callable[..., Any]:
+    """The compiled validator of one generated model, built once and cached."""
+    model = getattr(module_for(protocol_version), definition)
+    # Generated models with forward references are completed lazily; complete this one now
+    # so its validator is the real compiled one, not pydantic's rebuild-on-use placeholder.
+    model.model_rebuild()
+    validator = model.__pydantic_validator__
+    validate: Callable[..., Any] = (
+        validator.validate_python
+        if isinstance(validator, pydantic_core.SchemaValidator)
+        else model.model_validate
+    )
+    with _validators_lock:
+        _validators[(protocol_version, definition)] = validate
+    return validate
 
 
 def _input_path(raw: Any, loc: tuple[int | str, ...]) -> tuple[PathItem, ...]:

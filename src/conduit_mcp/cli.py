@@ -1,0 +1,278 @@
+"""The `conduit-mcp` command: inspect tools/list pages, fingerprint tools, detect drift.
+
+Exit codes (the same for every command):
+    0  done, nothing to report (inspect: no tool rejected; diff: no drift)
+    1  done, with findings (inspect: a tool was rejected; diff: tools added, removed or changed)
+    2  the input could not be read: missing file, not JSON, not a tools/list result, bad option
+
+Bad input gives one line on stderr (`conduit-mcp: <file>: <reason> at <path>: <message>`) and
+no traceback. `--json` writes one JSON document to stdout for programs; without it, rich
+tables are written for people.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from conduit_mcp_wire import VERSIONS
+from rich.console import Console
+from rich.table import Table
+
+from .client import (
+    TRANSPORTS,
+    Error,
+    Intake,
+    Tool,
+    conformance_violations,
+    diff_tools,
+    fingerprint,
+    header_map,
+    intake,
+    parse_json,
+)
+from .client._intake import unwrap_response
+from .client._versions import LATEST
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_BAD_INPUT = 2
+
+app = typer.Typer(
+    name="conduit-mcp",
+    help="Inspect MCP tools/list pages: fingerprints, warnings, rejections, drift.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Write JSON for programs.")]
+
+
+class BadInput(Exception):
+    """An input file that cannot be used; becomes one line on stderr and exit code 2."""
+
+
+def _fail(message: str) -> NoReturn:
+    typer.echo(f"conduit-mcp: {message}", err=True)
+    raise typer.Exit(EXIT_BAD_INPUT)
+
+
+def _read(source: str) -> Any:
+    """Read and parse one input (`-` is stdin)."""
+    try:
+        data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+    except OSError as exc:
+        raise BadInput(f"{source}: cannot read: {exc.strerror or exc}") from None
+    try:
+        return parse_json(data)
+    except Error as exc:
+        raise BadInput(f"{source}: {exc}") from None
+
+
+def _page(source: str) -> Any:
+    try:
+        value = unwrap_response(_read(source))
+    except Error as exc:
+        raise BadInput(f"{source}: {exc}") from None
+    return value
+
+
+def _intake(source: str, server_id: str | None, transport: str, version: str) -> Intake:
+    page = _page(source)
+    if isinstance(page, dict) and "tools" not in page and "inputSchema" in page:
+        page = {"tools": [page]}  # a single tool definition
+    try:
+        return intake(
+            server_id or Path(source).stem or "stdin",
+            page,
+            transport=transport,  # type: ignore[arg-type]
+            protocol_version=version,
+        )
+    except Error as exc:
+        raise BadInput(f"{source}: {exc}") from None
+
+
+def _tool_report(tool: Tool, index: int, result: Intake) -> dict[str, Any]:
+    conformance = {
+        version: [
+            {"path": list(e.path), "json_path": e.json_path, "message": e.message}
+            for e in conformance_violations(tool.raw, kind="tool", protocol_version=version)
+        ]
+        for version in VERSIONS
+    }
+    try:
+        headers = {name: list(path) for name, path in header_map(tool).items()}
+    except Error:
+        headers = {}
+    return {
+        "index": index,
+        "name": tool.name,
+        "display_name": tool.display_name,
+        "fingerprint": tool.fingerprint,
+        "warnings": [
+            {"code": x.code, "json_path": x.json_path, "message": x.message}
+            for x in result.warnings_for(index)
+        ],
+        "header_map": headers,
+        "conformance": conformance,
+    }
+
+
+def _inspect_report(source: str, result: Intake) -> dict[str, Any]:
+    indexes = _accepted_indexes(result)
+    return {
+        "file": source,
+        "server_id": result.server_id,
+        "tools": [_tool_report(t, i, result) for t, i in zip(result.tools, indexes, strict=True)],
+        "rejected": [
+            {
+                "index": r.index,
+                "name": r.name,
+                "reason": r.reason,
+                "json_path": Error(r.kind, r.reason, r.message, path=r.path).json_path,  # type: ignore[arg-type]
+                "message": r.message,
+                "warnings": [
+                    {"code": x.code, "json_path": x.json_path, "message": x.message}
+                    for x in result.warnings_for(r.index)
+                ],
+            }
+            for r in result.rejected
+        ],
+        "next_cursor": result.next_cursor,
+    }
+
+
+def _accepted_indexes(result: Intake) -> list[int]:
+    rejected = {r.index for r in result.rejected}
+    total = len(result.tools) + len(result.rejected)
+    return [i for i in range(total) if i not in rejected]
+
+
+def _print_inspect(console: Console, report: dict[str, Any]) -> None:
+    table = Table(title=f"{report['file']} (server_id {report['server_id']})", title_justify="left")
+    for column in ("#", "tool", "fingerprint", "warnings", "headers", "conformance"):
+        table.add_column(column, overflow="fold")
+    for tool in report["tools"]:
+        failing = [v for v, found in tool["conformance"].items() if found]
+        conforms = "all versions" if not failing else "fails " + ", ".join(failing)
+        table.add_row(
+            str(tool["index"]),
+            f"{tool['display_name']}\n[dim]{tool['name']}[/dim]",
+            tool["fingerprint"].removeprefix("jcs-sha256:")[:16] + "…",
+            "\n".join(f"{w['code']} {w['json_path']}" for w in tool["warnings"]) or "-",
+            "\n".join(f"{h} ← {'.'.join(p)}" for h, p in tool["header_map"].items()) or "-",
+            conforms,
+        )
+    console.print(table)
+    for rejection in report["rejected"]:
+        console.print(
+            f"[red]rejected[/red] #{rejection['index']} {rejection['name']!r}: "
+            f"{rejection['reason']} at {rejection['json_path']}: {rejection['message']}",
+            markup=True,
+            highlight=False,
+        )
+
+
+@app.command("inspect")
+def inspect_command(
+    files: Annotated[
+        list[str], typer.Argument(help="tools/list results or JSON-RPC responses; - is stdin.")
+    ],
+    transport: Annotated[
+        str, typer.Option(help=f"Transport the page came over: {', '.join(sorted(TRANSPORTS))}.")
+    ] = "streamable-http",
+    protocol_version: Annotated[str, typer.Option(help="Negotiated protocol version.")] = LATEST,
+    server_id: Annotated[
+        str | None, typer.Option(help="Operator-assigned server id (default: the file name).")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Show each tool's display name, fingerprint, warnings, header map and conformance."""
+    if transport not in TRANSPORTS:
+        _fail(f"--transport must be one of {', '.join(sorted(TRANSPORTS))}")
+    try:
+        reports = [
+            _inspect_report(f, _intake(f, server_id, transport, protocol_version)) for f in files
+        ]
+    except BadInput as exc:
+        _fail(str(exc))
+    if as_json:
+        typer.echo(json.dumps(reports, ensure_ascii=False, indent=2))
+    else:
+        console = Console()
+        for report in reports:
+            _print_inspect(console, report)
+    if any(report["rejected"] for report in reports):
+        raise typer.Exit(EXIT_FINDINGS)
+
+
+@app.command("fingerprint")
+def fingerprint_command(
+    file: Annotated[
+        str, typer.Argument(help="A tool definition, or a tools/list result; - is stdin.")
+    ],
+    as_json: JsonOption = False,
+) -> None:
+    """Print the fingerprint of a tool, or of every tool of a tools/list result."""
+    try:
+        value = _page(file)
+        if isinstance(value, dict) and isinstance(value.get("tools"), list):
+            pairs = [
+                (t.get("name") if isinstance(t, dict) else None, fingerprint(t))
+                for t in value["tools"]
+            ]
+        else:
+            pairs = [(value.get("name") if isinstance(value, dict) else None, fingerprint(value))]
+    except Error as exc:
+        _fail(f"{file}: {exc}")
+    except BadInput as exc:
+        _fail(str(exc))
+    if as_json:
+        typer.echo(
+            json.dumps([{"name": n, "fingerprint": f} for n, f in pairs], ensure_ascii=False)
+        )
+    else:
+        for name, digest in pairs:
+            typer.echo(f"{digest}  {name if isinstance(name, str) else '-'}")
+
+
+@app.command("diff")
+def diff_command(
+    old: Annotated[str, typer.Argument(help="The baseline tools/list result.")],
+    new: Annotated[str, typer.Argument(help="The current tools/list result.")],
+    as_json: JsonOption = False,
+) -> None:
+    """Show tools added, removed or changed (by fingerprint) between two tools/list results."""
+    try:
+        baseline = _intake(old, "diff", "stdio", LATEST)
+        current = _intake(new, "diff", "stdio", LATEST)
+        drift = diff_tools(baseline.tools, current.tools)
+    except BadInput as exc:
+        _fail(str(exc))
+    except Error as exc:
+        _fail(str(exc))
+    report = {
+        "added": list(drift.added),
+        "removed": list(drift.removed),
+        "changed": list(drift.changed),
+    }
+    if as_json:
+        typer.echo(json.dumps(report, ensure_ascii=False))
+    else:
+        console = Console()
+        if not drift.has_drift:
+            console.print("no drift")
+        for label, names in report.items():
+            for name in names:
+                console.print(f"{label:<8} {name}", markup=False, highlight=False)
+    if drift.has_drift:
+        raise typer.Exit(EXIT_FINDINGS)
+
+
+def main() -> None:
+    """Console-script entry point (`conduit-mcp`)."""
+    app()

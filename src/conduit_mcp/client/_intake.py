@@ -1,0 +1,384 @@
+"""Tool intake: what a client does with a `tools/list` page before any tool reaches a model.
+
+One bad tool never sinks the page: each tool is accepted (with its fingerprint and any
+warnings) or rejected on its own, with a reason and a path.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from . import _wire as w
+from ._errors import Error, PathItem, type_error
+from ._fingerprint import FINGERPRINT_PREFIX, canonical_json
+from ._headers import find_invalid_x_mcp_header
+from ._json import MAX_DEPTH, parse_json
+from ._names import check_tool_name
+from ._tool import Hints, Tool, check_server_id
+from ._unicode import find_invisible
+from ._versions import LATEST, at_least, check_version
+from ._warnings import IntakeWarning
+
+Transport = Literal["stdio", "streamable-http"]
+TRANSPORTS: Final = frozenset({"stdio", "streamable-http"})
+
+#: x-mcp-header annotations are defined from this revision on.
+HEADERS_SINCE: Final = "2026-07-28"
+
+_HEADER_KEY: Final = b'"x-mcp-header"'
+
+#: At most this many invisible characters are listed per field (the count is always exact).
+MAX_LISTED_INVISIBLE: Final = 16
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """A tool excluded from the page, and why.
+
+    Attributes:
+        index: the tool's index in the page's `tools` array.
+        name: its `name` when that was a string, else `None`.
+        kind: the `Error.kind` of the cause (`"protocol"` for every intake rule).
+        reason: the `Error.reason` (e.g. `invalid_tool`, `duplicate_tool_name`,
+            `x_mcp_header_type`).
+        path: from the root of the `tools/list` result, e.g. `("tools", 3, "inputSchema")`.
+        message: one line for a person (and for the log line the spec asks clients to write).
+    """
+
+    index: int
+    name: str | None
+    kind: str
+    reason: str
+    path: tuple[PathItem, ...]
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Intake:
+    """The outcome of `intake` for one `tools/list` page.
+
+    Attributes:
+        server_id: the operator-assigned id of the listing server.
+        tools: the accepted tools in server order, each with `fingerprint` set.
+        rejected: one `Rejection` per excluded tool, in server order.
+        warnings: findings about accepted or rejected tools (SHOULD-level rules), each with a
+            path from the page root (`("tools", i, ...)`), in server order.
+        next_cursor: `nextCursor` as sent, or `None` when absent.
+        ttl_ms: `ttlMs` as sent, or `None` when absent.
+        cache_scope: `cacheScope` as sent, or `None` when absent.
+        trusted: whether the caller trusts this server (see `hints`).
+    """
+
+    server_id: str
+    tools: tuple[Tool, ...]
+    rejected: tuple[Rejection, ...]
+    warnings: tuple[IntakeWarning, ...]
+    next_cursor: Any
+    ttl_ms: Any
+    cache_scope: Any
+    trusted: bool
+
+    def tool(self, name: str) -> Tool | None:
+        """The accepted tool called `name` (exact match), or `None`."""
+        for tool in self.tools:
+            if tool.name == name:
+                return tool
+        return None
+
+    def hints(self, tool: Tool) -> Hints:
+        """`tool.hints(trusted=self.trusted)`: the hints a client may act on for this server."""
+        return tool.hints(self.trusted)
+
+    def warnings_for(self, index: int) -> tuple[IntakeWarning, ...]:
+        """The warnings about the tool at `index` of the page's `tools` array.
+
+        O(log n + k) for n warnings: `warnings` is in server order (as `intake` builds it), so
+        a binary search finds the run; calling this for every tool of a page stays linear.
+        """
+        warnings = self.warnings
+        low = bisect.bisect_left(warnings, index, key=_tool_index)
+        high = bisect.bisect_right(warnings, index, lo=low, key=_tool_index)
+        return tuple(x for x in warnings[low:high] if x.path[:2] == (w.TOOLS, index))
+
+
+def _tool_index(warning: IntakeWarning) -> int:
+    # Every intake warning's path starts ("tools", i); anything else sorts first.
+    step = warning.path[1] if len(warning.path) > 1 and warning.path[0] == w.TOOLS else -1
+    return step if type(step) is int else -1
+
+
+def intake(
+    server_id: str,
+    result: object,
+    *,
+    transport: Transport,
+    protocol_version: str = LATEST,
+    trusted: bool = False,
+) -> Intake:
+    """Take in one `tools/list` page: accept, reject and warn per tool, fingerprint the accepted.
+
+    Per tool, in order: the shape check of `Tool.from_wire` (`invalid_tool`); duplicate names
+    (`duplicate_tool_name`: the first tool with a name wins, later ones are rejected — the spec
+    says names SHOULD be unique within a server, and an ambiguous name is a rug-pull lever;
+    a tool rejected for another reason still claims its name); on Streamable HTTP from
+    2026-07-28, the `x-mcp-header` rules (`x_mcp_header_*`); and the fingerprint of the whole
+    raw definition (a tool holding a value that is not JSON, e.g. NaN, is rejected with
+    `invalid_json`; this check runs before the header rules). Warnings never reject and never
+    change `raw`: `tool_name_length`, `tool_name_charset`, `input_schema_root_type` (the root
+    lacks `"type": "object"`; the schema is kept verbatim) and `invisible_unicode` (in `name`,
+    `title`, `description` or `annotations.title`: zero-width, bidi, tag and other format
+    characters — a tool-poisoning signature).
+
+    Args:
+        server_id: the operator-assigned id of the server (non-empty `str`).
+        result: the `result` member of a `tools/list` response, as parsed from JSON (handed
+            over: not copied, never mutated).
+        transport: `"stdio"` or `"streamable-http"`. On stdio `x-mcp-header` annotations are
+            ignored (the spec's MAY).
+        protocol_version: the negotiated protocol version (default: the latest).
+        trusted: whether the operator trusts this server's self-description; recorded on the
+            `Intake` for `Intake.hints`.
+
+    Returns:
+        An `Intake`.
+
+    Raises:
+        Error: kind `"protocol"`, reason `"invalid_tools_list"`, when `result` is not an
+            object (path `()`) or `tools` is missing or not an array (path `("tools",)`);
+            reason `"unknown_protocol_version"` for a version this library does not know.
+        TypeError, ValueError: `server_id` is not a non-empty `str`, or `transport` is not
+            one of the two transports (caller bugs).
+
+    Total: linear in the size of the page; every walk uses an explicit stack, so no depth
+    raises `RecursionError`.
+
+    Spec: 2026-07-28 server/tools "Listing Tools", "Tool Names" (SHOULD: warnings),
+    "Security Considerations"; basic/transports "Custom Headers from Tool Parameters"
+    (clients MUST exclude a tool with an invalid `x-mcp-header` and SHOULD log name and
+    reason); schema `ListToolsResult`.
+    """
+    check_server_id(server_id)
+    if transport not in TRANSPORTS:
+        raise ValueError(f"transport must be one of {sorted(TRANSPORTS)}, got {transport!r}")
+    check_version(protocol_version)
+    if not isinstance(result, dict):
+        raise type_error("invalid_tools_list", (), "an object", result)
+    tools = result.get(w.TOOLS)
+    if not isinstance(tools, list):
+        if w.TOOLS not in result:
+            raise Error(
+                "protocol",
+                "invalid_tools_list",
+                "$.tools is required (an array)",
+                path=(w.TOOLS,),
+                details={"expected": "an array", "got": "missing"},
+            )
+        raise type_error("invalid_tools_list", (w.TOOLS,), "an array", tools)
+
+    check_headers = transport == "streamable-http" and at_least(protocol_version, HEADERS_SINCE)
+    accepted: list[Tool] = []
+    rejected: list[Rejection] = []
+    warnings: list[IntakeWarning] = []
+    seen: set[str] = set()
+
+    sha256 = hashlib.sha256
+    for index, raw in enumerate(tools):
+        try:
+            Tool.from_wire(server_id, raw)
+        except Error as exc:
+            name = raw.get(w.NAME) if isinstance(raw, dict) else None
+            prefix: tuple[PathItem, ...] = (w.TOOLS, index)
+            rejected.append(_rejection(index, name if isinstance(name, str) else None, exc, prefix))
+            continue
+        name = raw[w.NAME]
+        found = _warnings(raw, name, index)
+        if found:
+            warnings.extend(found)
+        if name in seen:
+            rejected.append(
+                Rejection(
+                    index,
+                    name,
+                    "protocol",
+                    "duplicate_tool_name",
+                    (w.TOOLS, index, w.NAME),
+                    "an earlier tool in this page has the same name; the first one wins",
+                )
+            )
+            continue
+        seen.add(name)
+        try:
+            canonical = canonical_json(raw)
+        except Error as exc:
+            rejected.append(_rejection(index, name, exc, (w.TOOLS, index)))
+            continue
+        # The canonical bytes hold every key literally, so a tool without the annotation's
+        # name anywhere skips the schema walk.
+        if check_headers and _HEADER_KEY in canonical:
+            problem = find_invalid_x_mcp_header(raw[w.INPUT_SCHEMA])
+            if problem is not None:
+                rejected.append(_rejection(index, name, problem, (w.TOOLS, index, w.INPUT_SCHEMA)))
+                continue
+        accepted.append(Tool(server_id, raw, FINGERPRINT_PREFIX + sha256(canonical).hexdigest()))
+
+    return Intake(
+        server_id=server_id,
+        tools=tuple(accepted),
+        rejected=tuple(rejected),
+        warnings=tuple(warnings),
+        next_cursor=result.get(w.NEXT_CURSOR),
+        ttl_ms=result.get(w.TTL_MS),
+        cache_scope=result.get(w.CACHE_SCOPE),
+        trusted=trusted,
+    )
+
+
+def intake_json(
+    server_id: str,
+    data: bytes | bytearray | memoryview | str,
+    *,
+    transport: Transport,
+    protocol_version: str = LATEST,
+    trusted: bool = False,
+    max_depth: int = MAX_DEPTH,
+) -> Intake:
+    """`intake` from the JSON text of a `tools/list` result or of a whole JSON-RPC response.
+
+    Args:
+        data: UTF-8 bytes (or `str`) of either the `result` object, or a JSON-RPC response
+            object whose `result` member is it.
+        server_id, transport, protocol_version, trusted: as `intake`.
+        max_depth: as `parse_json`: the deepest nesting accepted, 1 to 1,024 (the default).
+
+    Returns:
+        An `Intake`.
+
+    Raises:
+        Error: as `parse_json` (`invalid_json`; kind `"policy"`, `limit_exceeded`, with the
+            path into the JSON text) and as `intake`. A JSON-RPC *error* response raises kind
+            `"protocol"`, reason `"invalid_tools_list"`, path `("error",)`, with the JSON-RPC
+            `code` and `message` in `details`.
+        TypeError, ValueError: as `intake`, and as `parse_json` for a bad `max_depth`.
+
+    Total: as `parse_json`, then as `intake`: linear in `len(data)`, no recursion.
+    """
+    value = parse_json(data, max_depth=max_depth)
+    return intake(
+        server_id,
+        unwrap_response(value),
+        transport=transport,
+        protocol_version=protocol_version,
+        trusted=trusted,
+    )
+
+
+def unwrap_response(value: Any) -> Any:
+    """Return `value["result"]` for a JSON-RPC response, else `value` itself.
+
+    Raises:
+        Error: kind `"protocol"`, reason `"invalid_tools_list"`, path `("error",)`, when
+            `value` is a JSON-RPC error response (`details`: its `code` and `message`).
+    """
+    if isinstance(value, dict) and value.get("jsonrpc") == "2.0":
+        if "result" in value:
+            return value["result"]
+        error = value.get("error")
+        if isinstance(error, dict):
+            code, message = error.get("code"), error.get("message")
+            raise Error(
+                "protocol",
+                "invalid_tools_list",
+                "the response is a JSON-RPC error, not a result",
+                path=("error",),
+                details={
+                    "code": code if isinstance(code, int) else None,
+                    "message": message[:200] if isinstance(message, str) else None,
+                },
+            )
+    return value
+
+
+# -- per-tool checks ------------------------------------------------------------------------------
+
+
+def _rejection(
+    index: int, name: str | None, error: Error, prefix: tuple[PathItem, ...]
+) -> Rejection:
+    return Rejection(index, name, error.kind, error.reason, prefix + error.path, error.message)
+
+
+def _warnings(raw: Mapping[str, Any], name: str, index: int) -> list[IntakeWarning] | None:
+    """The warnings about one shape-checked tool, or `None` (the common case: no findings)."""
+    found: list[IntakeWarning] | None = None
+    by_name = check_tool_name(name)
+    if by_name:
+        found = [x.with_prefix(w.TOOLS, index) for x in by_name]
+    schema_type = raw[w.INPUT_SCHEMA].get("type")
+    if type(schema_type) is not str or schema_type != "object":
+        if found is None:
+            found = []
+        found.append(
+            IntakeWarning(
+                "input_schema_root_type",
+                (w.TOOLS, index, w.INPUT_SCHEMA),
+                'inputSchema root lacks "type": "object"; kept verbatim',
+                {"got": _describe_type(schema_type)},
+            )
+        )
+    # No invisible character is ASCII: an all-ASCII text (the common case) needs no scan.
+    title = raw.get(w.TITLE)
+    description = raw.get(w.DESCRIPTION)
+    annotations = raw.get(w.ANNOTATIONS)
+    if (
+        name.isascii()
+        and (not isinstance(title, str) or title.isascii())
+        and (not isinstance(description, str) or description.isascii())
+        and not isinstance(annotations, dict)
+    ):
+        return found
+    for field_path, text in _display_texts(raw):
+        hits = find_invisible(text)
+        if hits:
+            if found is None:
+                found = []
+            found.append(
+                IntakeWarning(
+                    "invisible_unicode",
+                    (w.TOOLS, index, *field_path),
+                    f"{len(hits)} invisible character(s) a person cannot see",
+                    {
+                        "count": len(hits),
+                        "code_points": [f"U+{cp:04X}" for _, cp in hits[:MAX_LISTED_INVISIBLE]],
+                        "indexes": [i for i, _ in hits[:MAX_LISTED_INVISIBLE]],
+                    },
+                )
+            )
+    return found
+
+
+def _display_texts(raw: Mapping[str, Any]) -> list[tuple[tuple[str, ...], str]]:
+    texts: list[tuple[tuple[str, ...], str]] = []
+    for key in (w.NAME, w.TITLE, w.DESCRIPTION):
+        value = raw.get(key)
+        if isinstance(value, str):
+            texts.append(((key,), value))
+    annotations = raw.get(w.ANNOTATIONS)
+    if isinstance(annotations, dict):
+        title = annotations.get(w.TITLE)
+        if isinstance(title, str):
+            texts.append(((w.ANNOTATIONS, w.TITLE), title))
+    return texts
+
+
+def _describe_type(value: object) -> Any:
+    if value is None:
+        return "missing"
+    if isinstance(value, str):
+        return value[:64]
+    if isinstance(value, list):
+        return [v[:64] if isinstance(v, str) else type(v).__name__ for v in value[:8]]
+    return type(value).__name__
