@@ -45,5 +45,9 @@ test: $(STAMP) check-generated lint
 conformance: $(STAMP)
 	$(BIN)/python -m tests.conformance.client.runner
 
+## bench: side-by-side benchmark against the peers (~2 minutes); writes bench/results.json
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
+
 clean:
 	rm -rf $(VENV) .cache .pytest_cache .mypy_cache .ruff_cache .hypothesis

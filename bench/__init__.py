@@ -1,0 +1,1 @@
+"""The side-by-side benchmark (`make bench`): a script, not a test suite."""

@@ -1,0 +1,882 @@
+"""Side-by-side benchmark of conduit-mcp against its peers (`make bench`; issue 5).
+
+One process; candidates of a row interleaved round by round (the starting candidate rotates),
+`gc.collect()` before and the collector disabled during each timed batch, `perf_counter_ns` (wall)
+and `thread_time_ns` (this thread's CPU, less disturbed by other processes on a shared machine).
+Each candidate runs over the whole workload per round; a figure is µs per item. The table gives
+median and min over rounds and ratio = peer median / ours median (> 1: we are faster), then
+writes the same to `bench/results.json`. Peak memory is measured with `tracemalloc` in a separate,
+untimed pass. The machine is shared and noisy: ratios within one run are the figures that count.
+
+Usage:
+    python bench/run.py                 # full run (~2 minutes on 2 cores), writes results.json
+    python bench/run.py --quick         # smoke run: small sizes, 2 rounds, no codegen timing
+    python bench/run.py --rounds 9 --output /tmp/results.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import gc
+import hashlib
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import jsonschema  # noqa: E402
+import mcp_types  # noqa: E402
+import orjson  # noqa: E402
+import pydantic  # noqa: E402
+import rfc8785  # noqa: E402
+from conduit_mcp_wire import module_for  # noqa: E402
+from jsonschema import validators as js_validators  # noqa: E402
+
+from bench import workload  # noqa: E402
+from conduit_mcp.client import (  # noqa: E402
+    Intake,
+    Tool,
+    ToolResult,
+    conformance_violations,
+    fingerprint,
+    intake,
+    intake_json,
+    shape_for_llm,
+    validate_structured,
+)
+from conduit_mcp.client._validate import clear_validator_cache  # noqa: E402
+
+RESULTS_FILE = ROOT / "bench" / "results.json"
+SERVER_ID = "bench"
+#: The version results and tools are checked against in row 4: most captures were made under it.
+CONFORMANCE_VERSION = "2025-11-25"
+#: The version of row 6: structuredContent may be any JSON value (the array spec example).
+VALIDATION_VERSION = "2026-07-28"
+PACKAGES = (
+    "conduit-mcp",
+    "pydantic",
+    "pydantic-core",
+    "mcp-types",
+    "rfc8785",
+    "jsonschema",
+    "referencing",
+    "orjson",
+    "datamodel-code-generator",
+)
+
+
+@dataclass(frozen=True)
+class Config:
+    """Sizes and rounds of one run."""
+
+    quick: bool
+    rounds: int
+    items: int  # rows 1-5, 7
+    pairs: int  # row 6 (jsonschema.validate is ~1,000x slower than the rest)
+    scale: tuple[int, int]  # row 9
+    seed: int = workload.SEED
+    generate: bool = True  # row 8: time `codegen/generate.py --check` (~10-20 s)
+    import_repeats: int = 5  # row 8: fresh processes timing the import (0: skip)
+
+
+FULL = Config(quick=False, rounds=11, items=1000, pairs=200, scale=(1000, 10000))
+QUICK = Config(quick=True, rounds=2, items=100, pairs=20, scale=(100, 1000), generate=False)
+
+
+@dataclass
+class Candidate:
+    """One contender of a row: `fn` runs the row's whole workload once and returns its output."""
+
+    name: str
+    role: str  # "ours", "peer", "floor" (a lower bound) or "info" (shown, not compared)
+    fn: Callable[[], object]
+    times_us: list[float] = field(default_factory=list)  # wall µs per item, one per round
+    cpu_us: list[float] = field(default_factory=list)  # this thread's CPU µs per item, per round
+
+    @property
+    def median(self) -> float:
+        """Median µs per item over rounds."""
+        return statistics.median(self.times_us)
+
+    @property
+    def min(self) -> float:
+        """Fastest round, µs per item."""
+        return min(self.times_us)
+
+    @property
+    def cpu_median(self) -> float:
+        """Median CPU µs per item over rounds (less disturbed by other processes than wall)."""
+        return statistics.median(self.cpu_us)
+
+
+@dataclass
+class Row:
+    """One line of the table."""
+
+    id: str
+    title: str
+    items: int
+    candidates: list[Candidate]
+    target: str
+    target_ratio: float | None = None  # peer / ours must reach this (None: report only)
+    verify: Callable[[dict[str, object]], None] | None = None  # checks each round's outputs
+    extra: dict[str, Any] = field(default_factory=dict)
+    met: bool | None = None
+
+    def role(self, role: str) -> Candidate | None:
+        """The first candidate with this role."""
+        return next((c for c in self.candidates if c.role == role), None)
+
+    @property
+    def ratio(self) -> float | None:
+        """peer median / ours median."""
+        ours, peer = self.role("ours"), self.role("peer")
+        return peer.median / ours.median if ours and peer else None
+
+    @property
+    def ratio_min(self) -> float | None:
+        """peer min / ours min."""
+        ours, peer = self.role("ours"), self.role("peer")
+        return peer.min / ours.min if ours and peer else None
+
+    @property
+    def ratio_cpu(self) -> float | None:
+        """peer / ours on median CPU time."""
+        ours, peer = self.role("ours"), self.role("peer")
+        return peer.cpu_median / ours.cpu_median if ours and peer else None
+
+
+def timed(fn: Callable[[], object]) -> tuple[int, int, object]:
+    """Run `fn` once with the collector off: (wall ns, this thread's CPU ns, output)."""
+    gc.collect()
+    gc.disable()
+    try:
+        cpu = time.thread_time_ns()
+        start = time.perf_counter_ns()
+        out = fn()
+        elapsed = time.perf_counter_ns() - start
+        cpu = time.thread_time_ns() - cpu
+    finally:
+        gc.enable()
+    return elapsed, cpu, out
+
+
+def measure(row: Row, rounds: int) -> Row:
+    """Warm every candidate once, then time `rounds` interleaved rounds (A B C, B C A, ...)."""
+    outputs: dict[str, object] = {c.name: c.fn() for c in row.candidates}
+    if row.verify is not None:
+        row.verify(outputs)
+    count = len(row.candidates)
+    for r in range(rounds):
+        outputs = {}
+        for i in range(count):
+            candidate = row.candidates[(r + i) % count]
+            elapsed, cpu, outputs[candidate.name] = timed(candidate.fn)
+            candidate.times_us.append(elapsed / 1000 / row.items)
+            candidate.cpu_us.append(cpu / 1000 / row.items)
+        if row.verify is not None:
+            row.verify(outputs)
+    if row.target_ratio is not None and row.ratio is not None:
+        row.met = row.ratio >= row.target_ratio
+    return row
+
+
+# -- rows --------------------------------------------------------------------------------------
+
+
+def row_tool_from_wire(tools: list[dict[str, Any]]) -> Row:
+    """1. `Tool.from_wire` over dicts vs `mcp_types.Tool.model_validate`."""
+    from_wire, validate = Tool.from_wire, mcp_types.Tool.model_validate
+    return Row(
+        "1-tool-from-wire",
+        "Tool.from_wire (dicts)",
+        len(tools),
+        [
+            Candidate("Tool.from_wire", "ours", lambda: [from_wire(SERVER_ID, t) for t in tools]),
+            Candidate(
+                "mcp_types.Tool.model_validate", "peer", lambda: [validate(t) for t in tools]
+            ),
+        ],
+        ">= 2x faster",
+        2.0,
+    )
+
+
+def row_tools_list_bytes(page: bytes, n: int) -> Row:
+    """2. `intake_json` of a whole page vs json.loads + ListToolsResult; floor orjson.loads."""
+    model = mcp_types.ListToolsResult
+
+    def verify(outputs: dict[str, object]) -> None:
+        got = outputs["intake_json"]
+        assert isinstance(got, Intake)
+        accepted = len(got.tools)
+        assert accepted + len(got.rejected) == n
+        assert all(t.fingerprint for t in got.tools)
+        row.extra["accepted"] = accepted
+
+    row = Row(
+        "2-tools-list-bytes",
+        "tools/list from bytes (intake_json, fingerprints)",
+        n,
+        [
+            Candidate(
+                "intake_json",
+                "ours",
+                lambda: intake_json(SERVER_ID, page, transport="streamable-http"),
+            ),
+            Candidate(
+                "json.loads + ListToolsResult.model_validate",
+                "peer",
+                lambda: model.model_validate(json.loads(page)),
+            ),
+            Candidate("orjson.loads (parse floor)", "floor", lambda: orjson.loads(page)),
+            Candidate(
+                "ListToolsResult.model_validate_json",
+                "info",
+                lambda: model.model_validate_json(page),
+            ),
+        ],
+        "faster than peer; <= 1.5x orjson.loads",
+        1.0,
+        verify,
+        {"page_bytes": len(page)},
+    )
+    return row
+
+
+def finish_row_2(row: Row) -> None:
+    """Row 2 has two targets: beat the peer, and stay within 1.5x of the parse floor."""
+    ours, floor = row.role("ours"), row.role("floor")
+    assert ours is not None and floor is not None
+    over_floor = ours.median / floor.median
+    row.extra["ours_over_floor"] = over_floor
+    row.extra["ours_over_floor_min"] = ours.min / floor.min
+    row.extra["met_vs_peer"] = row.ratio is not None and row.ratio > 1.0
+    row.extra["met_vs_floor"] = over_floor <= 1.5
+    row.met = row.extra["met_vs_peer"] and row.extra["met_vs_floor"]
+
+
+def row_tool_result(results: list[dict[str, Any]]) -> Row:
+    """3. `ToolResult.from_wire` vs `mcp_types.CallToolResult.model_validate`."""
+    from_wire, validate = ToolResult.from_wire, mcp_types.CallToolResult.model_validate
+    return Row(
+        "3-tool-result-from-wire",
+        "ToolResult.from_wire",
+        len(results),
+        [
+            Candidate("ToolResult.from_wire", "ours", lambda: [from_wire(r) for r in results]),
+            Candidate(
+                "mcp_types.CallToolResult.model_validate",
+                "peer",
+                lambda: [validate(r) for r in results],
+            ),
+        ],
+        ">= 2x faster",
+        2.0,
+    )
+
+
+def _strict(model: Any, items: Sequence[Any]) -> list[bool]:
+    out = []
+    for item in items:
+        try:
+            model.model_validate(item, strict=True)
+            out.append(True)
+        except pydantic.ValidationError:
+            out.append(False)
+    return out
+
+
+def row_conformance(items: list[dict[str, Any]], kind: str) -> Row:
+    """4. `conformance_violations` vs mcp-types' own validation of the same objects."""
+    generated = getattr(
+        module_for(CONFORMANCE_VERSION), "CallToolResult" if kind == "result" else "Tool"
+    )
+    peer_model = mcp_types.CallToolResult if kind == "result" else mcp_types.Tool
+    version = CONFORMANCE_VERSION
+
+    def ours() -> list[tuple[Any, ...]]:
+        return [conformance_violations(x, kind=kind, protocol_version=version) for x in items]  # type: ignore[arg-type]
+
+    def verify(outputs: dict[str, object]) -> None:
+        # The wrapper and the bare model must agree on every object.
+        wrapped = [not v for v in outputs["conformance_violations"]]  # type: ignore[attr-defined]
+        assert wrapped == outputs["generated model_validate(strict=True)"]
+        row.extra["conformant"] = sum(wrapped)
+
+    row = Row(
+        f"4-conformance-{kind}s",
+        f"strict conformance, {kind}s ({CONFORMANCE_VERSION})",
+        len(items),
+        [
+            Candidate("conformance_violations", "ours", ours),
+            Candidate(
+                f"mcp_types.{peer_model.__name__}.model_validate",
+                "peer",
+                lambda: [peer_model.model_validate(x) for x in items],
+            ),
+            Candidate(
+                "generated model_validate(strict=True)", "info", lambda: _strict(generated, items)
+            ),
+        ],
+        ">= 2x faster" if kind == "result" else "report only",
+        2.0 if kind == "result" else None,
+        verify,
+    )
+    return row
+
+
+def _rfc8785_fingerprint(raw: Any) -> str:
+    return "jcs-sha256:" + hashlib.sha256(rfc8785.dumps(raw)).hexdigest()
+
+
+def row_fingerprint(tools: list[dict[str, Any]]) -> Row:
+    """5. `fingerprint` vs `rfc8785.dumps` + `hashlib.sha256`, byte-identical on every item."""
+
+    def verify(outputs: dict[str, object]) -> None:
+        ours, peer = outputs["fingerprint"], outputs["rfc8785.dumps + sha256"]
+        assert ours == peer, "fingerprint differs from rfc8785 + sha256"
+
+    return Row(
+        "5-fingerprint",
+        "fingerprint (RFC 8785 + SHA-256)",
+        len(tools),
+        [
+            Candidate("fingerprint", "ours", lambda: [fingerprint(t) for t in tools]),
+            Candidate(
+                "rfc8785.dumps + sha256", "peer", lambda: [_rfc8785_fingerprint(t) for t in tools]
+            ),
+        ],
+        ">= 10x faster, identical",
+        10.0,
+        verify,
+    )
+
+
+def _js_validate(pairs: Sequence[workload.Pair]) -> list[bool]:
+    out = []
+    for pair in pairs:
+        try:
+            jsonschema.validate(pair.instance, pair.schema)
+            out.append(True)
+        except jsonschema.ValidationError:
+            out.append(False)
+    return out
+
+
+def row_validate(pairs: list[workload.Pair]) -> Row:
+    """6. `validate_structured` (warm cache) vs `jsonschema.validate`; cold cost in `extra`."""
+    prepared = [(Tool.from_wire(SERVER_ID, p.tool), ToolResult.from_wire(p.result)) for p in pairs]
+    version = VALIDATION_VERSION
+    # A fair extra: jsonschema with validators compiled once per schema (what a careful caller
+    # of jsonschema would write), shown as "info".
+    compiled: dict[int, Any] = {}
+    for p in pairs:
+        if id(p.schema) not in compiled:
+            compiled[id(p.schema)] = js_validators.validator_for(p.schema)(p.schema)
+
+    def ours() -> list[bool]:
+        return [validate_structured(r, t, protocol_version=version).valid for t, r in prepared]
+
+    def precompiled() -> list[bool]:
+        return [compiled[id(p.schema)].is_valid(p.instance) for p in pairs]
+
+    def verify(outputs: dict[str, object]) -> None:
+        assert outputs["validate_structured (warm)"] == outputs["jsonschema.validate"]
+        assert outputs["validate_structured (warm)"] == outputs["jsonschema, compiled once"]
+
+    row = Row(
+        "6-validate-structured",
+        "validate_structured, warm cache",
+        len(pairs),
+        [
+            Candidate("validate_structured (warm)", "ours", ours),
+            Candidate("jsonschema.validate", "peer", lambda: _js_validate(pairs)),
+            Candidate("jsonschema, compiled once", "info", precompiled),
+        ],
+        ">= 20x faster",
+        20.0,
+        verify,
+    )
+    return row
+
+
+def cold_validation(pairs: list[workload.Pair], rounds: int) -> dict[str, Any]:
+    """First-call cost of `validate_structured` (empty cache) per distinct schema, vs the peer."""
+    firsts: dict[bytes, workload.Pair] = {}
+    for p in pairs:
+        firsts.setdefault(orjson.dumps(p.schema, option=orjson.OPT_SORT_KEYS), p)
+    chosen = list(firsts.values())
+    prepared = [(Tool.from_wire(SERVER_ID, p.tool), ToolResult.from_wire(p.result)) for p in chosen]
+    ours_us: list[float] = []
+    peer_us: list[float] = []
+    version = VALIDATION_VERSION
+    for _ in range(rounds):
+        for (tool, result), pair in zip(prepared, chosen, strict=True):
+            clear_validator_cache()
+            ns, _, _ = timed(partial(validate_structured, result, tool, protocol_version=version))
+            ours_us.append(ns / 1000)
+            ns, _, _ = timed(partial(_js_validate, [pair]))
+            peer_us.append(ns / 1000)
+    clear_validator_cache()
+    return {
+        "schemas": len(chosen),
+        "cold_median_us": statistics.median(ours_us),
+        "cold_min_us": min(ours_us),
+        "jsonschema_validate_median_us": statistics.median(peer_us),
+        "cold_ratio": statistics.median(peer_us) / statistics.median(ours_us),
+    }
+
+
+def row_shape(results: list[dict[str, Any]]) -> Row:
+    """7. `shape_for_llm` per result; µs per KB of content in `extra`."""
+    prepared = [ToolResult.from_wire(r) for r in results]
+    size = 0
+    for r in prepared:
+        size += len(json.dumps(r.content, ensure_ascii=False).encode())
+        if r.has_structured:
+            size += len(json.dumps(r.structured, ensure_ascii=False).encode())
+    row = Row(
+        "7-shape-for-llm",
+        "shape_for_llm per result",
+        len(prepared),
+        [
+            Candidate(
+                "shape_for_llm",
+                "ours",
+                lambda: [shape_for_llm(r, server_id=SERVER_ID) for r in prepared],
+            )
+        ],
+        "report us/KB",
+        extra={"content_kib_total": size / 1024, "content_bytes_per_result": size / len(prepared)},
+    )
+    return row
+
+
+def finish_row_7(row: Row) -> None:
+    """µs per KiB of content (content blocks + structuredContent as compact JSON)."""
+    ours = row.role("ours")
+    assert ours is not None
+    per_result_kib = row.extra["content_bytes_per_result"] / 1024
+    row.extra["us_per_kib_median"] = ours.median / per_result_kib
+    row.extra["us_per_kib_min"] = ours.min / per_result_kib
+
+
+def _subprocess_seconds(
+    args: list[str], env: dict[str, str] | None = None
+) -> tuple[float, float, str]:
+    """Run a child to completion: (wall s, CPU s of the child and its children, stdout)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, check=False, env=env)
+    elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise RuntimeError(f"{args} failed ({done.returncode}): {done.stderr[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return elapsed, cpu, done.stdout
+
+
+_IMPORT_PROBE = """
+import sys, time
+if sys.argv[1] == "warm":
+    import pydantic  # noqa: F401
+start, cpu = time.perf_counter(), time.process_time()
+import conduit_mcp_wire.v2026_07_28  # noqa: F401
+print(time.perf_counter() - start, time.process_time() - cpu)
+"""
+
+
+def codegen_and_import(config: Config) -> dict[str, Any]:
+    """8. `codegen/generate.py --check` wall time; import time of the 2026-07-28 models.
+
+    `--check` does all the work of `make generate` (schema pins, patches, pruning,
+    datamodel-code-generator for six versions, formatting) but writes nothing.
+    """
+    out: dict[str, Any] = {
+        "generate_check_s": None,
+        "generate_check_cpu_s": None,
+        "import_repeats": config.import_repeats,
+    }
+    if config.generate:
+        seconds, cpu, _ = _subprocess_seconds([sys.executable, "codegen/generate.py", "--check"])
+        out["generate_check_s"] = seconds
+        # CPU time of generate.py and its datamodel-codegen children (run in parallel threads):
+        # what a quiet machine with as many cores would approach; the wall time is the target.
+        out["generate_check_cpu_s"] = cpu
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    for mode in ("cold", "warm"):
+        samples: list[float] = []
+        cpu_samples: list[float] = []
+        for _ in range(config.import_repeats):
+            _, _, stdout = _subprocess_seconds([sys.executable, "-c", _IMPORT_PROBE, mode], env)
+            wall, cpu = (float(x) * 1000 for x in stdout.split())
+            samples.append(wall)
+            cpu_samples.append(cpu)
+        # cold: pydantic imported too; warm: pydantic already imported, the module's own cost.
+        out[f"import_{mode}_ms_median"] = statistics.median(samples) if samples else None
+        out[f"import_{mode}_ms_min"] = min(samples) if samples else None
+        out[f"import_{mode}_cpu_ms_median"] = statistics.median(cpu_samples) if samples else None
+    return out
+
+
+def scale(config: Config, pages: dict[int, bytes]) -> dict[str, Any]:
+    """9. `intake_json` (and `intake` of parsed dicts) of 1,000 and 10,000 tools."""
+    small, large = config.scale
+    parsed = {n: orjson.loads(pages[n]) for n in (small, large)}
+    candidates = [
+        (
+            f"intake_json {n}",
+            n,
+            lambda n=n: intake_json(SERVER_ID, pages[n], transport="streamable-http"),
+        )
+        for n in (small, large)
+    ] + [
+        (f"intake {n}", n, lambda n=n: intake(SERVER_ID, parsed[n], transport="streamable-http"))
+        for n in (small, large)
+    ]
+    # The parse floor at both sizes: how much of any growth is the parser's (and the memory's).
+    candidates += [
+        (f"orjson.loads {n}", n, lambda n=n: orjson.loads(pages[n])) for n in (small, large)
+    ]
+    times: dict[str, list[float]] = {name: [] for name, _, _ in candidates}
+    cpu: dict[str, list[float]] = {name: [] for name, _, _ in candidates}
+    for _, _, fn in candidates:
+        fn()  # warm
+    for r in range(config.rounds):
+        for i in range(len(candidates)):
+            name, _, fn = candidates[(r + i) % len(candidates)]
+            ns, cpu_ns, _ = timed(fn)
+            times[name].append(ns / 1e6)
+            cpu[name].append(cpu_ns / 1e6)
+    out: dict[str, Any] = {"sizes": [small, large]}
+    for name, n, _ in candidates:
+        key = name.replace(" ", "_")
+        out[f"{key}_ms_median"] = statistics.median(times[name])
+        out[f"{key}_ms_min"] = min(times[name])
+        out[f"{key}_cpu_ms_median"] = statistics.median(cpu[name])
+        out[f"{key}_us_per_tool_median"] = statistics.median(times[name]) * 1000 / n
+    for fn_name in ("intake_json", "intake", "orjson.loads"):
+        for kind in ("", "cpu_"):
+            ratio = (
+                out[f"{fn_name}_{large}_{kind}ms_median"]
+                / out[f"{fn_name}_{small}_{kind}ms_median"]
+            )
+            out[f"{fn_name}_{kind}ratio_large_over_small"] = ratio
+            out[f"{fn_name}_{kind}per_item_ratio"] = ratio / (large / small)
+    # Peak memory: separate, untimed passes (tracemalloc slows allocation several-fold).
+    for n in (small, large):
+        data = pages[n]
+        gc.collect()
+        tracemalloc.start()
+        result = intake_json(SERVER_ID, data, transport="streamable-http")
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        out[f"intake_json_{n}_peak_mib"] = peak / 2**20
+        del result
+        gc.collect()
+        tracemalloc.start()
+        tree = orjson.loads(data)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        out[f"orjson_loads_{n}_peak_mib"] = peak / 2**20
+        out[f"page_{n}_mib"] = len(data) / 2**20
+        del tree
+    return out
+
+
+# -- machine, report ---------------------------------------------------------------------------
+
+
+def machine() -> dict[str, Any]:
+    """What the figures were measured on."""
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    versions = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    dirty = bool(
+        subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    )
+    return {
+        "cpu": cpu,
+        "cpus": os.cpu_count(),
+        "loadavg_start": list(os.getloadavg()),
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "platform": platform.platform(),
+        "packages": versions,
+        "git_commit": commit or None,
+        "git_dirty": dirty,
+    }
+
+
+def _fmt(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _met(value: bool | None) -> str:
+    return "-" if value is None else ("yes" if value else "NO")
+
+
+def table(rows: list[Row], extras: dict[str, Any]) -> str:
+    """The table as GitHub markdown (also readable on a terminal)."""
+    lines = [
+        "| # | row | ratio (median) | ratio (min) | ratio (CPU) | target | met"
+        " | ours median / min µs | peer median / min µs | peer |",
+        "|---|---|---:|---:|---:|---|---|---:|---:|---|",
+    ]
+    for row in rows:
+        ours, peer = row.role("ours"), row.role("peer")
+        lines.append(
+            f"| {row.id.split('-', 1)[0]} | {row.title} | {_fmt(row.ratio)}x | "
+            f"{_fmt(row.ratio_min)}x | {_fmt(row.ratio_cpu)}x | {row.target} | {_met(row.met)} | "
+            f"{_fmt(ours.median if ours else None)} / {_fmt(ours.min if ours else None)} | "
+            f"{_fmt(peer.median if peer else None)} / {_fmt(peer.min if peer else None)} | "
+            f"{peer.name if peer else '-'} |"
+        )
+    lines.append("")
+    lines.append("Other candidates (µs per item, median / min):")
+    lines.append("")
+    for row in rows:
+        for c in row.candidates:
+            if c.role in ("floor", "info"):
+                lines.append(
+                    f"- row {row.id.split('-', 1)[0]} ({row.title}), {c.name} ({c.role}): "
+                    f"{_fmt(c.median)} / {_fmt(c.min)}"
+                )
+    r2 = next(r for r in rows if r.id.startswith("2-"))
+    lines.append(
+        f"- row 2, intake_json / orjson.loads: {_fmt(r2.extra['ours_over_floor'])}x "
+        f"(target <= 1.5x: {_met(r2.extra['met_vs_floor'])}); beats peer: "
+        f"{_met(r2.extra['met_vs_peer'])}"
+    )
+    cold = extras["row6_cold"]
+    lines.append(
+        f"- row 6, cold first call (empty cache), {cold['schemas']} distinct schemas: "
+        f"{_fmt(cold['cold_median_us'], 0)} µs median (jsonschema.validate "
+        f"{_fmt(cold['jsonschema_validate_median_us'], 0)} µs; ratio {_fmt(cold['cold_ratio'])}x)"
+    )
+    r7 = next(r for r in rows if r.id.startswith("7-"))
+    lines.append(
+        f"- row 7, shape_for_llm: {_fmt(r7.extra['us_per_kib_median'])} µs per KiB of content "
+        f"(median; {_fmt(r7.extra['content_bytes_per_result'], 0)} bytes per result on average)"
+    )
+    gen = extras["row8"]
+    gen_s = gen["generate_check_s"]
+    lines.append(
+        f"- row 8, codegen/generate.py --check (six versions): "
+        f"{'skipped' if gen_s is None else f'{gen_s:.1f} s'} wall, "
+        f"{_fmt(gen['generate_check_cpu_s'], 1)} s CPU (target < 15 s: "
+        f"{_met(None if gen_s is None else gen_s < 15)}); import conduit_mcp_wire.v2026_07_28: "
+        f"{_fmt(gen['import_cold_ms_median'], 0)} ms with pydantic, "
+        f"{_fmt(gen['import_warm_ms_median'], 0)} ms after pydantic "
+        f"({_fmt(gen['import_warm_cpu_ms_median'], 0)} ms CPU; median of "
+        f"{gen['import_repeats']} fresh processes)"
+    )
+    sc = extras["row9"]
+    small, large = sc["sizes"]
+    lines.append(
+        f"- row 9, intake_json of {small:,} / {large:,} tools: "
+        f"{_fmt(sc[f'intake_json_{small}_ms_median'], 1)} / "
+        f"{_fmt(sc[f'intake_json_{large}_ms_median'], 1)} ms "
+        f"(ratio {_fmt(sc['intake_json_ratio_large_over_small'])}, per tool "
+        f"{_fmt(sc['intake_json_per_item_ratio'])}x; on CPU time "
+        f"{_fmt(sc['intake_json_cpu_per_item_ratio'])}x; orjson.loads alone "
+        f"{_fmt(sc['orjson.loads_per_item_ratio'])}x); intake of parsed dicts "
+        f"{_fmt(sc[f'intake_{small}_ms_median'], 1)} / {_fmt(sc[f'intake_{large}_ms_median'], 1)}"
+        f" ms; peak memory {_fmt(sc[f'intake_json_{small}_peak_mib'], 1)} / "
+        f"{_fmt(sc[f'intake_json_{large}_peak_mib'], 1)} MiB for pages of "
+        f"{_fmt(sc[f'page_{small}_mib'], 1)} / {_fmt(sc[f'page_{large}_mib'], 1)} MiB "
+        f"(orjson.loads alone {_fmt(sc[f'orjson_loads_{large}_peak_mib'], 1)} MiB); "
+        f"targets: {large:,} in < 1 s: {_met(extras['row9_met_time'])}, linear: "
+        f"{_met(extras['row9_met_linear'])}"
+    )
+    return "\n".join(lines)
+
+
+def row_json(row: Row) -> dict[str, Any]:
+    """One row as JSON."""
+    return {
+        "id": row.id,
+        "title": row.title,
+        "items": row.items,
+        "unit": "us per item",
+        "candidates": [
+            {
+                "name": c.name,
+                "role": c.role,
+                "median_us": c.median,
+                "min_us": c.min,
+                "cpu_median_us": c.cpu_median,
+                "rounds_us": c.times_us,
+                "rounds_cpu_us": c.cpu_us,
+            }
+            for c in row.candidates
+        ],
+        "ratio": row.ratio,
+        "ratio_min": row.ratio_min,
+        "ratio_cpu": row.ratio_cpu,
+        "target": row.target,
+        "met": row.met,
+        **({"extra": row.extra} if row.extra else {}),
+    }
+
+
+def _measure_all(
+    config: Config,
+    tools: list[dict[str, Any]],
+    pages: dict[int, bytes],
+    results: list[dict[str, Any]],
+    pairs: list[workload.Pair],
+    log: Callable[[str], None],
+) -> tuple[list[Row], dict[str, Any]]:
+    """Every row, in order: the timed rows, then row 6's cold calls, row 8 and row 9."""
+    rows: list[Row] = []
+    steps: list[Callable[[], Row]] = [
+        lambda: row_tool_from_wire(tools),
+        lambda: row_tools_list_bytes(pages[config.items], config.items),
+        lambda: row_tool_result(results),
+        lambda: row_conformance(results, "result"),
+        lambda: row_conformance(tools, "tool"),
+        lambda: row_fingerprint(tools),
+        lambda: row_validate(pairs),
+        lambda: row_shape(results),
+    ]
+    for step in steps:
+        row = step()
+        log(f"row {row.id} ({row.items} items x {config.rounds} rounds) ...")
+        rows.append(measure(row, config.rounds))
+    finish_row_2(rows[1])
+    finish_row_7(rows[-1])
+    extras: dict[str, Any] = {}
+    log("row 6: cold first calls ...")
+    extras["row6_cold"] = cold_validation(pairs, max(1, config.rounds // 2))
+    rows[6].extra["cold"] = extras["row6_cold"]
+    log("row 8: codegen and import time ...")
+    extras["row8"] = codegen_and_import(config)
+    log("row 9: scale ...")
+    extras["row9"] = sc = scale(config, pages)
+    large = config.scale[1]
+    extras["row9_met_time"] = sc[f"intake_json_{large}_ms_median"] < 1000
+    extras["row9_met_linear"] = sc["intake_json_per_item_ratio"] <= 1.3
+    return rows, extras
+
+
+def run(config: Config, log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Build the workload, measure every row; returns the JSON report (and prints the table)."""
+    started = time.perf_counter()
+    info = machine()
+    log(f"building workload (seed {config.seed}) ...")
+    small, large = config.scale
+    tools = workload.tools(max(config.items, large), config.seed)
+    pages = {n: workload.page_bytes(tools[:n]) for n in {config.items, small, large}}
+    tools = tools[: config.items]
+    results = workload.results(config.items, config.seed)
+    pairs = workload.structured_pairs(config.pairs, config.seed)
+    # The workload lives for the whole run: freeze it out of the collector, so that the
+    # gc.collect() before each timed batch stays cheap and collects only what a batch made.
+    gc.collect()
+    gc.freeze()
+    try:
+        rows, extras = _measure_all(config, tools, pages, results, pairs, log)
+    finally:
+        gc.unfreeze()
+    sc = extras["row9"]
+    info["loadavg_end"] = list(os.getloadavg())
+    gen_s = extras["row8"]["generate_check_s"]
+    report = {
+        "machine": info,
+        "config": {
+            "quick": config.quick,
+            "rounds": config.rounds,
+            "items": config.items,
+            "pairs": config.pairs,
+            "scale": list(config.scale),
+            "seed": config.seed,
+            "conformance_version": CONFORMANCE_VERSION,
+            "validation_version": VALIDATION_VERSION,
+        },
+        "workload": workload.pool_summary(config.seed),
+        "rows": [row_json(r) for r in rows],
+        "codegen": {
+            **extras["row8"],
+            "target": "generate < 15 s",
+            "met": None if gen_s is None else gen_s < 15,
+        },
+        "scale": {
+            **sc,
+            "target": "10,000 tools < 1 s; linear (per-tool ratio large/small <= 1.3)",
+            "met_time": extras["row9_met_time"],
+            "met_linear": extras["row9_met_linear"],
+        },
+        "wall_s": time.perf_counter() - started,
+    }
+    text = table(rows, extras)
+    report["table_markdown"] = text
+    log("")
+    load = ", ".join(f"{x:.1f}" for x in info["loadavg_start"])
+    log(f"{info['cpu']} ({info['cpus']} CPUs), Python {info['python']}, load average {load}")
+    log(text)
+    log(f"\nwall time {report['wall_s']:.0f} s")
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: see the module docstring."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, 2 rounds, no codegen")
+    parser.add_argument("--rounds", type=int, default=None, help="rounds per row")
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        help="where to write the JSON (default bench/results.json; --quick writes none)",
+    )
+    args = parser.parse_args(argv)
+    config = QUICK if args.quick else FULL
+    if args.rounds is not None:
+        config = dataclasses.replace(config, rounds=args.rounds)
+    report = run(config)
+    output = args.output if args.output is not None else (None if config.quick else RESULTS_FILE)
+    if output is not None:
+        output.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"wrote {output.relative_to(ROOT) if output.is_relative_to(ROOT) else output}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,67 @@
+"""The benchmark script (bench/) keeps working: builders and one tiny, untimed round of every row.
+
+Nothing here asserts a speed; `make bench` is the benchmark.
+"""
+
+from __future__ import annotations
+
+import json
+
+from bench import run, workload
+
+
+def test_workload_builders_are_deterministic_for_a_seed() -> None:
+    """conduit-defined: the same seed gives the same objects and the same page bytes."""
+    assert workload.tools(25) == workload.tools(25)
+    assert workload.tools_page(7) == workload.tools_page(7)
+    assert workload.results(9) == workload.results(9)
+    assert workload.tools(25, seed=1) != workload.tools(25, seed=2)
+
+
+def test_tool_variants_have_unique_names_and_keep_the_spec_charset() -> None:
+    """conduit-defined: variants differ (so fingerprints differ) and stay valid tool names."""
+    tools = workload.tools(2500)  # more than the corpus holds: it cycles
+    names = [t["name"] for t in tools]
+    assert len(set(names)) == len(names)
+    assert all(name.rsplit("_v", 1)[1].isdigit() for name in names)
+    assert json.loads(workload.tools_page(3)) == {"tools": workload.tools(3)}
+
+
+def test_structured_pairs_hold_a_schema_and_an_instance() -> None:
+    """conduit-defined: every pair has an object outputSchema and a structuredContent."""
+    pairs = workload.structured_pairs(40)
+    assert len(pairs) == 40
+    assert all(isinstance(p.schema, dict) and "structuredContent" in p.result for p in pairs)
+    summary = workload.pool_summary()
+    assert summary["pairs_corpus"] > 0 and summary["pairs_spec_example"] == 2
+    assert summary["pairs_synthetic"] > 0
+
+
+def test_one_tiny_round_of_every_row_runs_and_serializes() -> None:
+    """conduit-defined: the whole script runs on tiny sizes (no subprocesses) and its report is
+    JSON with every row, a ratio where there is a peer, and the row-2 fingerprint check."""
+    config = run.Config(
+        quick=True,
+        rounds=1,
+        items=6,
+        pairs=3,
+        scale=(4, 8),
+        generate=False,
+        import_repeats=0,
+    )
+    report = run.run(config, log=lambda _line: None)
+    assert [row["id"] for row in report["rows"]] == [
+        "1-tool-from-wire",
+        "2-tools-list-bytes",
+        "3-tool-result-from-wire",
+        "4-conformance-results",
+        "4-conformance-tools",
+        "5-fingerprint",
+        "6-validate-structured",
+        "7-shape-for-llm",
+    ]
+    for row in report["rows"]:
+        assert all(c["median_us"] > 0 for c in row["candidates"])
+        assert (row["ratio"] is None) == (row["id"] == "7-shape-for-llm")
+    assert report["scale"]["sizes"] == [4, 8]
+    json.dumps(report)
