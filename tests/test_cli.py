@@ -138,3 +138,21 @@ def test_diff_shows_added_removed_and_changed(tmp_path: Path) -> None:
     )
     code, out, _ = run("diff", str(EVERYTHING), str(EVERYTHING))
     assert (code, out.strip()) == (0, "no drift")
+
+
+def test_invisible_characters_in_names_are_shown_escaped(tmp_path: Path) -> None:
+    """conduit-defined: a zero-width character is the tampering signal; never print it raw."""
+    page = {"tools": [{"name": "new\u200btool", "inputSchema": {"type": "object"}}]}
+    path = tmp_path / "page.json"
+    path.write_text(json.dumps(page), encoding="utf-8")
+    for args in (("inspect", str(path)), ("diff", str(EVERYTHING), str(path))):
+        _, out, _ = run(*args)
+        assert "\u200b" not in out
+        assert "new\\u200btool" in out
+
+
+def test_fingerprint_refuses_json_that_is_neither_a_tool_nor_a_page() -> None:
+    """conduit-defined: consistent with inspect (exit code 2, one line)."""
+    code, out, err = run("fingerprint", "-", stdin="[1, 2]")
+    assert (code, out) == (2, "")
+    assert "neither a tool definition nor a tools/list result" in err

@@ -34,8 +34,9 @@ from .client import (
     intake,
     parse_json,
 )
-from .client._intake import unwrap_response
-from .client._versions import LATEST
+from .client._intake import HEADERS_SINCE, unwrap_response
+from .client._unicode import is_invisible
+from .client._versions import LATEST, at_least
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -50,14 +51,34 @@ app = typer.Typer(
 )
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Write JSON for programs.")]
+TransportOption = Annotated[
+    str, typer.Option(help=f"Transport the page came over: {', '.join(sorted(TRANSPORTS))}.")
+]
+VersionOption = Annotated[str, typer.Option(help="Negotiated protocol version.")]
 
 
 class BadInput(Exception):
     """An input file that cannot be used; becomes one line on stderr and exit code 2."""
 
 
+def visible(text: object) -> str:
+    """`text` with invisible and control characters written as `\\uXXXX` escapes.
+
+    A zero-width or bidi character in a tool name is the tampering signal this tool exists to
+    show; printed raw, a terminal would hide it.
+    """
+    out = []
+    for char in str(text):
+        if char.isprintable() and not is_invisible(char):
+            out.append(char)
+        else:
+            code = ord(char)
+            out.append(f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
+    return "".join(out)
+
+
 def _fail(message: str) -> NoReturn:
-    typer.echo(f"conduit-mcp: {message}", err=True)
+    typer.echo(f"conduit-mcp: {visible(message)}", err=True)
     raise typer.Exit(EXIT_BAD_INPUT)
 
 
@@ -96,7 +117,7 @@ def _intake(source: str, server_id: str | None, transport: str, version: str) ->
         raise BadInput(f"{source}: {exc}") from None
 
 
-def _tool_report(tool: Tool, index: int, result: Intake) -> dict[str, Any]:
+def _tool_report(tool: Tool, index: int, result: Intake, headers_apply: bool) -> dict[str, Any]:
     conformance = {
         version: [
             {"path": list(e.path), "json_path": e.json_path, "message": e.message}
@@ -104,10 +125,12 @@ def _tool_report(tool: Tool, index: int, result: Intake) -> dict[str, Any]:
         ]
         for version in VERSIONS
     }
-    try:
-        headers = {name: list(path) for name, path in header_map(tool).items()}
-    except Error:
-        headers = {}
+    headers: dict[str, list[str]] = {}
+    if headers_apply:  # x-mcp-header exists on Streamable HTTP from 2026-07-28 only
+        try:
+            headers = {name: list(path) for name, path in header_map(tool).items()}
+        except Error:
+            headers = {}
     return {
         "index": index,
         "name": tool.name,
@@ -122,18 +145,24 @@ def _tool_report(tool: Tool, index: int, result: Intake) -> dict[str, Any]:
     }
 
 
-def _inspect_report(source: str, result: Intake) -> dict[str, Any]:
+def _inspect_report(
+    source: str, result: Intake, transport: str, protocol_version: str
+) -> dict[str, Any]:
     indexes = _accepted_indexes(result)
+    headers_apply = transport == "streamable-http" and at_least(protocol_version, HEADERS_SINCE)
     return {
         "file": source,
         "server_id": result.server_id,
-        "tools": [_tool_report(t, i, result) for t, i in zip(result.tools, indexes, strict=True)],
+        "tools": [
+            _tool_report(t, i, result, headers_apply)
+            for t, i in zip(result.tools, indexes, strict=True)
+        ],
         "rejected": [
             {
                 "index": r.index,
                 "name": r.name,
                 "reason": r.reason,
-                "json_path": Error(r.kind, r.reason, r.message, path=r.path).json_path,  # type: ignore[arg-type]
+                "json_path": r.json_path,
                 "message": r.message,
                 "warnings": [
                     {"code": x.code, "json_path": x.json_path, "message": x.message}
@@ -153,28 +182,39 @@ def _accepted_indexes(result: Intake) -> list[int]:
 
 
 def _print_inspect(console: Console, report: dict[str, Any]) -> None:
-    table = Table(title=f"{report['file']} (server_id {report['server_id']})", title_justify="left")
-    for column in ("#", "tool", "fingerprint", "warnings", "headers", "conformance"):
+    title = f"{visible(report['file'])} (server_id {visible(report['server_id'])})"
+    table = Table(title=title, title_justify="left")
+    for column in ("#", "tool", "fingerprint (sha256, first 16)", "warnings", "headers"):
         table.add_column(column, overflow="fold")
+    table.add_column("conformance (--json for reasons)", overflow="fold")
     for tool in report["tools"]:
         failing = [v for v, found in tool["conformance"].items() if found]
-        conforms = "all versions" if not failing else "fails " + ", ".join(failing)
+        label = visible(tool["display_name"])
+        if tool["display_name"] != tool["name"]:
+            label += f"\n[dim]name: {visible(tool['name'])}[/dim]"
         table.add_row(
             str(tool["index"]),
-            f"{tool['display_name']}\n[dim]{tool['name']}[/dim]",
-            tool["fingerprint"].removeprefix("jcs-sha256:")[:16] + "…",
-            "\n".join(f"{w['code']} {w['json_path']}" for w in tool["warnings"]) or "-",
-            "\n".join(f"{h} ← {'.'.join(p)}" for h, p in tool["header_map"].items()) or "-",
-            conforms,
+            label,
+            tool["fingerprint"].removeprefix("jcs-sha256:")[:16],
+            "\n".join(f"{w['code']} {visible(w['json_path'])}" for w in tool["warnings"]) or "-",
+            "\n".join(f"{h} <- {'.'.join(p)}" for h, p in tool["header_map"].items()) or "-",
+            "all versions" if not failing else "fails " + ", ".join(failing),
         )
     console.print(table)
     for rejection in report["rejected"]:
         console.print(
-            f"[red]rejected[/red] #{rejection['index']} {rejection['name']!r}: "
-            f"{rejection['reason']} at {rejection['json_path']}: {rejection['message']}",
-            markup=True,
+            f"rejected #{rejection['index']} {visible(rejection['name'])}: "
+            f"{rejection['reason']} at {visible(rejection['json_path'])}: "
+            f"{visible(rejection['message'])}",
+            markup=False,
             highlight=False,
         )
+        for warning in rejection["warnings"]:
+            console.print(
+                f"  warning {warning['code']} at {visible(warning['json_path'])}",
+                markup=False,
+                highlight=False,
+            )
 
 
 @app.command("inspect")
@@ -182,10 +222,8 @@ def inspect_command(
     files: Annotated[
         list[str], typer.Argument(help="tools/list results or JSON-RPC responses; - is stdin.")
     ],
-    transport: Annotated[
-        str, typer.Option(help=f"Transport the page came over: {', '.join(sorted(TRANSPORTS))}.")
-    ] = "streamable-http",
-    protocol_version: Annotated[str, typer.Option(help="Negotiated protocol version.")] = LATEST,
+    transport: TransportOption = "streamable-http",
+    protocol_version: VersionOption = LATEST,
     server_id: Annotated[
         str | None, typer.Option(help="Operator-assigned server id (default: the file name).")
     ] = None,
@@ -196,7 +234,10 @@ def inspect_command(
         _fail(f"--transport must be one of {', '.join(sorted(TRANSPORTS))}")
     try:
         reports = [
-            _inspect_report(f, _intake(f, server_id, transport, protocol_version)) for f in files
+            _inspect_report(
+                f, _intake(f, server_id, transport, protocol_version), transport, protocol_version
+            )
+            for f in files
         ]
     except BadInput as exc:
         _fail(str(exc))
@@ -225,8 +266,10 @@ def fingerprint_command(
                 (t.get("name") if isinstance(t, dict) else None, fingerprint(t))
                 for t in value["tools"]
             ]
+        elif isinstance(value, dict) and "inputSchema" in value:
+            pairs = [(value.get("name"), fingerprint(value))]
         else:
-            pairs = [(value.get("name") if isinstance(value, dict) else None, fingerprint(value))]
+            raise BadInput(f"{file}: neither a tool definition nor a tools/list result")
     except Error as exc:
         _fail(f"{file}: {exc}")
     except BadInput as exc:
@@ -237,19 +280,27 @@ def fingerprint_command(
         )
     else:
         for name, digest in pairs:
-            typer.echo(f"{digest}  {name if isinstance(name, str) else '-'}")
+            typer.echo(f"{digest}  {visible(name) if isinstance(name, str) else '-'}")
 
 
 @app.command("diff")
 def diff_command(
     old: Annotated[str, typer.Argument(help="The baseline tools/list result.")],
     new: Annotated[str, typer.Argument(help="The current tools/list result.")],
+    transport: TransportOption = "streamable-http",
+    protocol_version: VersionOption = LATEST,
     as_json: JsonOption = False,
 ) -> None:
-    """Show tools added, removed or changed (by fingerprint) between two tools/list results."""
+    """Show accepted tools added, removed or changed (by fingerprint) between two pages.
+
+    Both pages go through the same intake as `inspect`: a tool that intake rejects is not part
+    of either side.
+    """
+    if transport not in TRANSPORTS:
+        _fail(f"--transport must be one of {', '.join(sorted(TRANSPORTS))}")
     try:
-        baseline = _intake(old, "diff", "stdio", LATEST)
-        current = _intake(new, "diff", "stdio", LATEST)
+        baseline = _intake(old, "diff", transport, protocol_version)
+        current = _intake(new, "diff", transport, protocol_version)
         drift = diff_tools(baseline.tools, current.tools)
     except BadInput as exc:
         _fail(str(exc))
@@ -268,7 +319,7 @@ def diff_command(
             console.print("no drift")
         for label, names in report.items():
             for name in names:
-                console.print(f"{label:<8} {name}", markup=False, highlight=False)
+                console.print(f"{label:<8} {visible(name)}", markup=False, highlight=False)
     if drift.has_drift:
         raise typer.Exit(EXIT_FINDINGS)
 

@@ -174,7 +174,9 @@ def _rebuild(
 def type_error(reason: str, path: tuple[PathItem, ...], expected: str, value: object) -> Error:
     """Build the protocol `Error` for a value of the wrong JSON type at `path`."""
     got = json_type_name(value)
-    where = render_path(path)
+    # The message names the place relative to the object checked (`inputSchema must be …`);
+    # `Error.json_path` gives the full path, which callers may prefix as they descend.
+    where = f"{path[-1]}" if path else "the value"
     return Error(
         "protocol",
         reason,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from . import _wire as w
-from ._errors import Error, PathItem, type_error
+from ._errors import Error, PathItem, render_path, type_error
 from ._fingerprint import FINGERPRINT_PREFIX, canonical_json
 from ._headers import find_invalid_x_mcp_header
 from ._json import MAX_DEPTH, parse_json
@@ -55,6 +55,11 @@ class Rejection:
     reason: str
     path: tuple[PathItem, ...]
     message: str
+
+    @property
+    def json_path(self) -> str:
+        """`path` rendered as a string, e.g. `$.tools[3].inputSchema`."""
+        return render_path(self.path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +178,7 @@ def intake(
             raise Error(
                 "protocol",
                 "invalid_tools_list",
-                "$.tools is required (an array)",
+                "tools is required (an array)",
                 path=(w.TOOLS,),
                 details={"expected": "an array", "got": "missing"},
             )

@@ -265,7 +265,7 @@ def _reject_field(raw: Mapping[str, Any], key: str, expected: str) -> NoReturn:
         raise Error(
             "protocol",
             "invalid_tool",
-            f"$.{key} is required ({expected})",
+            f"{key} is required ({expected})",
             path=(key,),
             details={"expected": expected, "got": "missing"},
         )
