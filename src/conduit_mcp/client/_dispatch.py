@@ -5,11 +5,11 @@ Not a public module: import `parse_call_result` and `InputRequired` from `condui
 
 from __future__ import annotations
 
-import copy as _copy
 from typing import Any, Final, NoReturn
 
 from . import _wire as w
 from ._errors import Error, json_type_name, render_path, type_error
+from ._jsoncopy import copy_json
 from ._result import ToolResult
 from ._versions import at_least, check_version
 
@@ -99,7 +99,7 @@ class InputRequired:
                 `requestState` is present (path `()`).
 
         Total: O(number of input requests); request bodies are not walked, so depth cannot make
-        it fail (except with `copy=True`, which is bounded by the recursion limit).
+        it fail.
 
         Spec: 2026-07-28 schema `InputRequiredResult` (`inputRequests`: object of
         `InputRequest`, `requestState`: string); basic/patterns/mrtr "Server Requirements
@@ -113,7 +113,7 @@ class InputRequired:
         if not isinstance(result_type, str) or result_type != INPUT_REQUIRED:
             _reject_result_type(result_type, expected=f'"{INPUT_REQUIRED}"')
         if copy:
-            raw = _copy.deepcopy(raw)
+            raw = copy_json(raw)
         requests = raw.get(w.INPUT_REQUESTS, _MISSING)
         state = raw.get(w.REQUEST_STATE, _MISSING)
         if requests is _MISSING and state is _MISSING:

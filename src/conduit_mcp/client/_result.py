@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import copy as _copy
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import _wire as w
 from ._errors import type_error
+from ._jsoncopy import copy_json
 
 if TYPE_CHECKING:
     from ._shape import Provenance
@@ -109,7 +109,7 @@ class ToolResult:
         if not isinstance(raw, dict):
             raise type_error("invalid_tool_result", (), "an object", raw)
         if copy:
-            raw = _copy.deepcopy(raw)
+            raw = copy_json(raw)
         content = raw.get(w.CONTENT, _MISSING)
         if content is _MISSING:
             content = []

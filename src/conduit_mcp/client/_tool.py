@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import copy as _copy
 from collections.abc import Mapping
 from typing import Any, NamedTuple, NoReturn
 
 from . import _wire as w
 from ._errors import Error, type_error
+from ._jsoncopy import copy_json
 
 JSONObject = dict[str, Any]
 """A JSON object as a JSON parser returns it: string keys, JSON values."""
@@ -114,7 +114,7 @@ class Tool:
             TypeError, ValueError: `server_id` is not a non-empty `str` (a caller bug).
 
         Total: every check is O(1) in the size of `raw`; nothing is walked, so depth and size
-        cannot make it fail (except with `copy=True`, which is bounded by the recursion limit).
+        cannot make it fail.
 
         Spec: 2026-07-28 schema `Tool` (`name` and `inputSchema` are required;
         `inputSchema` is an object).
@@ -133,7 +133,7 @@ class Tool:
         if type(schema) is not dict and not isinstance(schema, dict):
             _reject_field(raw, w.INPUT_SCHEMA, "an object")
         if copy:
-            raw = _copy.deepcopy(raw)
+            raw = copy_json(raw)
         return cls(server_id, raw, fingerprint)
 
     def with_fingerprint(self, fingerprint: str | None) -> Tool:
