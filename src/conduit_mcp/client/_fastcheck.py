@@ -534,3 +534,64 @@ def json_equal(left: Any, right: Any) -> bool:
         elif isinstance(two, (dict, list)) or one != two:
             return False
     return True
+
+
+def json_key(value: Any) -> Any:
+    """A hashable key such that two JSON values have equal keys iff they are JSON-equal.
+
+    Equality is jsonschema's (`jsonschema._utils.equal`): numbers compare by value (`1 == 1.0`,
+    `2**60 == 2.0**60`), booleans are not numbers, objects compare by members regardless of
+    order, arrays element by element. Built with an explicit stack (any depth).
+    """
+    # Post-order: each container's key is built once all its children's keys are known.
+    done: dict[int, Any] = {}
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        node, ready = stack.pop()
+        kind = type(node)
+        if kind is dict or kind is list:
+            if id(node) in done:
+                continue
+            if not ready:
+                stack.append((node, True))
+                children = node.values() if kind is dict else node
+                stack.extend((child, False) for child in children if type(child) in (dict, list))
+                continue
+            if kind is dict:
+                done[id(node)] = (
+                    "o",
+                    frozenset((k, _leaf_key(v, done)) for k, v in node.items()),
+                )
+            else:
+                done[id(node)] = ("a", tuple(_leaf_key(v, done) for v in node))
+    return _leaf_key(value, done)
+
+
+def _leaf_key(value: Any, done: dict[int, Any]) -> Any:
+    kind = type(value)
+    if kind is dict or kind is list:
+        return done[id(value)]
+    if kind is bool:
+        return ("b", value)
+    if kind is str:
+        return ("s", value)
+    if value is None:
+        return ("z",)
+    if kind is int or kind is float:
+        return ("n", value)  # hash(1) == hash(1.0): Python keeps equal numbers' hashes equal
+    raise TypeError(f"not a JSON value: {kind.__name__}")
+
+
+def all_unique(items: list[Any]) -> bool:
+    """Whether the items of a JSON array are pairwise distinct (JSON Schema `uniqueItems`).
+
+    Linear time through `json_key` (jsonschema's own check is quadratic for arrays of
+    objects); anything `json_key` cannot take falls back to jsonschema's.
+    """
+    try:
+        keys = {json_key(item) for item in items}
+    except (TypeError, ValueError):
+        from jsonschema._utils import uniq  # type: ignore[import-untyped]
+
+        return bool(uniq(items))
+    return len(keys) == len(items)
