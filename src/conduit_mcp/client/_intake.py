@@ -18,7 +18,7 @@ from ._fingerprint import FINGERPRINT_PREFIX, canonical_json
 from ._headers import find_invalid_x_mcp_header
 from ._json import MAX_DEPTH, parse_json
 from ._names import check_tool_name
-from ._tool import Hints, Tool, check_server_id
+from ._tool import Hints, Tool, check_server_id, check_tool_shape
 from ._unicode import find_invisible
 from ._versions import LATEST, at_least, check_version
 from ._warnings import IntakeWarning
@@ -193,7 +193,7 @@ def intake(
     sha256 = hashlib.sha256
     for index, raw in enumerate(tools):
         try:
-            Tool.from_wire(server_id, raw)
+            check_tool_shape(raw)
         except Error as exc:
             name = raw.get(w.NAME) if isinstance(raw, dict) else None
             prefix: tuple[PathItem, ...] = (w.TOOLS, index)
@@ -335,17 +335,18 @@ def _warnings(raw: Mapping[str, Any], name: str, index: int) -> list[IntakeWarni
             )
         )
     # No invisible character is ASCII: an all-ASCII text (the common case) needs no scan.
-    title = raw.get(w.TITLE)
-    description = raw.get(w.DESCRIPTION)
     annotations = raw.get(w.ANNOTATIONS)
-    if (
-        name.isascii()
-        and (not isinstance(title, str) or title.isascii())
-        and (not isinstance(description, str) or description.isascii())
-        and not isinstance(annotations, dict)
+    for path, text in (
+        ((w.NAME,), name),
+        ((w.TITLE,), raw.get(w.TITLE)),
+        ((w.DESCRIPTION,), raw.get(w.DESCRIPTION)),
+        (
+            (w.ANNOTATIONS, w.TITLE),
+            annotations.get(w.TITLE) if isinstance(annotations, dict) else None,
+        ),
     ):
-        return found
-    for field_path, text in _display_texts(raw):
+        if not isinstance(text, str) or text.isascii():
+            continue
         hits = find_invisible(text)
         if hits:
             if found is None:
@@ -353,7 +354,7 @@ def _warnings(raw: Mapping[str, Any], name: str, index: int) -> list[IntakeWarni
             found.append(
                 IntakeWarning(
                     "invisible_unicode",
-                    (w.TOOLS, index, *field_path),
+                    (w.TOOLS, index, *path),
                     f"{len(hits)} invisible character(s) a person cannot see",
                     {
                         "count": len(hits),
@@ -363,20 +364,6 @@ def _warnings(raw: Mapping[str, Any], name: str, index: int) -> list[IntakeWarni
                 )
             )
     return found
-
-
-def _display_texts(raw: Mapping[str, Any]) -> list[tuple[tuple[str, ...], str]]:
-    texts: list[tuple[tuple[str, ...], str]] = []
-    for key in (w.NAME, w.TITLE, w.DESCRIPTION):
-        value = raw.get(key)
-        if isinstance(value, str):
-            texts.append(((key,), value))
-    annotations = raw.get(w.ANNOTATIONS)
-    if isinstance(annotations, dict):
-        title = annotations.get(w.TITLE)
-        if isinstance(title, str):
-            texts.append(((w.ANNOTATIONS, w.TITLE), title))
-    return texts
 
 
 def _describe_type(value: object) -> Any:

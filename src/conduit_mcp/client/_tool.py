@@ -123,15 +123,7 @@ class Tool:
         'get_weather'
         """
         check_server_id(server_id)
-        if type(raw) is not dict:
-            if not isinstance(raw, dict):
-                raise type_error("invalid_tool", (), "an object", raw)
-        name = raw.get(w.NAME)
-        if type(name) is not str:
-            _reject_field(raw, w.NAME, "a string")
-        schema = raw.get(w.INPUT_SCHEMA)
-        if type(schema) is not dict and not isinstance(schema, dict):
-            _reject_field(raw, w.INPUT_SCHEMA, "an object")
+        raw = check_tool_shape(raw)
         if copy:
             raw = copy_json(raw)
         return cls(server_id, raw, fingerprint)
@@ -258,6 +250,21 @@ class Tool:
 
     def __repr__(self) -> str:
         return f"Tool(server_id={self.server_id!r}, name={self.name!r})"
+
+
+def check_tool_shape(raw: object) -> dict[str, Any]:
+    """Return `raw` if it has the shape of a tool definition (the checks of `Tool.from_wire`).
+
+    Raises:
+        Error: kind `"protocol"`, reason `"invalid_tool"`, as `Tool.from_wire` documents.
+    """
+    if not isinstance(raw, dict):
+        raise type_error("invalid_tool", (), "an object", raw)
+    if not isinstance(raw.get(w.NAME), str):
+        _reject_field(raw, w.NAME, "a string")
+    if not isinstance(raw.get(w.INPUT_SCHEMA), dict):
+        _reject_field(raw, w.INPUT_SCHEMA, "an object")
+    return raw
 
 
 def _reject_field(raw: Mapping[str, Any], key: str, expected: str) -> NoReturn:
