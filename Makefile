@@ -3,11 +3,11 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
-EXTRAS := codegen,test,dev,bench
+EXTRAS := codegen,test,dev,bench,fuzz
 SOURCES := $(wildcard src tests codegen bench)
 TESTS ?=
 
-.PHONY: venv generate check-generated lint reformat test bench fuzz conformance clean
+.PHONY: venv generate check-generated lint reformat test bench fuzz fuzz-short conformance clean
 
 # The venv is rebuilt only when pyproject.toml changes.
 $(STAMP): pyproject.toml
@@ -37,9 +37,19 @@ reformat: $(STAMP)
 	$(BIN)/ruff check --fix $(SOURCES)
 	$(BIN)/black --quiet $(SOURCES)
 
-## test: everything (TESTS=expr narrows the pytest run with -x -k)
-test: $(STAMP) check-generated lint
+## test: everything (TESTS=expr narrows the pytest run with -x -k and skips the fuzz pass)
+test: $(STAMP) check-generated lint $(if $(TESTS),,fuzz-short)
 	$(BIN)/pytest $(if $(TESTS),-x -k "$(TESTS)",)
+
+## fuzz-short: the bounded fuzz pass make test runs (30 s over all targets)
+fuzz-short: $(STAMP)
+	$(BIN)/python tests/fuzz/run.py --seconds 30 --target all
+
+## fuzz: coverage-guided fuzzing of the JSON-bytes entry points with atheris, FUZZ_SECONDS in all
+##       (default 60, split over the targets); a crash lands in tests/fuzz/crashes/ (replayed by make test)
+FUZZ_SECONDS ?= 60
+fuzz: $(STAMP)
+	$(BIN)/python tests/fuzz/run.py --seconds $(FUZZ_SECONDS) --target all
 
 ## conformance: the official MCP conformance suite's client scenarios (installs Node 22 and the suite under .cache/)
 conformance: $(STAMP)

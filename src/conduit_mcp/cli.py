@@ -20,6 +20,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 from conduit_mcp_wire import VERSIONS
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .client import (
@@ -75,6 +76,11 @@ def visible(text: object) -> str:
             code = ord(char)
             out.append(f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
     return "".join(out)
+
+
+def _cell(text: object) -> str:
+    """`visible(text)` with rich markup escaped, for a table cell."""
+    return escape(visible(text))
 
 
 def _fail(message: str) -> NoReturn:
@@ -182,22 +188,25 @@ def _accepted_indexes(result: Intake) -> list[int]:
 
 
 def _print_inspect(console: Console, report: dict[str, Any]) -> None:
-    title = f"{visible(report['file'])} (server_id {visible(report['server_id'])})"
+    # Table cells are rich markup: a server's `[/x]` in a name would raise MarkupError (a
+    # traceback), and `[red]` would restyle the row. Escape every string the input supplies.
+    title = f"{_cell(report['file'])} (server_id {_cell(report['server_id'])})"
     table = Table(title=title, title_justify="left")
     for column in ("#", "tool", "fingerprint (sha256, first 16)", "warnings", "headers"):
         table.add_column(column, overflow="fold")
     table.add_column("conformance (--json for reasons)", overflow="fold")
     for tool in report["tools"]:
         failing = [v for v, found in tool["conformance"].items() if found]
-        label = visible(tool["display_name"])
+        label = _cell(tool["display_name"])
         if tool["display_name"] != tool["name"]:
-            label += f"\n[dim]name: {visible(tool['name'])}[/dim]"
+            label += f"\n[dim]name: {_cell(tool['name'])}[/dim]"
         table.add_row(
             str(tool["index"]),
             label,
             tool["fingerprint"].removeprefix("jcs-sha256:")[:16],
-            "\n".join(f"{w['code']} {visible(w['json_path'])}" for w in tool["warnings"]) or "-",
-            "\n".join(f"{h} <- {'.'.join(p)}" for h, p in tool["header_map"].items()) or "-",
+            "\n".join(f"{w['code']} {_cell(w['json_path'])}" for w in tool["warnings"]) or "-",
+            "\n".join(f"{_cell(h)} <- {_cell('.'.join(p))}" for h, p in tool["header_map"].items())
+            or "-",
             "all versions" if not failing else "fails " + ", ".join(failing),
         )
     console.print(table)

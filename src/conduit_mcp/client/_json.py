@@ -118,7 +118,7 @@ def _nests_deeper(data: bytes | bytearray | memoryview | str, value: Any, max_de
     else:
         raw = bytes(data) if isinstance(data, memoryview) else data
         brackets = raw.count(b"[") + raw.count(b"{")
-    if brackets <= max_depth:
+    if brackets <= max_depth or type(value) not in (dict, list):
         return False
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:

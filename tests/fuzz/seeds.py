@@ -1,0 +1,75 @@
+"""The seed corpus of the fuzz targets, built from the fixtures (no network, no generation).
+
+Every target gets the same documents: each captured corpus file as it is on disk, each handed
+case's input, the spec examples of tools and results, and every regression in
+`tests/fuzz/crashes/`. The `tool` target also gets each captured tool definition on its own; the
+`cli` target only the documents under 20 kB.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures"
+CRASHES = Path(__file__).resolve().parent / "crashes"
+_EXAMPLE_DEFINITIONS = (
+    "Tool",
+    "CallToolResult",
+    "CallToolResultResponse",
+    "InputRequiredResult",
+    "ListToolsResult",
+    "ListToolsResultResponse",
+)
+
+
+def _dump(value: object) -> bytes:
+    return json.dumps(value, ensure_ascii=False).encode("utf-8")
+
+
+def documents() -> list[tuple[str, bytes]]:
+    """(name, bytes) of every whole document: corpus files, case inputs, spec examples."""
+    found = [
+        (str(path.relative_to(FIXTURES)), path.read_bytes())
+        for path in sorted((FIXTURES / "corpus").rglob("*.json"))
+        if path.name != "index.json"
+    ]
+    for path in sorted((FIXTURES / "cases").glob("*.json")):
+        case = json.loads(path.read_text(encoding="utf-8"))
+        found.append((f"cases/{path.name}", _dump(case["input"])))
+        if case["kind"] == "tool":
+            found.append((f"cases/{path.name}#page", _dump({"tools": [case["input"]]})))
+    for version in ("2026-07-28", "draft"):
+        for definition in _EXAMPLE_DEFINITIONS:
+            folder = ROOT / "schema" / version / "examples" / definition
+            for path in sorted(folder.glob("*.json")):
+                found.append((str(path.relative_to(ROOT)), path.read_bytes()))
+    return found
+
+
+def single_tools() -> list[tuple[str, bytes]]:
+    """(name, bytes) of each captured tool definition on its own."""
+    from tests.corpus import all_tools
+
+    return [(f"{c.file}#{i}", _dump(tool)) for c, i, tool in all_tools()]
+
+
+def crashes() -> list[tuple[str, bytes]]:
+    """(file name, bytes) of every regression input in `tests/fuzz/crashes/`."""
+    return [
+        (path.name, path.read_bytes())
+        for path in sorted(CRASHES.iterdir())
+        if path.is_file() and path.name != "README.md"
+    ]
+
+
+def seeds(target: str) -> list[tuple[str, bytes]]:
+    """The seed corpus of one target (the `cli` target: documents under 20 kB only, as it
+    checks conformance on six versions per tool and libFuzzer runs every seed first)."""
+    found = documents()
+    if target == "tool":
+        found += single_tools()
+    elif target == "cli":
+        found = [(name, data) for name, data in found if len(data) < 20_000]
+    return found + crashes()

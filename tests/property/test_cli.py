@@ -1,0 +1,72 @@
+"""Property tests: the CLI's file reader and commands on any bytes."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from conduit_mcp.cli import BadInput, _page, _read, app
+from tests.property.profiles import bounded
+from tests.property.strategies import corrupted, json_values, real_or_mutated, real_pages
+
+runner = CliRunner()
+inputs = st.one_of(
+    corrupted(),
+    st.binary(max_size=40),
+    real_or_mutated(real_pages()).map(lambda v: json.dumps(v).encode()),
+    json_values(wire=True).map(lambda v: json.dumps(v).encode()),
+)
+
+
+@bounded(60)
+@given(inputs)
+def test_the_cli_reader_returns_a_value_or_bad_input(data: bytes) -> None:
+    """conduit-defined (cli: bad input is one line and exit 2, never a traceback): `_read` and
+    `_page` of any file give a value or raise `BadInput`."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "page.json"
+        path.write_bytes(data)
+        for reader in (_read, _page):
+            try:
+                reader(str(path))
+            except BadInput as exc:
+                assert str(exc).startswith(str(path))
+
+
+@pytest.mark.parametrize("command", [["inspect", "--json"], ["fingerprint"], ["inspect"]])
+@bounded(20)
+@given(data=inputs)
+def test_cli_commands_exit_0_1_or_2_without_a_traceback(command: list[str], data: Any) -> None:
+    """conduit-defined (cli module docstring: exit codes 0, 1, 2; no traceback): any stdin."""
+    result = runner.invoke(app, [*command, "-"], input=data)
+    assert result.exit_code in (0, 1, 2), result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("tool", "shown"),
+    [
+        ({"name": "a[/x]"}, "a[/x]"),
+        ({"name": "b", "title": "[/dim][red]x"}, "[/dim][red]x"),
+        ({"name": "c", "properties": {"[/b]": {"type": "string", "x-mcp-header": "X"}}}, "[/b]"),
+    ],
+)
+def test_inspect_prints_rich_markup_from_the_server_literally(
+    tool: dict[str, Any], shown: str
+) -> None:
+    """conduit-defined (regression, found by the cli fuzz target's seeds): rich markup in a
+    name, title or property name printed a traceback (MarkupError) or restyled the table; it is
+    shown as written."""
+    fields = {k: v for k, v in tool.items() if k != "properties"}
+    raw = {**fields, "inputSchema": {"type": "object", "properties": tool.get("properties", {})}}
+    result = runner.invoke(app, ["inspect", "-"], input=json.dumps({"tools": [raw]}))
+    assert (result.exit_code, result.exception) == (0, None), result.output
+    assert shown in result.output
