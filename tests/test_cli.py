@@ -156,3 +156,12 @@ def test_fingerprint_refuses_json_that_is_neither_a_tool_nor_a_page() -> None:
     code, out, err = run("fingerprint", "-", stdin="[1, 2]")
     assert (code, out) == (2, "")
     assert "neither a tool definition nor a tools/list result" in err
+
+
+def test_a_deeply_nested_next_cursor_is_described_not_echoed() -> None:
+    """conduit-defined (found by a hostile-input review: 990 levels reached json.dumps'
+    recursive encoder and printed a RecursionError traceback)."""
+    page = '{"tools": [], "nextCursor": ' + "[" * 1000 + "]" * 1000 + "}"
+    code, out, _ = run("inspect", "--json", "-", stdin=page)
+    assert code == 0
+    assert json.loads(out)[0]["next_cursor"] == {"not_a_string": "array"}

@@ -35,6 +35,7 @@ from .client import (
     intake,
     parse_json,
 )
+from .client._errors import json_type_name
 from .client._intake import HEADERS_SINCE, unwrap_response
 from .client._unicode import is_invisible
 from .client._versions import LATEST, at_least
@@ -177,7 +178,13 @@ def _inspect_report(
             }
             for r in result.rejected
         ],
-        "next_cursor": result.next_cursor,
+        # nextCursor is a string by the schema; anything else is described, not echoed (a
+        # server's 1,000-level value would otherwise reach json.dumps' recursive encoder).
+        "next_cursor": (
+            result.next_cursor
+            if result.next_cursor is None or isinstance(result.next_cursor, str)
+            else {"not_a_string": json_type_name(result.next_cursor)}
+        ),
     }
 
 
