@@ -26,12 +26,9 @@ from typing import Any
 
 import pytest
 
-from .stdio_driver import StdioDriver
+from tests.filelocks import locked
 
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - not POSIX; temp-then-rename alone keeps it safe
-    fcntl = None  # type: ignore[assignment]
+from .stdio_driver import StdioDriver
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 NPM_CACHE = REPO_ROOT / ".cache" / "npm"
@@ -113,35 +110,6 @@ def require_node() -> tuple[str, str]:
     return node, npm
 
 
-class _Lock:
-    """An exclusive advisory lock on a file (a no-op where `fcntl` is missing)."""
-
-    def __init__(self, path: Path, timeout: float) -> None:
-        self.path = path
-        self.timeout = timeout
-        self.file: Any = None
-
-    def __enter__(self) -> _Lock:
-        if fcntl is None:  # pragma: no cover
-            return self
-        self.file = open(self.path, "a+b")  # closed in __exit__
-        deadline = time.monotonic() + self.timeout
-        while True:
-            try:
-                fcntl.flock(self.file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return self
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    self.file.close()
-                    pytest.fail(f"timed out waiting for the install lock {self.path}")
-                time.sleep(0.2)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.file is not None:
-            fcntl.flock(self.file.fileno(), fcntl.LOCK_UN)
-            self.file.close()
-
-
 def install_server_everything(npm: str) -> tuple[Path, float, str]:
     """Install the pinned server-everything under `.cache/npm` unless already there.
 
@@ -154,12 +122,12 @@ def install_server_everything(npm: str) -> tuple[Path, float, str]:
     if _complete(final):  # fast path: a finished install is renamed in whole, never half
         return _entry_point(final), time.monotonic() - start, "warm cache hit"
     NPM_CACHE.mkdir(parents=True, exist_ok=True)
-    with _Lock(NPM_CACHE / f"{final.name}.lock", _LOCK_TIMEOUT):
+    with locked(NPM_CACHE / f"{final.name}.lock", _LOCK_TIMEOUT):
         if _complete(final):  # another process finished while we waited
             return _entry_point(final), time.monotonic() - start, "installed by another process"
-        if fcntl is not None:  # we hold the lock: leftovers of killed installs are ours to drop
-            for stale in NPM_CACHE.glob(f".{final.name}.tmp-*"):
-                shutil.rmtree(stale, ignore_errors=True)
+        # We hold the lock: leftovers of killed installs are ours to drop.
+        for stale in NPM_CACHE.glob(f".{final.name}.tmp-*"):
+            shutil.rmtree(stale, ignore_errors=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.tmp-", dir=NPM_CACHE))
         try:
             (tmp / "package.json").write_text(

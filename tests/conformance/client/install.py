@@ -30,10 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - not POSIX; temp-then-rename alone keeps it safe
-    fcntl = None  # type: ignore[assignment]
+from tests.filelocks import locked
 
 REPO_ROOT: Final = Path(__file__).resolve().parents[3]
 CACHE: Final = REPO_ROOT / ".cache"
@@ -111,37 +108,6 @@ def node_package() -> str:
     return f"{prefix}-{system}-{machine}"
 
 
-class _Lock:
-    """An exclusive advisory lock on a file (a no-op where `fcntl` is missing)."""
-
-    def __init__(self, path: Path, timeout: float) -> None:
-        self.path = path
-        self.timeout = timeout
-        self.file: Any = None
-
-    def __enter__(self) -> _Lock:
-        if fcntl is None:  # pragma: no cover
-            return self
-        self.file = open(self.path, "a+b")  # closed in __exit__
-        deadline = time.monotonic() + self.timeout
-        while True:
-            try:
-                fcntl.flock(self.file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return self
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    self.file.close()
-                    raise InstallError(
-                        f"timed out waiting for the install lock {self.path}"
-                    ) from None
-                time.sleep(0.2)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.file is not None:
-            fcntl.flock(self.file.fileno(), fcntl.LOCK_UN)
-            self.file.close()
-
-
 def _complete(prefix: Path, marker: dict[str, Any], entry: Path) -> bool:
     path = prefix / MARKER
     if not path.is_file() or not entry.is_file():
@@ -185,12 +151,12 @@ def _install(
     if _complete(final, marker, entry(final)):  # a finished install is renamed in whole
         return Installed(entry(final), time.monotonic() - start, "warm cache hit")
     area.mkdir(parents=True, exist_ok=True)
-    with _Lock(area / f"{name}.lock", LOCK_TIMEOUT):
+    with locked(area / f"{name}.lock", LOCK_TIMEOUT):
         if _complete(final, marker, entry(final)):  # another process finished while we waited
             return Installed(entry(final), time.monotonic() - start, "installed by another process")
-        if fcntl is not None:  # we hold the lock: leftovers of killed installs are ours to drop
-            for stale in area.glob(f".{name}.tmp-*"):
-                shutil.rmtree(stale, ignore_errors=True)
+        # We hold the lock: leftovers of killed installs are ours to drop.
+        for stale in area.glob(f".{name}.tmp-*"):
+            shutil.rmtree(stale, ignore_errors=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=area))
         try:
             build(tmp)
