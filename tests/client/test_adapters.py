@@ -10,6 +10,7 @@ shapes are written from the providers' documented request formats and the MCP sc
 from __future__ import annotations
 
 import copy
+import json
 import re
 from typing import Any
 
@@ -657,3 +658,24 @@ def test_adapters_on_arbitrary_schemas_raise_only_error_and_leave_raw_alone(
     else:
         validate_all(adapted)
     assert tool.raw == before
+
+
+def test_gemini_ref_inlining_is_bounded_in_bytes_not_only_nodes() -> None:
+    """conduit-defined (found by a hostile-input review): 13 definitions that each reference
+    the next twice, ending in a 100 KB string, made a 500 MB declaration under the node budget
+    alone; the byte budget (1 MiB of inlined definitions) keeps it near 1 MB."""
+    defs: dict[str, object] = {
+        f"d{i}": {
+            "type": "object",
+            "properties": {
+                "a": {"$ref": f"#/$defs/d{i + 1}"},
+                "b": {"$ref": f"#/$defs/d{i + 1}"},
+            },
+        }
+        for i in range(13)
+    }
+    defs["d13"] = {"type": "string", "description": "x" * 100_000}
+    schema = {"type": "object", "properties": {"root": {"$ref": "#/$defs/d0"}}, "$defs": defs}
+    adapted = to_gemini_function(Tool.from_wire("s", {"name": "t", "inputSchema": schema}))
+    assert len(json.dumps(adapted.declaration)) < 2 * 1024 * 1024
+    assert any(n.detail == "inlining size budget exhausted" for n in adapted.notes)

@@ -17,6 +17,8 @@ import re
 from collections.abc import Callable
 from typing import Any, Final, Literal, NamedTuple, TypeAlias
 
+import orjson
+
 from . import _wire as w
 from ._errors import Error, PathItem, json_type_name
 from ._provider_names import ToolNameMap, standalone_name
@@ -347,8 +349,9 @@ def to_gemini_function(
 
     Total: the subset conversion walks the schema with an explicit stack (any depth), in time
     linear in the schema's size plus what `$ref` inlining adds: inlining stops once 10,000
-    schema nodes have been converted and at 64 references nested inside one another (further
-    `$ref`s are dropped with a note), so reference graphs cannot blow up. At most 1,000 notes
+    schema nodes have been converted, once 1 MiB of referenced definitions (serialized) has
+    been inlined, and at 64 references nested inside one another (further `$ref`s are dropped
+    with a note), so reference graphs cannot blow up in nodes or in bytes. At most 1,000 notes
     are listed (then one note counts the rest), since each note's path costs its depth.
 
     Provider rules: google-genai 3.6.1 `types.FunctionDeclaration` and `types.Schema` ("a
@@ -422,6 +425,9 @@ _SHAPE_KEYWORDS: Final = frozenset(
 )
 
 _REF_BUDGET: Final = 10_000  # schema nodes converted before $ref inlining stops
+# Serialized bytes of $ref targets inlined per conversion: a node budget alone lets a chain of
+# definitions that each reference the next twice multiply a long string (101 KB -> 500 MB).
+_INLINE_BYTES: Final = 1 << 20
 _MAX_ALLOF_ROUNDS: Final = 32  # allOf directly inside allOf, merged level by level
 _MAX_REF_CHAIN: Final = 64  # $refs expanded inside one another on one branch
 _MAX_NOTES: Final = 1_000  # listed per conversion; each path costs O(depth) to build
@@ -454,13 +460,15 @@ def _is_finite_number(value: object) -> bool:
 class _GeminiSubset:
     """One conversion of a JSON Schema to google-genai's `Schema` subset (explicit stack)."""
 
-    __slots__ = ("count", "notes", "root", "stack", "unlisted")
+    __slots__ = ("count", "inlined", "notes", "root", "sizes", "stack", "unlisted")
 
     def __init__(self, root: JSONObject, notes: list[SchemaNote]) -> None:
         self.root = root
         self.notes = notes
         self.count = 0
         self.unlisted = 0
+        self.inlined = 0  # bytes of $ref targets inlined so far
+        self.sizes: dict[str, int] = {}
         # (source node, destination dict, path, $refs being expanded, merge-only)
         self.stack: list[tuple[object, JSONObject, _Link, tuple[str, ...], bool]] = []
 
@@ -499,6 +507,18 @@ class _GeminiSubset:
                 return None
         return node
 
+    def size_of(self, ref: str, target: JSONObject) -> int:
+        """Serialized size of a `$ref` target, once per reference (too deep to serialize:
+        over the budget)."""
+        size = self.sizes.get(ref)
+        if size is None:
+            try:
+                size = len(orjson.dumps(target))
+            except (orjson.JSONEncodeError, TypeError):
+                size = _INLINE_BYTES + 1
+            self.sizes[ref] = size
+        return size
+
     def deref(
         self, node: JSONObject, link: _Link, chain: tuple[str, ...]
     ) -> tuple[JSONObject, tuple[str, ...]]:
@@ -518,6 +538,12 @@ class _GeminiSubset:
                 problem = "inlining budget exhausted"
             else:
                 target = self.pointer(ref)
+                if isinstance(target, dict):
+                    size = self.size_of(ref, target)
+                    if self.inlined + size > _INLINE_BYTES:
+                        problem, target = "inlining size budget exhausted", None
+                    else:
+                        self.inlined += size
             if not isinstance(target, dict) or not isinstance(ref, str):
                 self.note(link, "$ref", "dropped", problem or "does not resolve to a schema")
                 return siblings, chain
