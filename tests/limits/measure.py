@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from conduit_mcp.client import Error
 from conduit_mcp.client._validate import clear_validator_cache
-from tests.limits.scenarios import CASES, FULL, GROWTH, Case
+from tests.limits.scenarios import CASES, FULL, GROWTH, Case, count_operations
 
 
 def outcome(case: Case, value: Any) -> str:
@@ -68,22 +68,8 @@ def peak(case: Case, value: Any) -> int:
 
 
 def operations(case: Case, n: int) -> int:
-    """Python and C calls during one run on an input of size `n` (a profile hook counts)."""
-    value = case.build(n)
-    count = 0
-
-    def hook(frame: Any, event: str, arg: Any) -> None:
-        nonlocal count
-        count += 1
-
-    sys.setprofile(hook)
-    try:
-        case.run(value)
-    except Error:
-        pass
-    finally:
-        sys.setprofile(None)
-    return count
+    """Python and C calls during one run on an input of size `n`."""
+    return count_operations(case, case.build(n))
 
 
 def growth(case: Case) -> float:

@@ -9,6 +9,7 @@ a `GROWTH` size and 4x; `measure.py` prints time, peak memory and outcome at any
 from __future__ import annotations
 
 import json
+import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -476,3 +477,24 @@ CASES: tuple[Case, ...] = (
         growth_size=100,
     ),
 )
+
+
+def count_operations(case: Case, value: Any) -> int:
+    """Python and C calls during one run of `case` on `value` (a profile hook counts them).
+
+    Growth is judged on this count, not on wall time (the machines are shared and noisy).
+    """
+    count = 0
+
+    def hook(frame: Any, event: str, arg: Any) -> None:
+        nonlocal count
+        count += 1
+
+    sys.setprofile(hook)
+    try:
+        case.run(value)
+    except Error:
+        pass
+    finally:
+        sys.setprofile(None)
+    return count

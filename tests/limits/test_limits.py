@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import gc
 import os
-import sys
 import tracemalloc
 from typing import Any
 
 import pytest
 
 from conduit_mcp.client import Error, intake_json, parse_json
-from tests.limits.scenarios import CASES, CI, FULL, GROWTH, Case
+from tests.limits.scenarios import CASES, CI, FULL, GROWTH, Case, count_operations
 
 SIZES = FULL if os.environ.get("LIMITS_FULL") else CI
 IDS = [f"{case.scenario}-{case.entry}" for case in CASES]
@@ -47,23 +46,6 @@ def test_every_scenario_completes_or_stops_at_its_documented_limit(case: Case) -
     assert info.value.details.get("limit") is not None or "/limit_exceeded" in info.value.message
 
 
-def _operations(case: Case, value: Any) -> int:
-    count = 0
-
-    def hook(frame: Any, event: str, arg: Any) -> None:
-        nonlocal count
-        count += 1
-
-    sys.setprofile(hook)
-    try:
-        case.run(value)
-    except Error:
-        pass
-    finally:
-        sys.setprofile(None)
-    return count
-
-
 def _peak(case: Case, value: Any) -> int:
     gc.collect()
     tracemalloc.start()
@@ -83,7 +65,7 @@ def test_work_and_memory_grow_linearly_with_the_input(case: Case) -> None:
     from n to 4n, the calls made and the peak memory allocated grow at most 5.5 times."""
     n = case.growth_size or GROWTH[case.scenario]
     small, large = case.build(n), case.build(4 * n)
-    ops = (_operations(case, small), _operations(case, large))
+    ops = (count_operations(case, small), count_operations(case, large))
     assert ops[1] <= MAX_GROWTH * max(ops[0], 1), ops
     peaks = (_peak(case, small), _peak(case, large))
     assert peaks[1] <= MAX_GROWTH * peaks[0] + MEMORY_SLACK, peaks
