@@ -39,12 +39,83 @@ def test_result_type_complete_gives_a_tool_result(version: str) -> None:
 
 
 @pytest.mark.parametrize("version", RESULT_TYPE_VERSIONS)
-def test_absent_result_type_is_read_as_complete(version: str) -> None:
-    """Spec-mandated (2026-07-28 basic "ResultType"): clients MUST treat an absent `resultType`
-    as `"complete"` (a server on an earlier revision)."""
+def test_absent_result_type_is_invalid_at_2026_07_28(version: str) -> None:
+    """Spec-mandated (2026-07-28 schema `CallToolResult.resultType`: "Servers implementing this
+    protocol version MUST include this field"; the absent-means-complete bridge is for a server
+    "implementing an earlier protocol version", which a negotiated 2026-07-28 rules out)."""
+    with pytest.raises(Error) as info:
+        parse_call_result({"content": [TEXT]}, protocol_version=version)
+    err = info.value
+    assert (err.kind, err.reason, err.path) == ("protocol", "invalid_result_type", ("resultType",))
+    assert err.details["got"] == "missing"
+
+
+@pytest.mark.parametrize("version", OLD_VERSIONS)
+def test_absent_result_type_is_complete_before_2026_07_28(version: str) -> None:
+    """Spec-mandated (2026-07-28 schema `Result.resultType`: a result from a server on an
+    earlier revision has no `resultType`, and the client MUST treat it as `"complete"`)."""
     result = parse_call_result({"content": [TEXT]}, protocol_version=version)
     assert isinstance(result, ToolResult)
     assert result.content == [TEXT]
+
+
+ALL_VERSIONS = OLD_VERSIONS + RESULT_TYPE_VERSIONS
+TASK = {"taskId": "t-1", "status": "working"}
+
+
+@pytest.mark.parametrize("version", ALL_VERSIONS)
+@pytest.mark.parametrize(
+    ("body", "key"),
+    [
+        pytest.param({"task": TASK}, "task", id="task"),
+        pytest.param(
+            {"inputRequests": {"r1": {"method": "elicitation/create"}}},
+            "inputRequests",
+            id="input-requests",
+        ),
+        pytest.param({"requestState": "opaque"}, "requestState", id="request-state"),
+        pytest.param({"task": TASK, "requestState": "s"}, "task", id="task-first"),
+        pytest.param({"inputRequests": 5, "isError": False}, "inputRequests", id="any-value"),
+    ],
+)
+def test_another_result_types_members_without_content_are_not_a_complete_result(
+    version: str, body: dict[str, Any], key: str
+) -> None:
+    """Spec-mandated (every revision's schema `CallToolResult` requires `content`; `task` is
+    2025-11-25 `CreateTaskResult`, `inputRequests` / `requestState` are 2026-07-28
+    `InputRequiredResult`): such a body is not a complete result, on any version, even when it
+    says `resultType: "complete"`. The TypeScript SDK refuses the same bodies."""
+    raw = dict(body)
+    if version in RESULT_TYPE_VERSIONS:
+        raw["resultType"] = "complete"
+    before = copy.deepcopy(raw)
+    with pytest.raises(Error) as info:
+        parse_call_result(raw, protocol_version=version)
+    err = info.value
+    assert (err.kind, err.reason, err.path) == ("protocol", "invalid_result_type", (key,))
+    assert raw == before
+
+
+@pytest.mark.parametrize("version", ALL_VERSIONS)
+def test_foreign_members_beside_content_are_kept_as_extra(version: str) -> None:
+    """Spec-mandated (schema `Result`: additional properties allowed): with `content` present the
+    body is a `CallToolResult`; the other members are unknown keys, kept in `extra`."""
+    raw: dict[str, Any] = {"content": [TEXT], "requestState": "s", "task": TASK}
+    if version in RESULT_TYPE_VERSIONS:
+        raw["resultType"] = "complete"
+    result = parse_call_result(raw, protocol_version=version)
+    assert isinstance(result, ToolResult)
+    assert result.extra == {"requestState": "s", "task": TASK}
+
+
+@pytest.mark.parametrize("version", OLD_VERSIONS)
+def test_a_body_without_content_or_foreign_members_still_reads_as_empty(version: str) -> None:
+    """conduit-defined (liberal, as `ToolResult.from_wire` and the TypeScript SDK's v1 parity):
+    a missing `content` with nothing else foreign reads as `[]`."""
+    result = parse_call_result({"structuredContent": {"ok": True}}, protocol_version=version)
+    assert isinstance(result, ToolResult)
+    assert result.content == []
+    assert result.structured == {"ok": True}
 
 
 @pytest.mark.parametrize("version", RESULT_TYPE_VERSIONS)
@@ -208,6 +279,32 @@ def test_input_required_with_a_wrong_shape_is_invalid_with_a_path(
     assert err.details["expected"] == expected
 
 
+@pytest.mark.parametrize("version", RESULT_TYPE_VERSIONS)
+def test_input_required_with_empty_requests_and_no_state_is_invalid(version: str) -> None:
+    """conduit-defined, after the Python SDK (`InputRequiredResult(input_requests={})` is a
+    validation error): an empty `inputRequests` with no `requestState` gives the client nothing
+    to answer and nothing to echo (2026-07-28 basic/patterns/mrtr), so it is not a result."""
+    with pytest.raises(Error) as info:
+        parse_call_result(_input_required(inputRequests={}), protocol_version=version)
+    err = info.value
+    assert (err.kind, err.reason, err.path) == (
+        "protocol",
+        "invalid_tool_result",
+        ("inputRequests",),
+    )
+
+
+def test_input_required_with_empty_requests_and_a_state_is_accepted() -> None:
+    """Spec-mandated (2026-07-28 schema `InputRequiredResult`: at least one of the two MUST be
+    present; `requestState` alone is enough)."""
+    result = parse_call_result(
+        _input_required(inputRequests={}, requestState="s"), protocol_version=NEW
+    )
+    assert isinstance(result, InputRequired)
+    assert result.input_requests == {}
+    assert result.request_state == "s"
+
+
 def test_input_required_keeps_request_state_exactly_and_meta() -> None:
     """Spec-mandated (2026-07-28 basic/patterns/mrtr "Client Requirements": the client MUST echo
     back the exact `requestState`, MUST NOT modify it)."""
@@ -328,29 +425,42 @@ def test_spec_docs_input_required_example_from_tools_page() -> None:
 
 def _expected_kind(raw: dict[str, Any], version: str) -> type:
     # The rule from basic "ResultType", applied to the file's own resultType.
-    if version in RESULT_TYPE_VERSIONS and raw.get("resultType") == "input_required":
-        return InputRequired
+    if version in RESULT_TYPE_VERSIONS:
+        if raw.get("resultType") == "input_required":
+            return InputRequired
+        if "resultType" not in raw:
+            return Error
+    elif "content" not in raw and any(k in raw for k in ("task", "inputRequests", "requestState")):
+        # Another result type's body (the TypeScript SDK's 2025-era rule): never a success.
+        return Error
     return ToolResult
 
 
 @pytest.mark.parametrize("version", ["2025-11-25", "2026-07-28"])
 @pytest.mark.parametrize("capture", results(), ids=lambda c: c.id)
 def test_every_corpus_result_parses_and_is_not_mutated(capture: Any, version: str) -> None:
-    """Spec-mandated (2026-07-28 basic "ResultType"; earlier revisions have no `resultType`):
-    every captured `tools/call` result parses to the kind its `resultType` names, and the input
-    object is left exactly as it was."""
+    """Spec-mandated (2026-07-28 schema `Result.resultType` and basic "ResultType"; earlier
+    revisions have no `resultType`): every captured `tools/call` result parses to the kind its
+    `resultType` names (at 2026-07-28 a capture without one, from a server on an earlier
+    revision, is refused), and the input object is left exactly as it was."""
     raw = capture.data
     before = copy.deepcopy(raw)
-    result = parse_call_result(raw, protocol_version=version)
-    assert type(result) is _expected_kind(raw, version)
+    expected = _expected_kind(raw, version)
+    if expected is Error:
+        with pytest.raises(Error) as info:
+            parse_call_result(raw, protocol_version=version)
+        assert info.value.reason == "invalid_result_type"
+    else:
+        result = parse_call_result(raw, protocol_version=version)
+        assert type(result) is expected
+        assert result.raw is raw
     assert raw == before
-    assert result.raw is raw
 
 
 def test_corpus_holds_both_result_kinds() -> None:
-    """conduit-defined: the corpus test above covers both branches of the dispatch."""
+    """conduit-defined: the corpus test above covers every branch of the dispatch."""
     kinds = {_expected_kind(c.data, NEW) for c in results()}
-    assert kinds == {ToolResult, InputRequired}
+    assert kinds == {ToolResult, InputRequired, Error}
 
 
 def test_no_corpus_result_uses_an_unrecognised_result_type() -> None:

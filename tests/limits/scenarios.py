@@ -145,7 +145,11 @@ def deep_tool(n: int) -> dict[str, Any]:
 
 def deep_result(n: int) -> dict[str, Any]:
     """A result whose structuredContent nests n objects deep."""
-    return {"content": [{"type": "text", "text": "x"}], "structuredContent": nested_objects(n)}
+    return {
+        "resultType": "complete",
+        "content": [{"type": "text", "text": "x"}],
+        "structuredContent": nested_objects(n),
+    }
 
 
 RECURSIVE_SCHEMA = {

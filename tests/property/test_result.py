@@ -18,6 +18,7 @@ from tests.property.strategies import (
 )
 
 LIFTED = {"content", "structuredContent", "isError", "_meta", "resultType"}
+FOREIGN = {"task", "inputRequests", "requestState"}
 
 
 def _well_formed(raw: Any) -> bool:
@@ -81,9 +82,9 @@ def test_tool_result_from_wire_raises_only_invalid_tool_result_for_mutated_resul
 @given(versioned_instances("CallToolResult"))
 def test_every_schema_valid_call_tool_result_is_accepted(case: tuple[str, Any]) -> None:
     """Spec-mandated (each version's schema.json "CallToolResult"; 2026-07-28 basic
-    "ResultType": an absent `resultType` is `complete`): a schema-valid result is accepted by
-    `ToolResult.from_wire`, and by `parse_call_result` unless its `resultType` is a value the
-    client does not recognise ("MUST be considered invalid")."""
+    "ResultType"; schema-valid 2026-07-28 results carry `resultType`): a schema-valid result is
+    accepted by `ToolResult.from_wire`, and by `parse_call_result` unless its `resultType` is a
+    value the client does not recognise ("MUST be considered invalid")."""
     version, raw = case
     _check_result(ToolResult.from_wire(raw), raw)
     result_type = raw.get("resultType", "complete")
@@ -101,8 +102,9 @@ def test_every_schema_valid_call_tool_result_is_accepted(case: tuple[str, Any]) 
 @bounded(60)
 @given(raw=st.one_of(json_values(wire=False), real_or_mutated(real_results(), wire=False)))
 def test_parse_call_result_raises_only_documented_errors(version: str, raw: Any) -> None:
-    """Spec-mandated (2026-07-28 basic "ResultType": unrecognised values MUST be invalid, an
-    absent one is `complete`; before 2026-07-28 `resultType` is not looked at): only
+    """Spec-mandated (2026-07-28 basic "ResultType": unrecognised values MUST be invalid; at
+    2026-07-28 an absent one too (schema `Result.resultType`: servers on this revision MUST
+    include it); before 2026-07-28 `resultType` is not looked at): only
     `invalid_tool_result` / `invalid_result_type` escape, and the dispatch follows the rule."""
     before = repr(raw)
     try:
@@ -112,11 +114,14 @@ def test_parse_call_result_raises_only_documented_errors(version: str, raw: Any)
         assert exc.reason in ("invalid_tool_result", "invalid_result_type")
     else:
         assert isinstance(raw, dict)
-        result_type = raw.get("resultType", "complete")
+        result_type = raw.get("resultType")
         if version == "2026-07-28" and result_type == "input_required":
             assert isinstance(parsed, InputRequired) and parsed.raw is raw
         else:
+            # At 2026-07-28 resultType is required; on every version a body without content
+            # that carries another result type's members is never a success.
             assert version != "2026-07-28" or result_type == "complete"
+            assert "content" in raw or not FOREIGN & raw.keys()
             assert isinstance(parsed, ToolResult)
             _check_result(parsed, raw)
     assert repr(raw) == before

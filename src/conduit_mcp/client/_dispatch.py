@@ -1,6 +1,10 @@
-"""`parse_call_result`: dispatch a `tools/call` result on `resultType` (spec 2026-07-28).
+"""`parse_call_result`: dispatch a `tools/call` result at the negotiated protocol version.
 
 Not a public module: import `parse_call_result` and `InputRequired` from `conduit_mcp.client`.
+
+The one rule this module keeps: a body that is not a complete result never comes back as a
+`ToolResult`. An interim (`input_required`) or task result read as "the tool returned nothing"
+would let a caller act on an answer the server never gave.
 """
 
 from __future__ import annotations
@@ -21,6 +25,12 @@ INPUT_REQUIRED: Final = "input_required"
 
 #: The first revision whose results carry `resultType`.
 _RESULT_TYPE_SINCE: Final = "2026-07-28"
+
+#: Members of the other results a `tools/call` can get back instead of a `CallToolResult`:
+#: 2025-11-25 `CreateTaskResult.task`; 2026-07-28 `InputRequiredResult.inputRequests` and
+#: `.requestState`. A body with one of them and no `content` is not a complete result. (The
+#: TypeScript SDK keys its refusal on the same three members: `TOOL_RESULT_FOREIGN_FAMILY_KEYS`.)
+FOREIGN_RESULT_KEYS: Final = ("task", w.INPUT_REQUESTS, w.REQUEST_STATE)
 
 _MISSING: Any = object()
 
@@ -95,17 +105,20 @@ class InputRequired:
                 (path `("inputRequests",)`), one of its values is not an object (path
                 `("inputRequests", key)`) or has no string `method` (path
                 `("inputRequests", key, "method")`), when `requestState` is present and not a
-                string (path `("requestState",)`), or when neither `inputRequests` nor
-                `requestState` is present (path `()`).
+                string (path `("requestState",)`), when neither `inputRequests` nor
+                `requestState` is present (path `()`), or when `inputRequests` is `{}` and there
+                is no `requestState` (path `("inputRequests",)`).
 
         Total: O(number of input requests); request bodies are not walked, so depth cannot make
         it fail.
 
         Spec: 2026-07-28 schema `InputRequiredResult` (`inputRequests`: object of
-        `InputRequest`, `requestState`: string); basic/patterns/mrtr "Server Requirements
-        (Basic Workflow)": servers MUST include at least one of `inputRequests` or
-        `requestState`, and each value MUST be an `ElicitRequest`, `CreateMessageRequest` or
-        `ListRootsRequest` (each an object with a string `method`).
+        `InputRequest`, `requestState`: string; "At least one of `inputRequests` or
+        `requestState` MUST be present"); basic/patterns/mrtr "Server Requirements (Basic
+        Workflow)": servers MUST include at least one of `inputRequests` or `requestState`, and
+        each value MUST be an `ElicitRequest`, `CreateMessageRequest` or `ListRootsRequest`
+        (each an object with a string `method`). conduit-defined, stricter than the schema: an
+        empty `inputRequests` does not count as present (it requests nothing).
         """
         if not isinstance(raw, dict):
             raise type_error("invalid_tool_result", (), "an object", raw)
@@ -131,6 +144,17 @@ class InputRequired:
             state = None
         elif not isinstance(state, str):
             raise type_error("invalid_tool_result", (w.REQUEST_STATE,), "a string", state)
+        if not requests and state is None:
+            # An empty map asks for nothing and leaves nothing to echo: the retry could only
+            # repeat the request that produced this result (the Python SDK refuses it too).
+            raise Error(
+                "protocol",
+                "invalid_tool_result",
+                "an InputRequiredResult without requestState must carry a non-empty "
+                "inputRequests",
+                path=(w.INPUT_REQUESTS,),
+                details={"expected": "a non-empty object or a requestState", "got": "{}"},
+            )
         meta = raw.get(w.META)
         return cls(
             input_requests=requests,
@@ -183,7 +207,10 @@ def _reject_result_type(result_type: object, *, expected: str) -> NoReturn:
     details: dict[str, Any] = {"expected": expected, "got": json_type_name(result_type)}
     if result_type is _MISSING:
         details["got"] = "missing"
-        message = f"$.resultType is required ({expected})"
+        message = (
+            f"$.resultType is required at protocol 2026-07-28 and later ({expected}); "
+            "only a server on an earlier revision may omit it"
+        )
     elif isinstance(result_type, str):
         # The value is the peer's, but short and needed to debug; kept out of the message.
         details["value"] = result_type[:64]
@@ -193,45 +220,81 @@ def _reject_result_type(result_type: object, *, expected: str) -> NoReturn:
     raise Error("protocol", "invalid_result_type", message, path=(w.RESULT_TYPE,), details=details)
 
 
+def _check_complete(raw: JSONObject) -> None:
+    """Refuse a body that carries another result type's members and no `content`."""
+    if w.CONTENT in raw:
+        return
+    for key in FOREIGN_RESULT_KEYS:
+        if key in raw:
+            raise Error(
+                "protocol",
+                "invalid_result_type",
+                f"{render_path((key,))} belongs to another result type and there is no "
+                "$.content: not a complete tools/call result",
+                path=(key,),
+                details={"expected": "a CallToolResult (content)", "got": key},
+            )
+
+
 def parse_call_result(
     raw: object, *, protocol_version: str, copy: bool = False
 ) -> ToolResult | InputRequired:
-    """Take a `tools/call` result off the wire and dispatch it on `resultType`.
+    """Take a `tools/call` result off the wire and dispatch it at the negotiated version.
 
-    On 2026-07-28 and later: `"complete"` gives a `ToolResult`, `"input_required"` an
-    `InputRequired`; an absent `resultType` is read as `"complete"` (a server on an earlier
-    revision); any other value, or a value that is not a string, is refused. Before 2026-07-28
-    `resultType` is not part of the protocol and is ignored: every result is a `ToolResult`.
+    On 2026-07-28 and later the result MUST carry `resultType`: `"complete"` gives a
+    `ToolResult`, `"input_required"` an `InputRequired`; an absent `resultType`, any other value,
+    or a value that is not a string is refused. Before 2026-07-28 `resultType` is not part of the
+    protocol and is ignored (absent means complete): every result is a `ToolResult`.
+
+    On every version, a body without `content` that carries a member of another result type
+    (`task`, `inputRequests`, `requestState`) is refused, so an interim
+    or task result never reads as "the tool returned nothing". A body without `content` and
+    without those members still reads as `content: []`, as `ToolResult.from_wire` does.
 
     Extension result types (which the spec lets a client accept when it advertised the
     extension) are not supported: they are refused like any other unrecognised value.
 
     Args:
         raw: the `result` member of the `tools/call` response, as parsed from JSON. Handed over,
-            not copied (see `copy`).
+            not copied (see `copy`); never mutated.
         protocol_version: the negotiated protocol revision (one of `KNOWN_VERSIONS`, e.g.
             `"2026-07-28"`).
         copy: deep-copy `raw` first (cost grows with its size).
 
     Returns:
-        A `ToolResult` (the call completed; `is_error` tells whether the tool failed) or an
-        `InputRequired` (retry with the requested input).
+        A `ToolResult` (the call completed; `is_error` tells whether the tool failed) or, on
+        2026-07-28 and later only, an `InputRequired` (retry with the requested input).
 
     Raises:
         TypeError: `protocol_version` is not a `str` (a caller bug).
         Error: kind `"protocol"`:
-            reason `"unknown_protocol_version"` when `protocol_version` is not a known revision;
+            reason `"unknown_protocol_version"` when `protocol_version` is not a known revision
+            (path `()`);
             reason `"invalid_tool_result"` when `raw` is not an object (path `()`) or its shape
-            is wrong (see `ToolResult.from_wire` and `InputRequired.from_wire`);
-            reason `"invalid_result_type"` on 2026-07-28 and later, when `resultType` is present
-            and not `"complete"` or `"input_required"`, or not a string (path
-            `("resultType",)`; a string value is in `details["value"]`, truncated).
+            is wrong (see `ToolResult.from_wire` and `InputRequired.from_wire`; this includes an
+            `input_required` result with neither a non-empty `inputRequests` nor a
+            `requestState`);
+            reason `"invalid_result_type"` on 2026-07-28 and later when `resultType` is absent
+            (`details["got"] == "missing"`), not a string, or a string other than
+            `"complete"` / `"input_required"` (path `("resultType",)`; a string value is in
+            `details["value"]`, truncated to 64 characters);
+            reason `"invalid_result_type"` on every version when the body has no `content` and
+            carries `task`, `inputRequests` or `requestState` (path `(that key,)`, the first
+            in that order).
 
     Total: O(number of top-level keys, plus input requests); nothing is walked deeply.
 
-    Spec: 2026-07-28 basic "ResultType": "A `resultType` of any value unrecognized by the client
-    MUST be considered invalid"; "clients MUST treat an absent `resultType` as `complete`";
-    basic/patterns/mrtr "InputRequiredResult"; schema `CallToolResult`.
+    Spec: 2026-07-28 schema `Result.resultType` / `CallToolResult.resultType` ("Servers
+    implementing this protocol version MUST include this field. For backward compatibility,
+    when a client receives a result from a server implementing an earlier protocol version
+    (which does not include `resultType`), the client MUST treat the absent field as
+    `"complete"`": the bridge is scoped to earlier-revision servers, so at a negotiated
+    2026-07-28 an absent field is a violation); 2026-07-28 basic "ResultType": "A `resultType`
+    of any value unrecognized by the client MUST be considered invalid"; 2026-07-28 schema
+    `CallToolResultResponse.result`: `InputRequiredResult` or `CallToolResult`, and
+    `CallToolResult` requires `content` (every revision); basic/patterns/mrtr
+    "InputRequiredResult"; 2025-11-25 schema `CreateTaskResult` (`task`, the answer to a
+    task-augmented `tools/call`).
 
     >>> parse_call_result({"resultType": "complete", "content": []},
     ...                   protocol_version="2026-07-28").is_error
@@ -242,9 +305,9 @@ def parse_call_result(
         raise type_error("invalid_tool_result", (), "an object", raw)
     if at_least(protocol_version, _RESULT_TYPE_SINCE):
         result_type = raw.get(w.RESULT_TYPE, _MISSING)
-        if result_type is _MISSING or (isinstance(result_type, str) and result_type == COMPLETE):
-            return ToolResult.from_wire(raw, copy=copy)
         if isinstance(result_type, str) and result_type == INPUT_REQUIRED:
             return InputRequired.from_wire(raw, copy=copy)
-        _reject_result_type(result_type, expected=f'"{COMPLETE}" or "{INPUT_REQUIRED}"')
+        if not isinstance(result_type, str) or result_type != COMPLETE:
+            _reject_result_type(result_type, expected=f'"{COMPLETE}" or "{INPUT_REQUIRED}"')
+    _check_complete(raw)
     return ToolResult.from_wire(raw, copy=copy)
