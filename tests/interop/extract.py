@@ -64,7 +64,9 @@ class Repo:
         return self._run("show", f"{self.commit}:{path}")
 
 
-def group(repo: Repo, area: str, path: str, test: str, vectors: list[dict[str, Any]]) -> dict[str, Any]:
+def group(
+    repo: Repo, area: str, path: str, test: str, vectors: list[dict[str, Any]]
+) -> dict[str, Any]:
     if not vectors:
         raise SystemExit(f"{repo.sdk} {path} {test}: no vectors found (did the test move?)")
     return {
@@ -83,14 +85,14 @@ def group(repo: Repo, area: str, path: str, test: str, vectors: list[dict[str, A
 
 
 class _Param:
-    def __init__(self, *values: Any, id: str | None = None, marks: Any = None) -> None:  # noqa: A002
+    def __init__(self, *values: Any, id: str | None = None, marks: Any = None) -> None:
         self.values = values
         self.id = id
 
 
 class _Pytest:
     @staticmethod
-    def param(*values: Any, id: str | None = None, marks: Any = None) -> _Param:  # noqa: A002
+    def param(*values: Any, id: str | None = None, marks: Any = None) -> _Param:
         return _Param(*values, id=id)
 
 
@@ -114,7 +116,7 @@ def _py_namespace(tree: ast.Module, names: tuple[str, ...]) -> dict[str, Any]:
         else:
             continue
         code = compile(ast.fix_missing_locations(ast.Module([node], [])), "<sdk>", "exec")
-        exec(code, namespace)  # noqa: S102 - the SDK's own literal helpers, listed by name
+        exec(code, namespace)
     return namespace
 
 
@@ -125,16 +127,21 @@ def _py_function(tree: ast.Module, name: str) -> ast.FunctionDef | ast.AsyncFunc
     raise SystemExit(f"test {name} not found")
 
 
-def py_params(source: str, test: str, helpers: tuple[str, ...] = ()) -> list[tuple[str, tuple[Any, ...]]]:
+def py_params(
+    source: str, test: str, helpers: tuple[str, ...] = ()
+) -> list[tuple[str, tuple[Any, ...]]]:
     """The rows of a test's `@pytest.mark.parametrize`, as (id, values)."""
     tree = ast.parse(source)
     namespace = _py_namespace(tree, helpers)
     func = _py_function(tree, test)
     for decorator in func.decorator_list:
-        if isinstance(decorator, ast.Call) and ast.unparse(decorator.func) == "pytest.mark.parametrize":
+        if (
+            isinstance(decorator, ast.Call)
+            and ast.unparse(decorator.func) == "pytest.mark.parametrize"
+        ):
             names = ast.literal_eval(decorator.args[0])
             single = isinstance(names, str) and "," not in names
-            rows = eval(compile(ast.Expression(decorator.args[1]), "<sdk>", "eval"), namespace)  # noqa: S307
+            rows = eval(compile(ast.Expression(decorator.args[1]), "<sdk>", "eval"), namespace)
             ids = None
             for keyword in decorator.keywords:
                 if keyword.arg == "ids":
@@ -158,7 +165,7 @@ def py_call_args(source: str, test: str, callee: str) -> list[Any]:
     found = []
     for node in ast.walk(func):
         if isinstance(node, ast.Call) and ast.unparse(node.func) == callee and node.args:
-            found.append(eval(compile(ast.Expression(node.args[0]), "<sdk>", "eval"), {}))  # noqa: S307
+            found.append(eval(compile(ast.Expression(node.args[0]), "<sdk>", "eval"), {}))
     return found
 
 
@@ -400,7 +407,12 @@ def go_table(
                 depth -= tok == "}"
                 if depth == 0:
                     break
-            rows.append({"__skipped__": str(exc), "__text__": " ".join(parser.tokens[start : parser.i])[:120]})
+            rows.append(
+                {
+                    "__skipped__": str(exc),
+                    "__text__": " ".join(parser.tokens[start : parser.i])[:120],
+                }
+            )
         else:
             rows.append(entry if isinstance(entry, dict) else dict(zip(fields, entry, strict=True)))
         if parser.peek() == ",":
@@ -444,23 +456,54 @@ def python_sdk(repo: Repo) -> list[dict[str, Any]]:
     groups = []
 
     test = "test_decode_header_value_round_trips_encode"
-    groups.append(group(repo, "round_trip", inbound, test, [
-        {"id": row_id, "value": values[0]} for row_id, values in py_params(src, test)
-    ]))
+    groups.append(
+        group(
+            repo,
+            "round_trip",
+            inbound,
+            test,
+            [{"id": row_id, "value": values[0]} for row_id, values in py_params(src, test)],
+        )
+    )
     test = "test_decode_header_value_returns_none_for_malformed_sentinel"
-    groups.append(group(repo, "decode", inbound, test, [
-        {"id": row_id, "header": values[0], "decoded": None} for row_id, values in py_params(src, test)
-    ]))
+    groups.append(
+        group(
+            repo,
+            "decode",
+            inbound,
+            test,
+            [
+                {"id": row_id, "header": values[0], "decoded": None}
+                for row_id, values in py_params(src, test)
+            ],
+        )
+    )
     test = "test_validate_mcp_param_headers_accepts_agreeing_header_and_argument"
-    groups.append(group(repo, "decode", inbound, test, [
-        {"id": row_id, "header": values[1], "decoded": values[0]}
-        for row_id, values in py_params(src, test, helpers)
-    ]))
+    groups.append(
+        group(
+            repo,
+            "decode",
+            inbound,
+            test,
+            [
+                {"id": row_id, "header": values[1], "decoded": values[0]}
+                for row_id, values in py_params(src, test, helpers)
+            ],
+        )
+    )
     test = "test_validate_mcp_param_headers_rejects_malformed_sentinel"
-    groups.append(group(repo, "decode", inbound, test, [
-        {"id": row_id, "header": values[0], "decoded": None}
-        for row_id, values in py_params(src, test, helpers)
-    ]))
+    groups.append(
+        group(
+            repo,
+            "decode",
+            inbound,
+            test,
+            [
+                {"id": row_id, "header": values[0], "decoded": None}
+                for row_id, values in py_params(src, test, helpers)
+            ],
+        )
+    )
     for test, valid in (
         ("test_find_invalid_x_mcp_header_accepts_valid_or_absent_annotations", True),
         ("test_find_invalid_x_mcp_header_rejects_malformed_annotations", False),
@@ -474,23 +517,42 @@ def python_sdk(repo: Repo) -> list[dict[str, Any]]:
                 vector = {"id": row_id, "skipped": str(exc)}
             vectors.append(vector)
         groups.append(group(repo, "x_mcp_header", inbound, test, vectors))
-    test = "test_find_invalid_x_mcp_header_rejects_annotations_under_every_non_properties_applicator"
+    test = (
+        "test_find_invalid_x_mcp_header_rejects_annotations_under_every_non_properties_applicator"
+    )
     namespace = _py_namespace(ast.parse(src), helpers)
     # The test builds each schema from a literal table; the rows are that table's keys.
     cases = namespace["_APPLICATOR_CASES"]
-    groups.append(group(repo, "x_mcp_header", inbound, test, [
-        {
-            "id": keyword,
-            "input_schema": namespace["_schema"](ok={"type": "string"}) | {keyword: cases[keyword]},
-            "valid": False,
-        }
-        for keyword in sorted(cases)
-    ]))
+    groups.append(
+        group(
+            repo,
+            "x_mcp_header",
+            inbound,
+            test,
+            [
+                {
+                    "id": keyword,
+                    "input_schema": namespace["_schema"](ok={"type": "string"})
+                    | {keyword: cases[keyword]},
+                    "valid": False,
+                }
+                for keyword in sorted(cases)
+            ],
+        )
+    )
     test = "test_mcp_param_headers_base64_wraps_header_unsafe_strings"
-    groups.append(group(repo, "encode", inbound, test, [
-        {"id": row_id, "value": values[0], "encoded": values[1]}
-        for row_id, values in py_params(src, test)
-    ]))
+    groups.append(
+        group(
+            repo,
+            "encode",
+            inbound,
+            test,
+            [
+                {"id": row_id, "value": values[0], "encoded": values[1]}
+                for row_id, values in py_params(src, test)
+            ],
+        )
+    )
 
     names = "tests/shared/test_tool_name_validation.py"
     src = repo.show(names)
@@ -499,9 +561,15 @@ def python_sdk(repo: Repo) -> list[dict[str, Any]]:
     vectors = [{"id": i, "name": v[0], "valid": True} for i, v in py_params(src, test)]
     groups.append(group(repo, "tool_name", names, test, vectors))
     test = "test_validate_tool_name_rejects_invalid_characters"
-    groups.append(group(repo, "tool_name", names, test, [
-        {"id": i, "name": v[0], "valid": False} for i, v in py_params(src, test)
-    ]))
+    groups.append(
+        group(
+            repo,
+            "tool_name",
+            names,
+            test,
+            [{"id": i, "name": v[0], "valid": False} for i, v in py_params(src, test)],
+        )
+    )
     for test, valid in (
         ("test_validate_tool_name_rejects_empty_name", False),
         ("test_validate_tool_name_rejects_name_exceeding_max_length", False),
@@ -511,9 +579,15 @@ def python_sdk(repo: Repo) -> list[dict[str, Any]]:
         ("test_validate_tool_name_warns_on_trailing_dash", True),
     ):
         args = py_call_args(src, test, "validate_tool_name")
-        groups.append(group(repo, "tool_name", names, test, [
-            {"id": str(i), "name": name, "valid": valid} for i, name in enumerate(args)
-        ]))
+        groups.append(
+            group(
+                repo,
+                "tool_name",
+                names,
+                test,
+                [{"id": str(i), "name": name, "valid": valid} for i, name in enumerate(args)],
+            )
+        )
 
     output = "tests/client/test_output_schema_validation.py"
     src = repo.show(output)
@@ -523,12 +597,22 @@ def python_sdk(repo: Repo) -> list[dict[str, Any]]:
         "test_tool_structured_output_client_side_validation_dict_typed",
         "test_tool_structured_output_client_side_validation_missing_required",
     ):
-        groups.append(group(repo, "structured", output, test, [{
-            "id": "0",
-            "output_schema": py_assigned(src, test, "output_schema"),
-            "structured_content": py_assigned(src, test, "structured_content"),
-            "valid": False,
-        }]))
+        groups.append(
+            group(
+                repo,
+                "structured",
+                output,
+                test,
+                [
+                    {
+                        "id": "0",
+                        "output_schema": py_assigned(src, test, "output_schema"),
+                        "structured_content": py_assigned(src, test, "structured_content"),
+                        "valid": False,
+                    }
+                ],
+            )
+        )
 
     types_file = "tests/test_types.py"
     src = repo.show(types_file)
@@ -536,15 +620,34 @@ def python_sdk(repo: Repo) -> list[dict[str, Any]]:
     body = ast.unparse(_py_function(ast.parse(src), test))
     if "InputRequiredResult(input_requests={})" not in body:
         raise SystemExit(f"{test}: the empty inputRequests case is gone")
-    groups.append(group(repo, "call_result", types_file, test, [
-        {"id": "empty", "version": "2026-07-28", "result": {"resultType": "input_required"},
-         "outcome": "refused"},
-        {"id": "input-requests-empty", "version": "2026-07-28",
-         "result": {"resultType": "input_required", "inputRequests": {}}, "outcome": "refused"},
-        {"id": "request-state-only", "version": "2026-07-28",
-         "result": {"resultType": "input_required", "requestState": "s"},
-         "outcome": "input_required"},
-    ]))
+    groups.append(
+        group(
+            repo,
+            "call_result",
+            types_file,
+            test,
+            [
+                {
+                    "id": "empty",
+                    "version": "2026-07-28",
+                    "result": {"resultType": "input_required"},
+                    "outcome": "refused",
+                },
+                {
+                    "id": "input-requests-empty",
+                    "version": "2026-07-28",
+                    "result": {"resultType": "input_required", "inputRequests": {}},
+                    "outcome": "refused",
+                },
+                {
+                    "id": "request-state-only",
+                    "version": "2026-07-28",
+                    "result": {"resultType": "input_required", "requestState": "s"},
+                    "outcome": "input_required",
+                },
+            ],
+        )
+    )
     return groups
 
 
@@ -565,20 +668,64 @@ def typescript_sdk(repo: Repo) -> list[dict[str, Any]]:
     groups = []
     headers = "packages/core-internal/test/shared/mcpParamHeaders.test.ts"
     src = repo.show(headers)
-    groups.append(group(repo, "encode", headers, "encodeMcpParamValue / decodeMcpParamValue — spec encoding-examples table", [
-        {"id": label, "value": value, "encoded": encoded, "round_trip": True}
-        for label, value, encoded in ts_const(src, "CASES")
-    ]))
-    groups.append(group(repo, "decode", headers, "decode rejects invalid Base64 padding inside the sentinel", [
-        {"id": "padding", "header": ts_call_args(src, "decode rejects invalid Base64 padding", "decodeMcpParamValue")[0], "decoded": None},
-    ]))
-    groups.append(group(repo, "decode", headers, "decode rejects non-alphabet characters inside the sentinel", [
-        {"id": "alphabet", "header": ts_call_args(src, "decode rejects non-alphabet characters", "decodeMcpParamValue")[0], "decoded": None},
-    ]))
-    groups.append(group(repo, "x_mcp_header", headers, "scanXMcpHeaderDeclarations — REACHABILITY_CASES", [
-        {"id": label, "input_schema": schema, "valid": False}
-        for label, schema in ts_const(src, "REACHABILITY_CASES")
-    ]))
+    groups.append(
+        group(
+            repo,
+            "encode",
+            headers,
+            "encodeMcpParamValue / decodeMcpParamValue — spec encoding-examples table",
+            [
+                {"id": label, "value": value, "encoded": encoded, "round_trip": True}
+                for label, value, encoded in ts_const(src, "CASES")
+            ],
+        )
+    )
+    groups.append(
+        group(
+            repo,
+            "decode",
+            headers,
+            "decode rejects invalid Base64 padding inside the sentinel",
+            [
+                {
+                    "id": "padding",
+                    "header": ts_call_args(
+                        src, "decode rejects invalid Base64 padding", "decodeMcpParamValue"
+                    )[0],
+                    "decoded": None,
+                },
+            ],
+        )
+    )
+    groups.append(
+        group(
+            repo,
+            "decode",
+            headers,
+            "decode rejects non-alphabet characters inside the sentinel",
+            [
+                {
+                    "id": "alphabet",
+                    "header": ts_call_args(
+                        src, "decode rejects non-alphabet characters", "decodeMcpParamValue"
+                    )[0],
+                    "decoded": None,
+                },
+            ],
+        )
+    )
+    groups.append(
+        group(
+            repo,
+            "x_mcp_header",
+            headers,
+            "scanXMcpHeaderDeclarations — REACHABILITY_CASES",
+            [
+                {"id": label, "input_schema": schema, "valid": False}
+                for label, schema in ts_const(src, "REACHABILITY_CASES")
+            ],
+        )
+    )
     for anchor, valid in (
         ("a valid declaration is collected", True),
         ("declarations at any nesting depth are collected", True),
@@ -593,16 +740,34 @@ def typescript_sdk(repo: Repo) -> list[dict[str, Any]]:
         opener = "valid(" if valid else "invalid("
         at = src.index(anchor)
         schema = node_eval(_balanced(src, src.index(opener, at) + len(opener)))
-        groups.append(group(repo, "x_mcp_header", headers, anchor, [
-            {"id": "0", "input_schema": schema, "valid": valid}
-        ]))
+        groups.append(
+            group(
+                repo,
+                "x_mcp_header",
+                headers,
+                anchor,
+                [{"id": "0", "input_schema": schema, "valid": valid}],
+            )
+        )
     anchor = "declarations at any nesting depth are collected"
     at = src.index(anchor)
-    groups.append(group(repo, "header_map", headers, anchor, [{
-        "id": "0",
-        "input_schema": node_eval(_balanced(src, src.index("valid(", at) + len("valid("))),
-        "map": {"Inner": ["outer", "inner"]},
-    }]))
+    groups.append(
+        group(
+            repo,
+            "header_map",
+            headers,
+            anchor,
+            [
+                {
+                    "id": "0",
+                    "input_schema": node_eval(
+                        _balanced(src, src.index("valid(", at) + len("valid("))
+                    ),
+                    "map": {"Inner": ["outer", "inner"]},
+                }
+            ],
+        )
+    )
 
     names = "packages/core-internal/test/shared/toolNameValidation.test.ts"
     src = repo.show(names)
@@ -612,14 +777,24 @@ def typescript_sdk(repo: Repo) -> list[dict[str, Any]]:
         ("describe('warnings for potentially problematic patterns'", "shouldBeValid"),
     ):
         rows = ts_each(src, anchor)
-        groups.append(group(repo, "tool_name", names, anchor[len("describe('") : -1], [
-            {
-                "id": row["description"],
-                "name": row["toolName"],
-                "valid": row[valid_key] if valid_key else anchor.startswith("describe('valid"),
-            }
-            for row in rows
-        ]))
+        groups.append(
+            group(
+                repo,
+                "tool_name",
+                names,
+                anchor[len("describe('") : -1],
+                [
+                    {
+                        "id": row["description"],
+                        "name": row["toolName"],
+                        "valid": (
+                            row[valid_key] if valid_key else anchor.startswith("describe('valid")
+                        ),
+                    }
+                    for row in rows
+                ],
+            )
+        )
 
     parity = "packages/core-internal/test/shared/contentDefaultParity.test.ts"
     src = repo.show(parity)
@@ -629,14 +804,18 @@ def typescript_sdk(repo: Repo) -> list[dict[str, Any]]:
         ("an entirely empty result resolves with content: []", "complete", "empty"),
         ("a task-shaped body without content still fails loudly", "refused", "task"),
     ):
-        body = node_eval(_balanced(src, src.index("respondWith(", src.index(anchor)) + len("respondWith")))
+        body = node_eval(
+            _balanced(src, src.index("respondWith(", src.index(anchor)) + len("respondWith"))
+        )
         vectors.append({"id": vid, "version": "2025-11-25", "result": body, "outcome": outcome})
     at = src.index("an input_required-shaped body without content still fails loudly")
     for vid in ("input-requests", "request-state"):
         at = src.index("respondWith(", at) + len("respondWith")
         body = node_eval(_balanced(src, at))
         vectors.append({"id": vid, "version": "2025-11-25", "result": body, "outcome": "refused"})
-    groups.append(group(repo, "call_result", parity, "CallToolResult content default (v1 parity)", vectors))
+    groups.append(
+        group(repo, "call_result", parity, "CallToolResult content default (v1 parity)", vectors)
+    )
 
     first = "packages/core-internal/test/shared/rawResultTypeFirst.test.ts"
     src = repo.show(first)
@@ -651,11 +830,25 @@ def typescript_sdk(repo: Repo) -> list[dict[str, Any]]:
         at = src.index("wireWithRawResult(", src.index(anchor)) + len("wireWithRawResult")
         args = node_eval("[" + _balanced(src, at)[1:-1] + "]")
         modern.append({"id": vid, "version": args[1], "result": args[0], "outcome": outcome})
-    modern.append({"id": "input-required", "version": "2026-07-28", "result": input_required,
-                   "outcome": "input_required"})
-    groups.append(group(repo, "call_result", first, "raw-first resultType discrimination — 2026 era", modern))
-    legacy = [{"id": "foreign-input-required", "version": "2025-11-25", "result": input_required,
-               "outcome": "refused"}]
+    modern.append(
+        {
+            "id": "input-required",
+            "version": "2026-07-28",
+            "result": input_required,
+            "outcome": "input_required",
+        }
+    )
+    groups.append(
+        group(repo, "call_result", first, "raw-first resultType discrimination — 2026 era", modern)
+    )
+    legacy = [
+        {
+            "id": "foreign-input-required",
+            "version": "2025-11-25",
+            "result": input_required,
+            "outcome": "refused",
+        }
+    ]
     for anchor, vid in (
         ("strip-on-lift is VALUE-BLIND", "input-required-with-content"),
         ("a foreign non-string resultType is stripped", "non-string-with-content"),
@@ -663,8 +856,12 @@ def typescript_sdk(repo: Repo) -> list[dict[str, Any]]:
     ):
         at = src.index("wireWithRawResult(", src.index(anchor)) + len("wireWithRawResult")
         args = node_eval("[" + _balanced(src, at)[1:-1] + "]")
-        legacy.append({"id": vid, "version": "2025-11-25", "result": args[0], "outcome": "complete"})
-    groups.append(group(repo, "call_result", first, "raw-first resultType handling — 2025 era", legacy))
+        legacy.append(
+            {"id": vid, "version": "2025-11-25", "result": args[0], "outcome": "complete"}
+        )
+    groups.append(
+        group(repo, "call_result", first, "raw-first resultType handling — 2025 era", legacy)
+    )
     return groups
 
 
@@ -693,21 +890,46 @@ def go_sdk(repo: Repo) -> list[dict[str, Any]]:
         elif row["name"] == "raw float64 rejected":
             # Go decodes every JSON number to float64; the raw type has no JSON spelling of
             # its own (JSON 42 is the "integer" row above), so this row tests Go, not MCP.
-            vectors.append({"id": row["name"], "skipped": "a Go type distinction JSON cannot carry"})
+            vectors.append(
+                {"id": row["name"], "skipped": "a Go type distinction JSON cannot carry"}
+            )
         else:
-            vectors.append({"id": row["name"], "value": row["value"],
-                            "encoded": row["want"] if row["wantOK"] else None})
+            vectors.append(
+                {
+                    "id": row["name"],
+                    "value": row["value"],
+                    "encoded": row["want"] if row["wantOK"] else None,
+                }
+            )
     groups.append(group(repo, "encode", headers, "TestEncodeHeaderValue", vectors))
 
-    groups.append(group(repo, "decode", headers, "TestDecodeHeaderValue", [
-        {"id": row["name"], "header": row["input"], "decoded": row["want"] if row["wantOK"] else None}
-        for row in go_table(src, "TestDecodeHeaderValue")
-    ]))
+    groups.append(
+        group(
+            repo,
+            "decode",
+            headers,
+            "TestDecodeHeaderValue",
+            [
+                {
+                    "id": row["name"],
+                    "header": row["input"],
+                    "decoded": row["want"] if row["wantOK"] else None,
+                }
+                for row in go_table(src, "TestDecodeHeaderValue")
+            ],
+        )
+    )
     at = src.index("func TestEncodeDecodeRoundTrip(")
     values = GoParser(_balanced(src, src.index("{", src.index("values := []string", at)))).value()
-    groups.append(group(repo, "round_trip", headers, "TestEncodeDecodeRoundTrip", [
-        {"id": str(i), "value": v} for i, v in enumerate(values)
-    ]))
+    groups.append(
+        group(
+            repo,
+            "round_trip",
+            headers,
+            "TestEncodeDecodeRoundTrip",
+            [{"id": str(i), "value": v} for i, v in enumerate(values)],
+        )
+    )
 
     vectors = []
     for row in go_table(src, "TestExtractToolParamHeaders"):
@@ -715,11 +937,13 @@ def go_sdk(repo: Repo) -> list[dict[str, Any]]:
             vectors.append({"id": row["__text__"], "skipped": row["__skipped__"]})
             continue
         schema = go_input_schema(row["tool"])
-        vectors.append({
-            "id": row["name"],
-            "input_schema": schema,
-            "map_by_dotted_path": row.get("want") or {},
-        })
+        vectors.append(
+            {
+                "id": row["name"],
+                "input_schema": schema,
+                "map_by_dotted_path": row.get("want") or {},
+            }
+        )
     groups.append(group(repo, "header_map", headers, "TestExtractToolParamHeaders", vectors))
 
     vectors = []
@@ -731,7 +955,9 @@ def go_sdk(repo: Repo) -> list[dict[str, Any]]:
         vectors.append({"id": row["name"], "name": name, "header": row["wantNameHeader"]})
     groups.append(group(repo, "mcp_name", headers, "TestSetStandardHeaders", vectors))
 
-    at = src.index("toolSchema := map[string]any", src.index("func TestSetStandardHeadersWithParamHeaders("))
+    at = src.index(
+        "toolSchema := map[string]any", src.index("func TestSetStandardHeadersWithParamHeaders(")
+    )
     parser = GoParser(src[at + len("toolSchema := ") : at + 2000])
     shared = {"tool": {"Name": "execute_sql", "InputSchema": parser.value()}}
     if 'tool := &Tool{Name: "execute_sql", InputSchema: toolSchema}' not in src:
@@ -748,27 +974,47 @@ def go_sdk(repo: Repo) -> list[dict[str, Any]]:
             vectors.append({"id": vid, "skipped": "tool or params is not a literal"})
             continue
         want = row.get("wantHeaders") or {}
-        vectors.append({
-            "id": vid,
-            "input_schema": go_input_schema(tool),
-            "arguments": params.get("Arguments"),
-            "headers": {k: v for k, v in want.items() if k.startswith("Mcp-Param-")},
-        })
-    groups.append(group(repo, "param_headers", headers, "TestSetStandardHeadersWithParamHeaders", vectors))
+        vectors.append(
+            {
+                "id": vid,
+                "input_schema": go_input_schema(tool),
+                "arguments": params.get("Arguments"),
+                "headers": {k: v for k, v in want.items() if k.startswith("Mcp-Param-")},
+            }
+        )
+    groups.append(
+        group(repo, "param_headers", headers, "TestSetStandardHeadersWithParamHeaders", vectors)
+    )
 
     tools = "mcp/tool_test.go"
     src = repo.show(tools)
     for table, valid in (("validTests", True), ("invalidTests", False)):
-        groups.append(group(repo, "tool_name", tools, f"TestValidateToolName/{table}", [
-            {"id": row["label"], "name": row["toolName"], "valid": valid}
-            for row in go_table(src, "TestValidateToolName", table)
-        ]))
+        groups.append(
+            group(
+                repo,
+                "tool_name",
+                tools,
+                f"TestValidateToolName/{table}",
+                [
+                    {"id": row["label"], "name": row["toolName"], "valid": valid}
+                    for row in go_table(src, "TestValidateToolName", table)
+                ],
+            )
+        )
     server = "mcp/server_test.go"
     src = repo.show(server)
-    groups.append(group(repo, "tool_name", server, "TestAddToolNameValidation", [
-        {"id": row["label"], "name": row["name"], "valid": row["wantLogContaining"] == ""}
-        for row in go_table(src, "TestAddToolNameValidation")
-    ]))
+    groups.append(
+        group(
+            repo,
+            "tool_name",
+            server,
+            "TestAddToolNameValidation",
+            [
+                {"id": row["label"], "name": row["name"], "valid": row["wantLogContaining"] == ""}
+                for row in go_table(src, "TestAddToolNameValidation")
+            ],
+        )
+    )
     return groups
 
 
@@ -779,10 +1025,14 @@ def rust_sdk(repo: Repo) -> list[dict[str, Any]]:
     prefix, suffix = "=?base64?", "?="
     vectors: list[dict[str, Any]] = []
     for name, body in rust_tests(src, "encode_header_value"):
-        eq = re.search(r'assert_eq!\(encode_header_value\(("(?:[^"\\]|\\.)*")\), ("(?:[^"\\]|\\.)*")\)', body)
+        eq = re.search(
+            r'assert_eq!\(encode_header_value\(("(?:[^"\\]|\\.)*")\), ("(?:[^"\\]|\\.)*")\)', body
+        )
         wrapped = re.search(r'assert_wrapped\(("(?:[^"\\]|\\.)*")\)', body)
         if eq:
-            vectors.append({"id": name, "value": rust_str(eq.group(1)), "encoded": rust_str(eq.group(2))})
+            vectors.append(
+                {"id": name, "value": rust_str(eq.group(1)), "encoded": rust_str(eq.group(2))}
+            )
         elif wrapped:
             vectors.append({"id": name, "value": rust_str(wrapped.group(1)), "wrapped": True})
         elif "BASE64_HEADER_PREFIX}x{BASE64_HEADER_SUFFIX}" in body:
@@ -795,20 +1045,26 @@ def rust_sdk(repo: Repo) -> list[dict[str, Any]]:
         if name == "round_trips_with_encode":
             items = re.search(r"for value in \[(.*?)\]", body, re.S).group(1)  # type: ignore[union-attr]
             for i, lit in enumerate(re.findall(r'"(?:[^"\\]|\\.)*"', items)):
-                vectors.append({"id": f"{name}/{i}", "value": rust_str(lit), "round_trip_only": True})
+                vectors.append(
+                    {"id": f"{name}/{i}", "value": rust_str(lit), "round_trip_only": True}
+                )
         elif name == "rejects_invalid_base64":
-            inner = re.search(r'BASE64_HEADER_PREFIX\}(.*?)\{BASE64_HEADER_SUFFIX', body).group(1)  # type: ignore[union-attr]
+            inner = re.search(r"BASE64_HEADER_PREFIX\}(.*?)\{BASE64_HEADER_SUFFIX", body).group(1)  # type: ignore[union-attr]
             vectors.append({"id": name, "header": prefix + inner + suffix, "decoded": None})
     groups.append(group(repo, "decode", path, "mod decode_header_value", vectors))
     vectors = []
     for name, body in rust_tests(src, "validate_param_header_annotations"):
         properties = rust_json(body)
-        vectors.append({
-            "id": name,
-            "input_schema": {"type": "object", "properties": properties},
-            "valid": "is_ok()" in body,
-        })
-    groups.append(group(repo, "x_mcp_header", path, "mod validate_param_header_annotations", vectors))
+        vectors.append(
+            {
+                "id": name,
+                "input_schema": {"type": "object", "properties": properties},
+                "valid": "is_ok()" in body,
+            }
+        )
+    groups.append(
+        group(repo, "x_mcp_header", path, "mod validate_param_header_annotations", vectors)
+    )
     return groups
 
 
