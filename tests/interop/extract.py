@@ -169,6 +169,41 @@ def py_call_args(source: str, test: str, callee: str) -> list[Any]:
     return found
 
 
+def py_assert_eq(
+    source: str, test: str, callee: str, helpers: tuple[str, ...] = ()
+) -> list[tuple[list[Any], Any]]:
+    """(arguments, expected) of each `assert callee(...) == expected` in a test body; the
+    body's plain assignments run first (they build the inputs from literals and helpers)."""
+    tree = ast.parse(source)
+    namespace = _py_namespace(tree, helpers)
+    func = _py_function(tree, test)
+    found = []
+    calls: dict[str, ast.Call] = {}
+    for node in func.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+            if isinstance(node.value, ast.Call) and ast.unparse(node.value.func) == callee:
+                calls[ast.unparse(target)] = node.value  # `got = callee(...)`, asserted below
+                continue
+            value = eval(compile(ast.Expression(node.value), "<sdk>", "eval"), namespace)
+            namespace[ast.unparse(target)] = value
+        elif isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare):
+            left = node.test.left
+            if isinstance(left, ast.Name) and left.id in calls:
+                left = calls[left.id]
+            if isinstance(left, ast.Call) and ast.unparse(left.func) == callee:
+                args = [
+                    eval(compile(ast.Expression(a), "<sdk>", "eval"), namespace) for a in left.args
+                ]
+                right = node.test.comparators[0]
+                found.append(
+                    (args, eval(compile(ast.Expression(right), "<sdk>", "eval"), namespace))
+                )
+    if not found:
+        raise SystemExit(f"{test}: no assert {callee}(...) == ...")
+    return found
+
+
 def py_assigned(source: str, test: str, name: str) -> Any:
     """The literal value assigned to `name` (or passed as keyword `name=`) in a test body."""
     func = _py_function(ast.parse(source), test)
@@ -185,8 +220,8 @@ def py_assigned(source: str, test: str, name: str) -> Any:
 _TS_PRELUDE = f"const X_MCP_HEADER_KEY = {json.dumps(X_MCP_HEADER)};\n"
 
 
-def node_eval(expression: str) -> Any:
-    script = _TS_PRELUDE + f"process.stdout.write(JSON.stringify({expression}));"
+def node_eval(expression: str, prelude: str = "") -> Any:
+    script = _TS_PRELUDE + prelude + f"process.stdout.write(JSON.stringify({expression}));"
     out = subprocess.run(["node", "-e", script], check=True, capture_output=True, text=True)
     return json.loads(out.stdout)
 
@@ -554,6 +589,64 @@ def python_sdk(repo: Repo) -> list[dict[str, Any]]:
         )
     )
 
+    test = "test_x_mcp_header_map_keys_top_level_and_nested_properties_by_path"
+    groups.append(
+        group(
+            repo,
+            "header_map",
+            inbound,
+            test,
+            [
+                {
+                    "id": str(i),
+                    "input_schema": args[0],
+                    "map": {h: list(path) for path, h in want.items()},
+                }
+                for i, (args, want) in enumerate(
+                    py_assert_eq(src, test, "x_mcp_header_map", helpers)
+                )
+            ],
+        )
+    )
+    test = "test_x_mcp_header_map_empty_for_schemas_without_annotations"
+    groups.append(
+        group(
+            repo,
+            "header_map",
+            inbound,
+            test,
+            [
+                {"id": row_id, "input_schema": values[0], "map": {}}
+                for row_id, values in py_params(src, test, helpers)
+            ],
+        )
+    )
+    for test in (
+        "test_mcp_param_headers_renders_primitive_types_per_spec",
+        "test_mcp_param_headers_omits_absent_or_null_arguments",
+        "test_mcp_param_headers_reads_nested_argument_path",
+        "test_mcp_param_headers_omits_when_nested_path_is_broken",
+    ):
+        groups.append(
+            group(
+                repo,
+                "param_headers",
+                inbound,
+                test,
+                [
+                    {
+                        "id": str(i),
+                        "header_map": {h: list(path) for path, h in args[0].items()},
+                        "arguments": args[1],
+                        "headers": want,
+                    }
+                    for i, (args, want) in enumerate(
+                        py_assert_eq(src, test, "mcp_param_headers", helpers)
+                    )
+                ],
+            )
+        )
+
     names = "tests/shared/test_tool_name_validation.py"
     src = repo.show(names)
     vectors = []
@@ -768,6 +861,28 @@ def typescript_sdk(repo: Repo) -> list[dict[str, Any]]:
             ],
         )
     )
+
+    at = src.index("describe('buildMcpParamHeaders'")
+    decls_at = src.index("const DECLS = ", at) + len("const DECLS = ")
+    prelude = "const DECLS = " + _balanced(src, decls_at) + ";\n"
+    vectors = []
+    for anchor in (
+        "present primitive values become headers; null and absent are omitted",
+        "a non-primitive value is silently omitted",
+    ):
+        start = src.index("buildMcpParamHeaders(", src.index(anchor)) + len("buildMcpParamHeaders")
+        decls, arguments = node_eval("[" + _balanced(src, start)[1:-1] + "]", prelude)
+        end = start + len(_balanced(src, start))
+        want_at = src.index("toEqual(", end) + len("toEqual")
+        vectors.append(
+            {
+                "id": anchor,
+                "header_map": {d["headerName"]: d["path"] for d in decls},
+                "arguments": arguments,
+                "headers": node_eval(_balanced(src, want_at)),
+            }
+        )
+    groups.append(group(repo, "param_headers", headers, "buildMcpParamHeaders", vectors))
 
     names = "packages/core-internal/test/shared/toolNameValidation.test.ts"
     src = repo.show(names)

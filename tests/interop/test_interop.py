@@ -145,7 +145,11 @@ def answer(area: str, vector: dict[str, Any]) -> tuple[Any, Any]:
         return vector["header"], mcp_name_header(vector["name"])
     if area == "param_headers":
         try:
-            ours = mcp_param_headers(_tool(vector["input_schema"]), vector["arguments"])
+            if "header_map" in vector:
+                mapping = {name: tuple(path) for name, path in vector["header_map"].items()}
+                ours = mcp_param_headers(mapping, vector["arguments"])
+            else:
+                ours = mcp_param_headers(_tool(vector["input_schema"]), vector["arguments"])
         except Error as exc:
             ours = {"refused": exc.reason}
         return vector["headers"], ours
