@@ -63,7 +63,7 @@ def _vectors() -> list[tuple[str, str, dict[str, Any], dict[str, Any]]]:
     for sdk in SDKS:
         for group in _load(f"vectors/{sdk}.json")["groups"]:
             for vector in group["vectors"]:
-                key = f"{sdk}::{group['source']['test']}::{vector['id']}"
+                key = f"{sdk}::{group['area']}::{group['source']['test']}::{vector['id']}"
                 rows.append((key, group["area"], group["source"], vector))
     return rows
 
@@ -196,6 +196,12 @@ def test_every_pin_names_a_vector_one_of_the_four_kinds_and_a_reason() -> None:
         assert key in keys, f"pin for a vector that is gone: {key}"
         assert pin["kind"] in DIFFERENCE_KINDS
         assert pin["reason"].strip() and "\n" not in pin["reason"]
+
+
+def test_every_vector_has_its_own_key() -> None:
+    """conduit-defined: a pin names exactly one vector."""
+    keys = Counter(row[0] for row in VECTORS)
+    assert [key for key, count in keys.items() if count > 1] == []
 
 
 def test_every_skipped_vector_says_why() -> None:
