@@ -407,6 +407,10 @@ def _from_jsonschema(struct: dict[str, Any]) -> dict[str, Any]:
             out["type"] = value
         elif field == "Properties":
             out["properties"] = value  # a map[string]*jsonschema.Schema, converted when read
+        elif field == "Items":
+            out["items"] = value  # read as a *jsonschema.Schema literal, already converted
+        elif field == "Default":
+            out["default"] = value
         elif field == "Extra":
             out.update(value)
         else:
@@ -1103,6 +1107,27 @@ def go_sdk(repo: Repo) -> list[dict[str, Any]]:
 
     tools = "mcp/tool_test.go"
     src = repo.show(tools)
+    vectors = []
+    for row in go_table(src, "TestApplySchemaOutput"):
+        if "__skipped__" in row:
+            vectors.append({"id": row["__text__"], "skipped": row["__skipped__"]})
+            continue
+        data = json.loads(row["data"]) if row["data"] else None
+        if not row["data"] or (data is None and row.get("want") != "null"):
+            # The row checks what the server's applySchema turns the value into (an empty
+            # body or null becomes {} with defaults), not whether the value is valid.
+            vectors.append({"id": row["name"], "skipped": "a server-side coercion, not a verdict"})
+            continue
+        vectors.append(
+            {
+                "id": row["name"],
+                "version": "2026-07-28",  # SEP-2106: non-object roots
+                "output_schema": row["schema"],
+                "structured_content": data,
+                "valid": "wantErr" not in row,
+            }
+        )
+    groups.append(group(repo, "structured", tools, "TestApplySchemaOutput", vectors))
     for table, valid in (("validTests", True), ("invalidTests", False)):
         groups.append(
             group(

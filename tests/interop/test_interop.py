@@ -160,10 +160,8 @@ def answer(area: str, vector: dict[str, Any]) -> tuple[Any, Any]:
         result = ToolResult.from_wire(
             {"content": [], "structuredContent": vector["structured_content"]}
         )
-        return (
-            vector["valid"],
-            validate_structured(result, tool, protocol_version=STRUCTURED_VERSION).valid,
-        )
+        version = vector.get("version", STRUCTURED_VERSION)
+        return vector["valid"], validate_structured(result, tool, protocol_version=version).valid
     if area == "call_result":
         return vector["outcome"], _call_result(vector["result"], vector["version"])
     raise AssertionError(f"unknown area {area}")
