@@ -247,9 +247,9 @@ def parse_call_result(
     protocol and is ignored (absent means complete): every result is a `ToolResult`.
 
     On every version, a body without `content` that carries a member of another result type
-    (`task`, `inputRequests`, `requestState`) is refused, so an interim
-    or task result never reads as "the tool returned nothing". A body without `content` and
-    without those members still reads as `content: []`, as `ToolResult.from_wire` does.
+    (`task`, `inputRequests`, `requestState`) is refused, so an interim or task result never
+    reads as "the tool returned nothing". A body without `content` and without those members
+    still reads as `content: []`, as `ToolResult.from_wire` does.
 
     Extension result types (which the spec lets a client accept when it advertised the
     extension) are not supported: they are refused like any other unrecognised value.
