@@ -2,9 +2,10 @@
 
 Each patch names the spec versions it applies to, a JSON Pointer into the pruned schema
 (RFC 6901; `{defs}` stands for `definitions` or `$defs`), the value it expects to find there
-(asserted: a patch whose old value moved fails the generator loudly instead of silently
-doing nothing), the value it writes, and why. `MISSING` means "the key must be absent" as an
-old value, or "remove the key" as a new one.
+(checked: a patch whose old value moved stops the generator with `PatchMismatch` instead of
+silently doing nothing), the value it writes, why, and when it can be dropped. `MISSING` means
+"the key must be absent" as an old value, or "remove the key" as a new one. How to drop a patch:
+schema/README.md.
 
 Format keywords are not patched here: `--type-mappings string+byte=string string+uri=string`
 in `generate.py` keeps `format: byte` / `format: uri` plain strings (dcg's `Base64Str` decodes
@@ -26,13 +27,20 @@ META_OBJECT_VERSIONS: Final = ("2026-07-28", "draft")
 
 @dataclass(frozen=True)
 class Patch:
-    """One recorded edit of a pruned schema (see the module docstring)."""
+    """One recorded edit of a pruned schema (see the module docstring).
+
+    `versions`: the spec versions it applies to; `pointer`: RFC 6901 pointer, `{defs}` for the
+    definitions key; `old` / `new`: the value expected and the value written (`MISSING` = absent /
+    remove); `why`: the reason; `drop_when`: the condition under which the patch can go (a new
+    version that meets it is pinned without the patch in its `versions`).
+    """
 
     versions: tuple[str, ...]
     pointer: str
     old: Any
     new: Any
     why: str
+    drop_when: str
 
 
 PATCHES: Final[tuple[Patch, ...]] = (
@@ -43,7 +51,11 @@ PATCHES: Final[tuple[Patch, ...]] = (
         new={"propertyName": "type"},
         why=(
             "Every content block has a `type` const; without a discriminator pydantic tries every"
-            " arm of the union (2.7x slower, 40-line errors). Drop if the spec adds one."
+            " arm of the union (2.7x slower, 40-line errors)."
+        ),
+        drop_when=(
+            "the spec's ContentBlock carries a discriminator itself (the generator then stops with"
+            " PatchMismatch: found a value where the patch expects none)."
         ),
     ),
     Patch(
@@ -52,6 +64,10 @@ PATCHES: Final[tuple[Patch, ...]] = (
         old=MISSING,
         new={"propertyName": "type"},
         why="Same as ContentBlock: these versions inline the content-block union.",
+        drop_when=(
+            "never for these two frozen revisions; the patch goes when they leave"
+            " schema/PINNED.json."
+        ),
     ),
     Patch(
         versions=META_OBJECT_VERSIONS,
@@ -61,6 +77,11 @@ PATCHES: Final[tuple[Patch, ...]] = (
         why=(
             "`_meta` is an open mapping of namespaced keys; a bare `type: object` makes dcg emit"
             " an empty model class instead of `dict[str, Any]`."
+        ),
+        drop_when=(
+            "MetaObject declares `additionalProperties` itself, or datamodel-code-generator maps"
+            " a bare `type: object` to `dict[str, Any]` (check: drop it, regenerate, MetaObject"
+            " fields stay `dict[str, Any]`)."
         ),
     ),
     Patch(
@@ -72,6 +93,10 @@ PATCHES: Final[tuple[Patch, ...]] = (
             "The serverInfo stamp is self-reported and display-only (the schema's own words:"
             " clients SHOULD NOT change behaviour on it); a malformed stamp must not fail a"
             " whole result, so it is typed as any JSON value."
+        ),
+        drop_when=(
+            "the schema itself types the serverInfo stamp as an open value, or the stamp becomes"
+            " normative (then it should be validated and the patch removed on purpose)."
         ),
     ),
 )

@@ -38,6 +38,43 @@ def test_registry_lists_the_six_versions_and_the_latest() -> None:
         module_for("2030-01-01")
 
 
+def test_the_registry_is_schema_pinned_json_in_file_order() -> None:
+    """One registry: the generated VERSIONS are PINNED.json's `schemas`, in the order listed."""
+    assert VERSIONS == tuple(p["version"] for p in PINNED["schemas"])
+    registry = generate.read_registry()
+    assert (registry.versions, registry.latest) == (VERSIONS, LATEST)
+
+
+def test_the_client_takes_its_versions_from_the_wire_package() -> None:
+    """No third list: conduit_mcp.client's registry is the very tuple the generator wrote."""
+    from conduit_mcp.client import _versions
+
+    assert _versions.KNOWN_VERSIONS is VERSIONS
+    assert _versions.LATEST is LATEST
+
+
+@pytest.mark.parametrize(
+    ("versions", "complaint"),
+    [
+        pytest.param([], "non-empty", id="empty"),
+        pytest.param(["2025-06-18", "2024-11-05"], "oldest first", id="out-of-order"),
+        pytest.param(["2024-11-05", "2024-11-05"], "listed twice", id="twice"),
+        pytest.param(["draft", "2024-11-05"], "must be the last", id="draft-first"),
+        pytest.param(["2024-11-05", "next"], "neither YYYY-MM-DD", id="not-a-date"),
+        pytest.param(["2024-13-05"], "neither YYYY-MM-DD", id="month-13"),
+        pytest.param(["draft"], "no released", id="draft-only"),
+    ],
+)
+def test_a_malformed_registry_is_refused(
+    tmp_path: Path, versions: list[str], complaint: str
+) -> None:
+    """read_registry: the file order is the release order, so it must be one."""
+    pin_file = tmp_path / "PINNED.json"
+    pin_file.write_text(json.dumps({"schemas": [{"version": v} for v in versions]}))
+    with pytest.raises(generate.RegistryError, match=complaint):
+        generate.read_registry(pin_file)
+
+
 @pytest.mark.parametrize("pin", PINNED["schemas"], ids=lambda p: p["version"])
 def test_vendored_schema_bytes_match_their_pin(pin: dict[str, str]) -> None:
     """Vendored unchanged: sha256 of each schema.json equals schema/PINNED.json."""
@@ -88,18 +125,50 @@ def test_every_patch_for_a_version_still_applies(version: str) -> None:
 
 
 def test_a_patch_whose_old_value_moved_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Patches assert their old value (the spec moved: fail, don't skip)."""
+    """Patches check their old value (the spec moved: fail with PatchMismatch, don't skip)."""
     moved = patches.Patch(
         versions=("draft",),
         pointer="/{defs}/Tool/description",
         old="not the description",
         new="x",
         why="test",
+        drop_when="test",
     )
     monkeypatch.setattr(generate, "PATCHES", (moved,))
     _, schema = generate.load_pinned("draft")
-    with pytest.raises(AssertionError):
+    with pytest.raises(generate.PatchMismatch, match=r"/\{defs\}/Tool/description expected"):
         generate.patch_schema("draft", schema)
+
+
+def test_a_patch_whose_parent_is_gone_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A renamed definition is a PatchMismatch too, not a KeyError from deep in the walk."""
+    gone = patches.Patch(
+        versions=("draft",),
+        pointer="/{defs}/NoSuchDefinition/discriminator",
+        old=patches.MISSING,
+        new={"propertyName": "type"},
+        why="test",
+        drop_when="test",
+    )
+    monkeypatch.setattr(generate, "PATCHES", (gone,))
+    _, schema = generate.load_pinned("draft")
+    with pytest.raises(generate.PatchMismatch, match="parent object is gone"):
+        generate.patch_schema("draft", schema)
+
+
+def test_every_patch_says_why_and_when_it_can_be_dropped() -> None:
+    """schema/README.md's drop recipe needs each patch's condition written down."""
+    for patch in patches.PATCHES:
+        assert patch.why.strip() and patch.drop_when.strip(), patch.pointer
+
+
+def test_the_generator_has_no_assert_statements() -> None:
+    """`python -O` strips asserts: the generator's checks must raise instead."""
+    import ast
+
+    for name in ("generate.py", "patches.py"):
+        tree = ast.parse((ROOT / "codegen" / name).read_text(encoding="utf-8"))
+        assert not [node for node in ast.walk(tree) if isinstance(node, ast.Assert)], name
 
 
 def test_prune_keeps_reachable_definitions_in_file_order() -> None:
