@@ -203,17 +203,22 @@ def _pointer_parts(pointer: str, key: str) -> list[str]:
 
 
 def patch_schema(version: str, schema: dict[str, Any]) -> tuple[dict[str, Any], list[Patch]]:
-    """Apply every patch for `version` to a copy of `schema`.
+    """Apply every patch whose version range holds `version` to a copy of `schema`.
 
     Raises:
-        PatchMismatch: a patch's parent object is gone, or its old value is not what the schema
+        PatchMismatch: a patch's range names a version that is not pinned, its parent object is
+            gone, or its old value is not what the schema
             holds (the spec moved: see "Dropping a patch" in schema/README.md).
     """
+    order = read_registry().versions
     schema = copy.deepcopy(schema)
     applied = []
     for patch in PATCHES:
-        if version not in patch.versions:
-            continue
+        try:
+            if not patch.applies_to(version, order):
+                continue
+        except ValueError as exc:
+            raise PatchMismatch(f"{version}: {exc}") from None
         *parents, last = _pointer_parts(patch.pointer, defs_key(schema))
         node: Any = schema
         for part in parents:

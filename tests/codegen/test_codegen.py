@@ -119,7 +119,7 @@ def test_every_patch_for_a_version_still_applies(version: str) -> None:
     """Accounting: each patch asserts its old value; none silently stopped applying."""
     _, schema = generate.load_pinned(version)
     _, applied = generate.patch_schema(version, schema)
-    expected = [p for p in patches.PATCHES if version in p.versions]
+    expected = [p for p in patches.PATCHES if p.applies_to(version, VERSIONS)]
     assert applied == expected
     assert applied, "every version has at least the content-block discriminator"
 
@@ -127,7 +127,7 @@ def test_every_patch_for_a_version_still_applies(version: str) -> None:
 def test_a_patch_whose_old_value_moved_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
     """Patches check their old value (the spec moved: fail with PatchMismatch, don't skip)."""
     moved = patches.Patch(
-        versions=("draft",),
+        since="draft",
         pointer="/{defs}/Tool/description",
         old="not the description",
         new="x",
@@ -143,7 +143,7 @@ def test_a_patch_whose_old_value_moved_fails_loudly(monkeypatch: pytest.MonkeyPa
 def test_a_patch_whose_parent_is_gone_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
     """A renamed definition is a PatchMismatch too, not a KeyError from deep in the walk."""
     gone = patches.Patch(
-        versions=("draft",),
+        since="draft",
         pointer="/{defs}/NoSuchDefinition/discriminator",
         old=patches.MISSING,
         new={"propertyName": "type"},
@@ -154,6 +154,41 @@ def test_a_patch_whose_parent_is_gone_fails_loudly(monkeypatch: pytest.MonkeyPat
     _, schema = generate.load_pinned("draft")
     with pytest.raises(generate.PatchMismatch, match="parent object is gone"):
         generate.patch_schema("draft", schema)
+
+
+def test_a_patch_bounded_by_an_unpinned_version_fails_loudly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Dropping a pin under a patch's bound is caught, not read as "the patch does not apply"."""
+    stale = patches.Patch(
+        since="2024-11-05",
+        until="2024-12-31",
+        pointer="/{defs}/Tool/x",
+        old=patches.MISSING,
+        new=1,
+        why="test",
+        drop_when="test",
+    )
+    monkeypatch.setattr(generate, "PATCHES", (stale,))
+    _, schema = generate.load_pinned("2024-11-05")
+    with pytest.raises(generate.PatchMismatch, match="'2024-12-31' is not pinned"):
+        generate.patch_schema("2024-11-05", schema)
+
+
+@pytest.mark.parametrize(
+    ("since", "until", "expected"),
+    [
+        pytest.param("2024-11-05", "2025-03-26", ["2024-11-05", "2025-03-26"], id="closed"),
+        pytest.param("2026-07-28", None, ["2026-07-28", "draft"], id="open"),
+        pytest.param("draft", None, ["draft"], id="draft-only"),
+    ],
+)
+def test_a_patch_range_is_inclusive_in_registry_order(
+    since: str, until: str | None, expected: list[str]
+) -> None:
+    """Patch.applies_to: `since` .. `until` both included; `None` runs to the last pin."""
+    patch = patches.Patch(since, "/x", None, None, "test", "test", until)
+    assert [v for v in VERSIONS if patch.applies_to(v, VERSIONS)] == expected
 
 
 def test_every_patch_says_why_and_when_it_can_be_dropped() -> None:
