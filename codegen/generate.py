@@ -64,6 +64,12 @@ DCG_ARGS = (
     "--target-python-version=3.10",
     # Unknown keys are data: `ignore` would silently strip whole inputSchemas.
     "--extra-fields=allow",
+    # PEP 8 attributes, wire names as aliases (`input_schema` / `inputSchema`, `meta` / `_meta`,
+    # `schema_` / `$schema`), as mcp_types does; WireModel (templates/_base.py.jinja) accepts
+    # either name on construction and only wire names from the wire.
+    "--snake-case-field",
+    "--remove-special-field-name-prefix",
+    "--base-class=conduit_mcp_wire._base.WireModel",
     "--use-field-description",
     "--use-schema-description",
     "--use-annotated",
@@ -353,6 +359,7 @@ def build(workdir: Path) -> dict[str, str]:
         modules=[(v, module_name(v)) for v in registry.versions],
         latest=registry.latest,
     )
+    files["_base.py"] = _render("_base.py.jinja")
     files["py.typed"] = ""
     return files
 
