@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from conduit_mcp.client import (
@@ -29,6 +29,7 @@ from conduit_mcp.client import (
     mcp_param_headers,
 )
 from tests.corpus import all_tools, cases
+from tests.property.profiles import bounded
 
 X = "x-mcp-header"
 
@@ -659,7 +660,7 @@ def test_decoding_a_non_string_is_a_type_error() -> None:
         decode_header_value(b"x")  # type: ignore[arg-type]
 
 
-@settings(max_examples=200, deadline=None)
+@bounded(200)
 @given(st.text(st.characters(blacklist_categories=("Cs",))))
 def test_every_string_round_trips_through_a_header_safe_value(value: str) -> None:
     """Spec-mandated (2026-07-28 streamable-http "Value Encoding": header values are visible

@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from conduit_mcp.client import (
@@ -31,6 +31,7 @@ from conduit_mcp.client import (
     validate_structured,
 )
 from tests.corpus import CORPUS, cases, results
+from tests.property.profiles import bounded
 
 SERVER = "srv"
 PNG_1X1 = (  # a 1x1 PNG
@@ -412,7 +413,7 @@ def test_max_chars_of_another_type_is_a_type_error(bad: object) -> None:
         shape({"content": []}, max_chars=bad)
 
 
-@settings(max_examples=200, deadline=None)
+@bounded(200)
 @given(
     st.lists(st.text(max_size=120), max_size=8),
     st.integers(min_value=MIN_MAX_CHARS, max_value=400),
@@ -670,7 +671,7 @@ def test_accepted_mime_types_must_be_a_collection_of_strings() -> None:
         shape({"content": []}, accepted_mime_types=[b"image/png"])
 
 
-@settings(max_examples=200, deadline=None)
+@bounded(200)
 @given(st.text(alphabet="ABCDabcd0189+/=-_ \n:;.\u00e9", max_size=16))
 def test_strict_base64_agrees_with_b64decode_validate(text: str) -> None:
     """Spec-mandated (RFC 4648 section 4: the standard alphabet, output a multiple of four
@@ -685,7 +686,7 @@ def test_strict_base64_agrees_with_b64decode_validate(text: str) -> None:
     assert is_strict_base64(text) is (decodes and text != "")
 
 
-@settings(max_examples=200, deadline=None)
+@bounded(200)
 @given(st.binary(min_size=1, max_size=64))
 def test_strict_base64_accepts_every_encoding(payload: bytes) -> None:
     """Spec-mandated (RFC 4648 section 4): any standard encoding is valid."""
@@ -822,7 +823,7 @@ BLOCK = st.one_of(
 )
 
 
-@settings(max_examples=100, deadline=None)
+@bounded(100)
 @given(
     st.lists(BLOCK, max_size=6),
     st.one_of(st.just({}), st.fixed_dictionaries({"structuredContent": JSON})),
