@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 import json
 import pickle
-import time
 from typing import Any
 
 import orjson
@@ -413,14 +412,13 @@ def test_deeply_nested_instance_data_is_skipped() -> None:
     assert find_invalid_x_mcp_header(obj(a={"type": "object", "default": data})) is None
 
 
-def test_a_hundred_thousand_properties_are_walked_in_linear_time() -> None:
-    """conduit-defined: one pass; measured about 0.1 s on the development machine."""
+def test_a_hundred_thousand_properties_are_walked_to_the_end() -> None:
+    """conduit-defined: every property is visited, the middle one and the last one. That the
+    walk is linear is measured by operation counts in tests/limits (no clock in unit tests)."""
     props = {f"p{i}": {"type": "string", "description": "d"} for i in range(100_000)}
     props["p50000"] = {"type": "integer", X: "Middle"}
     schema = {"type": "object", "properties": props}
-    start = time.perf_counter()
     assert header_map(tool(schema)) == {"Middle": ("p50000",)}
-    assert time.perf_counter() - start < 5.0
     props["p99999"] = {"type": "boolean", X: "middle"}
     assert reason_and_path(schema) == ("x_mcp_header_duplicate", ("properties", "p99999", X))
 
