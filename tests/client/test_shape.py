@@ -392,9 +392,13 @@ def test_text_exactly_at_the_cap_is_not_truncated() -> None:
     assert shaped.provenance == Provenance(SERVER, False, ())
 
 
-def test_truncation_never_leaves_half_a_surrogate_pair() -> None:
-    """conduit-defined: the cut is in code points, so an emoji is whole or absent."""
+def test_truncation_counts_an_emoji_outside_the_bmp_as_one_character() -> None:
+    """conduit-defined: max_chars counts code points, so U+1F600 (a surrogate pair in UTF-16,
+    four bytes in UTF-8) is one character, whole or absent. As in the (100, 1000) case above:
+    the marker for (100, 500) has 23 + 3 + 19 = 45 characters, so 55 are shown; counting
+    UTF-16 units would show 27 emoji, counting UTF-8 bytes 13."""
     shaped = shape({"content": [{"type": "text", "text": "\U0001f600" * 500}]}, max_chars=100)
+    assert texts(shaped) == ["\U0001f600" * 55 + "\n[… truncated: showing 55 of 500 characters]"]
     shaped_text(shaped).encode("utf-8")
 
 
