@@ -27,7 +27,7 @@ generate: $(STAMP)
 check-generated: $(STAMP)
 	$(BIN)/python codegen/generate.py --check
 
-## lint: ruff, black --check, mypy --strict on src/
+## lint: ruff, black --check, mypy --strict on src/ and generated/
 lint: $(STAMP)
 	$(BIN)/ruff check $(SOURCES)
 	$(BIN)/black --check --quiet $(SOURCES)
