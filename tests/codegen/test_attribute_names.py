@@ -93,6 +93,17 @@ def test_reading_a_wire_object_takes_wire_names_only() -> None:
         LATEST_MODULE.Tool.model_validate({"name": "a", "input_schema": {"type": "object"}})
     with pytest.raises(pydantic.ValidationError):
         LATEST_MODULE.Tool.model_validate_json('{"name": "a", "input_schema": {"type": "object"}}')
+    # The compiled validator (what a strict conformance check calls) reads wire names too.
+    LATEST_MODULE.Tool.model_rebuild()
+    with pytest.raises(pydantic.ValidationError):
+        LATEST_MODULE.Tool.__pydantic_validator__.validate_python(
+            {"name": "a", "input_schema": {"type": "object"}}, strict=True
+        )
+    # A block inside a result: the union root model reads wire names only as well.
+    with pytest.raises(pydantic.ValidationError):
+        LATEST_MODULE.CallToolResult.model_validate(
+            {"content": [{"type": "image", "data": "", "mime_type": "x"}], "resultType": "complete"}
+        )
     # A caller who wants the lenient reading asks for it.
     lenient = LATEST_MODULE.Tool.model_validate(
         {"name": "a", "input_schema": {"type": "object"}}, by_name=True
