@@ -48,3 +48,22 @@ def test_the_shared_profile_is_the_default_of_the_whole_run() -> None:
         assert settings.default.derandomize is True
         assert settings.default.database is None
     assert settings.default.deadline is None
+
+
+def test_no_test_file_reads_the_clock_or_sleeps() -> None:
+    """No wall-clock assertions and no sleeps in tests (speed goes in bench/ and tests/limits,
+    which count operations): a `test_*.py` never calls `time.perf_counter`, `time.monotonic`,
+    `time.time` or `time.sleep`."""
+    clocks = {"perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "time", "sleep"}
+    offenders = []
+    for path in sorted(TESTS.rglob("test_*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr in clocks
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "time"
+            ):
+                offenders.append(f"{path.relative_to(TESTS)}:{node.lineno} time.{node.attr}")
+    assert offenders == []
