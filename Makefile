@@ -27,7 +27,7 @@ generate: $(STAMP)
 check-generated: $(STAMP)
 	$(BIN)/python codegen/generate.py --check
 
-## lint: ruff, black --check, mypy --strict on src/
+## lint: ruff, black --check, mypy --strict on src/ and generated/
 lint: $(STAMP)
 	$(BIN)/ruff check $(SOURCES)
 	$(BIN)/black --check --quiet $(SOURCES)
@@ -37,13 +37,16 @@ reformat: $(STAMP)
 	$(BIN)/ruff check --fix $(SOURCES)
 	$(BIN)/black --quiet $(SOURCES)
 
-## test: everything (TESTS=expr narrows the pytest run with -x -k and skips the fuzz pass)
+## test: everything (TESTS=expr narrows the pytest run with -x -k and skips the fuzz pass);
+##       the fuzz pass's verdict is repeated at the end of pytest's summary
+FUZZ_LOG := .cache/fuzz/make-test.log
 test: $(STAMP) check-generated lint $(if $(TESTS),,fuzz-short)
-	$(BIN)/pytest $(if $(TESTS),-x -k "$(TESTS)",)
+	$(if $(TESTS),,CONDUIT_FUZZ_VERDICT=$(FUZZ_LOG).verdict) $(BIN)/pytest $(if $(TESTS),-x -k "$(TESTS)",)
 
-## fuzz-short: the bounded fuzz pass make test runs (30 s over all targets)
+## fuzz-short: the bounded fuzz pass make test runs (30 s over all targets): one verdict line,
+##             libFuzzer's own output in .cache/fuzz/make-test.log
 fuzz-short: $(STAMP)
-	$(BIN)/python tests/fuzz/run.py --seconds 30 --target all
+	$(BIN)/python tests/fuzz/run.py --seconds 30 --target all --log $(FUZZ_LOG)
 
 ## fuzz: coverage-guided fuzzing of the JSON-bytes entry points with atheris, FUZZ_SECONDS in all
 ##       (default 60, split over the targets); a crash lands in tests/fuzz/crashes/ (replayed by make test)

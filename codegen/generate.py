@@ -1,9 +1,14 @@
 """Generate `generated/conduit_mcp_wire/` from the pinned MCP schemas.
 
-Steps: `load_pinned` (refuse a schema whose sha256 is not its pin) -> `patch_schema`
-(codegen/patches.py, each patch asserting its old value) -> `prune` (keep the definitions
-reachable from the roots, in file order) -> `run_codegen` (datamodel-code-generator, pinned)
--> header + package index from codegen/templates/ -> write, or compare with `--check`.
+Steps: `read_registry` (the versions and their order, from schema/PINNED.json) -> `load_pinned`
+(refuse a schema whose sha256 is not its pin) -> `patch_schema` (codegen/patches.py, each patch
+checking its old value) -> `prune` (keep the definitions reachable from the roots, in file order)
+-> `run_codegen` (datamodel-code-generator, pinned) -> header, package index and the
+`WireModel` base class from codegen/templates/ -> write, or compare with `--check`.
+
+schema/PINNED.json is the one version registry: the generated `conduit_mcp_wire.VERSIONS` and
+`LATEST` come from it, and `conduit_mcp.client` takes them from `conduit_mcp_wire`. The bump recipe
+is in schema/README.md.
 
 Usage:
     python codegen/generate.py            # regenerate generated/conduit_mcp_wire/
@@ -22,6 +27,7 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import date
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -39,9 +45,8 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 # -- knobs -----------------------------------------------------------------------------------
 
-#: Versions to generate, oldest first; "draft" last (it is not a date).
-VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28", "draft")
-LATEST = "2026-07-28"
+#: The unreleased next revision's folder name; the only pinned version that is not a date.
+DRAFT = "draft"
 
 #: The definitions a client takes off the wire for tools, and the envelopes whose spec examples
 #: the conformance tests round-trip (each root is used where the version defines it).
@@ -59,6 +64,12 @@ DCG_ARGS = (
     "--target-python-version=3.10",
     # Unknown keys are data: `ignore` would silently strip whole inputSchemas.
     "--extra-fields=allow",
+    # PEP 8 attributes, wire names as aliases (`input_schema` / `inputSchema`, `meta` / `_meta`,
+    # `schema_` / `$schema`), as mcp_types does; WireModel (templates/_base.py.jinja) accepts
+    # either name on construction and only wire names from the wire.
+    "--snake-case-field",
+    "--remove-special-field-name-prefix",
+    "--base-class=conduit_mcp_wire._base.WireModel",
     "--use-field-description",
     "--use-schema-description",
     "--use-annotated",
@@ -89,11 +100,73 @@ class Pin:
     sha256: str
 
 
-class PinMismatch(Exception):
-    """A vendored schema's bytes do not match its pin."""
+class GenerationError(Exception):
+    """The generator refuses to run: its inputs are not what they claim to be."""
+
+
+class PinMismatch(GenerationError):
+    """A vendored schema's bytes do not match its pin, or a version has no pin."""
+
+
+class RegistryError(GenerationError):
+    """schema/PINNED.json does not list its versions as a registry must (see `read_registry`)."""
+
+
+class PatchMismatch(GenerationError):
+    """A patch's old value is not what the schema holds: the spec moved under the patch."""
+
+
+@dataclass(frozen=True)
+class Registry:
+    """The versions to generate, in the order schema/PINNED.json lists them."""
+
+    versions: tuple[str, ...]
+    latest: str
 
 
 # -- steps -----------------------------------------------------------------------------------
+
+
+def read_registry(pin_file: Path | None = None) -> Registry:
+    """Read the version registry from schema/PINNED.json (`schemas`, in file order).
+
+    Args:
+        pin_file: the pin file; `None` means `PIN_FILE`.
+
+    Returns:
+        The versions oldest first, as listed, and `latest`: the last dated version.
+
+    Raises:
+        RegistryError: no versions; a version that is neither a `YYYY-MM-DD` date nor `"draft"`;
+            a version listed twice; dated versions not strictly oldest first; `"draft"` anywhere
+            but last. The file order is the order, so it must already be the release order.
+    """
+    path = PIN_FILE if pin_file is None else pin_file
+    entries = json.loads(path.read_text(encoding="utf-8")).get("schemas")
+    if not isinstance(entries, list) or not entries:
+        raise RegistryError(f"{path}: `schemas` must be a non-empty list of pins")
+    versions = tuple(str(entry.get("version")) for entry in entries)
+    dated = [v for v in versions if v != DRAFT]
+    for version in dated:
+        if not _is_date(version):
+            raise RegistryError(f"{path}: version {version!r} is neither YYYY-MM-DD nor {DRAFT!r}")
+    if len(set(versions)) != len(versions):
+        raise RegistryError(f"{path}: a version is listed twice: {', '.join(versions)}")
+    if dated != sorted(dated):
+        listed = ", ".join(dated)
+        raise RegistryError(f"{path}: dated versions must be listed oldest first: {listed}")
+    if DRAFT in versions[:-1]:
+        raise RegistryError(f"{path}: {DRAFT!r} must be the last version listed")
+    if not dated:
+        raise RegistryError(f"{path}: no released (dated) version is pinned")
+    return Registry(versions=versions, latest=dated[-1])
+
+
+def _is_date(version: str) -> bool:
+    try:
+        return date.fromisoformat(version).isoformat() == version
+    except ValueError:
+        return False
 
 
 def load_pinned(version: str) -> tuple[Pin, dict[str, Any]]:
@@ -136,30 +209,44 @@ def _pointer_parts(pointer: str, key: str) -> list[str]:
 
 
 def patch_schema(version: str, schema: dict[str, Any]) -> tuple[dict[str, Any], list[Patch]]:
-    """Apply every patch for `version` to a copy of `schema`.
+    """Apply every patch whose version range holds `version` to a copy of `schema`.
 
     Raises:
-        AssertionError: a patch's old value is not what the schema holds (the spec moved).
+        PatchMismatch: a patch's range names a version that is not pinned, its parent object is
+            gone, or its old value is not what the schema
+            holds (the spec moved: see "Dropping a patch" in schema/README.md).
     """
+    order = read_registry().versions
     schema = copy.deepcopy(schema)
     applied = []
     for patch in PATCHES:
-        if version not in patch.versions:
-            continue
+        try:
+            if not patch.applies_to(version, order):
+                continue
+        except ValueError as exc:
+            raise PatchMismatch(f"{version}: {exc}") from None
         *parents, last = _pointer_parts(patch.pointer, defs_key(schema))
-        node = schema
+        node: Any = schema
         for part in parents:
-            node = node[part]
+            node = node.get(part) if isinstance(node, dict) else None
+        if not isinstance(node, dict):
+            raise PatchMismatch(f"{version}: patch {patch.pointer}: its parent object is gone")
         found = node.get(last, MISSING)
-        assert (
-            found is patch.old or found == patch.old
-        ), f"{version}: patch {patch.pointer} expected {patch.old!r}, found {found!r}"
+        if not (found is patch.old or found == patch.old):
+            raise PatchMismatch(
+                f"{version}: patch {patch.pointer} expected {_show(patch.old)},"
+                f" found {_show(found)}"
+            )
         if patch.new is MISSING:
             del node[last]
         else:
             node[last] = copy.deepcopy(patch.new)
         applied.append(patch)
     return schema, applied
+
+
+def _show(value: Any) -> str:
+    return "(absent)" if value is MISSING else repr(value)
 
 
 def _refs(node: Any) -> list[str]:
@@ -220,7 +307,7 @@ def run_codegen(pruned: dict[str, Any], header: str, workdir: Path, stem: str) -
 
 def module_name(version: str) -> str:
     """`2025-06-18` -> `v2025_06_18`; `draft` -> `draft`."""
-    return version if version == "draft" else "v" + version.replace("-", "_")
+    return version if version == DRAFT else "v" + version.replace("-", "_")
 
 
 def _render(template: str, **context: Any) -> str:
@@ -240,8 +327,9 @@ def build(workdir: Path) -> dict[str, str]:
         "black_version": metadata.version("black"),
         "isort_version": metadata.version("isort"),
     }
+    registry = read_registry()
     jobs = []
-    for version in VERSIONS:
+    for version in registry.versions:
         pin, schema = load_pinned(version)
         patched, applied = patch_schema(version, schema)
         pruned, roots, total = prune(patched)
@@ -268,9 +356,10 @@ def build(workdir: Path) -> dict[str, str]:
     files["__init__.py"] = _render(
         "__init__.py.jinja",
         roots=ROOTS[:2],
-        modules=[(v, module_name(v)) for v in VERSIONS],
-        latest=LATEST,
+        modules=[(v, module_name(v)) for v in registry.versions],
+        latest=registry.latest,
     )
+    files["_base.py"] = _render("_base.py.jinja")
     files["py.typed"] = ""
     return files
 
@@ -306,9 +395,15 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with tempfile.TemporaryDirectory(prefix="conduit-codegen-") as tmp:
             files = build(Path(tmp))
-    except PinMismatch as exc:
+        registry = read_registry()
+    except GenerationError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    # build() refused any schema whose digest is not its pin, so reaching here verified them all.
+    print(
+        f"pins verified: {len(registry.versions)} schemas match their sha256 in"
+        f" {PIN_FILE.relative_to(ROOT)} ({', '.join(registry.versions)}; latest {registry.latest})"
+    )
     if args.check:
         problems = _diff(files, OUTPUT_DIR)
         if problems:

@@ -32,6 +32,7 @@ def test_wheel_holds_both_packages_with_py_typed(wheel: Path) -> None:
         "conduit_mcp/py.typed",
         "conduit_mcp/client/__init__.py",
         "conduit_mcp_wire/__init__.py",
+        "conduit_mcp_wire/_base.py",
         "conduit_mcp_wire/py.typed",
         "conduit_mcp_wire/v2024_11_05.py",
         "conduit_mcp_wire/v2026_07_28.py",

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from conduit_mcp_wire._base import WireModel
+from pydantic import ConfigDict, Field, RootModel
 
 
-class Annotations(BaseModel):
+class Annotations(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -34,7 +35,7 @@ class Annotations(BaseModel):
     """
 
 
-class BlobResourceContents(BaseModel):
+class BlobResourceContents(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -42,7 +43,7 @@ class BlobResourceContents(BaseModel):
     """
     A base64-encoded string representing the binary data of the item.
     """
-    mimeType: str | None = None
+    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
     """
     The MIME type of this resource, if known.
     """
@@ -52,7 +53,7 @@ class BlobResourceContents(BaseModel):
     """
 
 
-class CallToolResult(BaseModel):
+class CallToolResult(WireModel):
     """
     The server's response to a tool call.
 
@@ -69,12 +70,12 @@ class CallToolResult(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
     """
     This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
     """
     content: list[Content]
-    isError: bool | None = None
+    is_error: Annotated[bool | None, Field(alias='isError')] = None
     """
     Whether the tool call ended in an error.
 
@@ -82,7 +83,7 @@ class CallToolResult(BaseModel):
     """
 
 
-class EmbeddedResource(BaseModel):
+class EmbeddedResource(WireModel):
     """
     The contents of a resource, embedded into a prompt or tool call result.
 
@@ -98,7 +99,7 @@ class EmbeddedResource(BaseModel):
     type: Literal['resource']
 
 
-class ImageContent(BaseModel):
+class ImageContent(WireModel):
     """
     An image provided to or from an LLM.
     """
@@ -111,14 +112,14 @@ class ImageContent(BaseModel):
     """
     The base64-encoded image data.
     """
-    mimeType: str
+    mime_type: Annotated[str, Field(alias='mimeType')]
     """
     The MIME type of the image. Different providers may support different image types.
     """
     type: Literal['image']
 
 
-class InputSchema(BaseModel):
+class InputSchema(WireModel):
     """
     A JSON Schema object defining the expected parameters for the tool.
     """
@@ -131,7 +132,7 @@ class InputSchema(BaseModel):
     type: Literal['object']
 
 
-class ListToolsResult(BaseModel):
+class ListToolsResult(WireModel):
     """
     The server's response to a tools/list request from the client.
     """
@@ -139,11 +140,11 @@ class ListToolsResult(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
     """
     This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
     """
-    nextCursor: str | None = None
+    next_cursor: Annotated[str | None, Field(alias='nextCursor')] = None
     """
     An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available.
@@ -162,7 +163,7 @@ class Role(RootModel[Literal['assistant', 'user']]):
     """
 
 
-class TextContent(BaseModel):
+class TextContent(WireModel):
     """
     Text provided to or from an LLM.
     """
@@ -184,11 +185,11 @@ class Content(RootModel[TextContent | ImageContent | EmbeddedResource]):
     ]
 
 
-class TextResourceContents(BaseModel):
+class TextResourceContents(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    mimeType: str | None = None
+    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
     """
     The MIME type of this resource, if known.
     """
@@ -202,7 +203,7 @@ class TextResourceContents(BaseModel):
     """
 
 
-class Tool(BaseModel):
+class Tool(WireModel):
     """
     Definition for a tool the client can call.
     """
@@ -214,7 +215,7 @@ class Tool(BaseModel):
     """
     A human-readable description of the tool.
     """
-    inputSchema: InputSchema
+    input_schema: Annotated[InputSchema, Field(alias='inputSchema')]
     """
     A JSON Schema object defining the expected parameters for the tool.
     """

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from conduit_mcp_wire._base import WireModel
+from pydantic import ConfigDict, Field, RootModel
 
 
-class Annotations(BaseModel):
+class Annotations(WireModel):
     """
     Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
     """
@@ -38,7 +39,7 @@ class Annotations(BaseModel):
     """
 
 
-class AudioContent(BaseModel):
+class AudioContent(WireModel):
     """
     Audio provided to or from an LLM.
     """
@@ -54,14 +55,14 @@ class AudioContent(BaseModel):
     """
     The base64-encoded audio data.
     """
-    mimeType: str
+    mime_type: Annotated[str, Field(alias='mimeType')]
     """
     The MIME type of the audio. Different providers may support different audio types.
     """
     type: Literal['audio']
 
 
-class BlobResourceContents(BaseModel):
+class BlobResourceContents(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -69,7 +70,7 @@ class BlobResourceContents(BaseModel):
     """
     A base64-encoded string representing the binary data of the item.
     """
-    mimeType: str | None = None
+    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
     """
     The MIME type of this resource, if known.
     """
@@ -79,7 +80,7 @@ class BlobResourceContents(BaseModel):
     """
 
 
-class CallToolResult(BaseModel):
+class CallToolResult(WireModel):
     """
     The server's response to a tool call.
 
@@ -96,12 +97,12 @@ class CallToolResult(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
     """
     This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
     """
     content: list[Content]
-    isError: bool | None = None
+    is_error: Annotated[bool | None, Field(alias='isError')] = None
     """
     Whether the tool call ended in an error.
 
@@ -109,7 +110,7 @@ class CallToolResult(BaseModel):
     """
 
 
-class EmbeddedResource(BaseModel):
+class EmbeddedResource(WireModel):
     """
     The contents of a resource, embedded into a prompt or tool call result.
 
@@ -128,7 +129,7 @@ class EmbeddedResource(BaseModel):
     type: Literal['resource']
 
 
-class ImageContent(BaseModel):
+class ImageContent(WireModel):
     """
     An image provided to or from an LLM.
     """
@@ -144,14 +145,14 @@ class ImageContent(BaseModel):
     """
     The base64-encoded image data.
     """
-    mimeType: str
+    mime_type: Annotated[str, Field(alias='mimeType')]
     """
     The MIME type of the image. Different providers may support different image types.
     """
     type: Literal['image']
 
 
-class InputSchema(BaseModel):
+class InputSchema(WireModel):
     """
     A JSON Schema object defining the expected parameters for the tool.
     """
@@ -164,7 +165,7 @@ class InputSchema(BaseModel):
     type: Literal['object']
 
 
-class ListToolsResult(BaseModel):
+class ListToolsResult(WireModel):
     """
     The server's response to a tools/list request from the client.
     """
@@ -172,11 +173,11 @@ class ListToolsResult(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
     """
     This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
     """
-    nextCursor: str | None = None
+    next_cursor: Annotated[str | None, Field(alias='nextCursor')] = None
     """
     An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available.
@@ -195,7 +196,7 @@ class Role(RootModel[Literal['assistant', 'user']]):
     """
 
 
-class TextContent(BaseModel):
+class TextContent(WireModel):
     """
     Text provided to or from an LLM.
     """
@@ -221,11 +222,11 @@ class Content(RootModel[TextContent | ImageContent | AudioContent | EmbeddedReso
     ]
 
 
-class TextResourceContents(BaseModel):
+class TextResourceContents(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    mimeType: str | None = None
+    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
     """
     The MIME type of this resource, if known.
     """
@@ -239,7 +240,7 @@ class TextResourceContents(BaseModel):
     """
 
 
-class Tool(BaseModel):
+class Tool(WireModel):
     """
     Definition for a tool the client can call.
     """
@@ -257,7 +258,7 @@ class Tool(BaseModel):
 
     This can be used by clients to improve the LLM's understanding of available tools. It can be thought of like a "hint" to the model.
     """
-    inputSchema: InputSchema
+    input_schema: Annotated[InputSchema, Field(alias='inputSchema')]
     """
     A JSON Schema object defining the expected parameters for the tool.
     """
@@ -267,7 +268,7 @@ class Tool(BaseModel):
     """
 
 
-class ToolAnnotations(BaseModel):
+class ToolAnnotations(WireModel):
     """
     Additional properties describing a Tool to clients.
 
@@ -282,7 +283,7 @@ class ToolAnnotations(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    destructiveHint: bool | None = None
+    destructive_hint: Annotated[bool | None, Field(alias='destructiveHint')] = None
     """
     If true, the tool may perform destructive updates to its environment.
     If false, the tool performs only additive updates.
@@ -291,7 +292,7 @@ class ToolAnnotations(BaseModel):
 
     Default: true
     """
-    idempotentHint: bool | None = None
+    idempotent_hint: Annotated[bool | None, Field(alias='idempotentHint')] = None
     """
     If true, calling the tool repeatedly with the same arguments
     will have no additional effect on the its environment.
@@ -300,7 +301,7 @@ class ToolAnnotations(BaseModel):
 
     Default: false
     """
-    openWorldHint: bool | None = None
+    open_world_hint: Annotated[bool | None, Field(alias='openWorldHint')] = None
     """
     If true, this tool may interact with an "open world" of external
     entities. If false, the tool's domain of interaction is closed.
@@ -309,7 +310,7 @@ class ToolAnnotations(BaseModel):
 
     Default: true
     """
-    readOnlyHint: bool | None = None
+    read_only_hint: Annotated[bool | None, Field(alias='readOnlyHint')] = None
     """
     If true, the tool does not modify its environment.
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from conduit_mcp_wire._base import WireModel
+from pydantic import ConfigDict, Field, RootModel
 
 
-class Annotations(BaseModel):
+class Annotations(WireModel):
     """
     Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
     """
@@ -28,7 +29,7 @@ class Annotations(BaseModel):
 
     It can include multiple entries to indicate content useful for multiple audiences (e.g., `["user", "assistant"]`).
     """
-    lastModified: str | None = None
+    last_modified: Annotated[str | None, Field(alias='lastModified')] = None
     """
     The moment the resource was last modified, as an ISO 8601 formatted string.
 
@@ -47,7 +48,7 @@ class Annotations(BaseModel):
     """
 
 
-class AudioContent(BaseModel):
+class AudioContent(WireModel):
     """
     Audio provided to or from an LLM.
     """
@@ -55,7 +56,7 @@ class AudioContent(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
     """
     See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     """
@@ -67,18 +68,18 @@ class AudioContent(BaseModel):
     """
     The base64-encoded audio data.
     """
-    mimeType: str
+    mime_type: Annotated[str, Field(alias='mimeType')]
     """
     The MIME type of the audio. Different providers may support different audio types.
     """
     type: Literal['audio']
 
 
-class BlobResourceContents(BaseModel):
+class BlobResourceContents(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
     """
     See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     """
@@ -86,7 +87,7 @@ class BlobResourceContents(BaseModel):
     """
     A base64-encoded string representing the binary data of the item.
     """
-    mimeType: str | None = None
+    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
     """
     The MIME type of this resource, if known.
     """
@@ -96,7 +97,7 @@ class BlobResourceContents(BaseModel):
     """
 
 
-class CallToolResult(BaseModel):
+class CallToolResult(WireModel):
     """
     The server's response to a tool call.
     """
@@ -104,7 +105,7 @@ class CallToolResult(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
     """
     See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     """
@@ -112,7 +113,7 @@ class CallToolResult(BaseModel):
     """
     A list of content objects that represent the unstructured result of the tool call.
     """
-    isError: bool | None = None
+    is_error: Annotated[bool | None, Field(alias='isError')] = None
     """
     Whether the tool call ended in an error.
 
@@ -127,13 +128,15 @@ class CallToolResult(BaseModel):
     server does not support tool calls, or any other exceptional conditions,
     should be reported as an MCP error response.
     """
-    structuredContent: dict[str, Any] | None = None
+    structured_content: Annotated[
+        dict[str, Any] | None, Field(alias='structuredContent')
+    ] = None
     """
     An optional JSON object that represents the structured result of the tool call.
     """
 
 
-class EmbeddedResource(BaseModel):
+class EmbeddedResource(WireModel):
     """
     The contents of a resource, embedded into a prompt or tool call result.
 
@@ -144,7 +147,7 @@ class EmbeddedResource(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
     """
     See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     """
@@ -156,7 +159,7 @@ class EmbeddedResource(BaseModel):
     type: Literal['resource']
 
 
-class ImageContent(BaseModel):
+class ImageContent(WireModel):
     """
     An image provided to or from an LLM.
     """
@@ -164,7 +167,7 @@ class ImageContent(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
     """
     See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     """
@@ -176,14 +179,14 @@ class ImageContent(BaseModel):
     """
     The base64-encoded image data.
     """
-    mimeType: str
+    mime_type: Annotated[str, Field(alias='mimeType')]
     """
     The MIME type of the image. Different providers may support different image types.
     """
     type: Literal['image']
 
 
-class InputSchema(BaseModel):
+class InputSchema(WireModel):
     """
     A JSON Schema object defining the expected parameters for the tool.
     """
@@ -196,7 +199,7 @@ class InputSchema(BaseModel):
     type: Literal['object']
 
 
-class ListToolsResult(BaseModel):
+class ListToolsResult(WireModel):
     """
     The server's response to a tools/list request from the client.
     """
@@ -204,11 +207,11 @@ class ListToolsResult(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
     """
     See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     """
-    nextCursor: str | None = None
+    next_cursor: Annotated[str | None, Field(alias='nextCursor')] = None
     """
     An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available.
@@ -220,7 +223,7 @@ class Model(RootModel[Any]):
     root: Any
 
 
-class OutputSchema(BaseModel):
+class OutputSchema(WireModel):
     """
     An optional JSON Schema object defining the structure of the tool's output returned in
     the structuredContent field of a CallToolResult.
@@ -234,7 +237,7 @@ class OutputSchema(BaseModel):
     type: Literal['object']
 
 
-class ResourceLink(BaseModel):
+class ResourceLink(WireModel):
     """
     A resource that the server is capable of reading, included in a prompt or tool call result.
 
@@ -244,7 +247,7 @@ class ResourceLink(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
     """
     See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     """
@@ -258,7 +261,7 @@ class ResourceLink(BaseModel):
 
     This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
     """
-    mimeType: str | None = None
+    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
     """
     The MIME type of this resource, if known.
     """
@@ -295,7 +298,7 @@ class Role(RootModel[Literal['assistant', 'user']]):
     """
 
 
-class TextContent(BaseModel):
+class TextContent(WireModel):
     """
     Text provided to or from an LLM.
     """
@@ -303,7 +306,7 @@ class TextContent(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
     """
     See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     """
@@ -329,15 +332,15 @@ class ContentBlock(
     ]
 
 
-class TextResourceContents(BaseModel):
+class TextResourceContents(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
     """
     See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     """
-    mimeType: str | None = None
+    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
     """
     The MIME type of this resource, if known.
     """
@@ -351,7 +354,7 @@ class TextResourceContents(BaseModel):
     """
 
 
-class Tool(BaseModel):
+class Tool(WireModel):
     """
     Definition for a tool the client can call.
     """
@@ -359,7 +362,7 @@ class Tool(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
     """
     See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     """
@@ -375,7 +378,7 @@ class Tool(BaseModel):
 
     This can be used by clients to improve the LLM's understanding of available tools. It can be thought of like a "hint" to the model.
     """
-    inputSchema: InputSchema
+    input_schema: Annotated[InputSchema, Field(alias='inputSchema')]
     """
     A JSON Schema object defining the expected parameters for the tool.
     """
@@ -383,7 +386,7 @@ class Tool(BaseModel):
     """
     Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     """
-    outputSchema: OutputSchema | None = None
+    output_schema: Annotated[OutputSchema | None, Field(alias='outputSchema')] = None
     """
     An optional JSON Schema object defining the structure of the tool's output returned in
     the structuredContent field of a CallToolResult.
@@ -399,7 +402,7 @@ class Tool(BaseModel):
     """
 
 
-class ToolAnnotations(BaseModel):
+class ToolAnnotations(WireModel):
     """
     Additional properties describing a Tool to clients.
 
@@ -414,7 +417,7 @@ class ToolAnnotations(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    destructiveHint: bool | None = None
+    destructive_hint: Annotated[bool | None, Field(alias='destructiveHint')] = None
     """
     If true, the tool may perform destructive updates to its environment.
     If false, the tool performs only additive updates.
@@ -423,7 +426,7 @@ class ToolAnnotations(BaseModel):
 
     Default: true
     """
-    idempotentHint: bool | None = None
+    idempotent_hint: Annotated[bool | None, Field(alias='idempotentHint')] = None
     """
     If true, calling the tool repeatedly with the same arguments
     will have no additional effect on the its environment.
@@ -432,7 +435,7 @@ class ToolAnnotations(BaseModel):
 
     Default: false
     """
-    openWorldHint: bool | None = None
+    open_world_hint: Annotated[bool | None, Field(alias='openWorldHint')] = None
     """
     If true, this tool may interact with an "open world" of external
     entities. If false, the tool's domain of interaction is closed.
@@ -441,7 +444,7 @@ class ToolAnnotations(BaseModel):
 
     Default: true
     """
-    readOnlyHint: bool | None = None
+    read_only_hint: Annotated[bool | None, Field(alias='readOnlyHint')] = None
     """
     If true, the tool does not modify its environment.
 

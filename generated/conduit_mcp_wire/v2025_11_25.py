@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from conduit_mcp_wire._base import WireModel
+from pydantic import ConfigDict, Field, RootModel
 
 
-class Annotations(BaseModel):
+class Annotations(WireModel):
     """
     Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
     """
@@ -28,7 +29,7 @@ class Annotations(BaseModel):
 
     It can include multiple entries to indicate content useful for multiple audiences (e.g., `["user", "assistant"]`).
     """
-    lastModified: str | None = None
+    last_modified: Annotated[str | None, Field(alias='lastModified')] = None
     """
     The moment the resource was last modified, as an ISO 8601 formatted string.
 
@@ -47,7 +48,7 @@ class Annotations(BaseModel):
     """
 
 
-class AudioContent(BaseModel):
+class AudioContent(WireModel):
     """
     Audio provided to or from an LLM.
     """
@@ -55,7 +56,7 @@ class AudioContent(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
     """
     See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     """
@@ -67,18 +68,18 @@ class AudioContent(BaseModel):
     """
     The base64-encoded audio data.
     """
-    mimeType: str
+    mime_type: Annotated[str, Field(alias='mimeType')]
     """
     The MIME type of the audio. Different providers may support different audio types.
     """
     type: Literal['audio']
 
 
-class BlobResourceContents(BaseModel):
+class BlobResourceContents(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
     """
     See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     """
@@ -86,7 +87,7 @@ class BlobResourceContents(BaseModel):
     """
     A base64-encoded string representing the binary data of the item.
     """
-    mimeType: str | None = None
+    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
     """
     The MIME type of this resource, if known.
     """
@@ -96,7 +97,7 @@ class BlobResourceContents(BaseModel):
     """
 
 
-class CallToolResult(BaseModel):
+class CallToolResult(WireModel):
     """
     The server's response to a tool call.
     """
@@ -104,7 +105,7 @@ class CallToolResult(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
     """
     See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     """
@@ -112,7 +113,7 @@ class CallToolResult(BaseModel):
     """
     A list of content objects that represent the unstructured result of the tool call.
     """
-    isError: bool | None = None
+    is_error: Annotated[bool | None, Field(alias='isError')] = None
     """
     Whether the tool call ended in an error.
 
@@ -127,13 +128,15 @@ class CallToolResult(BaseModel):
     server does not support tool calls, or any other exceptional conditions,
     should be reported as an MCP error response.
     """
-    structuredContent: dict[str, Any] | None = None
+    structured_content: Annotated[
+        dict[str, Any] | None, Field(alias='structuredContent')
+    ] = None
     """
     An optional JSON object that represents the structured result of the tool call.
     """
 
 
-class EmbeddedResource(BaseModel):
+class EmbeddedResource(WireModel):
     """
     The contents of a resource, embedded into a prompt or tool call result.
 
@@ -144,7 +147,7 @@ class EmbeddedResource(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
     """
     See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     """
@@ -156,7 +159,7 @@ class EmbeddedResource(BaseModel):
     type: Literal['resource']
 
 
-class Icon(BaseModel):
+class Icon(WireModel):
     """
     An optionally-sized icon that can be displayed in a user interface.
     """
@@ -164,7 +167,7 @@ class Icon(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    mimeType: str | None = None
+    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
     """
     Optional MIME type override if the source MIME type is missing or generic.
     For example: `"image/png"`, `"image/jpeg"`, or `"image/svg+xml"`.
@@ -197,7 +200,7 @@ class Icon(BaseModel):
     """
 
 
-class ImageContent(BaseModel):
+class ImageContent(WireModel):
     """
     An image provided to or from an LLM.
     """
@@ -205,7 +208,7 @@ class ImageContent(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
     """
     See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     """
@@ -217,14 +220,14 @@ class ImageContent(BaseModel):
     """
     The base64-encoded image data.
     """
-    mimeType: str
+    mime_type: Annotated[str, Field(alias='mimeType')]
     """
     The MIME type of the image. Different providers may support different image types.
     """
     type: Literal['image']
 
 
-class InputSchema(BaseModel):
+class InputSchema(WireModel):
     """
     A JSON Schema object defining the expected parameters for the tool.
     """
@@ -232,13 +235,13 @@ class InputSchema(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_schema: Annotated[str | None, Field(alias='$schema')] = None
+    schema_: Annotated[str | None, Field(alias='$schema')] = None
     properties: dict[str, dict[str, Any]] | None = None
     required: list[str] | None = None
     type: Literal['object']
 
 
-class ListToolsResult(BaseModel):
+class ListToolsResult(WireModel):
     """
     The server's response to a tools/list request from the client.
     """
@@ -246,11 +249,11 @@ class ListToolsResult(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
     """
     See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     """
-    nextCursor: str | None = None
+    next_cursor: Annotated[str | None, Field(alias='nextCursor')] = None
     """
     An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available.
@@ -262,7 +265,7 @@ class Model(RootModel[Any]):
     root: Any
 
 
-class OutputSchema(BaseModel):
+class OutputSchema(WireModel):
     """
     An optional JSON Schema object defining the structure of the tool's output returned in
     the structuredContent field of a CallToolResult.
@@ -274,13 +277,13 @@ class OutputSchema(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_schema: Annotated[str | None, Field(alias='$schema')] = None
+    schema_: Annotated[str | None, Field(alias='$schema')] = None
     properties: dict[str, dict[str, Any]] | None = None
     required: list[str] | None = None
     type: Literal['object']
 
 
-class ResourceLink(BaseModel):
+class ResourceLink(WireModel):
     """
     A resource that the server is capable of reading, included in a prompt or tool call result.
 
@@ -290,7 +293,7 @@ class ResourceLink(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
     """
     See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     """
@@ -316,7 +319,7 @@ class ResourceLink(BaseModel):
     - `image/svg+xml` - SVG images (scalable but requires security precautions)
     - `image/webp` - WebP images (modern, efficient format)
     """
-    mimeType: str | None = None
+    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
     """
     The MIME type of this resource, if known.
     """
@@ -353,7 +356,7 @@ class Role(RootModel[Literal['assistant', 'user']]):
     """
 
 
-class TextContent(BaseModel):
+class TextContent(WireModel):
     """
     Text provided to or from an LLM.
     """
@@ -361,7 +364,7 @@ class TextContent(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
     """
     See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     """
@@ -387,15 +390,15 @@ class ContentBlock(
     ]
 
 
-class TextResourceContents(BaseModel):
+class TextResourceContents(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
     """
     See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     """
-    mimeType: str | None = None
+    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
     """
     The MIME type of this resource, if known.
     """
@@ -409,7 +412,7 @@ class TextResourceContents(BaseModel):
     """
 
 
-class Tool(BaseModel):
+class Tool(WireModel):
     """
     Definition for a tool the client can call.
     """
@@ -417,7 +420,7 @@ class Tool(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
     """
     See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     """
@@ -449,7 +452,7 @@ class Tool(BaseModel):
     - `image/svg+xml` - SVG images (scalable but requires security precautions)
     - `image/webp` - WebP images (modern, efficient format)
     """
-    inputSchema: InputSchema
+    input_schema: Annotated[InputSchema, Field(alias='inputSchema')]
     """
     A JSON Schema object defining the expected parameters for the tool.
     """
@@ -457,7 +460,7 @@ class Tool(BaseModel):
     """
     Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     """
-    outputSchema: OutputSchema | None = None
+    output_schema: Annotated[OutputSchema | None, Field(alias='outputSchema')] = None
     """
     An optional JSON Schema object defining the structure of the tool's output returned in
     the structuredContent field of a CallToolResult.
@@ -476,7 +479,7 @@ class Tool(BaseModel):
     """
 
 
-class ToolAnnotations(BaseModel):
+class ToolAnnotations(WireModel):
     """
     Additional properties describing a Tool to clients.
 
@@ -491,7 +494,7 @@ class ToolAnnotations(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    destructiveHint: bool | None = None
+    destructive_hint: Annotated[bool | None, Field(alias='destructiveHint')] = None
     """
     If true, the tool may perform destructive updates to its environment.
     If false, the tool performs only additive updates.
@@ -500,7 +503,7 @@ class ToolAnnotations(BaseModel):
 
     Default: true
     """
-    idempotentHint: bool | None = None
+    idempotent_hint: Annotated[bool | None, Field(alias='idempotentHint')] = None
     """
     If true, calling the tool repeatedly with the same arguments
     will have no additional effect on its environment.
@@ -509,7 +512,7 @@ class ToolAnnotations(BaseModel):
 
     Default: false
     """
-    openWorldHint: bool | None = None
+    open_world_hint: Annotated[bool | None, Field(alias='openWorldHint')] = None
     """
     If true, this tool may interact with an "open world" of external
     entities. If false, the tool's domain of interaction is closed.
@@ -518,7 +521,7 @@ class ToolAnnotations(BaseModel):
 
     Default: true
     """
-    readOnlyHint: bool | None = None
+    read_only_hint: Annotated[bool | None, Field(alias='readOnlyHint')] = None
     """
     If true, the tool does not modify its environment.
 
@@ -530,7 +533,7 @@ class ToolAnnotations(BaseModel):
     """
 
 
-class ToolExecution(BaseModel):
+class ToolExecution(WireModel):
     """
     Execution-related properties for a tool.
     """
@@ -538,7 +541,9 @@ class ToolExecution(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    taskSupport: Literal['forbidden', 'optional', 'required'] | None = None
+    task_support: Annotated[
+        Literal['forbidden', 'optional', 'required'] | None, Field(alias='taskSupport')
+    ] = None
     """
     Indicates whether this tool supports task-augmented execution.
     This allows clients to handle long-running operations through polling

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Dict, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from conduit_mcp_wire._base import WireModel
+from pydantic import ConfigDict, Field, RootModel
 
 
-class Annotations(BaseModel):
+class Annotations(WireModel):
     """
     Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
     """
@@ -30,7 +31,7 @@ class Annotations(BaseModel):
 
     It can include multiple entries to indicate content useful for multiple audiences (e.g., `["user", "assistant"]`).
     """
-    lastModified: str | None = None
+    last_modified: Annotated[str | None, Field(alias='lastModified')] = None
     """
     The moment the resource was last modified, as an ISO 8601 formatted string.
 
@@ -49,7 +50,7 @@ class Annotations(BaseModel):
     """
 
 
-class AnyOfItem(BaseModel):
+class AnyOfItem(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -63,7 +64,7 @@ class AnyOfItem(BaseModel):
     """
 
 
-class AudioContent(BaseModel):
+class AudioContent(WireModel):
     """
     Audio provided to or from an LLM.
     """
@@ -71,7 +72,7 @@ class AudioContent(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
+    meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
     annotations: Annotations | None = None
     """
     Optional annotations for the client.
@@ -80,23 +81,23 @@ class AudioContent(BaseModel):
     """
     The base64-encoded audio data.
     """
-    mimeType: str
+    mime_type: Annotated[str, Field(alias='mimeType')]
     """
     The MIME type of the audio. Different providers may support different audio types.
     """
     type: Literal['audio']
 
 
-class BlobResourceContents(BaseModel):
+class BlobResourceContents(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
+    meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
     blob: str
     """
     A base64-encoded string representing the binary data of the item.
     """
-    mimeType: str | None = None
+    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
     """
     The MIME type of this resource, if known.
     """
@@ -106,7 +107,7 @@ class BlobResourceContents(BaseModel):
     """
 
 
-class BooleanSchema(BaseModel):
+class BooleanSchema(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -116,7 +117,7 @@ class BooleanSchema(BaseModel):
     type: Literal['boolean']
 
 
-class CallToolResult(BaseModel):
+class CallToolResult(WireModel):
     """
     The result returned by the server for a {@link CallToolRequesttools/call} request.
     """
@@ -124,12 +125,12 @@ class CallToolResult(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[ResultMetaObject | None, Field(alias='_meta')] = None
+    meta: Annotated[ResultMetaObject | None, Field(alias='_meta')] = None
     content: list[ContentBlock]
     """
     A list of content objects that represent the unstructured result of the tool call.
     """
-    isError: bool | None = None
+    is_error: Annotated[bool | None, Field(alias='isError')] = None
     """
     Whether the tool call ended in an error.
 
@@ -144,7 +145,7 @@ class CallToolResult(BaseModel):
     server does not support tool calls, or any other exceptional conditions,
     should be reported as an MCP error response.
     """
-    resultType: str
+    result_type: Annotated[str, Field(alias='resultType')]
     """
     Indicates the type of the result, which allows the client to determine
     how to parse the result object.
@@ -154,7 +155,7 @@ class CallToolResult(BaseModel):
     server implementing an earlier protocol version (which does not include
     `resultType`), the client MUST treat the absent field as `"complete"`.
     """
-    structuredContent: Any | None = None
+    structured_content: Annotated[Any | None, Field(alias='structuredContent')] = None
     """
     An optional JSON value that represents the structured result of the tool call.
 
@@ -163,7 +164,7 @@ class CallToolResult(BaseModel):
     """
 
 
-class CallToolResultResponse(BaseModel):
+class CallToolResultResponse(WireModel):
     """
     A successful response from the server for a {@link CallToolRequesttools/call} request.
     """
@@ -176,7 +177,7 @@ class CallToolResultResponse(BaseModel):
     result: InputRequiredResult | CallToolResult
 
 
-class CreateMessageRequest(BaseModel):
+class CreateMessageRequest(WireModel):
     """
     A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
     """
@@ -188,7 +189,7 @@ class CreateMessageRequest(BaseModel):
     params: CreateMessageRequestParams
 
 
-class CreateMessageRequestParams(BaseModel):
+class CreateMessageRequestParams(WireModel):
     """
     Parameters for a `sampling/createMessage` request.
     """
@@ -196,7 +197,10 @@ class CreateMessageRequestParams(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    includeContext: Literal['allServers', 'none', 'thisServer'] | None = None
+    include_context: Annotated[
+        Literal['allServers', 'none', 'thisServer'] | None,
+        Field(alias='includeContext'),
+    ] = None
     """
     A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
     The client MAY ignore this request.
@@ -205,7 +209,7 @@ class CreateMessageRequestParams(BaseModel):
     omit this field or use `"none"`, and SHOULD only use the deprecated values if the client declares
     {@link ClientCapabilities.sampling.context}.
     """
-    maxTokens: int
+    max_tokens: Annotated[int, Field(alias='maxTokens')]
     """
     The requested maximum number of tokens to sample (to prevent runaway completions).
 
@@ -216,17 +220,19 @@ class CreateMessageRequestParams(BaseModel):
     """
     Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific.
     """
-    modelPreferences: ModelPreferences | None = None
+    model_preferences: Annotated[
+        ModelPreferences | None, Field(alias='modelPreferences')
+    ] = None
     """
     The server's preferences for which model to select. The client MAY ignore these preferences.
     """
-    stopSequences: list[str] | None = None
-    systemPrompt: str | None = None
+    stop_sequences: Annotated[list[str] | None, Field(alias='stopSequences')] = None
+    system_prompt: Annotated[str | None, Field(alias='systemPrompt')] = None
     """
     An optional system prompt the server wants to use for sampling. The client MAY modify or omit this prompt.
     """
     temperature: float | None = None
-    toolChoice: ToolChoice | None = None
+    tool_choice: Annotated[ToolChoice | None, Field(alias='toolChoice')] = None
     """
     Controls how the model uses tools.
     The client MUST return an error if this field is provided but {@link ClientCapabilities.sampling.tools} is not declared.
@@ -239,7 +245,7 @@ class CreateMessageRequestParams(BaseModel):
     """
 
 
-class ElicitRequest(BaseModel):
+class ElicitRequest(WireModel):
     """
     A request from the server to elicit additional information from the user via the client.
     """
@@ -251,7 +257,7 @@ class ElicitRequest(BaseModel):
     params: ElicitRequestParams
 
 
-class ElicitRequestFormParams(BaseModel):
+class ElicitRequestFormParams(WireModel):
     """
     The parameters for a request to elicit non-sensitive information from the user via a form in the client.
     """
@@ -267,14 +273,14 @@ class ElicitRequestFormParams(BaseModel):
     """
     The elicitation mode.
     """
-    requestedSchema: RequestedSchema
+    requested_schema: Annotated[RequestedSchema, Field(alias='requestedSchema')]
     """
     A restricted subset of JSON Schema.
     Only top-level properties are allowed, without nesting.
     """
 
 
-class ElicitRequestURLParams(BaseModel):
+class ElicitRequestURLParams(WireModel):
     """
     The parameters for a request to elicit information from the user via a URL in the client.
     """
@@ -303,7 +309,7 @@ class ElicitRequestParams(RootModel[ElicitRequestFormParams | ElicitRequestURLPa
     """
 
 
-class EmbeddedResource(BaseModel):
+class EmbeddedResource(WireModel):
     """
     The contents of a resource, embedded into a prompt or tool call result.
 
@@ -314,7 +320,7 @@ class EmbeddedResource(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
+    meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
     annotations: Annotations | None = None
     """
     Optional annotations for the client.
@@ -323,7 +329,7 @@ class EmbeddedResource(BaseModel):
     type: Literal['resource']
 
 
-class Icon(BaseModel):
+class Icon(WireModel):
     """
     An optionally-sized icon that can be displayed in a user interface.
     """
@@ -331,7 +337,7 @@ class Icon(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    mimeType: str | None = None
+    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
     """
     Optional MIME type override if the source MIME type is missing or generic.
     For example: `"image/png"`, `"image/jpeg"`, or `"image/svg+xml"`.
@@ -364,7 +370,7 @@ class Icon(BaseModel):
     """
 
 
-class ImageContent(BaseModel):
+class ImageContent(WireModel):
     """
     An image provided to or from an LLM.
     """
@@ -372,7 +378,7 @@ class ImageContent(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
+    meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
     annotations: Annotations | None = None
     """
     Optional annotations for the client.
@@ -381,14 +387,14 @@ class ImageContent(BaseModel):
     """
     The base64-encoded image data.
     """
-    mimeType: str
+    mime_type: Annotated[str, Field(alias='mimeType')]
     """
     The MIME type of the image. Different providers may support different image types.
     """
     type: Literal['image']
 
 
-class InputRequiredResult(BaseModel):
+class InputRequiredResult(WireModel):
     """
     An InputRequiredResult sent by the server to indicate that additional input is needed
     before the request can be completed.
@@ -399,10 +405,10 @@ class InputRequiredResult(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[ResultMetaObject | None, Field(alias='_meta')] = None
-    inputRequests: InputRequests | None = None
-    requestState: str | None = None
-    resultType: str
+    meta: Annotated[ResultMetaObject | None, Field(alias='_meta')] = None
+    input_requests: Annotated[InputRequests | None, Field(alias='inputRequests')] = None
+    request_state: Annotated[str | None, Field(alias='requestState')] = None
+    result_type: Annotated[str, Field(alias='resultType')]
     """
     Indicates the type of the result, which allows the client to determine
     how to parse the result object.
@@ -414,7 +420,7 @@ class InputRequiredResult(BaseModel):
     """
 
 
-class InputSchema(BaseModel):
+class InputSchema(WireModel):
     """
     A JSON Schema object defining the expected parameters for the tool.
 
@@ -438,11 +444,11 @@ class InputSchema(BaseModel):
     __annotations__ = {
         '__pydantic_extra__': Dict[str, Any],
     }
-    field_schema: Annotated[str | None, Field(alias='$schema')] = None
+    schema_: Annotated[str | None, Field(alias='$schema')] = None
     type: Literal['object']
 
 
-class Items(BaseModel):
+class Items(WireModel):
     """
     Schema for array items with enum options and display labels.
     """
@@ -450,13 +456,13 @@ class Items(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    anyOf: list[AnyOfItem]
+    any_of: Annotated[list[AnyOfItem], Field(alias='anyOf')]
     """
     Array of enum options with values and display labels.
     """
 
 
-class Items1(BaseModel):
+class Items1(WireModel):
     """
     Schema for the array items.
     """
@@ -479,7 +485,7 @@ class JSONValue(RootModel[Union[JSONObject, list["JSONValue"], str, int, bool]])
     root: Union[JSONObject, list["JSONValue"], str, int, bool]
 
 
-class LegacyTitledEnumSchema(BaseModel):
+class LegacyTitledEnumSchema(WireModel):
     """
     Use {@link TitledSingleSelectEnumSchema} instead.
     This interface will be removed in a future version.
@@ -491,7 +497,7 @@ class LegacyTitledEnumSchema(BaseModel):
     default: str | None = None
     description: str | None = None
     enum: list[str]
-    enumNames: list[str] | None = None
+    enum_names: Annotated[list[str] | None, Field(alias='enumNames')] = None
     """
     (Legacy) Display names for enum values.
     Non-standard according to JSON schema 2020-12.
@@ -500,7 +506,7 @@ class LegacyTitledEnumSchema(BaseModel):
     type: Literal['string']
 
 
-class ListRootsRequest(BaseModel):
+class ListRootsRequest(WireModel):
     """
     Sent from the server to request a list of root URIs from the client. Roots allow
     servers to ask for specific directories or files to operate on. A common example
@@ -531,7 +537,7 @@ class InputRequests(RootModel[dict[str, InputRequest]]):
     root: dict[str, InputRequest]
 
 
-class ListToolsResult(BaseModel):
+class ListToolsResult(WireModel):
     """
     The result returned by the server for a {@link ListToolsRequesttools/list} request.
     """
@@ -539,8 +545,8 @@ class ListToolsResult(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[ResultMetaObject | None, Field(alias='_meta')] = None
-    cacheScope: Literal['private', 'public']
+    meta: Annotated[ResultMetaObject | None, Field(alias='_meta')] = None
+    cache_scope: Annotated[Literal['private', 'public'], Field(alias='cacheScope')]
     """
     Indicates the intended scope of the cached response, analogous to HTTP
     `Cache-Control: public` vs `Cache-Control: private`.
@@ -553,12 +559,12 @@ class ListToolsResult(BaseModel):
       authorization contexts (e.g., a different access token requires a
       different cache).
     """
-    nextCursor: str | None = None
+    next_cursor: Annotated[str | None, Field(alias='nextCursor')] = None
     """
     An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available.
     """
-    resultType: str
+    result_type: Annotated[str, Field(alias='resultType')]
     """
     Indicates the type of the result, which allows the client to determine
     how to parse the result object.
@@ -569,7 +575,7 @@ class ListToolsResult(BaseModel):
     `resultType`), the client MUST treat the absent field as `"complete"`.
     """
     tools: list[Tool]
-    ttlMs: Annotated[int, Field(ge=0)]
+    ttl_ms: Annotated[int, Field(alias='ttlMs', ge=0)]
     """
     A hint from the server indicating how long (in milliseconds) the
     client MAY cache this response before re-fetching. Semantics are
@@ -582,7 +588,7 @@ class ListToolsResult(BaseModel):
     """
 
 
-class ListToolsResultResponse(BaseModel):
+class ListToolsResultResponse(WireModel):
     """
     A successful response from the server for a {@link ListToolsRequesttools/list} request.
     """
@@ -621,7 +627,7 @@ class Model(RootModel[Any]):
     root: Any
 
 
-class ModelHint(BaseModel):
+class ModelHint(WireModel):
     """
     Hints to use for model selection.
 
@@ -646,7 +652,7 @@ class ModelHint(BaseModel):
     """
 
 
-class ModelPreferences(BaseModel):
+class ModelPreferences(WireModel):
     """
     The server's preferences for model selection, requested of the client during sampling.
 
@@ -664,7 +670,9 @@ class ModelPreferences(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    costPriority: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
+    cost_priority: Annotated[
+        float | None, Field(alias='costPriority', ge=0.0, le=1.0)
+    ] = None
     """
     How much to prioritize cost when selecting a model. A value of 0 means cost
     is not important, while a value of 1 means cost is the most important
@@ -680,13 +688,17 @@ class ModelPreferences(BaseModel):
     The client SHOULD prioritize these hints over the numeric priorities, but
     MAY still use the priorities to select from ambiguous matches.
     """
-    intelligencePriority: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
+    intelligence_priority: Annotated[
+        float | None, Field(alias='intelligencePriority', ge=0.0, le=1.0)
+    ] = None
     """
     How much to prioritize intelligence and capabilities when selecting a
     model. A value of 0 means intelligence is not important, while a value of 1
     means intelligence is the most important factor.
     """
-    speedPriority: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
+    speed_priority: Annotated[
+        float | None, Field(alias='speedPriority', ge=0.0, le=1.0)
+    ] = None
     """
     How much to prioritize sampling speed (latency) when selecting a model. A
     value of 0 means speed is not important, while a value of 1 means speed is
@@ -694,7 +706,7 @@ class ModelPreferences(BaseModel):
     """
 
 
-class NumberSchema(BaseModel):
+class NumberSchema(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -706,7 +718,7 @@ class NumberSchema(BaseModel):
     type: Literal['integer', 'number']
 
 
-class OneOfItem(BaseModel):
+class OneOfItem(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
@@ -720,7 +732,7 @@ class OneOfItem(BaseModel):
     """
 
 
-class OutputSchema(BaseModel):
+class OutputSchema(WireModel):
     """
     An optional JSON Schema object defining the structure of the tool's output returned in
     the structuredContent field of a {@link CallToolResult}. This can be any valid JSON Schema 2020-12.
@@ -734,14 +746,14 @@ class OutputSchema(BaseModel):
     __annotations__ = {
         '__pydantic_extra__': Dict[str, Any],
     }
-    field_schema: Annotated[str | None, Field(alias='$schema')] = None
+    schema_: Annotated[str | None, Field(alias='$schema')] = None
 
 
-class Params(BaseModel):
+class Params(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
+    meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
 
 
 class RequestId(RootModel[str | int]):
@@ -751,7 +763,7 @@ class RequestId(RootModel[str | int]):
     """
 
 
-class RequestedSchema(BaseModel):
+class RequestedSchema(WireModel):
     """
     A restricted subset of JSON Schema.
     Only top-level properties are allowed, without nesting.
@@ -760,13 +772,13 @@ class RequestedSchema(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_schema: Annotated[str | None, Field(alias='$schema')] = None
+    schema_: Annotated[str | None, Field(alias='$schema')] = None
     properties: dict[str, PrimitiveSchemaDefinition]
     required: list[str] | None = None
     type: Literal['object']
 
 
-class ResourceLink(BaseModel):
+class ResourceLink(WireModel):
     """
     A resource that the server is capable of reading, included in a prompt or tool call result.
 
@@ -776,7 +788,7 @@ class ResourceLink(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
+    meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
     annotations: Annotations | None = None
     """
     Optional annotations for the client.
@@ -799,7 +811,7 @@ class ResourceLink(BaseModel):
     - `image/svg+xml` - SVG images (scalable but requires security precautions)
     - `image/webp` - WebP images (modern, efficient format)
     """
-    mimeType: str | None = None
+    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
     """
     The MIME type of this resource, if known.
     """
@@ -829,7 +841,7 @@ class ResourceLink(BaseModel):
     """
 
 
-class ResultMetaObject(BaseModel):
+class ResultMetaObject(WireModel):
     """
     Extends {@link MetaObject} with additional result-specific fields. All key naming rules from `MetaObject` apply.
     """
@@ -837,7 +849,7 @@ class ResultMetaObject(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    io_modelcontextprotocol_serverInfo: Annotated[
+    io_modelcontextprotocol_server_info: Annotated[
         Any | None, Field(alias='io.modelcontextprotocol/serverInfo')
     ] = None
     """
@@ -862,7 +874,7 @@ class Role(RootModel[Literal['assistant', 'user']]):
     """
 
 
-class SamplingMessage(BaseModel):
+class SamplingMessage(WireModel):
     """
     Describes a message issued to or received from an LLM API.
     """
@@ -870,7 +882,7 @@ class SamplingMessage(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
+    meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
     content: (
         TextContent
         | ImageContent
@@ -882,20 +894,20 @@ class SamplingMessage(BaseModel):
     role: Role
 
 
-class StringSchema(BaseModel):
+class StringSchema(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
     default: str | None = None
     description: str | None = None
     format: Literal['date', 'date-time', 'email', 'uri'] | None = None
-    maxLength: int | None = None
-    minLength: int | None = None
+    max_length: Annotated[int | None, Field(alias='maxLength')] = None
+    min_length: Annotated[int | None, Field(alias='minLength')] = None
     title: str | None = None
     type: Literal['string']
 
 
-class TextContent(BaseModel):
+class TextContent(WireModel):
     """
     Text provided to or from an LLM.
     """
@@ -903,7 +915,7 @@ class TextContent(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
+    meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
     annotations: Annotations | None = None
     """
     Optional annotations for the client.
@@ -926,12 +938,12 @@ class ContentBlock(
     ]
 
 
-class TextResourceContents(BaseModel):
+class TextResourceContents(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
-    mimeType: str | None = None
+    meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
+    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
     """
     The MIME type of this resource, if known.
     """
@@ -945,7 +957,7 @@ class TextResourceContents(BaseModel):
     """
 
 
-class TitledMultiSelectEnumSchema(BaseModel):
+class TitledMultiSelectEnumSchema(WireModel):
     """
     Schema for multiple-selection enumeration with display titles for each option.
     """
@@ -965,11 +977,11 @@ class TitledMultiSelectEnumSchema(BaseModel):
     """
     Schema for array items with enum options and display labels.
     """
-    maxItems: int | None = None
+    max_items: Annotated[int | None, Field(alias='maxItems')] = None
     """
     Maximum number of items to select.
     """
-    minItems: int | None = None
+    min_items: Annotated[int | None, Field(alias='minItems')] = None
     """
     Minimum number of items to select.
     """
@@ -980,7 +992,7 @@ class TitledMultiSelectEnumSchema(BaseModel):
     type: Literal['array']
 
 
-class TitledSingleSelectEnumSchema(BaseModel):
+class TitledSingleSelectEnumSchema(WireModel):
     """
     Schema for single-selection enumeration with display titles for each option.
     """
@@ -996,7 +1008,7 @@ class TitledSingleSelectEnumSchema(BaseModel):
     """
     Optional description for the enum field.
     """
-    oneOf: list[OneOfItem]
+    one_of: Annotated[list[OneOfItem], Field(alias='oneOf')]
     """
     Array of enum options with values and display labels.
     """
@@ -1007,7 +1019,7 @@ class TitledSingleSelectEnumSchema(BaseModel):
     type: Literal['string']
 
 
-class Tool(BaseModel):
+class Tool(WireModel):
     """
     Definition for a tool the client can call.
     """
@@ -1015,7 +1027,7 @@ class Tool(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
+    meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
     annotations: ToolAnnotations | None = None
     """
     Optional additional tool information.
@@ -1040,7 +1052,7 @@ class Tool(BaseModel):
     - `image/svg+xml` - SVG images (scalable but requires security precautions)
     - `image/webp` - WebP images (modern, efficient format)
     """
-    inputSchema: InputSchema
+    input_schema: Annotated[InputSchema, Field(alias='inputSchema')]
     """
     A JSON Schema object defining the expected parameters for the tool.
 
@@ -1061,7 +1073,7 @@ class Tool(BaseModel):
     """
     Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     """
-    outputSchema: OutputSchema | None = None
+    output_schema: Annotated[OutputSchema | None, Field(alias='outputSchema')] = None
     """
     An optional JSON Schema object defining the structure of the tool's output returned in
     the structuredContent field of a {@link CallToolResult}. This can be any valid JSON Schema 2020-12.
@@ -1079,7 +1091,7 @@ class Tool(BaseModel):
     """
 
 
-class ToolAnnotations(BaseModel):
+class ToolAnnotations(WireModel):
     """
     Additional properties describing a {@link Tool} to clients.
 
@@ -1094,7 +1106,7 @@ class ToolAnnotations(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    destructiveHint: bool | None = None
+    destructive_hint: Annotated[bool | None, Field(alias='destructiveHint')] = None
     """
     If true, the tool may perform destructive updates to its environment.
     If false, the tool performs only additive updates.
@@ -1103,7 +1115,7 @@ class ToolAnnotations(BaseModel):
 
     Default: true
     """
-    idempotentHint: bool | None = None
+    idempotent_hint: Annotated[bool | None, Field(alias='idempotentHint')] = None
     """
     If true, calling the tool repeatedly with the same arguments
     will have no additional effect on its environment.
@@ -1112,7 +1124,7 @@ class ToolAnnotations(BaseModel):
 
     Default: false
     """
-    openWorldHint: bool | None = None
+    open_world_hint: Annotated[bool | None, Field(alias='openWorldHint')] = None
     """
     If true, this tool may interact with an "open world" of external
     entities. If false, the tool's domain of interaction is closed.
@@ -1121,7 +1133,7 @@ class ToolAnnotations(BaseModel):
 
     Default: true
     """
-    readOnlyHint: bool | None = None
+    read_only_hint: Annotated[bool | None, Field(alias='readOnlyHint')] = None
     """
     If true, the tool does not modify its environment.
 
@@ -1133,7 +1145,7 @@ class ToolAnnotations(BaseModel):
     """
 
 
-class ToolChoice(BaseModel):
+class ToolChoice(WireModel):
     """
     Controls tool selection behavior for sampling requests.
     """
@@ -1150,7 +1162,7 @@ class ToolChoice(BaseModel):
     """
 
 
-class ToolResultContent(BaseModel):
+class ToolResultContent(WireModel):
     """
     The result of a tool use, provided by the user back to the assistant.
     """
@@ -1158,7 +1170,7 @@ class ToolResultContent(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
+    meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
     """
     Optional metadata about the tool result. Clients SHOULD preserve this field when
     including tool results in subsequent sampling requests to enable caching optimizations.
@@ -1170,21 +1182,21 @@ class ToolResultContent(BaseModel):
     This has the same format as {@link CallToolResult.content} and can include text, images,
     audio, resource links, and embedded resources.
     """
-    isError: bool | None = None
+    is_error: Annotated[bool | None, Field(alias='isError')] = None
     """
     Whether the tool use resulted in an error.
 
     If true, the content typically describes the error that occurred.
     Default: false
     """
-    structuredContent: Any | None = None
+    structured_content: Annotated[Any | None, Field(alias='structuredContent')] = None
     """
     An optional structured result value.
 
     This can be any JSON value (object, array, string, number, boolean, or null).
     If the tool defined an {@link Tool.outputSchema}, this SHOULD conform to that schema.
     """
-    toolUseId: str
+    tool_use_id: Annotated[str, Field(alias='toolUseId')]
     """
     The ID of the tool use this result corresponds to.
 
@@ -1193,7 +1205,7 @@ class ToolResultContent(BaseModel):
     type: Literal['tool_result']
 
 
-class ToolUseContent(BaseModel):
+class ToolUseContent(WireModel):
     """
     A request from the assistant to call a tool.
     """
@@ -1201,7 +1213,7 @@ class ToolUseContent(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    field_meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
+    meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
     """
     Optional metadata about the tool use. Clients SHOULD preserve this field when
     including tool uses in subsequent sampling requests to enable caching optimizations.
@@ -1231,7 +1243,7 @@ class SamplingMessageContentBlock(
     root: TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent
 
 
-class UntitledMultiSelectEnumSchema(BaseModel):
+class UntitledMultiSelectEnumSchema(WireModel):
     """
     Schema for multiple-selection enumeration without display titles for options.
     """
@@ -1251,11 +1263,11 @@ class UntitledMultiSelectEnumSchema(BaseModel):
     """
     Schema for the array items.
     """
-    maxItems: int | None = None
+    max_items: Annotated[int | None, Field(alias='maxItems')] = None
     """
     Maximum number of items to select.
     """
-    minItems: int | None = None
+    min_items: Annotated[int | None, Field(alias='minItems')] = None
     """
     Minimum number of items to select.
     """
@@ -1266,7 +1278,7 @@ class UntitledMultiSelectEnumSchema(BaseModel):
     type: Literal['array']
 
 
-class UntitledSingleSelectEnumSchema(BaseModel):
+class UntitledSingleSelectEnumSchema(WireModel):
     """
     Schema for single-selection enumeration without display titles for options.
     """

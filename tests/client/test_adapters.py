@@ -18,7 +18,7 @@ import pydantic
 import pytest
 from anthropic.types import ToolParam
 from google.genai import types as genai_types
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from openai.types.chat import ChatCompletionFunctionTool, ChatCompletionFunctionToolParam
 from openai.types.responses import FunctionTool, FunctionToolParam
@@ -35,6 +35,7 @@ from conduit_mcp.client import (
     to_openai_tool,
 )
 from tests.corpus import all_tools, cases
+from tests.property.profiles import bounded
 
 OPENAI_CHAT = pydantic.TypeAdapter(ChatCompletionFunctionToolParam)
 OPENAI_RESPONSES = pydantic.TypeAdapter(FunctionToolParam)
@@ -642,7 +643,7 @@ _schemas = st.recursive(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@bounded(200)
 @given(st.dictionaries(_keywords, _schemas, max_size=5), st.text(max_size=10))
 def test_adapters_on_arbitrary_schemas_raise_only_error_and_leave_raw_alone(
     schema: dict[str, Any], name: str

@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from conduit_mcp.client import Error, PinStore, Tool, ToolDiff, diff_tools, fingerprint
 from tests.corpus import tool_lists
+from tests.property.profiles import bounded
 
 FP_A = "jcs-sha256:" + "a" * 64
 FP_B = "jcs-sha256:" + "b" * 64
@@ -140,7 +141,7 @@ NAMES = st.text(min_size=1, max_size=4)
 SNAPSHOTS = st.dictionaries(NAMES, st.sampled_from([FP_A, FP_B, FP_C]), max_size=8)
 
 
-@settings(max_examples=200, deadline=None)
+@bounded(200)
 @given(SNAPSHOTS, SNAPSHOTS)
 def test_every_name_lands_in_exactly_one_field(old: dict[str, str], new: dict[str, str]) -> None:
     """conduit-defined: added/removed/changed/unchanged partition the names of both sides,

@@ -12,12 +12,13 @@ from typing import Any
 
 import pytest
 import rfc8785
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from conduit_mcp.client import FINGERPRINT_PREFIX, Error, Tool, canonical_json, fingerprint
 from conduit_mcp.client._fingerprint import _canonical_fast, _canonical_slow
 from tests.corpus import all_tools, cases
+from tests.property.profiles import bounded
 
 SAFE = 2**53 - 1
 
@@ -562,7 +563,7 @@ def containers(ints: st.SearchStrategy[int], floats: bool) -> st.SearchStrategy[
     return st.lists(inner, max_size=5) | st.dictionaries(TEXT, inner, max_size=6)
 
 
-@settings(max_examples=200, deadline=None)
+@bounded(200)
 @given(json_values(SAFE_INTS, floats=True))
 def test_canonical_json_equals_rfc8785_wherever_it_accepts_the_input(value: Any) -> None:
     """Spec-mandated (RFC 8785 section 3): byte-identical to the `rfc8785` package."""
@@ -571,7 +572,7 @@ def test_canonical_json_equals_rfc8785_wherever_it_accepts_the_input(value: Any)
     assert _canonical_slow(value) == expected
 
 
-@settings(max_examples=200, deadline=None)
+@bounded(200)
 @given(st.one_of(containers(ANY_INTS, floats=True), containers(ANY_INTS, floats=False)))
 def test_fast_path_equals_the_reference_whenever_it_answers(value: Any) -> None:
     """conduit-defined: the orjson path is checked against its slow oracle, including big
@@ -582,7 +583,7 @@ def test_fast_path_equals_the_reference_whenever_it_answers(value: Any) -> None:
     assert canonical_json(value) == slow
 
 
-@settings(max_examples=200, deadline=None)
+@bounded(200)
 @given(containers(SAFE_INTS, floats=False))
 def test_fast_path_without_floats_matches_rfc8785(value: Any) -> None:
     """Spec-mandated (RFC 8785 3.2.2.2, 3.2.3): float-free values (the fast path's domain)
@@ -590,7 +591,7 @@ def test_fast_path_without_floats_matches_rfc8785(value: Any) -> None:
     assert canonical_json(value) == rfc8785.dumps(value)
 
 
-@settings(max_examples=200, deadline=None)
+@bounded(200)
 @given(st.integers(0, 2**64 - 1))
 def test_any_finite_bit_pattern_serializes_as_rfc8785(bits: int) -> None:
     """Spec-mandated (RFC 8785 3.2.2.3): every finite double, exponent forms and subnormals
@@ -602,7 +603,7 @@ def test_any_finite_bit_pattern_serializes_as_rfc8785(bits: int) -> None:
     assert canonical_json([number]) == rfc8785.dumps([number])
 
 
-@settings(max_examples=100, deadline=None)
+@bounded(100)
 @given(st.dictionaries(TEXT, json_values(ANY_INTS, floats=True), min_size=2, max_size=6))
 def test_member_order_does_not_change_the_fingerprint(value: dict[str, Any]) -> None:
     """Spec-mandated (RFC 8785 3.2.3): members are sorted, so wire order does not matter."""
@@ -610,7 +611,7 @@ def test_member_order_does_not_change_the_fingerprint(value: dict[str, Any]) -> 
     assert fingerprint(reordered) == fingerprint(value)
 
 
-@settings(max_examples=200, deadline=None)
+@bounded(200)
 @given(ANY_INTS, ANY_INTS)
 def test_distinct_integers_give_distinct_fingerprints(a: int, b: int) -> None:
     """conduit-defined: integers of any size stay distinct (RFC 8785 covers only
@@ -618,14 +619,14 @@ def test_distinct_integers_give_distinct_fingerprints(a: int, b: int) -> None:
     assert (fingerprint([a]) == fingerprint([b])) is (a == b)
 
 
-@settings(max_examples=200, deadline=None)
+@bounded(200)
 @given(st.one_of(st.integers(SAFE + 1), st.integers(max_value=-SAFE - 1)), FLOATS)
 def test_an_out_of_range_integer_never_serializes_like_a_float(number: int, other: float) -> None:
     """conduit-defined: the `.0` form cannot be produced by any float."""
     assert canonical_json(number) != canonical_json(other)
 
 
-@settings(max_examples=100, deadline=None)
+@bounded(100)
 @given(json_values(ANY_INTS, floats=True))
 def test_canonical_json_leaves_its_input_unchanged(value: Any) -> None:
     """conduit-defined: nothing the caller passed is mutated."""

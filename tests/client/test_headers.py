@@ -10,12 +10,11 @@ from __future__ import annotations
 import copy
 import json
 import pickle
-import time
 from typing import Any
 
 import orjson
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from conduit_mcp.client import (
@@ -29,6 +28,7 @@ from conduit_mcp.client import (
     mcp_param_headers,
 )
 from tests.corpus import all_tools, cases
+from tests.property.profiles import bounded
 
 X = "x-mcp-header"
 
@@ -412,14 +412,13 @@ def test_deeply_nested_instance_data_is_skipped() -> None:
     assert find_invalid_x_mcp_header(obj(a={"type": "object", "default": data})) is None
 
 
-def test_a_hundred_thousand_properties_are_walked_in_linear_time() -> None:
-    """conduit-defined: one pass; measured about 0.1 s on the development machine."""
+def test_a_hundred_thousand_properties_are_walked_to_the_end() -> None:
+    """conduit-defined: every property is visited, the middle one and the last one. That the
+    walk is linear is measured by operation counts in tests/limits (no clock in unit tests)."""
     props = {f"p{i}": {"type": "string", "description": "d"} for i in range(100_000)}
     props["p50000"] = {"type": "integer", X: "Middle"}
     schema = {"type": "object", "properties": props}
-    start = time.perf_counter()
     assert header_map(tool(schema)) == {"Middle": ("p50000",)}
-    assert time.perf_counter() - start < 5.0
     props["p99999"] = {"type": "boolean", X: "middle"}
     assert reason_and_path(schema) == ("x_mcp_header_duplicate", ("properties", "p99999", X))
 
@@ -659,7 +658,7 @@ def test_decoding_a_non_string_is_a_type_error() -> None:
         decode_header_value(b"x")  # type: ignore[arg-type]
 
 
-@settings(max_examples=200, deadline=None)
+@bounded(200)
 @given(st.text(st.characters(blacklist_categories=("Cs",))))
 def test_every_string_round_trips_through_a_header_safe_value(value: str) -> None:
     """Spec-mandated (2026-07-28 streamable-http "Value Encoding": header values are visible

@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from conduit_mcp.client import parse_json
 from conduit_mcp.client._json import _has_long_digits
+from tests.property.profiles import bounded
 
 # The oracle: a regular expression (ASCII digits only in str mode). 20 digits may exceed u64;
 # '-' and 19 digits may be below i64's minimum, -9223372036854775808.
@@ -22,7 +23,7 @@ _ALPHABET = st.sampled_from(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@bounded(200)
 @given(st.lists(_ALPHABET, max_size=80).map("".join))
 def test_long_digit_scan_agrees_with_the_regex_on_every_input_type(text: str) -> None:
     """conduit-defined: the fast path answers as the regex `[0-9]{20}|-[0-9]{19}`, for str,

@@ -10,11 +10,12 @@ import re
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from conduit_mcp.client import IntakeWarning, Tool, check_tool_name
 from tests.corpus import all_tools, cases
+from tests.property.profiles import bounded
 
 ALLOWED = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-."
 
@@ -109,14 +110,14 @@ def test_the_name_is_never_rewritten() -> None:
     assert raw == before
 
 
-@settings(max_examples=200, deadline=None)
+@bounded(200)
 @given(st.text(alphabet=ALLOWED, min_size=1, max_size=128))
 def test_every_conforming_name_draws_no_warning(name: str) -> None:
     """Spec-mandated (2026-07-28 server/tools "Tool Names")."""
     assert check_tool_name(name) == ()
 
 
-@settings(max_examples=200, deadline=None)
+@bounded(200)
 @given(st.text(max_size=300))
 def test_warnings_match_an_independent_reading_of_the_rules(name: str) -> None:
     """Spec-mandated (2026-07-28 server/tools "Tool Names"), checked against a plain-Python

@@ -17,7 +17,7 @@ import random
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from conduit_mcp.client import (
@@ -31,6 +31,7 @@ from conduit_mcp.client import (
     provider_accepts_name,
 )
 from tests.corpus import all_tools
+from tests.property.profiles import bounded
 
 PROVIDERS = ("openai", "anthropic", "gemini")
 
@@ -113,7 +114,7 @@ def test_rule_constants_spell_the_documented_patterns() -> None:
     assert all(rule.source for rule in (OPENAI_NAME_RULE, ANTHROPIC_NAME_RULE, GEMINI_NAME_RULE))
 
 
-@settings(max_examples=200, deadline=None)
+@bounded(200)
 @given(
     st.text(alphabet=st.characters(codec="utf-8"), max_size=70) | st.from_regex(r"[\w.:-]{0,70}")
 )
@@ -331,7 +332,7 @@ _names = st.text(alphabet=st.sampled_from("ab._- é天"), max_size=8) | st.text(
 _servers = st.text(alphabet=st.sampled_from("sx.-_9"), min_size=1, max_size=6)
 
 
-@settings(max_examples=200, deadline=None)
+@bounded(200)
 @given(
     st.lists(st.tuples(_servers, _names), max_size=12),
     st.sampled_from(PROVIDERS),

@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from conduit_mcp.client import (
@@ -31,6 +31,7 @@ from conduit_mcp.client import (
     validate_structured,
 )
 from tests.corpus import CORPUS, cases, results
+from tests.property.profiles import bounded
 
 SERVER = "srv"
 PNG_1X1 = (  # a 1x1 PNG
@@ -391,9 +392,13 @@ def test_text_exactly_at_the_cap_is_not_truncated() -> None:
     assert shaped.provenance == Provenance(SERVER, False, ())
 
 
-def test_truncation_never_leaves_half_a_surrogate_pair() -> None:
-    """conduit-defined: the cut is in code points, so an emoji is whole or absent."""
+def test_truncation_counts_an_emoji_outside_the_bmp_as_one_character() -> None:
+    """conduit-defined: max_chars counts code points, so U+1F600 (a surrogate pair in UTF-16,
+    four bytes in UTF-8) is one character, whole or absent. As in the (100, 1000) case above:
+    the marker for (100, 500) has 23 + 3 + 19 = 45 characters, so 55 are shown; counting
+    UTF-16 units would show 27 emoji, counting UTF-8 bytes 13."""
     shaped = shape({"content": [{"type": "text", "text": "\U0001f600" * 500}]}, max_chars=100)
+    assert texts(shaped) == ["\U0001f600" * 55 + "\n[… truncated: showing 55 of 500 characters]"]
     shaped_text(shaped).encode("utf-8")
 
 
@@ -412,7 +417,7 @@ def test_max_chars_of_another_type_is_a_type_error(bad: object) -> None:
         shape({"content": []}, max_chars=bad)
 
 
-@settings(max_examples=200, deadline=None)
+@bounded(200)
 @given(
     st.lists(st.text(max_size=120), max_size=8),
     st.integers(min_value=MIN_MAX_CHARS, max_value=400),
@@ -670,7 +675,7 @@ def test_accepted_mime_types_must_be_a_collection_of_strings() -> None:
         shape({"content": []}, accepted_mime_types=[b"image/png"])
 
 
-@settings(max_examples=200, deadline=None)
+@bounded(200)
 @given(st.text(alphabet="ABCDabcd0189+/=-_ \n:;.\u00e9", max_size=16))
 def test_strict_base64_agrees_with_b64decode_validate(text: str) -> None:
     """Spec-mandated (RFC 4648 section 4: the standard alphabet, output a multiple of four
@@ -685,7 +690,7 @@ def test_strict_base64_agrees_with_b64decode_validate(text: str) -> None:
     assert is_strict_base64(text) is (decodes and text != "")
 
 
-@settings(max_examples=200, deadline=None)
+@bounded(200)
 @given(st.binary(min_size=1, max_size=64))
 def test_strict_base64_accepts_every_encoding(payload: bytes) -> None:
     """Spec-mandated (RFC 4648 section 4): any standard encoding is valid."""
@@ -822,7 +827,7 @@ BLOCK = st.one_of(
 )
 
 
-@settings(max_examples=100, deadline=None)
+@bounded(100)
 @given(
     st.lists(BLOCK, max_size=6),
     st.one_of(st.just({}), st.fixed_dictionaries({"structuredContent": JSON})),

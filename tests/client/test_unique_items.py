@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema._utils import uniq  # type: ignore[import-untyped]
 
 from conduit_mcp.client import Tool, ToolResult, validate_structured
 from conduit_mcp.client._fastcheck import all_unique
+from tests.property.profiles import bounded
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=3),
@@ -43,7 +44,7 @@ def test_all_unique_agrees_with_jsonschema_on_the_equality_corners(items: list[A
     assert all_unique(items) is bool(uniq(items))
 
 
-@settings(max_examples=200, deadline=None)
+@bounded(200)
 @given(st.lists(JSON, max_size=6))
 def test_all_unique_agrees_with_jsonschema(items: list[Any]) -> None:
     """Property: the linear check equals jsonschema's quadratic one."""

@@ -38,6 +38,43 @@ def test_registry_lists_the_six_versions_and_the_latest() -> None:
         module_for("2030-01-01")
 
 
+def test_the_registry_is_schema_pinned_json_in_file_order() -> None:
+    """One registry: the generated VERSIONS are PINNED.json's `schemas`, in the order listed."""
+    assert VERSIONS == tuple(p["version"] for p in PINNED["schemas"])
+    registry = generate.read_registry()
+    assert (registry.versions, registry.latest) == (VERSIONS, LATEST)
+
+
+def test_the_client_takes_its_versions_from_the_wire_package() -> None:
+    """No third list: conduit_mcp.client's registry is the very tuple the generator wrote."""
+    from conduit_mcp.client import _versions
+
+    assert _versions.KNOWN_VERSIONS is VERSIONS
+    assert _versions.LATEST is LATEST
+
+
+@pytest.mark.parametrize(
+    ("versions", "complaint"),
+    [
+        pytest.param([], "non-empty", id="empty"),
+        pytest.param(["2025-06-18", "2024-11-05"], "oldest first", id="out-of-order"),
+        pytest.param(["2024-11-05", "2024-11-05"], "listed twice", id="twice"),
+        pytest.param(["draft", "2024-11-05"], "must be the last", id="draft-first"),
+        pytest.param(["2024-11-05", "next"], "neither YYYY-MM-DD", id="not-a-date"),
+        pytest.param(["2024-13-05"], "neither YYYY-MM-DD", id="month-13"),
+        pytest.param(["draft"], "no released", id="draft-only"),
+    ],
+)
+def test_a_malformed_registry_is_refused(
+    tmp_path: Path, versions: list[str], complaint: str
+) -> None:
+    """read_registry: the file order is the release order, so it must be one."""
+    pin_file = tmp_path / "PINNED.json"
+    pin_file.write_text(json.dumps({"schemas": [{"version": v} for v in versions]}))
+    with pytest.raises(generate.RegistryError, match=complaint):
+        generate.read_registry(pin_file)
+
+
 @pytest.mark.parametrize("pin", PINNED["schemas"], ids=lambda p: p["version"])
 def test_vendored_schema_bytes_match_their_pin(pin: dict[str, str]) -> None:
     """Vendored unchanged: sha256 of each schema.json equals schema/PINNED.json."""
@@ -82,24 +119,91 @@ def test_every_patch_for_a_version_still_applies(version: str) -> None:
     """Accounting: each patch asserts its old value; none silently stopped applying."""
     _, schema = generate.load_pinned(version)
     _, applied = generate.patch_schema(version, schema)
-    expected = [p for p in patches.PATCHES if version in p.versions]
+    expected = [p for p in patches.PATCHES if p.applies_to(version, VERSIONS)]
     assert applied == expected
     assert applied, "every version has at least the content-block discriminator"
 
 
 def test_a_patch_whose_old_value_moved_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Patches assert their old value (the spec moved: fail, don't skip)."""
+    """Patches check their old value (the spec moved: fail with PatchMismatch, don't skip)."""
     moved = patches.Patch(
-        versions=("draft",),
+        since="draft",
         pointer="/{defs}/Tool/description",
         old="not the description",
         new="x",
         why="test",
+        drop_when="test",
     )
     monkeypatch.setattr(generate, "PATCHES", (moved,))
     _, schema = generate.load_pinned("draft")
-    with pytest.raises(AssertionError):
+    with pytest.raises(generate.PatchMismatch, match=r"/\{defs\}/Tool/description expected"):
         generate.patch_schema("draft", schema)
+
+
+def test_a_patch_whose_parent_is_gone_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A renamed definition is a PatchMismatch too, not a KeyError from deep in the walk."""
+    gone = patches.Patch(
+        since="draft",
+        pointer="/{defs}/NoSuchDefinition/discriminator",
+        old=patches.MISSING,
+        new={"propertyName": "type"},
+        why="test",
+        drop_when="test",
+    )
+    monkeypatch.setattr(generate, "PATCHES", (gone,))
+    _, schema = generate.load_pinned("draft")
+    with pytest.raises(generate.PatchMismatch, match="parent object is gone"):
+        generate.patch_schema("draft", schema)
+
+
+def test_a_patch_bounded_by_an_unpinned_version_fails_loudly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Dropping a pin under a patch's bound is caught, not read as "the patch does not apply"."""
+    stale = patches.Patch(
+        since="2024-11-05",
+        until="2024-12-31",
+        pointer="/{defs}/Tool/x",
+        old=patches.MISSING,
+        new=1,
+        why="test",
+        drop_when="test",
+    )
+    monkeypatch.setattr(generate, "PATCHES", (stale,))
+    _, schema = generate.load_pinned("2024-11-05")
+    with pytest.raises(generate.PatchMismatch, match="'2024-12-31' is not pinned"):
+        generate.patch_schema("2024-11-05", schema)
+
+
+@pytest.mark.parametrize(
+    ("since", "until", "expected"),
+    [
+        pytest.param("2024-11-05", "2025-03-26", ["2024-11-05", "2025-03-26"], id="closed"),
+        pytest.param("2026-07-28", None, ["2026-07-28", "draft"], id="open"),
+        pytest.param("draft", None, ["draft"], id="draft-only"),
+    ],
+)
+def test_a_patch_range_is_inclusive_in_registry_order(
+    since: str, until: str | None, expected: list[str]
+) -> None:
+    """Patch.applies_to: `since` .. `until` both included; `None` runs to the last pin."""
+    patch = patches.Patch(since, "/x", None, None, "test", "test", until)
+    assert [v for v in VERSIONS if patch.applies_to(v, VERSIONS)] == expected
+
+
+def test_every_patch_says_why_and_when_it_can_be_dropped() -> None:
+    """schema/README.md's drop recipe needs each patch's condition written down."""
+    for patch in patches.PATCHES:
+        assert patch.why.strip() and patch.drop_when.strip(), patch.pointer
+
+
+def test_the_generator_has_no_assert_statements() -> None:
+    """`python -O` strips asserts: the generator's checks must raise instead."""
+    import ast
+
+    for name in ("generate.py", "patches.py"):
+        tree = ast.parse((ROOT / "codegen" / name).read_text(encoding="utf-8"))
+        assert not [node for node in ast.walk(tree) if isinstance(node, ast.Assert)], name
 
 
 def test_prune_keeps_reachable_definitions_in_file_order() -> None:
@@ -180,5 +284,6 @@ def test_unknown_keys_survive_a_round_trip_everywhere() -> None:
 def test_the_package_index_lists_exactly_the_generated_modules() -> None:
     """Accounting: no stale module files, none missing."""
     folder = Path(conduit_mcp_wire.__file__).parent
-    on_disk = sorted(p.stem for p in folder.glob("*.py") if p.stem != "__init__")
+    # __init__ (the index) and _base (WireModel) are the two files that are not a version.
+    on_disk = sorted(p.stem for p in folder.glob("*.py") if p.stem not in ("__init__", "_base"))
     assert on_disk == sorted(conduit_mcp_wire.MODULES.values())

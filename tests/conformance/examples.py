@@ -122,3 +122,22 @@ def model_check(version: str, definition: str, instance: Any) -> tuple[list[str]
     except pydantic.ValidationError as exc:
         return [f"{list(e['loc'])}: {e['msg']}" for e in exc.errors()], None
     return [], parsed.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+def by_name_check(version: str, definition: str, instance: Any) -> Any:
+    """Rebuild a valid instance from attribute names; return it dumped with wire names.
+
+    The instance is read by wire names, dumped by attribute names (`input_schema`, `meta`,
+    `schema_`, ...), built again by keyword from those, and dumped by wire names: equal to the
+    instance exactly when construction by attribute name and the aliases agree everywhere.
+    Root models (unions such as `ContentBlock`) take no keywords: their value is read with
+    `model_validate(..., by_name=True)`, the documented way to read attribute names.
+    """
+    model = getattr(module_for(version), definition)
+    parsed = model.model_validate(instance, strict=True)
+    by_name = parsed.model_dump(mode="json", exclude_unset=True)
+    if isinstance(parsed, pydantic.RootModel):
+        rebuilt = model.model_validate(by_name, by_name=True)
+    else:
+        rebuilt = model(**by_name)
+    return rebuilt.model_dump(mode="json", by_alias=True, exclude_unset=True)

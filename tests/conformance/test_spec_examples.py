@@ -11,6 +11,7 @@ from tests.conformance.examples import (
     REQUIRED,
     Example,
     all_examples,
+    by_name_check,
     jsonschema_errors,
     model_check,
 )
@@ -28,6 +29,14 @@ def test_spec_example_validates_with_jsonschema_and_the_model_and_round_trips(
     assert schema_errors == []
     assert model_errors == []
     assert dumped == example.instance
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda e: e.id)
+def test_spec_example_rebuilt_from_attribute_names_dumps_the_same_wire_object(
+    example: Example,
+) -> None:
+    """conduit-defined (item 11): snake_case attributes and wire-name aliases agree everywhere."""
+    assert by_name_check(example.version, example.definition, example.instance) == example.instance
 
 
 def test_every_required_definition_has_examples_on_2026_07_28() -> None:

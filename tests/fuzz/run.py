@@ -2,6 +2,12 @@
 
     python tests/fuzz/run.py --seconds 60 --target all      # what `make fuzz` runs
     python tests/fuzz/run.py --seconds 20 --target intake_json
+    python tests/fuzz/run.py --seconds 30 --target all --log .cache/fuzz/make-test.log
+
+With `--log`, libFuzzer's output goes to that file (not the terminal) and the run prints one
+verdict line (targets, seconds, executions, new corpus inputs, crashes), also written to
+`<log>.verdict` for the test summary; on a crash the end of that target's output is shown too.
+`make test` runs it this way.
 
 Each target runs in its own process for its share of the time (atheris never returns from
 `Fuzz()`), with the seed corpus of `tests/fuzz/seeds.py` copied into a working corpus under
@@ -18,9 +24,11 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import IO
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -36,6 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=int, default=60, help="total time budget")
     parser.add_argument("--target", default="all", choices=("all", *TARGET_NAMES))
+    parser.add_argument("--log", type=Path, help="libFuzzer output to this file; print a verdict")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args, extra = parser.parse_known_args(argv)
     if args.worker:
@@ -47,27 +56,62 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     names = TARGET_NAMES if args.target == "all" else (args.target,)
     share = max(1, args.seconds // len(names))
-    failed = []
-    for name in names:
-        corpus = _corpus(name)
-        command = [
-            sys.executable,
-            str(Path(__file__).resolve()),
-            "--worker",
-            "--target",
-            name,
-            str(corpus),
-            f"-max_total_time={share}",
-            "-timeout=20",
-            "-rss_limit_mb=4096",
-            "-max_len=262144",
-            f"-artifact_prefix={CRASHES}/{name}-",
-            "-print_final_stats=1",
-        ]
-        print(f"fuzz: {name} for {share} s (corpus {corpus})", flush=True)
-        env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'src'}"}
-        if subprocess.run(command, cwd=ROOT, env=env, check=False).returncode != 0:
-            failed.append(name)
+    log_path: Path | None = args.log
+    log: IO[bytes] | None = None
+    if log_path is not None:
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = log_path.open("wb")
+    failed, runs, added = [], 0, 0
+    try:
+        for name in names:
+            corpus = _corpus(name)
+            command = [
+                sys.executable,
+                str(Path(__file__).resolve()),
+                "--worker",
+                "--target",
+                name,
+                str(corpus),
+                f"-max_total_time={share}",
+                "-timeout=20",
+                "-rss_limit_mb=4096",
+                "-max_len=262144",
+                f"-artifact_prefix={CRASHES}/{name}-",
+                "-print_final_stats=1",
+            ]
+            env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'src'}"}
+            if log is None or log_path is None:
+                print(f"fuzz: {name} for {share} s (corpus {corpus})", flush=True)
+                code = subprocess.run(command, cwd=ROOT, env=env, check=False).returncode
+            else:
+                log.write(f"=== fuzz: {name} for {share} s (corpus {corpus})\n".encode())
+                log.flush()
+                start = log.tell()
+                code = subprocess.run(
+                    command, cwd=ROOT, env=env, check=False, stdout=log, stderr=subprocess.STDOUT
+                ).returncode
+                log.flush()
+                output = _segment(log_path, start)
+                stats = _final_stats(output)
+                runs += stats.get("number_of_executed_units", 0)
+                added += stats.get("new_units_added", 0)
+                if code != 0:
+                    tail = output.decode("utf-8", "replace").splitlines()[-30:]
+                    print(f"fuzz: {name} failed; the end of its output:", file=sys.stderr)
+                    print("\n".join(tail), file=sys.stderr)
+            if code != 0:
+                failed.append(name)
+    finally:
+        if log is not None:
+            log.close()
+    if log_path is not None:
+        verdict = (
+            f"fuzz: {len(names)} target(s) x {share} s, {runs:,} executions, {added:,} new"
+            f" corpus inputs, {'crash in ' + ', '.join(failed) if failed else 'no crash'}"
+            f" (libFuzzer log: {_shown(log_path)})"
+        )
+        print(verdict, flush=True)
+        log_path.with_name(log_path.name + ".verdict").write_text(verdict + "\n", "utf-8")
     if failed:
         print(
             f"fuzz: crash in {', '.join(failed)}; the input is in {CRASHES} and "
@@ -76,6 +120,26 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 1
     return 0
+
+
+def _segment(log: Path, start: int) -> bytes:
+    """The bytes one worker wrote to the log, from offset `start`."""
+    with log.open("rb") as handle:
+        handle.seek(start)
+        return handle.read()
+
+
+def _final_stats(output: bytes) -> dict[str, int]:
+    """libFuzzer's `-print_final_stats=1` lines (`stat::name: value`), the integers only."""
+    found = re.findall(rb"^stat::(\w+):\s+(\d+)\s*$", output, re.MULTILINE)
+    return {key.decode(): int(value) for key, value in found}
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(ROOT))
+    except ValueError:
+        return str(path)
 
 
 def _corpus(name: str) -> Path:

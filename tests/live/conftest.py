@@ -4,10 +4,8 @@ into the repo's `.cache/npm` (once, pinned) and run it over stdio with `StdioDri
 Node.js and npm are required: when they are missing the tests FAIL (they never skip), because CI
 has them and a silently skipped live test hides a broken setup.
 
-The install is idempotent and safe when several processes run it at once: a complete install
-lives in its own folder holding a marker file, it is built in a temp folder beside it and renamed
-into place (atomic on one file system), and an exclusive lock file keeps two processes from
-downloading it twice.
+The install is the conformance run's installer (tests/conformance/client/install.py,
+`install_npm_packages`): idempotent and safe when several processes run it at once.
 """
 
 from __future__ import annotations
@@ -18,15 +16,13 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.filelocks import locked
+from tests.conformance.client.install import InstallError, install_npm_packages
 
 from .stdio_driver import StdioDriver
 
@@ -60,31 +56,18 @@ FULL_CLIENT_CAPABILITIES: dict[str, Any] = {
 }
 
 _MIN_NODE_MAJOR = 18  # the MCP TypeScript SDK's `engines.node`
-_NPM_TIMEOUT = 600.0  # seconds for a cold install
-_LOCK_TIMEOUT = 900.0  # seconds to wait for another process's install
-_MARKER = "conduit-install.json"
 
 # Filled by the install fixture; shown in the terminal summary.
 _install_report: dict[str, Any] = {}
 
 
-def _install_dir() -> Path:
+def _install_name() -> str:
     digest = hashlib.sha256(json.dumps(PINS, sort_keys=True).encode()).hexdigest()[:10]
-    return NPM_CACHE / f"server-everything-{VERSION}-{digest}"
+    return f"server-everything-{VERSION}-{digest}"
 
 
 def _entry_point(prefix: Path) -> Path:
     return prefix / "node_modules" / PACKAGE / "dist" / "index.js"
-
-
-def _complete(prefix: Path) -> bool:
-    marker = prefix / _MARKER
-    if not marker.is_file() or not _entry_point(prefix).is_file():
-        return False
-    try:
-        return bool(json.loads(marker.read_text(encoding="utf-8")) == PINS)
-    except ValueError:
-        return False
 
 
 def require_node() -> tuple[str, str]:
@@ -117,50 +100,11 @@ def install_server_everything(npm: str) -> tuple[Path, float, str]:
         (path of `dist/index.js`, seconds taken, what happened: "warm cache hit", "cold install"
         or "installed by another process" when this one waited on the lock).
     """
-    start = time.monotonic()
-    final = _install_dir()
-    if _complete(final):  # fast path: a finished install is renamed in whole, never half
-        return _entry_point(final), time.monotonic() - start, "warm cache hit"
-    NPM_CACHE.mkdir(parents=True, exist_ok=True)
-    with locked(NPM_CACHE / f"{final.name}.lock", _LOCK_TIMEOUT):
-        if _complete(final):  # another process finished while we waited
-            return _entry_point(final), time.monotonic() - start, "installed by another process"
-        # We hold the lock: leftovers of killed installs are ours to drop.
-        for stale in NPM_CACHE.glob(f".{final.name}.tmp-*"):
-            shutil.rmtree(stale, ignore_errors=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.tmp-", dir=NPM_CACHE))
-        try:
-            (tmp / "package.json").write_text(
-                json.dumps({"private": True, "dependencies": PINS}, indent=2), encoding="utf-8"
-            )
-            env = dict(os.environ, npm_config_update_notifier="false")
-            argv = [npm, "install", "--no-audit", "--no-fund", "--ignore-scripts"]
-            argv += ["--prefix", str(tmp)]
-            try:
-                proc = subprocess.run(
-                    argv, capture_output=True, text=True, timeout=_NPM_TIMEOUT, env=env, check=False
-                )
-            except subprocess.TimeoutExpired:
-                pytest.fail(f"`{' '.join(argv)}` took over {_NPM_TIMEOUT:.0f} s", pytrace=False)
-            if proc.returncode != 0:
-                pytest.fail(
-                    f"`{' '.join(argv)}` failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}",
-                    pytrace=False,
-                )
-            for name, version in PINS.items():
-                meta = tmp / "node_modules" / name / "package.json"
-                got = json.loads(meta.read_text(encoding="utf-8")).get("version")
-                if got != version:
-                    pytest.fail(f"npm installed {name}@{got}, expected {version}", pytrace=False)
-            (tmp / _MARKER).write_text(json.dumps(PINS), encoding="utf-8")
-            tmp.chmod(0o755)  # mkdtemp made it owner-only
-            if final.exists():  # an incomplete folder from an older, interrupted scheme
-                shutil.rmtree(final)
-            os.rename(tmp, final)
-        finally:
-            if tmp.exists():
-                shutil.rmtree(tmp, ignore_errors=True)
-    return _entry_point(final), time.monotonic() - start, "cold install"
+    try:
+        done = install_npm_packages(npm, NPM_CACHE, _install_name(), PINS, _entry_point)
+    except InstallError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    return done.path, done.seconds, done.how
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -65,21 +64,19 @@ def _driver(mode: str, tmp_path: Path, timeout: float = 5.0) -> StdioDriver:
 
 
 def test_a_hung_server_raises_response_timeout_instead_of_hanging(tmp_path: Path) -> None:
-    """conduit-defined: every wait has a timeout, so a server that never answers fails fast."""
+    """conduit-defined: every wait has a timeout, so a server that never answers fails fast.
+    The message names the wait used: the request's 0.5 s, not the driver's default of 5 s."""
     with _driver("hang", tmp_path) as driver:
-        start = time.monotonic()
-        with pytest.raises(ResponseTimeout):
+        with pytest.raises(ResponseTimeout, match=r"within 0\.5 s"):
             driver.request("tools/list", timeout=0.5)
-        assert time.monotonic() - start < 5
 
 
 def test_a_server_that_exits_raises_server_exited(tmp_path: Path) -> None:
-    """conduit-defined: a server that dies while a response is awaited fails the request at once."""
+    """conduit-defined: a server that dies while a response is awaited fails the request at once
+    (ServerExited, not the ResponseTimeout that waiting out the 30 s would raise)."""
     with _driver("exit", tmp_path, timeout=30.0) as driver:
-        start = time.monotonic()
         with pytest.raises(ServerExited):
             driver.request("tools/list")
-        assert time.monotonic() - start < 10
 
 
 def test_close_kills_the_child_and_is_idempotent(tmp_path: Path) -> None:

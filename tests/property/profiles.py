@@ -1,8 +1,9 @@
 """Hypothesis profiles of the property tests: `ci` (bounded; the default) and `long`.
 
 `HYPOTHESIS_PROFILE=long make test` runs every property test with 20 times the examples. The
-profiles are registered globally but applied only through `bounded`, so the settings of other
-test files are not changed.
+active profile is loaded for the whole run by tests/conftest.py, and every `@given` test in
+tests/ takes its settings from `bounded` (tests/test_suite_rules.py checks), so no hypothesis
+test runs randomized or with the example database in `ci`.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ settings.register_profile(
 settings.register_profile("long", deadline=None, suppress_health_check=_QUIET)
 
 PROFILE: Final = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+#: The profile in force: `PROFILE` when it is one of ours, else `ci`.
+ACTIVE: Final = PROFILE if PROFILE in ("ci", "long") else "ci"
 #: How many times more examples the `long` profile runs.
 LONG_FACTOR: Final = 20
 
@@ -40,7 +43,7 @@ def bounded(max_examples: int, **overrides: Any) -> settings:
         raise ValueError("keep ci property tests at max_examples <= 200")
     factor = LONG_FACTOR if PROFILE == "long" else 1
     return settings(
-        settings.get_profile(PROFILE if PROFILE in ("ci", "long") else "ci"),
+        settings.get_profile(ACTIVE),
         max_examples=max_examples * factor,
         **overrides,
     )

@@ -24,6 +24,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from conduit_mcp_wire import VERSIONS
 from hypothesis import strategies as st
 
 from tests.corpus import all_tools, cases, results, tool_lists
@@ -31,8 +32,8 @@ from tests.corpus import all_tools, cases, results, tool_lists
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_DIR = ROOT / "schema"
 
-#: Every spec version with a vendored schema, oldest first.
-VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28", "draft")
+# VERSIONS: every spec version with a vendored schema, oldest first (conduit_mcp_wire's registry,
+# which the generator takes from schema/PINNED.json).
 
 # Keys this library reads somewhere: a random object holds them often enough to matter.
 WIRE_KEYS = (

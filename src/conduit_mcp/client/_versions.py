@@ -13,21 +13,18 @@ from __future__ import annotations
 
 from typing import Final
 
+from conduit_mcp_wire import LATEST, VERSIONS
+
 from ._errors import Error
 
-#: Every protocol revision this library knows, oldest first. `"draft"` (the unreleased next
-#: revision, schema/draft/) sorts after every dated revision.
-KNOWN_VERSIONS: Final = (
-    "2024-11-05",
-    "2025-03-26",
-    "2025-06-18",
-    "2025-11-25",
-    "2026-07-28",
-    "draft",
-)
+#: Every protocol revision this library knows, oldest first: `conduit_mcp_wire.VERSIONS`, which
+#: the generator takes from schema/PINNED.json (the one registry; a spec bump adds a pin there).
+#: `"draft"` (the unreleased next revision, schema/draft/) sorts after every dated revision.
+KNOWN_VERSIONS: Final = VERSIONS
 
-#: The newest released revision.
-LATEST: Final = "2026-07-28"
+# `LATEST` (re-exported): the newest released revision, `conduit_mcp_wire.LATEST`, the last
+# dated pin in schema/PINNED.json.
+__all__ = ["KNOWN_VERSIONS", "LATEST", "at_least", "check_version"]
 
 _RANK: Final = {version: rank for rank, version in enumerate(KNOWN_VERSIONS)}
 

@@ -7,10 +7,11 @@ package's install script would fetch, taken directly so that no install script r
 `.cache/node22/`. The suite is installed with `npm ci --ignore-scripts` from the lockfile in
 `npm/` (every package pinned with its integrity hash) into `.cache/conformance/`.
 
-Both installs are idempotent and safe when several processes run them at once, the pattern of
-tests/live/conftest.py: a complete install lives in its own folder holding a marker file, it is
-built in a temp folder beside it and renamed into place (atomic on one file system), and an
-exclusive lock file keeps two processes from downloading it twice.
+Every install here (and the live tests' server-everything, through `install_npm_packages`) is
+idempotent and safe when several processes run it at once: a complete install lives in its own
+folder holding a marker file, it is built in a temp folder beside it and renamed into place
+(atomic on one file system), and an exclusive lock file keeps two processes from downloading it
+twice.
 """
 
 from __future__ import annotations
@@ -209,6 +210,35 @@ def install_node(npm: str) -> Installed:
             raise InstallError(f"the installed node says {out!r}, expected v{NODE_VERSION}")
 
     return _install(CACHE / "node22", f"{package}-{NODE_VERSION}", marker, entry, build)
+
+
+def install_npm_packages(
+    npm: str, area: Path, name: str, pins: dict[str, str], entry: Callable[[Path], Path]
+) -> Installed:
+    """`npm install` exact versions into `area/name` once (the live tests' server-everything).
+
+    Args:
+        npm: the npm executable.
+        area: the cache folder (e.g. `.cache/npm`); `name`: the install's folder in it (put a
+            digest of `pins` in it, so a new pin is a new folder).
+        pins: package -> exact version, written as the install's `dependencies`; also its marker.
+        entry: the file that must exist in a complete install, given its prefix.
+
+    Raises:
+        InstallError: npm failed, or it installed another version of a pinned package.
+    """
+
+    def build(tmp: Path) -> None:
+        (tmp / "package.json").write_text(
+            json.dumps({"private": True, "dependencies": pins}, indent=2), encoding="utf-8"
+        )
+        _npm(npm, ["install", "--prefix", str(tmp)], tmp)
+        for package, version in pins.items():
+            got = _package_version(tmp, package)
+            if got != version:
+                raise InstallError(f"npm installed {package}@{got}, expected {version}")
+
+    return _install(area, name, dict(pins), entry, build)
 
 
 def install_conformance(npm: str) -> Installed:

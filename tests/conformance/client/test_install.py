@@ -5,12 +5,12 @@ No npm here: `_install` is driven with a fake build step.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import platform
 import sys
 import threading
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -23,22 +23,44 @@ def entry(prefix: Path) -> Path:
     return prefix / "bin" / "tool"
 
 
-def make_build(calls: list[Path], delay: float = 0.0) -> Callable[[Path], None]:
+def make_build(
+    calls: list[Path], wait: Callable[[], None] = lambda: None
+) -> Callable[[Path], None]:
     def build(tmp: Path) -> None:
         calls.append(tmp)
-        time.sleep(delay)
+        wait()
         entry(tmp).parent.mkdir(parents=True)
         entry(tmp).write_text("ok", encoding="utf-8")
 
     return build
 
 
-def test_concurrent_installs_build_once(tmp_path: Path) -> None:
+def test_concurrent_installs_build_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """conduit-defined: four threads installing the same thing at once run one build; the
     others wait on the lock and reuse it (flock locks conflict between open file descriptions,
-    so threads model processes)."""
+    so threads model processes). The build holds the lock until all four have reached it, so
+    the overlap is certain, not a matter of timing."""
+    arrived = 0
+    all_there = threading.Condition()
+    real_locked = install.locked
+
+    @contextlib.contextmanager
+    def counting_locked(path: Path, timeout: float) -> Iterator[None]:
+        nonlocal arrived
+        with all_there:
+            arrived += 1
+            all_there.notify_all()
+        with real_locked(path, timeout):
+            yield
+
+    def wait_for_everyone() -> None:
+        with all_there:
+            # The timeout only guards against a hang if the code under test changes.
+            assert all_there.wait_for(lambda: arrived == 4, timeout=60)
+
+    monkeypatch.setattr(install, "locked", counting_locked)
     calls: list[Path] = []
-    build = make_build(calls, delay=0.3)
+    build = make_build(calls, wait_for_everyone)
     results: list[Installed] = []
 
     def worker() -> None:
@@ -51,7 +73,7 @@ def test_concurrent_installs_build_once(tmp_path: Path) -> None:
         thread.join()
     assert len(calls) == 1
     assert {r.path for r in results} == {tmp_path / "thing" / "bin" / "tool"}
-    assert sorted(r.how for r in results).count("cold install") == 1
+    assert sorted(r.how for r in results) == ["cold install"] + ["installed by another process"] * 3
     assert not list(tmp_path.glob(".thing.tmp-*"))  # the temp folder was renamed, not left
     assert json.loads((tmp_path / "thing" / MARKER).read_text(encoding="utf-8")) == {"v": 1}
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+
+from tests.property.profiles import bounded
 
 from .sse import SseEvent, SseParser
 
@@ -140,7 +142,7 @@ def test_sse_whole_stream_gives_the_expected_events() -> None:
     assert parse(STREAM) == EXPECTED
 
 
-@settings(max_examples=200, deadline=None)
+@bounded(200)
 @given(st.lists(st.integers(min_value=0, max_value=len(STREAM)), max_size=12))
 def test_sse_chunk_boundaries_never_change_the_events(cuts: list[int]) -> None:
     """Spec-mandated (WHATWG HTML 9.2.5: the format is a byte stream; TCP chunking is not part

@@ -1,0 +1,31 @@
+"""Session-wide test set-up: every hypothesis test runs under the shared profile.
+
+`tests/property/profiles.py` defines `ci` (derandomized, no example database, no deadline: the
+default) and `long` (`HYPOTHESIS_PROFILE=long`). Loading it here makes it the default of every
+hypothesis test in the run; `bounded(n)` then sets each test's example count (times 20 in `long`).
+`tests/test_suite_rules.py` fails on a `@given` test without `@bounded`.
+
+`make test` runs a short fuzz pass first and sets `CONDUIT_FUZZ_VERDICT` to the file holding its
+one-line verdict; the terminal summary repeats it, so the run ends with every result in one place.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from hypothesis import settings
+
+from tests.property import profiles
+
+settings.load_profile(profiles.ACTIVE)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Repeat the fuzz pass's verdict (tests/fuzz/run.py --log) when `make test` ran one."""
+    verdict = os.environ.get("CONDUIT_FUZZ_VERDICT")
+    if verdict:
+        path = Path(verdict)
+        line = path.read_text(encoding="utf-8").strip() if path.is_file() else None
+        terminalreporter.write_line(line or f"fuzz: no verdict in {verdict} (did the pass run?)")

@@ -1,0 +1,69 @@
+"""Rules every test file follows, checked over the source of tests/ (issue 15, item 8)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent
+
+
+def _decorator_name(node: ast.expr) -> str:
+    target = node.func if isinstance(node, ast.Call) else node
+    if isinstance(target, ast.Attribute):
+        return target.attr
+    return target.id if isinstance(target, ast.Name) else ""
+
+
+def _functions() -> list[tuple[Path, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    found = []
+    for path in sorted(TESTS.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                found.append((path, node))
+    return found
+
+
+def test_every_hypothesis_test_takes_its_settings_from_the_shared_profiles() -> None:
+    """`@given` goes with `@bounded(n)` (tests/property/profiles.py), never a bare `@settings`:
+    derandomized without a database in `ci`, 20 times the examples in `long`."""
+    offenders, checked = [], 0
+    for path, function in _functions():
+        names = [_decorator_name(d) for d in function.decorator_list]
+        checked += "given" in names
+        if "given" in names and ("bounded" not in names or "settings" in names):
+            offenders.append(f"{path.relative_to(TESTS)}::{function.name}")
+    assert offenders == []
+    assert checked >= 50  # the scan sees the property tests (57 when this was written)
+
+
+def test_the_shared_profile_is_the_default_of_the_whole_run() -> None:
+    """tests/conftest.py loaded it: a hypothesis test anywhere is derandomized, no database."""
+    from hypothesis import settings
+
+    from tests.property import profiles
+
+    if profiles.ACTIVE == "ci":
+        assert settings.default.derandomize is True
+        assert settings.default.database is None
+    assert settings.default.deadline is None
+
+
+def test_no_test_file_reads_the_clock_or_sleeps() -> None:
+    """No wall-clock assertions and no sleeps in tests (speed goes in bench/ and tests/limits,
+    which count operations): a `test_*.py` never calls `time.perf_counter`, `time.monotonic`,
+    `time.time` or `time.sleep`."""
+    clocks = {"perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "time", "sleep"}
+    offenders = []
+    for path in sorted(TESTS.rglob("test_*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr in clocks
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "time"
+            ):
+                offenders.append(f"{path.relative_to(TESTS)}:{node.lineno} time.{node.attr}")
+    assert offenders == []
