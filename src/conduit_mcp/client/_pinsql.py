@@ -238,7 +238,7 @@ class SqliteBackend:
                 if row is not None:
                     conn.execute(
                         _SQLITE_AUDIT,
-                        (at, server_id, name, "revoke", None, None, row[0], None, approver, None),
+                        (at, server_id, name, "revoke", None, row[0], None, None, approver, None),
                     )
             except BaseException:
                 conn.execute("ROLLBACK")
@@ -428,7 +428,7 @@ class PostgresBackend:
             if row is not None:
                 self._conn.execute(
                     _PG_AUDIT,
-                    (at, server_id, name, "revoke", None, None, row[0], None, approver, None),
+                    (at, server_id, name, "revoke", None, row[0], None, None, approver, None),
                 )
         return None if row is None else str(row[0])
 
