@@ -507,11 +507,11 @@ def test_two_processes_of_500_approvals_leave_1000_pins_and_1000_audit_rows(
     seen = 0
     with PinStore(location, timeout=60) as reader:
         while any(w.poll() is None for w in writers):
-            for pin in reader.pins("shared"):
+            for pin in reader.pins("shared")[-20:]:  # the newest: most likely mid-write
                 assert pin.definition is not None
                 assert independent_fingerprint(json.loads(pin.definition)) == pin.fingerprint
                 seen += 1
-            time.sleep(0.05)
+            time.sleep(0.1)
     assert [w.wait(timeout=120) for w in writers] == [0, 0]
     with PinStore(location) as pins:
         assert len(pins.pins("shared")) == 1000

@@ -173,6 +173,10 @@ class SqliteBackend:
         )
         self._lock = threading.Lock()
         try:
+            if path != ":memory:":
+                # Readers never wait for a writer, and a commit is one fsync of the log
+                # (synchronous stays FULL: an approval that returned survives a power cut).
+                self._conn.execute("PRAGMA journal_mode = WAL")
             self._migrate()
         except BaseException:
             self._conn.close()
