@@ -30,7 +30,9 @@ def postgres_bin() -> Path | None:
     """The newest /usr/lib/postgresql/<version>/bin holding initdb and pg_ctl, or `None`."""
     found = sorted(
         glob.glob("/usr/lib/postgresql/*/bin/initdb"),
-        key=lambda p: int(Path(p).parent.parent.name) if Path(p).parent.parent.name.isdigit() else 0,
+        key=lambda p: (
+            int(Path(p).parent.parent.name) if Path(p).parent.parent.name.isdigit() else 0
+        ),
     )
     if not found:
         return None
@@ -92,7 +94,10 @@ def postgres_server() -> Iterator[str]:
         yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
     finally:
         try:
-            _run([str(folder / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"], as_postgres)
+            _run(
+                [str(folder / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"],
+                as_postgres,
+            )
         finally:
             shutil.rmtree(root, ignore_errors=True)
 

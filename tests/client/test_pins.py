@@ -151,7 +151,9 @@ def test_adding_annotations_with_only_a_title_is_cosmetic(store: PinStore) -> No
     store.approve("s", tool(plain, "s"))
     now = tool({**plain, "annotations": {"title": "T"}}, "s")
     assert store.check("s", now) == "cosmetic"
-    assert store.changes("s", now) == (FieldChange("/annotations/title", "add", None, "T", False),)
+    assert store.changes("s", now) == (
+        FieldChange("/annotations", "add", None, {"title": "T"}, False),
+    )
 
 
 def test_pointers_escape_tilde_and_slash_per_rfc_6901(store: PinStore) -> None:
@@ -170,7 +172,13 @@ def test_arrays_compare_position_by_position(store: PinStore) -> None:
     store.approve("s", tool(raw, "s"))
     now = {"name": "t", "inputSchema": {"type": "object", "required": ["a", "c", "d"]}}
     assert [c.to_json() for c in store.changes("s", tool(now, "s"))] == [
-        {"path": "/inputSchema/required/1", "op": "replace", "material": True, "old": "b", "new": "c"},
+        {
+            "path": "/inputSchema/required/1",
+            "op": "replace",
+            "material": True,
+            "old": "b",
+            "new": "c",
+        },
         {"path": "/inputSchema/required/2", "op": "add", "material": True, "new": "d"},
     ]
 
@@ -249,6 +257,9 @@ def test_the_audit_log_records_approvals_replacements_checks_and_revocations(
     assert store.audit_log(limit=2) == entries[-2:]
 
 
+_TAMPERING = ("UPDATE conduit_mcp_audit SET approver = 'x'", "DELETE FROM conduit_mcp_audit")
+
+
 def test_the_audit_log_is_append_only_in_the_database(location: str) -> None:
     with PinStore(location) as pins:
         pins.approve("weather", tool(WEATHER))
@@ -256,13 +267,19 @@ def test_the_audit_log_is_append_only_in_the_database(location: str) -> None:
         import psycopg
 
         with psycopg.connect(location, autocommit=True) as conn:
-            for statement in ("UPDATE conduit_mcp_audit SET approver = 'x'", "DELETE FROM conduit_mcp_audit"):
+            for statement in (
+                "UPDATE conduit_mcp_audit SET approver = 'x'",
+                "DELETE FROM conduit_mcp_audit",
+            ):
                 with pytest.raises(psycopg.Error, match="append-only"):
                     conn.execute(statement)
     elif location != ":memory:":
         conn = sqlite3.connect(location)
         try:
-            for statement in ("UPDATE conduit_mcp_audit SET approver = 'x'", "DELETE FROM conduit_mcp_audit"):
+            for statement in (
+                "UPDATE conduit_mcp_audit SET approver = 'x'",
+                "DELETE FROM conduit_mcp_audit",
+            ):
                 with pytest.raises(sqlite3.DatabaseError, match="append-only"):
                     conn.execute(statement)
         finally:
@@ -482,7 +499,7 @@ from conduit_mcp.client import PinStore, Tool
 location, worker = sys.argv[1], sys.argv[2]
 with PinStore(location, timeout=60) as pins:
     for i in range(500):
-        raw = {"name": f"w{worker}-{i}", "description": f"tool {i}", "inputSchema": {"type": "object"}}
+        raw = {"name": f"w{worker}-{i}", "description": f"{i}", "inputSchema": {"type": "object"}}
         pins.approve("shared", Tool.from_wire("shared", raw), approver=f"worker {worker}")
         if i % 50 == 0:
             pins.check_page("shared", [Tool.from_wire("shared", raw)])

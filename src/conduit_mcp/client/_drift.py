@@ -121,9 +121,9 @@ def diff_tools(
 def explain(old_raw: Any, new_raw: Any, cosmetic: frozenset[str]) -> tuple[FieldChange, ...]:
     """`field_changes` of two raw definitions known to differ; never `()`.
 
-    Definitions nested deeper than `parse_json` reads (1,024 levels), or equal after
-    normalization but not byte-equal (integers beyond 2**53), are one material `"replace"` at
-    `""` (the whole definition).
+    Definitions holding an integer too large for a double, or equal after normalization but
+    not byte-equal (integers beyond 2**53), are one material `"replace"` at `""` (the whole
+    definition).
     """
     old, new = _normalized_or_none(old_raw), _normalized_or_none(new_raw)
     if old is not None and new is not None:
@@ -136,9 +136,7 @@ def explain(old_raw: Any, new_raw: Any, cosmetic: frozenset[str]) -> tuple[Field
 def _normalized_or_none(raw: Any) -> Any:
     try:
         return normalized(raw)
-    except Error as exc:
-        if exc.reason != "limit_exceeded":
-            raise
+    except (ValueError, OverflowError):  # an integer beyond a double
         return None
 
 

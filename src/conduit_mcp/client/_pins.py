@@ -436,8 +436,8 @@ class PinStore:
             `material`; `()` when `tool` is the approved definition. A tool never approved is
             one material `"add"` at `""` (the whole definition); a pin without a definition
             (approved by fingerprint) that differs is one material `"replace"` at `""` with
-            `old=None`. Definitions nested deeper than 1,024 levels are compared whole, the same
-            way. Does not write the audit log.
+            `old=None`. Definitions nested deeper than 1,024 levels, or holding an integer beyond
+            a double, are compared whole, the same way. Does not write the audit log.
 
         Raises:
             TypeError, ValueError, Error: as `approve`.
@@ -454,7 +454,8 @@ class PinStore:
             _store_text(server_id), [(_store_text(name), value)]
         )[0]
         if pinned is None:
-            return (FieldChange("", "add", None, _normalized_or_raw(tool.raw), True),)
+            whole = _normalized_or_none(tool.raw)
+            return (FieldChange("", "add", None, tool.raw if whole is None else whole, True),)
         if pinned == value:
             return ()
         return self._explain(definition, tool.raw)
@@ -601,15 +602,15 @@ class PinStore:
         )
 
     def _explain(self, definition: str | None, raw: Any) -> tuple[FieldChange, ...]:
-        new = _normalized_or_raw(raw)
+        new = _normalized_or_none(raw)
         old = None
         if definition is not None:
             try:
                 old = parse_json(definition)
-            except Error:  # nested deeper than parse_json reads: compare whole
+            except Error:  # deeper than parse_json reads, or an integer beyond a double
                 old = None
-        if old is None or new is raw:
-            return (FieldChange("", "replace", old, new, True),)
+        if old is None or new is None:
+            return (FieldChange("", "replace", old, raw if new is None else new, True),)
         changes = field_changes(old, new, self._cosmetic)
         if not changes:  # equal after normalization but not byte-equal (huge integers)
             return (FieldChange("", "replace", old, new, True),)
@@ -727,14 +728,12 @@ class AsyncPinStore:
 # -- module helpers ---------------------------------------------------------------------------
 
 
-def _normalized_or_raw(raw: Any) -> Any:
-    """`normalized(raw)`, or `raw` itself when it nests deeper than `parse_json` reads."""
+def _normalized_or_none(raw: Any) -> Any:
+    """`normalized(raw)`, or `None` when it holds an integer beyond a double."""
     try:
         return normalized(raw)
-    except Error as exc:
-        if exc.reason != "limit_exceeded":
-            raise
-        return raw
+    except (ValueError, OverflowError):
+        return None
 
 
 def _store_text(text: str) -> str:
