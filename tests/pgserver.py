@@ -11,6 +11,7 @@ Import the fixtures into a test module: `from tests.pgserver import postgres_ser
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import itertools
 import os
@@ -54,6 +55,33 @@ def _run(args: list[str], as_postgres: bool) -> None:
         raise RuntimeError(f"{args[0:5]} failed ({done.returncode}): {done.stderr[-2000:]}")
 
 
+@contextlib.contextmanager
+def running_postgres(folder: Path) -> Iterator[str]:
+    """Run a throwaway server from the binaries in `folder`; yields its `postgres` database URL.
+
+    Also used by bench/pins.py. fsync is off: the data is deleted at the end anyway.
+    """
+    as_postgres = os.geteuid() == 0
+    root = Path(tempfile.mkdtemp(prefix="conduit-pg-"))
+    data = root / "data"
+    try:
+        if as_postgres:
+            shutil.chown(root, "postgres", "postgres")
+        port = _free_port()
+        initdb = [str(folder / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust"]
+        _run([*initdb, "-E", "UTF8", "--locale=C", "--no-sync"], as_postgres)
+        options = f"-h 127.0.0.1 -p {port} -k {root} -c fsync=off -c synchronous_commit=off"
+        log = root / "server.log"
+        pg_ctl = str(folder / "pg_ctl")
+        _run([pg_ctl, "-D", str(data), "-o", options, "-l", str(log), "-w", "start"], as_postgres)
+        try:
+            yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
+        finally:
+            _run([pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"], as_postgres)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[str]:
     """Start a PostgreSQL server for the session; yields the URL of its `postgres` database."""
@@ -63,43 +91,8 @@ def postgres_server() -> Iterator[str]:
         if os.environ.get("CI") == "true":
             pytest.fail(f"{reason}; CI must have them (.ci/run installs the package)")
         pytest.skip(reason)
-    as_postgres = os.geteuid() == 0
-    root = Path(tempfile.mkdtemp(prefix="conduit-pg-"))
-    data = root / "data"
-    if as_postgres:
-        shutil.chown(root, "postgres", "postgres")
-    port = _free_port()
-    _run(
-        [
-            str(folder / "initdb"),
-            "-D",
-            str(data),
-            "-U",
-            "postgres",
-            "--auth=trust",
-            "-E",
-            "UTF8",
-            "--locale=C",
-            "--no-sync",
-        ],
-        as_postgres,
-    )
-    options = f"-h 127.0.0.1 -p {port} -k {root} -c fsync=off -c synchronous_commit=off"
-    log = root / "server.log"
-    _run(
-        [str(folder / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(log), "-w", "start"],
-        as_postgres,
-    )
-    try:
-        yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
-    finally:
-        try:
-            _run(
-                [str(folder / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"],
-                as_postgres,
-            )
-        finally:
-            shutil.rmtree(root, ignore_errors=True)
+    with running_postgres(folder) as url:
+        yield url
 
 
 @pytest.fixture

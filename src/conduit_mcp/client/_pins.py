@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, NamedTuple
 
 from ._changes import DEFAULT_COSMETIC, FieldChange, field_changes, normalized
 from ._drift import ToolDiff, diff_tools
@@ -32,6 +32,9 @@ of cosmetic fields only (`title`, `icons`, `annotations.title` by default)."""
 _FINGERPRINT: Final = re.compile(r"jcs-sha256:[0-9a-f]{64}\Z")
 _POSTGRES_SCHEMES: Final = ("postgresql://", "postgres://")
 _CHECK_CHUNK: Final = 10_000  # tools per lookup statement (bounds one statement's size)
+# Fingerprints already checked against _FINGERPRINT (bounded; a pure function of the text).
+_VALID_FINGERPRINTS: Final[set[str]] = set()
+_VALID_FINGERPRINTS_MAX: Final = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,9 +94,9 @@ class AuditEntry:
     protocol_version: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class PinCheck:
-    """The verdict on one tool of a page. Immutable.
+class PinCheck(NamedTuple):
+    """The verdict on one tool of a page. Immutable (a named tuple: one is built per tool of
+    every page checked, so construction cost counts).
 
     Attributes:
         name: the tool name.
@@ -382,13 +385,25 @@ class PinStore:
         linear in the size of the definitions that differ.
         """
         check_server_id(server_id)
+        _check_unicode(server_id, "server_id")
         keys: list[tuple[str, str]] = []
         listed: list[Tool] = []
         seen: set[str] = set()
         for index, tool in enumerate(tools):
-            if not isinstance(tool, Tool):
+            # The checks of `_pin_key`, inlined: this loop is the guard's hot path.
+            if type(tool) is not Tool and not isinstance(tool, Tool):
                 raise TypeError(f"tools must hold Tool objects, got {type(tool).__name__}")
-            name, value = _pin_key(server_id, tool, None)
+            if tool.server_id != server_id:
+                raise ValueError("the Tool was listed by another server_id")
+            name = tool.name
+            value = tool.fingerprint
+            if value is None:
+                value = _fingerprint(tool.raw)
+            if value not in _VALID_FINGERPRINTS:
+                name, value = _pin_key(server_id, tool, None)
+                _remember_valid(value)
+            elif not name.isascii():
+                _pin_key(server_id, tool, None)  # the lone-surrogate check
             if name in seen:
                 raise Error(
                     "protocol",
@@ -726,6 +741,12 @@ class AsyncPinStore:
 
 
 # -- module helpers ---------------------------------------------------------------------------
+
+
+def _remember_valid(fingerprint: str) -> None:
+    if len(_VALID_FINGERPRINTS) >= _VALID_FINGERPRINTS_MAX:
+        _VALID_FINGERPRINTS.clear()
+    _VALID_FINGERPRINTS.add(fingerprint)
 
 
 def _normalized_or_none(raw: Any) -> Any:
