@@ -536,3 +536,25 @@ def test_two_processes_of_500_approvals_leave_1000_pins_and_1000_audit_rows(
         assert len(approvals) == 1000
         assert len({(e.name, e.fingerprint) for e in approvals}) == 1000
         assert {e.previous_fingerprint for e in approvals} == {None}
+
+
+def test_definitions_too_deep_or_too_large_to_read_back_are_compared_whole(
+    store: PinStore,
+) -> None:
+    """Hostile input: 2,000 levels (beyond parse_json's 1,024) and a 400-digit integer."""
+    deep: Any = "leaf"
+    for _ in range(2_000):
+        deep = {"d": deep}
+    raw = {"name": "deep", "inputSchema": {"type": "object", "x": deep}}
+    store.approve("s", tool(raw, "s"))
+    now = tool({**raw, "description": "x"}, "s")
+    assert store.check("s", now) == "changed"
+    (change,) = store.changes("s", now)
+    assert (change.path, change.op, change.material) == ("", "replace", True)
+
+    huge = {"name": "huge", "inputSchema": {"type": "object", "maximum": 10**400}}
+    store.approve("s", tool(huge, "s"))
+    assert store.check("s", tool(copy.deepcopy(huge), "s")) == "approved"
+    retitled = tool({**huge, "title": "T"}, "s")
+    assert store.check("s", retitled) == "changed"  # cannot be explained field by field
+    assert [(c.path, c.material) for c in store.changes("s", retitled)] == [("", True)]
