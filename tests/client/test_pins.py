@@ -558,3 +558,17 @@ def test_definitions_too_deep_or_too_large_to_read_back_are_compared_whole(
     retitled = tool({**huge, "title": "T"}, "s")
     assert store.check("s", retitled) == "changed"  # cannot be explained field by field
     assert [(c.path, c.material) for c in store.changes("s", retitled)] == [("", True)]
+
+
+def test_a_postgresql_store_reconnects_after_its_connection_is_cut(postgres_url: str) -> None:
+    """A server restart or network cut: the call that meets it raises, the next reconnects."""
+    import psycopg
+
+    with PinStore(postgres_url) as pins:
+        pins.approve("weather", tool(WEATHER))
+        pid = pins._backend._conn.info.backend_pid  # type: ignore[attr-defined]
+        with psycopg.connect(postgres_url, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        with pytest.raises(psycopg.OperationalError):
+            pins.check("weather", tool(WEATHER))
+        assert pins.check("weather", tool(WEATHER)) == "approved"

@@ -387,7 +387,9 @@ class PostgresBackend:
 
     Writers of one server take a transaction-scoped advisory lock on its id, so the previous
     fingerprint an approval audits is exact even when two hosts approve at once; readers
-    never wait (MVCC) and never see half an approval (both rows commit together).
+    never wait (MVCC) and never see half an approval (both rows commit together). A call
+    that finds the connection broken (server restart, network cut) opens a new one first; the
+    call that met the break raises and is not retried (it may or may not have committed).
     """
 
     def __init__(self, url: str, timeout: float) -> None:
@@ -398,12 +400,9 @@ class PostgresBackend:
                 "a postgresql:// PinStore needs psycopg 3: pip install 'conduit-mcp[postgresql]'"
             ) from exc
         self._psycopg = psycopg
-        self._conn = psycopg.connect(
-            url,
-            autocommit=True,
-            connect_timeout=max(1, round(timeout)),
-            application_name="conduit-mcp",
-        )
+        self._url = url
+        self._connect_timeout = max(1, round(timeout))
+        self._conn = self._connect()
         self._lock = threading.Lock()
         try:
             self._migrate()
@@ -411,23 +410,38 @@ class PostgresBackend:
             self._conn.close()
             raise
 
+    def _connect(self) -> Any:
+        return self._psycopg.connect(
+            self._url,
+            autocommit=True,
+            connect_timeout=self._connect_timeout,
+            application_name="conduit-mcp",
+        )
+
+    def _live(self) -> Any:
+        """The connection, reopened when the last one broke. Call with the lock held, once
+        per call: every statement of a call then runs on the same connection."""
+        if self._conn.broken or self._conn.closed:
+            self._conn.close()
+            self._conn = self._connect()
+        return self._conn
+
     def _migrate(self) -> None:
-        with self._conn.transaction():
-            self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (_PG_MIGRATION_LOCK,))
-            self._conn.execute(
+        conn = self._conn
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_PG_MIGRATION_LOCK,))
+            conn.execute(
                 "CREATE TABLE IF NOT EXISTS conduit_mcp_migrations"
                 " (version INTEGER PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)"
             )
-            done = {
-                row[0] for row in self._conn.execute("SELECT version FROM conduit_mcp_migrations")
-            }
+            done = {row[0] for row in conn.execute("SELECT version FROM conduit_mcp_migrations")}
             _refuse_newer(done)
             for version, statements in sorted(_PG_MIGRATIONS.items()):
                 if version in done:
                     continue
                 for statement in statements:
-                    self._conn.execute(statement)
-                self._conn.execute(
+                    conn.execute(statement)
+                conn.execute(
                     "INSERT INTO conduit_mcp_migrations"
                     " VALUES (%s, extract(epoch FROM clock_timestamp()))",
                     (version,),
@@ -436,51 +450,61 @@ class PostgresBackend:
     def lookup(self, server_id: str, pairs: Sequence[tuple[str, str]]) -> list[tuple[Any, Any]]:
         page = json.dumps(pairs)  # names are escaped: no U+0000, which jsonb cannot hold
         with self._lock:
-            return self._conn.execute(_PG_LOOKUP, (page, server_id)).fetchall()
+            rows: list[tuple[Any, Any]] = (
+                self._live().execute(_PG_LOOKUP, (page, server_id)).fetchall()
+            )
+            return rows
 
-    def _lock_server(self, server_id: str) -> None:
-        self._conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (server_id,))
+    @staticmethod
+    def _lock_server(conn: Any, server_id: str) -> None:
+        conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (server_id,))
 
     def approve(self, server_id: str, rows: Sequence[PinRow]) -> None:
-        with self._lock, self._conn.transaction():
-            self._lock_server(server_id)
-            previous: dict[str, str] = dict(
-                self._conn.execute(
-                    "SELECT name, fingerprint FROM conduit_mcp_pins"
-                    " WHERE server_id = %s AND name = ANY(%s::text[])",
-                    (server_id, [row.name for row in rows]),
-                ).fetchall()
-            )
-            with self._conn.cursor() as cursor:
-                cursor.executemany(_PG_UPSERT, rows)
-                cursor.executemany(
-                    _PG_AUDIT, [_approve_audit(row, previous.get(row.name)) for row in rows]
+        with self._lock:
+            conn = self._live()
+            with conn.transaction():
+                self._lock_server(conn, server_id)
+                previous: dict[str, str] = dict(
+                    conn.execute(
+                        "SELECT name, fingerprint FROM conduit_mcp_pins"
+                        " WHERE server_id = %s AND name = ANY(%s::text[])",
+                        (server_id, [row.name for row in rows]),
+                    ).fetchall()
                 )
+                with conn.cursor() as cursor:
+                    cursor.executemany(_PG_UPSERT, rows)
+                    cursor.executemany(
+                        _PG_AUDIT, [_approve_audit(row, previous.get(row.name)) for row in rows]
+                    )
 
     def revoke(self, server_id: str, name: str, at: float, approver: str | None) -> str | None:
-        with self._lock, self._conn.transaction():
-            self._lock_server(server_id)
-            row = self._conn.execute(
-                "DELETE FROM conduit_mcp_pins WHERE server_id = %s AND name = %s"
-                " RETURNING fingerprint",
-                (server_id, name),
-            ).fetchone()
-            if row is not None:
-                self._conn.execute(
-                    _PG_AUDIT,
-                    (at, server_id, name, "revoke", None, row[0], None, None, approver, None),
-                )
+        with self._lock:
+            conn = self._live()
+            with conn.transaction():
+                self._lock_server(conn, server_id)
+                row = conn.execute(
+                    "DELETE FROM conduit_mcp_pins WHERE server_id = %s AND name = %s"
+                    " RETURNING fingerprint",
+                    (server_id, name),
+                ).fetchone()
+                if row is not None:
+                    conn.execute(
+                        _PG_AUDIT,
+                        (at, server_id, name, "revoke", None, row[0], None, None, approver, None),
+                    )
         return None if row is None else str(row[0])
 
     def record_checks(self, rows: Sequence[CheckRow]) -> None:
-        with self._lock, self._conn.transaction(), self._conn.cursor() as cursor:
-            cursor.executemany(_PG_AUDIT, [_check_audit(row) for row in rows])
+        with self._lock:
+            conn = self._live()
+            with conn.transaction(), conn.cursor() as cursor:
+                cursor.executemany(_PG_AUDIT, [_check_audit(row) for row in rows])
 
     def pins(self, server_id: str | None, name: str | None) -> list[PinRow]:
         where, args = _filters(server_id, name, "%s")
         sql = f"SELECT {_PIN_COLUMNS} FROM conduit_mcp_pins{where} ORDER BY server_id, name"
         with self._lock:
-            rows = self._conn.execute(sql, args).fetchall()
+            rows = self._live().execute(sql, args).fetchall()
         return [PinRow(*row) for row in rows]
 
     def audit(self, server_id: str | None, limit: int | None) -> list[AuditRow]:
@@ -490,7 +514,7 @@ class PostgresBackend:
             sql += " LIMIT %s"
             args.append(limit)
         with self._lock:
-            rows = self._conn.execute(sql, args).fetchall()
+            rows = self._live().execute(sql, args).fetchall()
         return [AuditRow(*row) for row in reversed(rows)]
 
     def close(self) -> None:
