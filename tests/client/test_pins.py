@@ -560,10 +560,13 @@ def test_definitions_too_deep_or_too_large_to_read_back_are_compared_whole(
     assert [(c.path, c.material) for c in store.changes("s", retitled)] == [("", True)]
 
 
-def test_a_postgresql_store_reconnects_after_its_connection_is_cut(postgres_url: str) -> None:
+def test_a_postgresql_store_reconnects_after_its_connection_is_cut(
+    request: pytest.FixtureRequest,
+) -> None:
     """A server restart or network cut: the call that meets it raises, the next reconnects."""
     import psycopg
 
+    postgres_url: str = request.getfixturevalue("postgres_url")
     with PinStore(postgres_url) as pins:
         pins.approve("weather", tool(WEATHER))
         pid = pins._backend._conn.info.backend_pid  # type: ignore[attr-defined]
