@@ -566,11 +566,11 @@ def test_a_postgresql_store_reconnects_after_its_connection_is_cut(
     """A server restart or network cut: the call that meets it raises, the next reconnects."""
     import psycopg
 
-    postgres_url: str = request.getfixturevalue("postgres_url")
-    with PinStore(postgres_url) as pins:
+    url: str = request.getfixturevalue("postgres_url")
+    with PinStore(url) as pins:
         pins.approve("weather", tool(WEATHER))
         pid = pins._backend._conn.info.backend_pid  # type: ignore[attr-defined]
-        with psycopg.connect(postgres_url, autocommit=True) as admin:
+        with psycopg.connect(url, autocommit=True) as admin:
             admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
         with pytest.raises(psycopg.OperationalError):
             pins.check("weather", tool(WEATHER))
