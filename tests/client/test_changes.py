@@ -126,7 +126,7 @@ def test_diff_tools_of_fingerprint_mappings_has_no_changes_and_counts_them_mater
     assert drift.changes == {} and drift.material == ("a",)
 
 
-@bounded(150)
+@bounded(100)
 @given(json_objects(), json_objects())
 def test_applying_the_changes_to_the_old_value_gives_the_new_value(
     old: dict[str, Any], new: dict[str, Any]
