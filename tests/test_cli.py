@@ -126,15 +126,39 @@ def test_diff_shows_added_removed_and_changed(tmp_path: Path) -> None:
     report = json.loads(out)
     small = {t["name"] for t in json.loads(EVERYTHING.read_text(encoding="utf-8"))["tools"]}
     full = {t["name"] for t in json.loads(EVERYTHING_FULL.read_text(encoding="utf-8"))["tools"]}
-    assert report == {"added": sorted(full - small), "removed": sorted(small - full), "changed": []}
+    assert report == {
+        "added": sorted(full - small),
+        "removed": sorted(small - full),
+        "changed": [],
+        "material": [],
+        "changes": {},
+    }
     changed = json.loads(EVERYTHING.read_text(encoding="utf-8"))
     changed["tools"][0]["description"] += " (now also exfiltrates)"
     path = tmp_path / "changed.json"
     path.write_text(json.dumps(changed), encoding="utf-8")
     code, out, _ = run("diff", "--json", str(EVERYTHING), str(path))
+    name = changed["tools"][0]["name"]
+    before = json.loads(EVERYTHING.read_text(encoding="utf-8"))["tools"][0]["description"]
     assert (code, json.loads(out)) == (
         1,
-        {"added": [], "removed": [], "changed": [changed["tools"][0]["name"]]},
+        {
+            "added": [],
+            "removed": [],
+            "changed": [name],
+            "material": [name],
+            "changes": {
+                name: [
+                    {
+                        "path": "/description",
+                        "op": "replace",
+                        "material": True,
+                        "old": before,
+                        "new": before + " (now also exfiltrates)",
+                    }
+                ]
+            },
+        },
     )
     code, out, _ = run("diff", str(EVERYTHING), str(EVERYTHING))
     assert (code, out.strip()) == (0, "no drift")

@@ -1,9 +1,12 @@
-"""The `conduit-mcp` command: inspect tools/list pages, fingerprint tools, detect drift.
+"""The `conduit-mcp` command: inspect tools/list pages, fingerprint tools, detect drift, pins.
 
 Exit codes (the same for every command):
-    0  done, nothing to report (inspect: no tool rejected; diff: no drift)
-    1  done, with findings (inspect: a tool was rejected; diff: tools added, removed or changed)
-    2  the input could not be read: missing file, not JSON, not a tools/list result, bad option
+    0  done, nothing to report (inspect: no tool rejected; diff: no drift; pins check: every
+       tool approved; pins changes: no change; pins revoke: every pin removed)
+    1  done, with findings (inspect: a tool was rejected; diff: tools added, removed or changed;
+       pins check/changes: a tool new, changed, cosmetic or rejected; pins revoke: no such pin)
+    2  the input could not be read: missing file, not JSON, not a tools/list result, bad option,
+       a pin store that cannot be opened
 
 Bad input gives one line on stderr (`conduit-mcp: <file>: <reason> at <path>: <message>`) and
 no traceback. `--json` writes one JSON document to stdout for programs; without it, rich
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -26,7 +30,9 @@ from rich.table import Table
 from .client import (
     TRANSPORTS,
     Error,
+    FieldChange,
     Intake,
+    PinStore,
     Tool,
     conformance_violations,
     diff_tools,
@@ -37,6 +43,7 @@ from .client import (
 )
 from .client._errors import json_type_name
 from .client._intake import HEADERS_SINCE, unwrap_response
+from .client._pins import _redacted
 from .client._unicode import is_invisible
 from .client._versions import LATEST, at_least
 
@@ -307,10 +314,12 @@ def diff_command(
     protocol_version: VersionOption = LATEST,
     as_json: JsonOption = False,
 ) -> None:
-    """Show accepted tools added, removed or changed (by fingerprint) between two pages.
+    """Show accepted tools added, removed or changed between two pages, field by field.
 
     Both pages go through the same intake as `inspect`: a tool that intake rejects is not part
-    of either side.
+    of either side. Each changed tool lists its changes as RFC 6901 JSON Pointers, marked
+    material or cosmetic (title, icons, annotations.title); `--json` adds `changes` (name ->
+    [{path, op, old, new, material}]) and `material` (the changed names with a material change).
     """
     if transport not in TRANSPORTS:
         _fail(f"--transport must be one of {', '.join(sorted(TRANSPORTS))}")
@@ -322,10 +331,15 @@ def diff_command(
         _fail(str(exc))
     except Error as exc:
         _fail(str(exc))
-    report = {
+    report: dict[str, Any] = {
         "added": list(drift.added),
         "removed": list(drift.removed),
         "changed": list(drift.changed),
+        "material": list(drift.material),
+        "changes": {
+            name: [change.to_json() for change in drift.changes.get(name, ())]
+            for name in drift.changed
+        },
     }
     if as_json:
         typer.echo(json.dumps(report, ensure_ascii=False))
@@ -333,11 +347,286 @@ def diff_command(
         console = Console()
         if not drift.has_drift:
             console.print("no drift")
-        for label, names in report.items():
-            for name in names:
-                console.print(f"{label:<8} {visible(name)}", markup=False, highlight=False)
+        for label in ("added", "removed", "changed"):
+            for name in report[label]:
+                _line(console, f"{label:<8} {visible(name)}")
+                for change in drift.changes.get(name, ()):
+                    _line(console, "         " + _change_line(change))
     if drift.has_drift:
         raise typer.Exit(EXIT_FINDINGS)
+
+
+def _line(console: Console, text: str) -> None:
+    console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+def _change_line(change: FieldChange) -> str:
+    """One change for a person: pointer, kind, and short old/new values (escaped)."""
+    kind = "material" if change.material else "cosmetic"
+    where = visible(change.path) or "(whole definition)"
+    old = "" if change.op == "add" else _short(change.old)
+    new = "" if change.op == "remove" else _short(change.new)
+    arrow = {"add": f"+ {new}", "remove": f"- {old}", "replace": f"{old} -> {new}"}[change.op]
+    return f"{where}  [{kind}] {arrow}"
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        text = f"<{json_type_name(value)}>"
+    text = visible(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# -- pins -----------------------------------------------------------------------------------
+
+pins_app = typer.Typer(
+    name="pins",
+    help="Approved tools in a pin store: a sqlite file, or a postgresql:// URL for a team.",
+    no_args_is_help=True,
+)
+app.add_typer(pins_app)
+
+StoreOption = Annotated[
+    str,
+    typer.Option(
+        "--store",
+        help="Pin store: a sqlite file path, or a postgresql:// URL (e.g. "
+        "postgresql://pins@db.internal/gateway).",
+    ),
+]
+ServerIdOption = Annotated[
+    str, typer.Option("--server-id", help="Operator-assigned server id (never serverInfo.name).")
+]
+ToolsOption = Annotated[
+    list[str] | None, typer.Option("--tool", help="Only this tool (repeatable; exact name).")
+]
+PageArgument = Annotated[str, typer.Argument(help="A tools/list result or response; - is stdin.")]
+
+
+def _store(location: str) -> PinStore:
+    """Open a store, or exit 2 with one line (the URL's password is never echoed)."""
+    try:
+        return PinStore(location)
+    except Exception as exc:  # sqlite3.Error, psycopg.Error, ImportError, ValueError
+        where = _redacted(location)
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        _fail(f"{where}: cannot open the pin store: {reason.replace(location, where)}")
+
+
+def _page_tools(
+    source: str, server_id: str, transport: str, version: str, only: list[str] | None
+) -> tuple[Intake, list[Tool]]:
+    if transport not in TRANSPORTS:
+        _fail(f"--transport must be one of {', '.join(sorted(TRANSPORTS))}")
+    try:
+        result = _intake(source, server_id, transport, version)
+    except BadInput as exc:
+        _fail(str(exc))
+    tools = list(result.tools)
+    if only:
+        missing = [name for name in only if result.tool(name) is None]
+        if missing:
+            _fail(f"{source}: no accepted tool named {', '.join(map(repr, missing))}")
+        tools = [t for t in tools if t.name in only]
+    return result, tools
+
+
+@pins_app.command("list")
+def pins_list_command(
+    store: StoreOption,
+    server_id: Annotated[
+        str | None, typer.Option("--server-id", help="Only this server (default: all).")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List the pins: server, tool, fingerprint, approver, time, protocol version."""
+    with _store(store) as pins:
+        found = pins.pins(server_id)
+    rows: list[dict[str, Any]] = [
+        {
+            "server_id": p.server_id,
+            "name": p.name,
+            "fingerprint": p.fingerprint,
+            "approver": p.approver,
+            "approved_at": p.approved_at,
+            "protocol_version": p.protocol_version,
+            "has_definition": p.definition is not None,
+        }
+        for p in found
+    ]
+    if as_json:
+        typer.echo(json.dumps(rows, ensure_ascii=False))
+        return
+    table = Table(title=f"pins in {_cell(_redacted(store))}", title_justify="left")
+    for column in ("server", "tool", "fingerprint (first 16)", "approver", "approved (UTC)"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(row["approved_at"]))
+        table.add_row(
+            _cell(row["server_id"]),
+            _cell(row["name"]),
+            row["fingerprint"].removeprefix("jcs-sha256:")[:16],
+            _cell(row["approver"] or "-"),
+            when,
+        )
+    Console().print(table)
+
+
+@pins_app.command("approve")
+def pins_approve_command(
+    page: PageArgument,
+    store: StoreOption,
+    server_id: ServerIdOption,
+    tool: ToolsOption = None,
+    approver: Annotated[
+        str | None, typer.Option(help="Who approves (recorded in the audit log).")
+    ] = None,
+    transport: TransportOption = "streamable-http",
+    protocol_version: VersionOption = LATEST,
+    as_json: JsonOption = False,
+) -> None:
+    """Approve the accepted tools of a page (or only --tool NAME ...), keeping each definition."""
+    _, tools = _page_tools(page, server_id, transport, protocol_version, tool)
+    with _store(store) as pins:
+        try:
+            pins.approve_all(server_id, tools, approver=approver, protocol_version=protocol_version)
+        except Error as exc:
+            _fail(f"{page}: {exc}")
+    approved = [{"name": t.name, "fingerprint": t.fingerprint} for t in tools]
+    if as_json:
+        typer.echo(json.dumps(approved, ensure_ascii=False))
+    else:
+        for item in approved:
+            typer.echo(f"approved {item['fingerprint']}  {visible(item['name'])}")
+
+
+@pins_app.command("revoke")
+def pins_revoke_command(
+    store: StoreOption,
+    server_id: ServerIdOption,
+    tool: Annotated[list[str], typer.Option("--tool", help="The tool to revoke (repeatable).")],
+    approver: Annotated[
+        str | None, typer.Option(help="Who revokes (recorded in the audit log).")
+    ] = None,
+) -> None:
+    """Remove pins (the tools check as new again); exit 1 when a tool had no pin."""
+    with _store(store) as pins:
+        missing = [n for n in tool if not pins.revoke(server_id, n, approver=approver)]
+    for name in tool:
+        state = "no pin" if name in missing else "revoked"
+        _line(Console(), f"{state:<8} {visible(name)}")
+    if missing:
+        raise typer.Exit(EXIT_FINDINGS)
+
+
+def _checked(
+    page: str,
+    store: str,
+    server_id: str,
+    tool: list[str] | None,
+    transport: str,
+    protocol_version: str,
+    audit: bool,
+) -> tuple[Intake, list[dict[str, Any]]]:
+    result, tools = _page_tools(page, server_id, transport, protocol_version, tool)
+    with _store(store) as pins:
+        try:
+            checks = pins.check_page(
+                server_id, tools, protocol_version=protocol_version, audit=audit
+            )
+        except Error as exc:
+            _fail(f"{page}: {exc}")
+    return result, [
+        {
+            "name": c.name,
+            "status": c.status,
+            "fingerprint": c.fingerprint,
+            "pinned": c.pinned,
+            "changes": [change.to_json() for change in c.changes],
+        }
+        for c in checks
+    ]
+
+
+def _rejections(result: Intake) -> list[dict[str, Any]]:
+    return [
+        {"index": r.index, "name": r.name, "reason": r.reason, "json_path": r.json_path}
+        for r in result.rejected
+    ]
+
+
+AuditOption = Annotated[
+    bool, typer.Option("--audit/--no-audit", help="Log outcomes other than approved.")
+]
+
+
+@pins_app.command("check")
+def pins_check_command(
+    page: PageArgument,
+    store: StoreOption,
+    server_id: ServerIdOption,
+    tool: ToolsOption = None,
+    transport: TransportOption = "streamable-http",
+    protocol_version: VersionOption = LATEST,
+    audit: AuditOption = True,
+    as_json: JsonOption = False,
+) -> None:
+    """Check a page against the pins: approved, new, changed (material) or cosmetic."""
+    result, checks = _checked(page, store, server_id, tool, transport, protocol_version, audit)
+    rejected = _rejections(result) if not tool else []
+    if as_json:
+        report = {"server_id": server_id, "tools": checks, "rejected": rejected}
+        typer.echo(json.dumps(report, ensure_ascii=False))
+    else:
+        console = Console()
+        for check in checks:
+            _line(console, f"{check['status']:<9} {visible(check['name'])}")
+        for rejection in rejected:
+            _line(console, f"rejected  {visible(rejection['name'])}: {rejection['reason']}")
+    if rejected or any(c["status"] != "approved" for c in checks):
+        raise typer.Exit(EXIT_FINDINGS)
+
+
+@pins_app.command("changes")
+def pins_changes_command(
+    page: PageArgument,
+    store: StoreOption,
+    server_id: ServerIdOption,
+    tool: ToolsOption = None,
+    transport: TransportOption = "streamable-http",
+    protocol_version: VersionOption = LATEST,
+    as_json: JsonOption = False,
+) -> None:
+    """Show what changed, field by field, since each tool was approved (RFC 6901 pointers)."""
+    _, checks = _checked(page, store, server_id, tool, transport, protocol_version, False)
+    differing = [c for c in checks if c["status"] in ("changed", "cosmetic")]
+    new = [c["name"] for c in checks if c["status"] == "new"]
+    if as_json:
+        report = {
+            "server_id": server_id,
+            "changes": {c["name"]: c["changes"] for c in differing},
+            "status": {c["name"]: c["status"] for c in differing},
+            "new": new,
+        }
+        typer.echo(json.dumps(report, ensure_ascii=False))
+    else:
+        console = Console()
+        if not differing and not new:
+            console.print("no changes")
+        for check in differing:
+            _line(console, f"{check['status']:<9} {visible(check['name'])}")
+            for change in check["changes"]:
+                _line(console, "          " + _change_line(_field_change(change)))
+        for name in new:
+            _line(console, f"new       {visible(name)}")
+    if differing or new:
+        raise typer.Exit(EXIT_FINDINGS)
+
+
+def _field_change(item: dict[str, Any]) -> FieldChange:
+    return FieldChange(item["path"], item["op"], item.get("old"), item.get("new"), item["material"])
 
 
 def main() -> None:

@@ -10,9 +10,11 @@ from ._adapters import (
     to_gemini_function,
     to_openai_tool,
 )
+from ._changes import DEFAULT_COSMETIC, ChangeOp, FieldChange
 from ._conformance import ConformanceKind, conformance_violations, is_conformant
+from ._contenthash import CONTENT_HASH_PREFIX, content_hash
 from ._dispatch import InputRequired, parse_call_result
-from ._drift import PinStatus, PinStore, ToolDiff, diff_tools
+from ._drift import ToolDiff, diff_tools
 from ._errors import REASONS, Error
 from ._fingerprint import FINGERPRINT_PREFIX, canonical_json, fingerprint
 from ._headers import (
@@ -26,6 +28,7 @@ from ._headers import (
 from ._intake import TRANSPORTS, Intake, Rejection, Transport, intake, intake_json
 from ._json import parse_json
 from ._names import check_tool_name
+from ._pins import AsyncPinStore, AuditEntry, Pin, PinCheck, PinStatus, PinStore
 from ._provider_names import (
     ANTHROPIC_NAME_RULE,
     GEMINI_NAME_RULE,
@@ -53,7 +56,9 @@ from ._warnings import WARNING_CODES, IntakeWarning
 
 __all__ = [
     "ANTHROPIC_NAME_RULE",
+    "CONTENT_HASH_PREFIX",
     "DEFAULT_ACCEPTED_MIME_TYPES",
+    "DEFAULT_COSMETIC",
     "DEFAULT_HINTS",
     "DEFAULT_MAX_CHARS",
     "FINGERPRINT_PREFIX",
@@ -65,8 +70,12 @@ __all__ = [
     "TRANSPORTS",
     "WARNING_CODES",
     "AdaptedTool",
+    "AsyncPinStore",
+    "AuditEntry",
+    "ChangeOp",
     "ConformanceKind",
     "Error",
+    "FieldChange",
     "Hints",
     "IncludeStructured",
     "InputRequired",
@@ -75,6 +84,8 @@ __all__ = [
     "NameRule",
     "OutputIssue",
     "OutputValidation",
+    "Pin",
+    "PinCheck",
     "PinStatus",
     "PinStore",
     "Provenance",
@@ -89,6 +100,7 @@ __all__ = [
     "canonical_json",
     "check_tool_name",
     "conformance_violations",
+    "content_hash",
     "decode_header_value",
     "diff_tools",
     "encode_header_value",

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from . import _wire as w
+from ._contenthash import CONTENT_HASH_KEY, content_hash
 from ._errors import Error, PathItem, render_path, type_error
 from ._fingerprint import FINGERPRINT_PREFIX, canonical_json
 from ._headers import find_invalid_x_mcp_header
@@ -136,7 +137,9 @@ def intake(
     change `raw`: `tool_name_length`, `tool_name_charset`, `input_schema_root_type` (the root
     lacks `"type": "object"`; the schema is kept verbatim) and `invisible_unicode` (in `name`,
     `title`, `description` or `annotations.title`: zero-width, bidi, tag and other format
-    characters — a tool-poisoning signature).
+    characters — a tool-poisoning signature); on an accepted tool that sends `contentHash`,
+    `content_hash_mismatch` when it is not the tool's `content_hash` (proposed SEP-3140: a
+    warning, since it is not yet the spec; a guard may block on it).
 
     Args:
         server_id: the operator-assigned id of the server (non-empty `str`).
@@ -228,6 +231,8 @@ def intake(
             if problem is not None:
                 rejected.append(_rejection(index, name, problem, (w.TOOLS, index, w.INPUT_SCHEMA)))
                 continue
+        if CONTENT_HASH_KEY in raw:
+            warnings.extend(_content_hash_warnings(raw, index))
         accepted.append(Tool(server_id, raw, FINGERPRINT_PREFIX + sha256(canonical).hexdigest()))
 
     return Intake(
@@ -364,6 +369,25 @@ def _warnings(raw: Mapping[str, Any], name: str, index: int) -> list[IntakeWarni
                 )
             )
     return found
+
+
+def _content_hash_warnings(raw: dict[str, Any], index: int) -> list[IntakeWarning]:
+    """`content_hash_mismatch` when a sent `contentHash` is not the declaration's SEP-3140 hash.
+
+    Runs after the fingerprint, so `raw` is known to be JSON and `content_hash` cannot raise.
+    """
+    sent = raw[CONTENT_HASH_KEY]
+    expected = content_hash(raw)
+    if type(sent) is str and sent == expected:
+        return []
+    return [
+        IntakeWarning(
+            "content_hash_mismatch",
+            (w.TOOLS, index, CONTENT_HASH_KEY),
+            "contentHash is not the SEP-3140 hash of this declaration",
+            {"expected": expected, "got": sent[:80] if type(sent) is str else _describe_type(sent)},
+        )
+    ]
 
 
 def _describe_type(value: object) -> Any:

@@ -21,6 +21,8 @@ WARNING_CODES: Final = frozenset(
         # tool intake
         "input_schema_root_type",
         "invisible_unicode",
+        # proposed SEP-3140: a `contentHash` member that does not match the declaration
+        "content_hash_mismatch",
     }
 )
 

@@ -1,0 +1,858 @@
+"""`PinStore`: approved tool definitions a team can act on, in sqlite or PostgreSQL.
+
+Not a public module: import from `conduit_mcp.client`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Final, Literal, NamedTuple
+
+from ._changes import DEFAULT_COSMETIC, FieldChange, field_changes, normalized
+from ._drift import ToolDiff, diff_tools
+from ._errors import Error
+from ._fingerprint import canonical_json
+from ._fingerprint import fingerprint as _fingerprint
+from ._json import parse_json
+from ._pinsql import AuditRow, Backend, CheckRow, PinRow, PostgresBackend, SqliteBackend
+from ._tool import Tool, check_server_id
+from ._versions import check_version
+
+PinStatus = Literal["approved", "new", "changed", "cosmetic"]
+"""`PinStore.check`'s answer: the pinned definition; no pin; a material change; or a change
+of cosmetic fields only (`title`, `icons`, `annotations.title` by default)."""
+
+_FINGERPRINT: Final = re.compile(r"jcs-sha256:[0-9a-f]{64}\Z")
+_POSTGRES_SCHEMES: Final = ("postgresql://", "postgres://")
+_CHECK_CHUNK: Final = 10_000  # tools per lookup statement (bounds one statement's size)
+# Fingerprints already checked against _FINGERPRINT (bounded; a pure function of the text).
+_VALID_FINGERPRINTS: Final[set[str]] = set()
+_VALID_FINGERPRINTS_MAX: Final = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class Pin:
+    """One approved tool, as the store keeps it. Immutable.
+
+    Attributes:
+        server_id: the operator-assigned server id.
+        name: the tool name exactly as sent.
+        fingerprint: the approved `"jcs-sha256:"` fingerprint.
+        definition: the approved definition as RFC 8785 canonical JSON text, or `None` when
+            it was approved by fingerprint alone (or before conduit-mcp kept definitions).
+        approver: who approved it (free text, e.g. `"alice@example.com"`), or `None`.
+        approved_at: when, in seconds since the Unix epoch (UTC).
+        protocol_version: the negotiated protocol version it was listed under, or `None`.
+    """
+
+    server_id: str
+    name: str
+    fingerprint: str
+    definition: str | None
+    approver: str | None
+    approved_at: float
+    protocol_version: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    """One row of the append-only audit log. Immutable.
+
+    Attributes:
+        id: ascending in commit order (gaps are possible).
+        at: seconds since the Unix epoch (UTC), taken by the writer.
+        server_id, name: the pin concerned.
+        action: `"approve"`, `"revoke"` or `"check"`.
+        outcome: for a check, `"new"`, `"changed"` or `"cosmetic"` (approved checks are not
+            logged); `None` otherwise.
+        fingerprint: approve: the fingerprint pinned; revoke: the one removed; check: the one
+            listed.
+        previous_fingerprint: approve: the pin it replaced (`None` for a first approval);
+            check: the pinned fingerprint (`None` for a new tool); revoke: `None`.
+        definition: approve: the approved definition (canonical JSON), else `None`.
+        approver: approve and revoke: who did it, or `None`.
+        protocol_version: approve and check: the protocol version given, or `None`.
+    """
+
+    id: int
+    at: float
+    server_id: str
+    name: str
+    action: str
+    outcome: str | None
+    fingerprint: str | None
+    previous_fingerprint: str | None
+    definition: str | None
+    approver: str | None
+    protocol_version: str | None
+
+
+class PinCheck(NamedTuple):
+    """The verdict on one tool of a page. Immutable (a named tuple: one is built per tool of
+    every page checked, so construction cost counts).
+
+    Attributes:
+        name: the tool name.
+        status: `"approved"`, `"new"`, `"changed"` (material) or `"cosmetic"`.
+        fingerprint: the tool's fingerprint now.
+        pinned: the approved fingerprint, or `None` for a new tool.
+        changes: for `"changed"` and `"cosmetic"`, the field-level changes from the approved
+            definition (see `PinStore.changes`); `()` otherwise.
+    """
+
+    name: str
+    status: PinStatus
+    fingerprint: str
+    pinned: str | None
+    changes: tuple[FieldChange, ...]
+
+
+class PinStore:
+    """Approved tool definitions per (`server_id`, tool name), in sqlite or PostgreSQL.
+
+    Trust on first use, made explicit and reviewable. `approve` keeps the approved definition
+    (RFC 8785 canonical JSON), its fingerprint, who approved it, when, and under which protocol
+    version; `check` then says whether what a server lists now is that definition
+    (`"approved"`), a tool never approved (`"new"`), a material change (`"changed"`) or a
+    change of cosmetic fields only (`"cosmetic"`); `changes` says what changed, field by
+    field. Pins are never silently overwritten: every approval and revocation, and every check
+    whose answer is not `"approved"`, appends a row to an audit log that the database refuses
+    to update or delete. Pins stay when a tool disappears from a listing, so a tool cannot be
+    hidden once and come back changed unnoticed.
+
+    Material vs cosmetic: by default only changes at or below `/title`, `/icons` and
+    `/annotations/title` are cosmetic (display text a person reads, never the model's
+    contract). That is stricter than the SEP-3140 proposal on purpose: `description`,
+    `inputSchema`, `outputSchema`, `annotations` hints, `_meta`, `execution` and members this
+    library does not know all reach the model or change what the client does.
+
+    Backends, one schema (`conduit_mcp_pins`, `conduit_mcp_audit`, `conduit_mcp_migrations`;
+    versioned migrations run on open, under a lock, and a file from an older conduit-mcp is
+    upgraded in place): a sqlite file path, `":memory:"` (a private database that lives as
+    long as this object), or a `postgresql://` URL (libpq syntax; needs the `postgresql`
+    extra: psycopg 3). sqlite stays the embedded default.
+
+    Concurrency: one `PinStore` may be shared by threads (calls are serialized over its one
+    connection). Any number of processes and hosts may open the same database: each call is
+    one transaction; a pin and its audit row commit together, so no reader sees half an
+    approval; approvals of one server are serialized (sqlite: the database write lock,
+    waiting up to `timeout` seconds; PostgreSQL: an advisory lock on the server id).
+
+    Round trips: `check_page` looks a whole page up in one statement (see there), plus one
+    batch that appends the audit rows when some answer is not `"approved"`.
+
+    Keys are the operator-assigned `server_id` (never `serverInfo.name`) and the tool name
+    exactly as sent. Names, ids and approvers are stored with `\\` written `\\\\` and U+0000
+    written `\\0` (PostgreSQL text cannot hold U+0000); read them back through this class.
+
+    Spec: MCP 2026-07-28 server/tools "Tool Names" (names are unique only within a server;
+    `serverInfo.name` SHOULD NOT be relied upon), "Capabilities" (the tool set MAY change over
+    time), "User Interaction Model" (SHOULD make clear which tools are exposed to the model)
+    and "Security Considerations"; proposed SEP-3140 (an approval binds to content).
+    """
+
+    def __init__(
+        self,
+        location: str | os.PathLike[str] = ":memory:",
+        *,
+        timeout: float = 5.0,
+        cosmetic: Iterable[str] = DEFAULT_COSMETIC,
+    ) -> None:
+        """Open (creating and migrating if needed) the store at `location`.
+
+        Args:
+            location: a sqlite file path, `":memory:"`, or a `postgresql://` (or
+                `postgres://`) URL such as `"postgresql://pins@db.internal/gateway"`.
+            timeout: seconds to wait for another writer's lock (sqlite) or to connect
+                (PostgreSQL).
+            cosmetic: JSON Pointers (RFC 6901) under which a change is cosmetic; default
+                `DEFAULT_COSMETIC`. Pass `()` to make every change material.
+
+        Raises:
+            sqlite3.Error: the file cannot be opened or is not a sqlite database.
+            psycopg.Error: the PostgreSQL server cannot be reached or refuses the login.
+            ImportError: a `postgresql://` URL without psycopg installed.
+            ValueError: the database holds a newer schema than this library knows; a
+                cosmetic pointer that is not `""` or does not start with `/`.
+        """
+        self._cosmetic = frozenset(cosmetic)
+        for pointer in self._cosmetic:
+            if not isinstance(pointer, str) or (pointer and not pointer.startswith("/")):
+                raise ValueError("cosmetic pointers must be RFC 6901 JSON Pointers")
+        self._lock = threading.Lock()
+        self._closed = False
+        self._backend: Backend
+        text = os.fspath(location)
+        self._location = _redacted(text) if isinstance(text, str) else repr(text)
+        if isinstance(text, str) and text.startswith(_POSTGRES_SCHEMES):
+            self._backend = PostgresBackend(text, timeout)
+        else:
+            self._backend = SqliteBackend(text, timeout)
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def approve(
+        self,
+        server_id: str,
+        tool: Tool | str,
+        fingerprint: str | None = None,
+        *,
+        approver: str | None = None,
+        protocol_version: str | None = None,
+    ) -> str:
+        """Approve a tool: pin its definition and fingerprint, replacing any earlier pin.
+
+        Call as `approve(server_id, tool)` (keeps the definition: `changes` can explain later
+        drift) or `approve(server_id, name, fingerprint)` (fingerprint only). The replaced
+        pin's fingerprint is kept in the audit row.
+
+        Args:
+            server_id: the operator-assigned id of the server (non-empty `str`).
+            tool: a `Tool` of that server (its `fingerprint`, or `fingerprint(tool.raw)` when
+                unset), or a tool name.
+            fingerprint: with a name, the `"jcs-sha256:"` fingerprint to pin.
+            approver: who approves (any text, e.g. an e-mail address or `"guard:auto-new"`).
+            protocol_version: the negotiated protocol version the tool was listed under.
+
+        Returns:
+            The fingerprint now pinned.
+
+        Raises:
+            TypeError, ValueError: caller bugs: `server_id` is not a non-empty `str`; a name
+                without a fingerprint or a `Tool` with one; a `Tool` of another server; a
+                fingerprint not of the form `jcs-sha256:` + 64 lowercase hex digits; an
+                `approver` that is not a `str`.
+            Error: as `fingerprint()`, for a `Tool` whose `raw` is not JSON; kind
+                `"protocol"`, reason `"invalid_json"`, path `("name",)`, when the tool name
+                holds a lone surrogate; reason `"unknown_protocol_version"` for a version this
+                library does not know.
+            ValueError: the store is closed.
+            sqlite3.Error, psycopg.Error: the database cannot be written (nothing changed).
+        """
+        row = self._pin_row(server_id, tool, fingerprint, approver, protocol_version, time.time())
+        self._open().approve(row.server_id, [row])
+        return row.fingerprint
+
+    def approve_all(
+        self,
+        server_id: str,
+        tools: Iterable[Tool],
+        *,
+        approver: str | None = None,
+        protocol_version: str | None = None,
+    ) -> None:
+        """Approve every tool in `tools`, in one transaction (all or none).
+
+        Args:
+            server_id: the operator-assigned id of the server.
+            tools: `Tool`s of that server.
+            approver, protocol_version: as `approve`, for every tool.
+
+        Raises:
+            Error: kind `"protocol"`, reason `"duplicate_tool_name"`, path `(index, "name")`,
+                when two tools share a name (which definition was approved would be ambiguous).
+            TypeError, ValueError, Error: as `approve`, for any element (nothing is pinned).
+            sqlite3.Error, psycopg.Error: the database cannot be written (nothing is pinned).
+        """
+        rows: dict[str, PinRow] = {}
+        now = time.time()
+        for index, tool in enumerate(tools):
+            if not isinstance(tool, Tool):
+                raise TypeError(f"tools must hold Tool objects, got {type(tool).__name__}")
+            row = self._pin_row(server_id, tool, None, approver, protocol_version, now)
+            if row.name in rows:
+                raise Error(
+                    "protocol",
+                    "duplicate_tool_name",
+                    f"tool {index} repeats the name of an earlier tool",
+                    path=(index, "name"),
+                )
+            rows[row.name] = row
+        if rows:
+            self._open().approve(_store_text(server_id), list(rows.values()))
+
+    def revoke(self, server_id: str, name: str, *, approver: str | None = None) -> bool:
+        """Remove the pin of one tool (it will check as `"new"` again), and audit it.
+
+        Args:
+            server_id: the operator-assigned id of the server.
+            name: the tool name.
+            approver: who revokes.
+
+        Returns:
+            `True` when a pin was removed, `False` when there was none (nothing is logged).
+
+        Raises:
+            TypeError, ValueError: `server_id`/`name`/`approver` of the wrong type, an empty
+                `server_id`, a name with a lone surrogate, or the store is closed.
+            sqlite3.Error, psycopg.Error: the database cannot be written.
+        """
+        check_server_id(server_id)
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str, got {type(name).__name__}")
+        _check_unicode(name, "name")
+        who = _approver(approver)
+        revoked = self._open().revoke(_store_text(server_id), _store_text(name), time.time(), who)
+        return revoked is not None
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def check(
+        self,
+        server_id: str,
+        tool: Tool | str,
+        fingerprint: str | None = None,
+        *,
+        protocol_version: str | None = None,
+        audit: bool = True,
+    ) -> PinStatus:
+        """Compare one tool with its pin.
+
+        Call as `check(server_id, tool)` or `check(server_id, name, fingerprint)`; with a name
+        the definition is unknown, so a difference is always `"changed"`.
+
+        Args:
+            server_id: the operator-assigned id of the server.
+            tool: a `Tool` of that server, or a tool name.
+            fingerprint: with a name, its current fingerprint.
+            protocol_version: recorded with an audited outcome.
+            audit: append an audit row when the answer is not `"approved"`.
+
+        Returns:
+            `"approved"` (pinned with this fingerprint), `"new"` (no pin under this server and
+            name), `"changed"` (a material change, or a change that cannot be explained because
+            the pin has no definition) or `"cosmetic"` (only cosmetic fields changed).
+
+        Raises:
+            TypeError, ValueError, Error: as `approve`.
+            ValueError: the store is closed.
+            sqlite3.Error, psycopg.Error: the database cannot be read or written.
+        """
+        if isinstance(tool, Tool):
+            if fingerprint is not None:
+                raise TypeError("pass either a Tool, or a tool name and a fingerprint")
+            return self.check_page(
+                server_id, [tool], protocol_version=protocol_version, audit=audit
+            )[0].status
+        name, value = _pin_key(server_id, tool, fingerprint)
+        stored_name = _store_text(name)
+        pinned, _ = self._open().lookup(_store_text(server_id), [(stored_name, value)])[0]
+        status: PinStatus = (
+            "new" if pinned is None else "approved" if pinned == value else "changed"
+        )
+        if audit and status != "approved":
+            self._record(server_id, [(name, status, value, pinned)], protocol_version)
+        return status
+
+    def check_page(
+        self,
+        server_id: str,
+        tools: Iterable[Tool],
+        *,
+        protocol_version: str | None = None,
+        audit: bool = True,
+    ) -> tuple[PinCheck, ...]:
+        """Check every tool of a `tools/list` page against its pin, in one lookup.
+
+        This is what a guard calls per page. One statement looks up every tool: on PostgreSQL
+        it returns the pinned fingerprint and, only where that differs, the approved
+        definition (one round trip); on sqlite (in process) it reads a covering index, and a
+        second statement fetches the definitions only when some tool differs. Changes are
+        worked out in this process; the outcomes that are not `"approved"` are appended to the
+        audit log in one more batch (only then).
+
+        Args:
+            server_id: the operator-assigned id of the server.
+            tools: the accepted `Tool`s of the page (e.g. `intake(...).tools`).
+            protocol_version: recorded with audited outcomes.
+            audit: append audit rows for outcomes that are not `"approved"`.
+
+        Returns:
+            One `PinCheck` per tool, in the order given.
+
+        Raises:
+            Error: kind `"protocol"`, reason `"duplicate_tool_name"`, path `(index, "name")`,
+                when two tools share a name; as `approve` for a tool.
+            TypeError, ValueError: as `approve`; the store is closed.
+            sqlite3.Error, psycopg.Error: the database cannot be read or written.
+
+        Total: one indexed lookup per page (pages over 10,000 tools: one per 10,000), then
+        linear in the size of the definitions that differ.
+        """
+        check_server_id(server_id)
+        _check_unicode(server_id, "server_id")
+        keys: list[tuple[str, str]] = []
+        listed: list[Tool] = []
+        seen: set[str] = set()
+        for index, tool in enumerate(tools):
+            # The checks of `_pin_key`, inlined: this loop is the guard's hot path.
+            if type(tool) is not Tool and not isinstance(tool, Tool):
+                raise TypeError(f"tools must hold Tool objects, got {type(tool).__name__}")
+            if tool.server_id != server_id:
+                raise ValueError("the Tool was listed by another server_id")
+            name = tool.name
+            value = tool.fingerprint
+            if value is None:
+                value = _fingerprint(tool.raw)
+            if value not in _VALID_FINGERPRINTS:
+                name, value = _pin_key(server_id, tool, None)
+                _remember_valid(value)
+            elif not name.isascii():
+                _pin_key(server_id, tool, None)  # the lone-surrogate check
+            if name in seen:
+                raise Error(
+                    "protocol",
+                    "duplicate_tool_name",
+                    f"tool {index} repeats the name of an earlier tool",
+                    path=(index, "name"),
+                )
+            seen.add(name)
+            keys.append((name, value))
+            listed.append(tool)
+        backend = self._open()
+        stored_id = _store_text(server_id)
+        found: list[tuple[Any, Any]] = []
+        for start in range(0, len(keys), _CHECK_CHUNK):
+            chunk = keys[start : start + _CHECK_CHUNK]
+            found.extend(backend.lookup(stored_id, [(_store_text(n), v) for n, v in chunk]))
+        out: list[PinCheck] = []
+        for (name, value), tool, (pinned, definition) in zip(keys, listed, found, strict=True):
+            if pinned is None:
+                out.append(PinCheck(name, "new", value, None, ()))
+            elif pinned == value:
+                out.append(PinCheck(name, "approved", value, pinned, ()))
+            else:
+                changes = self._explain(definition, tool.raw)
+                material = any(change.material for change in changes)
+                status: PinStatus = "changed" if material else "cosmetic"
+                out.append(PinCheck(name, status, value, pinned, changes))
+        if audit:
+            outcomes = [
+                (c.name, c.status, c.fingerprint, c.pinned) for c in out if c.status != "approved"
+            ]
+            if outcomes:
+                self._record(server_id, outcomes, protocol_version)
+        return tuple(out)
+
+    def changes(self, server_id: str, tool: Tool) -> tuple[FieldChange, ...]:
+        """The field-level changes between the approved definition and `tool`.
+
+        Args:
+            server_id: the operator-assigned id of the server.
+            tool: a `Tool` of that server, as listed now.
+
+        Returns:
+            The changes sorted by `path` (RFC 6901 JSON Pointer), each with `old`, `new` and
+            `material`; `()` when `tool` is the approved definition. A tool never approved is
+            one material `"add"` at `""` (the whole definition); a pin without a definition
+            (approved by fingerprint) that differs is one material `"replace"` at `""` with
+            `old=None`. Definitions nested deeper than 1,024 levels, or holding an integer beyond
+            a double, are compared whole, the same way. Does not write the audit log.
+
+        Raises:
+            TypeError, ValueError, Error: as `approve`.
+            ValueError: the store is closed.
+            sqlite3.Error, psycopg.Error: the database cannot be read.
+
+        Spec: MCP 2026-07-28 server/tools "User Interaction Model" (SHOULD make clear which
+        tools are exposed: a person approving a change needs to see it).
+        """
+        if not isinstance(tool, Tool):
+            raise TypeError(f"tool must be a Tool, got {type(tool).__name__}")
+        name, value = _pin_key(server_id, tool, None)
+        pinned, definition = self._open().lookup(
+            _store_text(server_id), [(_store_text(name), value)]
+        )[0]
+        if pinned is None:
+            whole = _normalized_or_none(tool.raw)
+            return (FieldChange("", "add", None, tool.raw if whole is None else whole, True),)
+        if pinned == value:
+            return ()
+        return self._explain(definition, tool.raw)
+
+    def pin(self, server_id: str, name: str) -> Pin | None:
+        """The pin of one tool, or `None`.
+
+        Raises:
+            TypeError, ValueError: bad `server_id` or `name`; the store is closed.
+            sqlite3.Error, psycopg.Error: the database cannot be read.
+        """
+        check_server_id(server_id)
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str, got {type(name).__name__}")
+        _check_unicode(name, "name")
+        rows = self._open().pins(_store_text(server_id), _store_text(name))
+        return _pin(rows[0]) if rows else None
+
+    def pins(self, server_id: str | None = None) -> tuple[Pin, ...]:
+        """Every pin of one server (or of all servers), ordered by server id and name.
+
+        Raises:
+            TypeError, ValueError: bad `server_id`; the store is closed.
+            sqlite3.Error, psycopg.Error: the database cannot be read.
+        """
+        stored = None if server_id is None else _store_text(check_server_id(server_id))
+        return tuple(_pin(row) for row in self._open().pins(stored, None))
+
+    def pinned(self, server_id: str) -> dict[str, str]:
+        """Every pin of one server, including tools it no longer lists.
+
+        Args:
+            server_id: the operator-assigned id of the server.
+
+        Returns:
+            Tool name -> pinned fingerprint; a baseline for `diff_tools`.
+
+        Raises:
+            TypeError, ValueError: `server_id` is not a non-empty `str`; the store is closed.
+            sqlite3.Error, psycopg.Error: the database cannot be read.
+        """
+        return {pin.name: pin.fingerprint for pin in self.pins(server_id)}
+
+    def audit_log(
+        self, server_id: str | None = None, *, limit: int | None = None
+    ) -> tuple[AuditEntry, ...]:
+        """The audit log (of one server, or all), oldest first.
+
+        Args:
+            server_id: only this server's entries, or `None` for all.
+            limit: only the newest `limit` entries (still oldest first), or `None` for all.
+
+        Raises:
+            TypeError, ValueError: bad `server_id` or `limit`; the store is closed.
+            sqlite3.Error, psycopg.Error: the database cannot be read.
+        """
+        stored = None if server_id is None else _store_text(check_server_id(server_id))
+        if limit is not None and (type(limit) is not int or limit < 0):
+            raise ValueError("limit must be a non-negative int or None")
+        return tuple(_entry(row) for row in self._open().audit(stored, limit))
+
+    def diff(self, server_id: str, current: Mapping[str, str] | Iterable[Tool]) -> ToolDiff:
+        """`diff_tools(self.pinned(server_id), current)`, with `changes` filled in.
+
+        `added` are tools never approved, `changed` approved names whose definition differs
+        (including tools that disappeared and came back different), `removed` pinned tools
+        not listed now (their pins stay). When `current` holds `Tool`s, `ToolDiff.changes`
+        explains each changed name from the approved definition (as `changes`).
+
+        Raises:
+            As `pinned`, `check_page` and `diff_tools`.
+        """
+        if isinstance(current, Mapping) or isinstance(current, (str, bytes, bytearray)):
+            return diff_tools(self.pinned(server_id), current)
+        tools = list(current)
+        drift = diff_tools(self.pinned(server_id), tools)
+        if not drift.changed:
+            return drift
+        wanted = set(drift.changed)
+        page = [t for t in tools if isinstance(t, Tool) and t.name in wanted]
+        checks = self.check_page(server_id, page, audit=False)
+        return ToolDiff(
+            drift.added,
+            drift.removed,
+            drift.changed,
+            drift.unchanged,
+            {c.name: c.changes for c in checks},
+        )
+
+    # -- lifetime ----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the database connection. Idempotent; later calls other than `close` raise
+        `ValueError`."""
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._backend.close()
+
+    def __enter__(self) -> PinStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"PinStore({self._location!r}, closed={self._closed})"
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def _open(self) -> Backend:
+        if self._closed:
+            raise ValueError("PinStore is closed")
+        return self._backend
+
+    def _pin_row(
+        self,
+        server_id: str,
+        tool: Tool | str,
+        fingerprint: str | None,
+        approver: str | None,
+        protocol_version: str | None,
+        now: float,
+    ) -> PinRow:
+        name, value = _pin_key(server_id, tool, fingerprint)
+        definition = None
+        if isinstance(tool, Tool):
+            definition = canonical_json(tool.raw).decode("utf-8")
+        if protocol_version is not None:
+            check_version(protocol_version)
+        return PinRow(
+            _store_text(server_id),
+            _store_text(name),
+            value,
+            definition,
+            _approver(approver),
+            now,
+            protocol_version,
+        )
+
+    def _explain(self, definition: str | None, raw: Any) -> tuple[FieldChange, ...]:
+        new = _normalized_or_none(raw)
+        old = None
+        if definition is not None:
+            try:
+                old = parse_json(definition)
+            except Error:  # deeper than parse_json reads, or an integer beyond a double
+                old = None
+        if old is None or new is None:
+            return (FieldChange("", "replace", old, raw if new is None else new, True),)
+        changes = field_changes(old, new, self._cosmetic)
+        if not changes:  # equal after normalization but not byte-equal (huge integers)
+            return (FieldChange("", "replace", old, new, True),)
+        return changes
+
+    def _record(
+        self,
+        server_id: str,
+        outcomes: Sequence[tuple[str, str, str, str | None]],
+        protocol_version: str | None,
+    ) -> None:
+        if protocol_version is not None:
+            check_version(protocol_version)
+        now = time.time()
+        stored_id = _store_text(server_id)
+        self._open().record_checks(
+            [
+                CheckRow(now, stored_id, _store_text(name), status, value, pinned, protocol_version)
+                for name, status, value, pinned in outcomes
+            ]
+        )
+
+
+class AsyncPinStore:
+    """The async form of a `PinStore`, for event loops (a guard on anyio/asyncio).
+
+    Each method runs the same method of the wrapped `PinStore` in a worker thread
+    (`asyncio.to_thread`), so a slow database never blocks the loop; the `PinStore`'s lock
+    serializes the calls. Under anyio with the trio backend, call the sync methods through
+    `anyio.to_thread.run_sync` instead.
+
+    Args:
+        store: the `PinStore` to use (not closed by this wrapper unless `aclose` is called).
+    """
+
+    def __init__(self, store: PinStore) -> None:
+        if not isinstance(store, PinStore):
+            raise TypeError(f"store must be a PinStore, got {type(store).__name__}")
+        self.store = store
+
+    async def check_page(
+        self,
+        server_id: str,
+        tools: Iterable[Tool],
+        *,
+        protocol_version: str | None = None,
+        audit: bool = True,
+    ) -> tuple[PinCheck, ...]:
+        """`PinStore.check_page` in a worker thread."""
+        page = list(tools)
+        return await asyncio.to_thread(
+            self.store.check_page,
+            server_id,
+            page,
+            protocol_version=protocol_version,
+            audit=audit,
+        )
+
+    async def check(
+        self, server_id: str, tool: Tool, *, protocol_version: str | None = None
+    ) -> PinStatus:
+        """`PinStore.check` in a worker thread."""
+        return await asyncio.to_thread(
+            self.store.check, server_id, tool, protocol_version=protocol_version
+        )
+
+    async def approve(
+        self,
+        server_id: str,
+        tool: Tool,
+        *,
+        approver: str | None = None,
+        protocol_version: str | None = None,
+    ) -> str:
+        """`PinStore.approve` in a worker thread."""
+        return await asyncio.to_thread(
+            self.store.approve,
+            server_id,
+            tool,
+            approver=approver,
+            protocol_version=protocol_version,
+        )
+
+    async def approve_all(
+        self,
+        server_id: str,
+        tools: Iterable[Tool],
+        *,
+        approver: str | None = None,
+        protocol_version: str | None = None,
+    ) -> None:
+        """`PinStore.approve_all` in a worker thread."""
+        page = list(tools)
+        await asyncio.to_thread(
+            self.store.approve_all,
+            server_id,
+            page,
+            approver=approver,
+            protocol_version=protocol_version,
+        )
+
+    async def changes(self, server_id: str, tool: Tool) -> tuple[FieldChange, ...]:
+        """`PinStore.changes` in a worker thread."""
+        return await asyncio.to_thread(self.store.changes, server_id, tool)
+
+    async def revoke(self, server_id: str, name: str, *, approver: str | None = None) -> bool:
+        """`PinStore.revoke` in a worker thread."""
+        return await asyncio.to_thread(self.store.revoke, server_id, name, approver=approver)
+
+    async def aclose(self) -> None:
+        """Close the wrapped store."""
+        await asyncio.to_thread(self.store.close)
+
+
+# -- module helpers ---------------------------------------------------------------------------
+
+
+def _remember_valid(fingerprint: str) -> None:
+    if len(_VALID_FINGERPRINTS) >= _VALID_FINGERPRINTS_MAX:
+        _VALID_FINGERPRINTS.clear()
+    _VALID_FINGERPRINTS.add(fingerprint)
+
+
+def _normalized_or_none(raw: Any) -> Any:
+    """`normalized(raw)`, or `None` when it holds an integer beyond a double."""
+    try:
+        return normalized(raw)
+    except (ValueError, OverflowError):
+        return None
+
+
+def _store_text(text: str) -> str:
+    """`text` as stored: `\\` -> `\\\\`, U+0000 -> `\\0` (PostgreSQL text cannot hold U+0000)."""
+    if "\\" in text or "\x00" in text:
+        return text.replace("\\", "\\\\").replace("\x00", "\\0")
+    return text
+
+
+def _load_text(text: str) -> str:
+    if "\\" not in text:
+        return text
+    return re.sub(r"\\(.)", lambda m: "\x00" if m.group(1) == "0" else m.group(1), text)
+
+
+def _approver(approver: object) -> str | None:
+    if approver is None:
+        return None
+    if not isinstance(approver, str):
+        raise TypeError(f"approver must be a str, got {type(approver).__name__}")
+    _check_unicode(approver, "approver")
+    return _store_text(approver)
+
+
+def _check_unicode(text: str, what: str) -> None:
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(f"{what} holds a lone surrogate") from None
+
+
+def _pin(row: PinRow) -> Pin:
+    return Pin(
+        _load_text(row.server_id),
+        _load_text(row.name),
+        row.fingerprint,
+        row.definition,
+        None if row.approver is None else _load_text(row.approver),
+        float(row.approved_at),
+        row.protocol_version,
+    )
+
+
+def _entry(row: AuditRow) -> AuditEntry:
+    return AuditEntry(
+        int(row.id),
+        float(row.at),
+        _load_text(row.server_id),
+        _load_text(row.name),
+        row.action,
+        row.outcome,
+        row.fingerprint,
+        row.previous_fingerprint,
+        row.definition,
+        None if row.approver is None else _load_text(row.approver),
+        row.protocol_version,
+    )
+
+
+def _redacted(location: str) -> str:
+    """A URL without its password, for `repr`."""
+    return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", location)
+
+
+def _tool_fingerprint(tool: Tool) -> str:
+    return tool.fingerprint if tool.fingerprint is not None else _fingerprint(tool.raw)
+
+
+def _pin_key(server_id: Any, tool: Any, fingerprint: Any) -> tuple[str, str]:
+    """(name, fingerprint) from either call form, with the argument checks of `approve`."""
+    check_server_id(server_id)
+    if isinstance(tool, Tool):
+        if fingerprint is not None:
+            raise TypeError("pass either a Tool, or a tool name and a fingerprint")
+        if tool.server_id != server_id:
+            raise ValueError("the Tool was listed by another server_id")
+        name, value = tool.name, _tool_fingerprint(tool)
+    elif isinstance(tool, str):
+        if fingerprint is None:
+            raise TypeError("a tool name needs a fingerprint")
+        name, value = tool, fingerprint
+    else:
+        raise TypeError(f"tool must be a Tool or a str name, got {type(tool).__name__}")
+    if not isinstance(value, str) or _FINGERPRINT.match(value) is None:
+        raise ValueError("fingerprint must be 'jcs-sha256:' followed by 64 lowercase hex digits")
+    _check_unicode(server_id, "server_id")
+    if not name.isascii():
+        try:
+            name.encode("utf-8")  # stored as UTF-8; a JSON parser may hand over "\ud800"
+        except UnicodeEncodeError:
+            raise Error(
+                "protocol",
+                "invalid_json",
+                "$.name holds a lone surrogate, which is not Unicode text",
+                path=("name",),
+                details={"expected": "valid Unicode", "got": "lone surrogate"},
+            ) from None
+    return name, value

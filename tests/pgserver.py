@@ -1,0 +1,111 @@
+"""A real PostgreSQL server for the tests: `initdb` + `pg_ctl` in a temporary folder.
+
+Debian's `postgresql` package supplies the binaries (/usr/lib/postgresql/<version>/bin; `.ci/run`
+installs it). The server listens on a free loopback port, trusts local logins, and is stopped
+and deleted at the end of the session. As root the server runs as the `postgres` user (it
+refuses to run as root), which gets the temporary folder. Without the binaries the tests skip
+with the reason, except under CI (`CI=true`), where that is a failure.
+
+Import the fixtures into a test module: `from tests.pgserver import postgres_server, postgres_url`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import itertools
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+_counter = itertools.count()
+
+
+def postgres_bin() -> Path | None:
+    """The newest /usr/lib/postgresql/<version>/bin holding initdb and pg_ctl, or `None`."""
+    found = sorted(
+        glob.glob("/usr/lib/postgresql/*/bin/initdb"),
+        key=lambda p: (
+            int(Path(p).parent.parent.name) if Path(p).parent.parent.name.isdigit() else 0
+        ),
+    )
+    if not found:
+        return None
+    folder = Path(found[-1]).parent
+    return folder if (folder / "pg_ctl").exists() else None
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _run(args: list[str], as_postgres: bool) -> None:
+    if as_postgres:
+        args = ["runuser", "-u", "postgres", "--", *args]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=120, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{args[0:5]} failed ({done.returncode}): {done.stderr[-2000:]}")
+
+
+@contextlib.contextmanager
+def running_postgres(folder: Path) -> Iterator[str]:
+    """Run a throwaway server from the binaries in `folder`; yields its `postgres` database URL.
+
+    Also used by bench/pins.py. fsync is off: the data is deleted at the end anyway.
+    """
+    as_postgres = os.geteuid() == 0
+    root = Path(tempfile.mkdtemp(prefix="conduit-pg-"))
+    data = root / "data"
+    try:
+        if as_postgres:
+            shutil.chown(root, "postgres", "postgres")
+        port = _free_port()
+        initdb = [str(folder / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust"]
+        _run([*initdb, "-E", "UTF8", "--locale=C", "--no-sync"], as_postgres)
+        options = f"-h 127.0.0.1 -p {port} -k {root} -c fsync=off -c synchronous_commit=off"
+        log = root / "server.log"
+        pg_ctl = str(folder / "pg_ctl")
+        _run([pg_ctl, "-D", str(data), "-o", options, "-l", str(log), "-w", "start"], as_postgres)
+        try:
+            yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
+        finally:
+            _run([pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"], as_postgres)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """Start a PostgreSQL server for the session; yields the URL of its `postgres` database."""
+    folder = postgres_bin()
+    if folder is None:
+        reason = "PostgreSQL binaries not found (apt-get install -y postgresql)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{reason}; CI must have them (.ci/run installs the package)")
+        pytest.skip(reason)
+    with running_postgres(folder) as url:
+        yield url
+
+
+@pytest.fixture
+def postgres_url(postgres_server: str) -> str:
+    """The URL of a new, empty schema on the session's server (one per test).
+
+    A schema, not a database: CREATE DATABASE copies a template (about a second on a loaded
+    machine), CREATE SCHEMA is instant. The URL's `options` put it first on the search path,
+    so the store's unqualified tables land there.
+    """
+    import psycopg
+
+    name = f"conduit_test_{os.getpid()}_{next(_counter)}"
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{name}"')
+    return f"{postgres_server}?options=-csearch_path%3D{name}"
