@@ -4,13 +4,13 @@ migrations and concurrency, on sqlite (":memory:" and a file) and a real Postgre
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import hashlib
 import json
 import sqlite3
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -210,20 +210,22 @@ def test_an_approved_tool_has_no_changes(store: PinStore) -> None:
 
 
 def test_approve_keeps_canonical_definition_fingerprint_approver_time_and_version(
-    store: PinStore,
+    store: PinStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    before = time.time()
+    import conduit_mcp.client._pins as pins_module
+
+    # The store's clock, pinned: approved_at is the time of approval, read once.
+    monkeypatch.setattr(pins_module.time, "time", lambda: 1_767_225_600.25)
     fp = store.approve(
         "weather", tool(WEATHER), approver="alice@example.com", protocol_version="2025-11-25"
     )
-    after = time.time()
     pin = store.pin("weather", "get_weather")
     assert pin is not None
     assert fp == pin.fingerprint == independent_fingerprint(WEATHER)
     assert pin.definition == rfc8785.dumps(WEATHER).decode("utf-8")
     assert pin.approver == "alice@example.com"
     assert pin.protocol_version == "2025-11-25"
-    assert before <= pin.approved_at <= after
+    assert pin.approved_at == 1_767_225_600.25
     assert store.pins() == (pin,)
     assert store.pinned("weather") == {"get_weather": fp}
 
@@ -528,7 +530,11 @@ def test_two_processes_of_500_approvals_leave_1000_pins_and_1000_audit_rows(
                 assert pin.definition is not None
                 assert independent_fingerprint(json.loads(pin.definition)) == pin.fingerprint
                 seen += 1
-            time.sleep(0.1)
+            # Wait for a writer to finish (at most 0.1 s) instead of sleeping between reads.
+            running = [w for w in writers if w.poll() is None]
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                if running:
+                    running[0].wait(timeout=0.1)
     assert [w.wait(timeout=120) for w in writers] == [0, 0]
     with PinStore(location) as pins:
         assert len(pins.pins("shared")) == 1000
