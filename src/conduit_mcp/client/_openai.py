@@ -178,6 +178,22 @@ def _count(walk: SchemaWalk, path: SchemaPath, what: str, n: int, limit: int) ->
         raise _NoStrictForm(path, f"over strict mode's limit of {limit} ({what})")
 
 
+def _strict_definitions(
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+) -> None:
+    if isinstance(src.get("$defs"), dict):
+        raise _NoStrictForm(path.child(key), "definitions next to $defs has no strict form")
+    HANDLERS[key](walk, src, dst, key, value, path)
+
+
+def _strict_items(
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+) -> None:
+    if isinstance(value, list):
+        raise _NoStrictForm(path.child(key), "tuples (items as a list) have no strict form")
+    HANDLERS[key](walk, src, dst, key, value, path)
+
+
 _STRICT_KEEP: Final = frozenset(
     {
         "type",
@@ -223,6 +239,8 @@ STRICT_HANDLERS: Final[Mapping[str, t.Handler]] = {
     **{key: HANDLERS[key] for key in _STRICT_KEEP},
     **{key: _cannot(why) for key, why in _STRICT_CANNOT.items()},
     "oneOf": _strict_one_of,
+    "definitions": _strict_definitions,
+    "items": _strict_items,
     "additionalProperties": _strict_additional,
     "format": _strict_format,
     "enum": _strict_enum,

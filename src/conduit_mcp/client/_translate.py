@@ -757,8 +757,10 @@ def _bound(exclusive: str) -> Handler:
 def _definitions(
     walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
 ) -> None:
-    if "$defs" in src:
-        walk.schema_map(dst, key, value, path)  # both present: leave the old one where it is
+    if isinstance(src.get("$defs"), dict):
+        # Both present: the names may clash, so the old one stays where it is (the 2020-12
+        # meta-schema still describes `definitions`).
+        walk.schema_map(dst, key, value, path)
         return
     walk.schema_map(dst, "$defs", value, path, source_key=key)
     if "$defs" in dst:
