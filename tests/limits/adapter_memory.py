@@ -1,13 +1,15 @@
 """Run in a subprocess by test_adapter_memory.py: adapt a 1.5 MB page of eight `$ref`-chain
-tools for every provider, keep every result, print resident memory and retained sizes as JSON.
+tools, keep every Gemini declaration, and print resident memory and, for every adapter, what
+one call retains beyond its declaration per note, as JSON.
 
-Each tool's schema (about 185 KB) is a chain of definitions, each an object whose property
-refers to the next and which carries keywords each provider notes (an unknown keyword, a format
-Gemini refuses, an array without items), so notes pile up deep inside inlined references.
+Each tool's schema (about 185 KB) is a chain of `$ref`s through deeply nested definitions, so
+the Gemini adapter's inlined notes sit thousands of keys deep (issue 12: stored whole, such paths
+took ~125 MB per tool; shared, they take O(1) per note).
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import resource
 import sys
@@ -18,61 +20,69 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from conduit_mcp.client import Tool, to_anthropic_tool, to_gemini_function, to_openai_tool
+from conduit_mcp.client._jsoncopy import copy_json
 
-LINKS = 880
+LEVELS = 120  # objects nested inside each definition
+DEFINITIONS = 32  # chained: each one's deepest object refers to the next
+LEAVES = 16  # properties with a format Gemini refuses, at the bottom of each definition
 
 
 def chain_schema(seed: int) -> dict[str, Any]:
-    """About 185 KB: `LINKS` definitions, each referring to the next (twice)."""
+    """About 185 KB: definitions of `LEVELS` nested objects, each ending in a `$ref` to the
+    next and `LEAVES` noted keywords. Inlined, a note's path is thousands of keys deep."""
     defs: dict[str, Any] = {}
-    for i in range(LINKS):
-        nxt = {"$ref": f"#/$defs/d{i + 1}"}
-        defs[f"d{i}"] = {
-            "type": "object",
-            "x-seed": seed,
-            "properties": {
-                "next": nxt,
-                "also": {"allOf": [nxt]},
-                "url": {"type": "string", "format": "uri"},
-                "tags": {"type": "array"},
-            },
-        }
-    defs[f"d{LINKS}"] = {"type": "string"}
+    for i in range(DEFINITIONS):
+        bottom: dict[str, Any] = {"next": {"$ref": f"#/$defs/d{i + 1}"}}
+        for leaf in range(LEAVES):
+            bottom[f"u{leaf}"] = {"type": "string", "format": "uri"}
+        node: dict[str, Any] = {"type": "object", "properties": bottom}
+        for _ in range(LEVELS):
+            node = {"type": "object", "properties": {"a": node}}
+        defs[f"d{i}"] = {**node, "x-seed": seed}
+    defs[f"d{DEFINITIONS}"] = {"type": "string"}
     return {"type": "object", "properties": {"root": {"$ref": "#/$defs/d0"}}, "$defs": defs}
+
+
+ADAPTERS = (
+    ("gemini", to_gemini_function),
+    ("openai", to_openai_tool),
+    ("openai-strict", lambda tool: to_openai_tool(tool, strict=True)),
+    ("anthropic", to_anthropic_tool),
+)
 
 
 def main() -> None:
     page = {"tools": [{"name": f"t{k}", "inputSchema": chain_schema(k)} for k in range(8)]}
-    size = len(json.dumps(page))
+    page_bytes = len(json.dumps(page))
     tools = [Tool.from_wire("s", raw) for raw in page["tools"]]
-    trace = "--trace" in sys.argv
-    if trace:
+    # The issue's figure: every Gemini declaration of the page kept, resident memory in all.
+    kept = [to_gemini_function(tool) for tool in tools]
+    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # What one call retains beyond its declaration (notes, their paths), for each adapter.
+    extra: dict[str, int] = {}
+    notes: dict[str, int] = {}
+    for name, adapt in ADAPTERS:
+        gc.collect()
         tracemalloc.start()
-    kept = []
-    for tool in tools:
-        for adapt in (
-            to_openai_tool,
-            lambda t: to_openai_tool(t, strict=True),
-            to_anthropic_tool,
-            to_gemini_function,
-        ):
-            kept.append(adapt(tool))
-    retained = tracemalloc.get_traced_memory()[0] if trace else -1
-    declarations = sum(len(json.dumps(a.declaration)) for a in kept)
-    notes = [len(a.notes) for a in kept]
-    rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(
-        json.dumps(
-            {
-                "page_bytes": size,
-                "max_rss_mb": rss_kb / 1024,
-                "retained_bytes": retained,
-                "declaration_bytes": declarations,
-                "max_notes": max(notes),
-                "results": len(kept),
-            }
-        )
-    )
+        adapted = adapt(tools[0])
+        retained = tracemalloc.get_traced_memory()[0]
+        tracemalloc.stop()
+        gc.collect()
+        tracemalloc.start()
+        declaration = copy_json(adapted.declaration)  # the declaration alone, same shape
+        alone = tracemalloc.get_traced_memory()[0]
+        tracemalloc.stop()
+        del declaration
+        notes[name] = len(adapted.notes)
+        extra[name] = retained - alone
+    report = {
+        "page_bytes": page_bytes,
+        "max_rss_mb": rss_mb,
+        "kept": len(kept),
+        "notes": notes,
+        "extra_bytes": extra,
+    }
+    print(json.dumps(report))
 
 
 if __name__ == "__main__":
