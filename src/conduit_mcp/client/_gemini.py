@@ -99,8 +99,9 @@ def to_gemini_function(
         names: the `ToolNameMap` for `"gemini"` (the tool is added to it), or `None` for the
             tool's own name, mapped into the charset only when it has to be.
         schema: `"subset"` converts `inputSchema` to Gemini's OpenAPI-3.0 `Schema` subset in
-            `parameters` (see below); `"json_schema"` passes it as JSON Schema in
-            `parametersJsonSchema`, with only the root adjusted as for OpenAI.
+            `parameters` (see below); `"json_schema"` passes it as JSON Schema 2020-12 in
+            `parametersJsonSchema`, translated as for Anthropic (root adjusted, draft-04/06/07
+            idioms translated, descriptions cleaned; `$ref`s kept).
 
     Returns:
         `AdaptedTool` whose declaration is `{"name", "description", "parameters"}` or
@@ -146,7 +147,8 @@ def to_gemini_function(
     if description is not None:
         declaration["description"] = description
     if schema == "json_schema":
-        declaration["parametersJsonSchema"] = root
+        walk = t.SchemaWalk(t.JSON_SCHEMA_HANDLERS, (), notes)
+        declaration["parametersJsonSchema"] = walk.run(root)
         return t.AdaptedTool(name, declaration, notes.finish())
     converted = _GeminiSubset(root, notes).run()
     if converted.get("properties"):
