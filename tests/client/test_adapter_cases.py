@@ -294,3 +294,26 @@ def test_note_paths_share_their_prefixes(depth: int) -> None:
     deepest = adapted.notes[-1].path
     assert len(deepest) == 2 * depth + 1
     assert tuple(deepest) == ("properties", "a") * depth + ("items",)
+
+
+def test_gemini_ref_inlining_stops_before_the_declaration_gets_too_deep() -> None:
+    """conduit-defined (found with the issue-12 memory case): chained `$ref`s through nested
+    definitions made a declaration 15,000 levels deep, which `json.dumps` cannot send;
+    inlining stops 200 keys below the root, with a note."""
+    defs: dict[str, Any] = {}
+    for i in range(10):
+        node: dict[str, Any] = {
+            "type": "object",
+            "properties": {"n": {"$ref": f"#/$defs/d{i + 1}"}},
+        }
+        for _ in range(50):
+            node = {"type": "object", "properties": {"a": node}}
+        defs[f"d{i}"] = node
+    defs["d10"] = {"type": "string"}
+    schema = {"type": "object", "properties": {"r": {"$ref": "#/$defs/d0"}}, "$defs": defs}
+    adapted = to_gemini_function(Tool.from_wire("s", {"name": "t", "inputSchema": schema}))
+    json.dumps(adapted.declaration)
+    stops = [
+        n for n in adapted.notes if n.detail == "inlining would nest the declaration too deeply"
+    ]
+    assert len(stops) == 1 and 200 < len(stops[0].path) <= 210

@@ -1,10 +1,10 @@
 """Run in a subprocess by test_adapter_memory.py: adapt a 1.5 MB page of eight `$ref`-chain
 tools, keep every Gemini declaration, and print resident memory and, for every adapter, what
-one call retains beyond its declaration per note, as JSON.
+one call on a deep schema retains beyond its declaration, as JSON.
 
-Each tool's schema (about 185 KB) is a chain of `$ref`s through deeply nested definitions, so
-the Gemini adapter's inlined notes sit thousands of keys deep (issue 12: stored whole, such paths
-took ~125 MB per tool; shared, they take O(1) per note).
+Each page tool's schema (about 185 KB) is a chain of `$ref`s through deeply nested definitions,
+which the Gemini adapter inlines (issue 12: its notes' paths, stored whole, took ~125 MB per
+tool). The deep tool puts ~1,000 notes thousands of keys deep without any `$ref`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from conduit_mcp.client import Tool, to_anthropic_tool, to_gemini_function, to_openai_tool
+from conduit_mcp.client import (
+    Tool,
+    canonical_json,
+    to_anthropic_tool,
+    to_gemini_function,
+    to_openai_tool,
+)
 from conduit_mcp.client._jsoncopy import copy_json
 
 LEVELS = 120  # objects nested inside each definition
@@ -43,6 +49,18 @@ def chain_schema(seed: int) -> dict[str, Any]:
     return {"type": "object", "properties": {"root": {"$ref": "#/$defs/d0"}}, "$defs": defs}
 
 
+def deep_schema() -> dict[str, Any]:
+    """About 185 KB: 2,600 nested objects; below level 1,500 each has a sibling with a draft-04
+    boolean bound that every adapter notes, so ~1,000 notes sit 3,000-5,000 keys deep."""
+    node: dict[str, Any] = {"type": "string"}
+    for level in range(2_600, 0, -1):
+        properties: dict[str, Any] = {"a": node}
+        if level > 1_500:
+            properties["b"] = {"type": "number", "exclusiveMinimum": False}
+        node = {"type": "object", "properties": properties}
+    return node
+
+
 ADAPTERS = (
     ("gemini", to_gemini_function),
     ("openai", to_openai_tool),
@@ -58,13 +76,15 @@ def main() -> None:
     # The issue's figure: every Gemini declaration of the page kept, resident memory in all.
     kept = [to_gemini_function(tool) for tool in tools]
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    # What one call retains beyond its declaration (notes, their paths), for each adapter.
+    # What one call retains beyond its declaration (notes, their paths), for each adapter, on a
+    # schema whose notes are thousands of keys deep.
+    deep = Tool.from_wire("s", {"name": "deep", "inputSchema": deep_schema()})
     extra: dict[str, int] = {}
     notes: dict[str, int] = {}
     for name, adapt in ADAPTERS:
         gc.collect()
         tracemalloc.start()
-        adapted = adapt(tools[0])
+        adapted = adapt(deep)
         retained = tracemalloc.get_traced_memory()[0]
         tracemalloc.stop()
         gc.collect()
@@ -77,6 +97,7 @@ def main() -> None:
         extra[name] = retained - alone
     report = {
         "page_bytes": page_bytes,
+        "deep_bytes": len(canonical_json(deep.raw)),
         "max_rss_mb": rss_mb,
         "kept": len(kept),
         "notes": notes,

@@ -27,7 +27,8 @@ def test_ref_chain_page_stays_under_100_mb_resident_with_bounded_notes() -> None
     assert 1_400_000 <= figures["page_bytes"] <= 1_600_000
     assert figures["kept"] == 8
     assert figures["max_rss_mb"] < 100
-    assert figures["notes"]["gemini"] > 500  # the case produces deep notes at all
+    for name, count in figures["notes"].items():
+        assert count >= 1_000, name  # the deep tool gives every adapter deep notes
     for name, extra in figures["extra_bytes"].items():
-        # Stored whole, the Gemini notes' paths here were ~15,000 keys (~120 KB) each.
+        # Stored whole, each of these notes' paths would be 3,000-5,000 keys (24-40 KB).
         assert extra <= FIXED + PER_NOTE * figures["notes"][name], name

@@ -128,8 +128,9 @@ def to_gemini_function(
 
     Total: explicit stack (any depth), linear in the schema's size plus what `$ref` inlining
     adds: inlining stops once 10,000 schema nodes have been converted, once 1 MiB of
-    referenced definitions (serialized) has been inlined, and at 64 references nested inside
-    one another (further `$ref`s are dropped with a note). At most 1,000 notes are listed
+    referenced definitions (serialized) has been inlined, at 64 references nested inside
+    one another, and below 200 keys from the root (further `$ref`s are dropped with a note),
+    so a declaration is never much deeper than the schema sent. At most 1,000 notes are listed
     (then one note counts the rest); each note costs O(1) memory (paths are shared).
 
     Spec: 2026-07-28 schema `Tool.inputSchema`. Provider rules: `RULES` (google-genai 3.6.1
@@ -244,6 +245,10 @@ _REF_BUDGET: Final = 10_000  # schema nodes converted before $ref inlining stops
 _INLINE_BYTES: Final = 1 << 20
 _MAX_ALLOF_ROUNDS: Final = 32  # allOf directly inside allOf, merged level by level
 _MAX_REF_CHAIN: Final = 64  # $refs expanded inside one another on one branch
+# Inlining stops below this many keys from the root: references must not make a declaration far
+# deeper than the schema sent (Python's json and orjson stop near 1,000 and 255 levels, so a
+# 15,000-level declaration could not even be sent).
+_MAX_INLINE_PATH: Final = 200
 
 _Put = Callable[[str, Any], None]
 # (source node, destination dict, path, $refs being expanded, merge-only)
@@ -350,6 +355,8 @@ class _GeminiSubset:
                 problem = "recursive reference not inlined"
             elif len(chain) >= _MAX_REF_CHAIN:
                 problem = "references nested too deeply"
+            elif len(path) > _MAX_INLINE_PATH:
+                problem = "inlining would nest the declaration too deeply"
             elif self.count > _REF_BUDGET:
                 problem = "inlining budget exhausted"
             else:
