@@ -25,7 +25,7 @@ from ._messages import (
 from ._provider_names import ToolNameMap
 from ._result import ToolResult
 from ._tool import Tool
-from ._translate import JSONObject, NoteAction, SchemaPath
+from ._translate import JSONObject, Link, NoteAction
 
 #: "parameters schema should be of type OBJECT" (Vertex AI); no composition at the root.
 ROOT_FORBIDDEN: Final = ("allOf", "anyOf", "oneOf", "not", "enum", "const")
@@ -155,7 +155,7 @@ def to_gemini_function(
     if converted.get("properties"):
         declaration["parameters"] = converted
     else:
-        notes.add(t.ROOT.child("properties"), "dropped", "no named parameters: parameters omitted")
+        notes.add((t.ROOT, "properties"), "dropped", "no named parameters: parameters omitted")
     return t.AdaptedTool(name, declaration, notes.finish())
 
 
@@ -252,7 +252,7 @@ _MAX_INLINE_PATH: Final = 200
 
 _Put = Callable[[str, Any], None]
 # (source node, destination dict, path, $refs being expanded, merge-only)
-_Entry = tuple[object, JSONObject, SchemaPath, tuple[str, ...], bool]
+_Entry = tuple[object, JSONObject, Link, tuple[str, ...], bool]
 
 
 class _Node:
@@ -265,7 +265,7 @@ class _Node:
         node: JSONObject,
         dst: JSONObject,
         put: _Put,
-        path: SchemaPath,
+        path: Link,
         chain: tuple[str, ...],
         gemini_type: str | None,
     ) -> None:
@@ -292,9 +292,9 @@ class _GeminiSubset:
         self.inlined = 0  # bytes of $ref targets inlined so far
         self.sizes: dict[str, int] = {}
         self.stack: list[_Entry] = []
-        self.arrays: list[tuple[JSONObject, SchemaPath]] = []  # ARRAY nodes, checked at the end
+        self.arrays: list[tuple[JSONObject, Link]] = []  # ARRAY nodes, checked at the end
 
-    def note(self, path: SchemaPath, key: PathItem, action: NoteAction, detail: str) -> None:
+    def note(self, path: Link, key: PathItem, action: NoteAction, detail: str) -> None:
         self.notes.at(path, key, action, detail)
 
     def run(self) -> JSONObject:
@@ -341,7 +341,7 @@ class _GeminiSubset:
         return size
 
     def deref(
-        self, node: JSONObject, path: SchemaPath, chain: tuple[str, ...]
+        self, node: JSONObject, path: Link, chain: tuple[str, ...]
     ) -> tuple[JSONObject, tuple[str, ...]]:
         """Inline `$ref` (siblings win over the target's keywords), following chains."""
         while "$ref" in node:
@@ -355,7 +355,7 @@ class _GeminiSubset:
                 problem = "recursive reference not inlined"
             elif len(chain) >= _MAX_REF_CHAIN:
                 problem = "references nested too deeply"
-            elif len(path) > _MAX_INLINE_PATH:
+            elif t.link_depth(path, _MAX_INLINE_PATH) > _MAX_INLINE_PATH:
                 problem = "inlining would nest the declaration too deeply"
             elif self.count > _REF_BUDGET:
                 problem = "inlining budget exhausted"
@@ -375,7 +375,7 @@ class _GeminiSubset:
         return node, chain
 
     def merge_all_of(
-        self, node: JSONObject, path: SchemaPath, chain: tuple[str, ...]
+        self, node: JSONObject, path: Link, chain: tuple[str, ...]
     ) -> tuple[JSONObject, tuple[str, ...]]:
         rounds = 0
         while "allOf" in node:
@@ -388,7 +388,7 @@ class _GeminiSubset:
             if not isinstance(branches, list):
                 self.note(path, "allOf", "dropped", "not a list of schemas")
                 continue
-            here = path.child("allOf")
+            here = (path, "allOf")
             for index, branch in enumerate(branches):
                 if isinstance(branch, dict) and "$ref" in branch:
                     branch, chain = self.deref(branch, here, chain)
@@ -413,13 +413,13 @@ class _GeminiSubset:
         self,
         source: object,
         dst: JSONObject,
-        path: SchemaPath,
+        path: Link,
         chain: tuple[str, ...],
         merge: bool,
     ) -> None:
         self.count += 1
         if not isinstance(source, dict):
-            if source is not True and len(path) > 0:
+            if source is not True and path is not t.ROOT:
                 what = "false schema" if source is False else json_type_name(source)
                 self.notes.add(path, "dropped", f"{what} is not expressible; any value")
             return
@@ -467,7 +467,7 @@ class _GeminiSubset:
             HANDLERS.get(key, _unsupported)(self, here, key, value)
         self.alternatives(node, dst, put, path, chain)
 
-    def type_of(self, node: JSONObject, path: SchemaPath) -> tuple[str | None, list[str]]:
+    def type_of(self, node: JSONObject, path: Link) -> tuple[str | None, list[str]]:
         """The Gemini type of a single-typed node, and the node's JSON types as listed."""
         if "type" not in node:
             return None, []
@@ -490,7 +490,7 @@ class _GeminiSubset:
         node: JSONObject,
         kinds: list[str],
         put: _Put,
-        path: SchemaPath,
+        path: Link,
         chain: tuple[str, ...],
     ) -> None:
         """`type: [a, b]` as `anyOf: [{a, a's keywords}, {b, b's keywords}]`."""
@@ -508,7 +508,7 @@ class _GeminiSubset:
         put("anyOf", branches)
         for key in ("description", "title"):
             if isinstance(node.get(key), str):
-                put(key, t.clean_text(node[key], self.notes, path.child(key)))
+                put(key, t.clean_text(node[key], self.notes, (path, key)))
         for key in ("default", "example"):
             if key in node:
                 put(key, node[key])
@@ -517,7 +517,7 @@ class _GeminiSubset:
                 self.note(path, key, "dropped", "not expressible next to a list of types")
 
     def enum_of(
-        self, node: JSONObject, gemini_type: str | None, path: SchemaPath
+        self, node: JSONObject, gemini_type: str | None, path: Link
     ) -> tuple[list[str] | None, bool]:
         """Gemini's `enum` (non-empty strings on a STRING schema only) from `enum`/`const`;
         and whether null was a member."""
@@ -557,7 +557,7 @@ class _GeminiSubset:
         return strings, nullable
 
     def alternatives(
-        self, node: JSONObject, dst: JSONObject, put: _Put, path: SchemaPath, chain: tuple[str, ...]
+        self, node: JSONObject, dst: JSONObject, put: _Put, path: Link, chain: tuple[str, ...]
     ) -> None:
         """`anyOf` (and `oneOf`, as anyOf): null branches become nullable; one branch is inlined."""
         keyword = "anyOf" if "anyOf" in node else "oneOf" if "oneOf" in node else None
@@ -569,7 +569,7 @@ class _GeminiSubset:
         if not isinstance(branches, list):
             self.note(path, keyword, "dropped", "not a list of schemas")
             return
-        here = path.child(keyword)
+        here = (path, keyword)
         kept: list[tuple[int, object]] = []
         for index, branch in enumerate(branches):
             if isinstance(branch, dict) and branch.get("type") == "null" and len(branch) <= 2:
@@ -591,13 +591,13 @@ class _GeminiSubset:
             self.note(path, keyword, "rewritten", "oneOf as anyOf (exclusivity not expressible)")
         if len(kept) == 1:
             index, branch = kept[0]
-            self.stack.append((branch, dst, here.child(index), chain, True))
+            self.stack.append((branch, dst, (here, index), chain, True))
         elif kept:
             converted: list[JSONObject] = []
             for index, branch in kept:
                 child: JSONObject = {}
                 converted.append(child)
-                self.stack.append((branch, child, here.child(index), chain, False))
+                self.stack.append((branch, child, (here, index), chain, False))
             put("anyOf", converted)
 
 
@@ -614,7 +614,7 @@ def _handled(walk: _GeminiSubset, n: _Node, key: str, value: Any) -> None:
 
 def _text(walk: _GeminiSubset, n: _Node, key: str, value: Any) -> None:
     if isinstance(value, str):
-        n.put(key, t.clean_text(value, walk.notes, n.path.child(key)))
+        n.put(key, t.clean_text(value, walk.notes, (n.path, key)))
     else:
         walk.note(n.path, key, "dropped", f"{json_type_name(value)}, not a string")
 
@@ -667,7 +667,7 @@ def _items(walk: _GeminiSubset, n: _Node, key: str, value: Any) -> None:
     elif isinstance(value, dict) or value is True:
         items: JSONObject = {}
         n.put(key, items)
-        walk.stack.append((value, items, n.path.child(key), n.chain, False))
+        walk.stack.append((value, items, (n.path, key), n.chain, False))
     else:
         walk.note(n.path, key, "dropped", "only a single items schema is supported")
 
@@ -679,16 +679,16 @@ def _properties(walk: _GeminiSubset, n: _Node, key: str, value: Any) -> None:
     if not isinstance(value, dict):
         walk.note(n.path, key, "dropped", f"{json_type_name(value)}, not an object")
         return
-    here = n.path.child(key)
+    here = (n.path, key)
     props: JSONObject = {}
     for name, sub in value.items():
         if isinstance(sub, (dict, bool)):
             child: JSONObject = {}
             props[name] = child
-            walk.stack.append((sub, child, here.child(name), n.chain, False))
+            walk.stack.append((sub, child, (here, name), n.chain, False))
         else:
             walk.note(here, name, "dropped", f"{json_type_name(sub)}, not a schema")
-    if props or len(n.path) == 0:  # the root's emptiness is handled by the caller
+    if props or n.path is t.ROOT:  # the root's emptiness is handled by the caller
         n.put(key, props)
     else:
         walk.note(n.path, key, "dropped", "Gemini refuses empty properties on an OBJECT")

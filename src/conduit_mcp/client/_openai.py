@@ -22,7 +22,7 @@ from ._messages import (
 from ._provider_names import ToolNameMap
 from ._result import ToolResult
 from ._tool import Tool
-from ._translate import JSONObject, SchemaPath, SchemaWalk
+from ._translate import JSONObject, Link, SchemaWalk
 
 #: Root keywords refused: "schema must have type 'object' and not have
 #: 'oneOf'/'anyOf'/'allOf'/'enum'/'const'/'not' at the top level" (invalid_function_parameters).
@@ -83,7 +83,7 @@ RULES: Final = (
 )
 
 
-def _array_items(walk: SchemaWalk, src: JSONObject, dst: JSONObject, path: SchemaPath) -> None:
+def _array_items(walk: SchemaWalk, src: JSONObject, dst: JSONObject, path: Link) -> None:
     """Every array schema has `items` (OpenAI refuses it otherwise, strict or not)."""
     kind = dst.get("type")
     if (kind == "array" or (isinstance(kind, list) and "array" in kind)) and "items" not in dst:
@@ -102,7 +102,7 @@ FIXERS: Final = (_array_items,)
 class _NoStrictForm(Exception):
     """Raised inside the strict walk: the schema has no strict-mode equivalent (why)."""
 
-    def __init__(self, path: SchemaPath, why: str) -> None:
+    def __init__(self, path: Link, why: str) -> None:
         super().__init__(why)
         self.path = path
         self.why = why
@@ -111,7 +111,7 @@ class _NoStrictForm(Exception):
 class _StrictWalk(SchemaWalk):
     __slots__ = ()
 
-    def sub(self, value: object, path: SchemaPath) -> object:
+    def sub(self, value: object, path: Link) -> object:
         if isinstance(value, bool):
             raise _NoStrictForm(path, "a boolean schema has no strict-mode form")
         return super().sub(value, path)
@@ -119,32 +119,32 @@ class _StrictWalk(SchemaWalk):
 
 def _cannot(why: str) -> t.Handler:
     def handler(
-        walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+        walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
     ) -> None:
-        raise _NoStrictForm(path.child(key), why)
+        raise _NoStrictForm((path, key), why)
 
     return handler
 
 
 def _strict_one_of(
-    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
 ) -> None:
     if "anyOf" in src:
-        raise _NoStrictForm(path.child(key), "oneOf next to anyOf has no strict-mode form")
+        raise _NoStrictForm((path, key), "oneOf next to anyOf has no strict-mode form")
     walk.schema_list(dst, "anyOf", value, path, source_key=key)
     walk.notes.at(path, key, "rewritten", "oneOf as anyOf (strict mode has no oneOf)")
 
 
 def _strict_additional(
-    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
 ) -> None:
     if value is not False:
-        raise _NoStrictForm(path.child(key), "an open object (a map) has no strict-mode form")
+        raise _NoStrictForm((path, key), "an open object (a map) has no strict-mode form")
     dst[key] = False
 
 
 def _strict_format(
-    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
 ) -> None:
     if isinstance(value, str) and value in STRICT_FORMATS:
         dst[key] = value
@@ -153,25 +153,25 @@ def _strict_format(
 
 
 def _strict_enum(
-    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
 ) -> None:
     if not isinstance(value, list) or not value:
-        raise _NoStrictForm(path.child(key), "enum is not a non-empty list")
-    _count(walk, path.child(key), "enum", len(value), STRICT_MAX_ENUM_VALUES)
+        raise _NoStrictForm((path, key), "enum is not a non-empty list")
+    _count(walk, (path, key), "enum", len(value), STRICT_MAX_ENUM_VALUES)
     chars = sum(len(v) for v in value if isinstance(v, str))
-    _count(walk, path.child(key), "chars", chars, STRICT_MAX_STRING_CHARS)
+    _count(walk, (path, key), "chars", chars, STRICT_MAX_STRING_CHARS)
     dst[key] = value
 
 
 def _strict_const(
-    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
 ) -> None:
     if isinstance(value, str):
-        _count(walk, path.child(key), "chars", len(value), STRICT_MAX_STRING_CHARS)
+        _count(walk, (path, key), "chars", len(value), STRICT_MAX_STRING_CHARS)
     dst[key] = value
 
 
-def _count(walk: SchemaWalk, path: SchemaPath, what: str, n: int, limit: int) -> None:
+def _count(walk: SchemaWalk, path: Link, what: str, n: int, limit: int) -> None:
     total = walk.state.get(what, 0) + n
     walk.state[what] = total
     if total > limit:
@@ -179,18 +179,18 @@ def _count(walk: SchemaWalk, path: SchemaPath, what: str, n: int, limit: int) ->
 
 
 def _strict_definitions(
-    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
 ) -> None:
     if isinstance(src.get("$defs"), dict):
-        raise _NoStrictForm(path.child(key), "definitions next to $defs has no strict form")
+        raise _NoStrictForm((path, key), "definitions next to $defs has no strict form")
     HANDLERS[key](walk, src, dst, key, value, path)
 
 
 def _strict_items(
-    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
 ) -> None:
     if isinstance(value, list):
-        raise _NoStrictForm(path.child(key), "tuples (items as a list) have no strict form")
+        raise _NoStrictForm((path, key), "tuples (items as a list) have no strict form")
     HANDLERS[key](walk, src, dst, key, value, path)
 
 
@@ -249,18 +249,22 @@ STRICT_HANDLERS: Final[Mapping[str, t.Handler]] = {
 _strict_drop = t.drop_keyword("not supported in strict mode")
 
 
-def _nesting(path: SchemaPath) -> int:
+def _nesting(path: Link) -> int:
+    """Levels of nesting above a place (more than the limit when the path is long at all)."""
+    if t.link_depth(path, 4 * STRICT_MAX_NESTING) > 4 * STRICT_MAX_NESTING:
+        return STRICT_MAX_NESTING + 1
     depth = 0
-    for key in path:
+    while path is not None:
+        path, key = path
         if key in ("properties", "items", "$defs", "definitions", "anyOf", "oneOf"):
             depth += 1
     return depth
 
 
-def _strict_node(walk: SchemaWalk, src: JSONObject, dst: JSONObject, path: SchemaPath) -> None:
+def _strict_node(walk: SchemaWalk, src: JSONObject, dst: JSONObject, path: Link) -> None:
     """Strict rules of one node: typed, arrays with items, closed objects with every property
     required (the optional ones made nullable), and within the size limits."""
-    if len(path) > 4 * STRICT_MAX_NESTING or _nesting(path) > STRICT_MAX_NESTING:
+    if _nesting(path) > STRICT_MAX_NESTING:
         raise _NoStrictForm(path, f"nested deeper than strict mode's {STRICT_MAX_NESTING} levels")
     kind = dst.get("type")
     kinds = kind if isinstance(kind, list) else [kind] if isinstance(kind, str) else []
@@ -279,19 +283,19 @@ def _strict_node(walk: SchemaWalk, src: JSONObject, dst: JSONObject, path: Schem
         _make_nullable(dst)
 
 
-def _strict_object(walk: SchemaWalk, src: JSONObject, dst: JSONObject, path: SchemaPath) -> None:
+def _strict_object(walk: SchemaWalk, src: JSONObject, dst: JSONObject, path: Link) -> None:
     props = dst.get("properties")
     if not isinstance(props, dict):
         raise _NoStrictForm(path, "an object without properties (a map) has no strict form")
-    _count(walk, path.child("properties"), "properties", len(props), STRICT_MAX_PROPERTIES)
-    _count(walk, path.child("properties"), "chars", sum(map(len, props)), STRICT_MAX_STRING_CHARS)
+    _count(walk, (path, "properties"), "properties", len(props), STRICT_MAX_PROPERTIES)
+    _count(walk, (path, "properties"), "chars", sum(map(len, props)), STRICT_MAX_STRING_CHARS)
     if dst.get("additionalProperties") is not False:
         dst["additionalProperties"] = False
         walk.notes.at(path, "additionalProperties", "added", "strict mode closes every object")
     required = dst.get("required")
     listed = set(required) if isinstance(required, list) else set()
     nullable: set[int] = walk.state.setdefault("nullable", set())
-    here = path.child("properties")
+    here = (path, "properties")
     for name, child in props.items():
         if name not in listed:
             if isinstance(child, dict):
@@ -324,9 +328,7 @@ def _make_nullable(dst: JSONObject) -> None:
     dst["anyOf"] = [inner, {"type": "null"}]
 
 
-def _strict_parameters(
-    root: JSONObject, notes: t.Notes
-) -> tuple[JSONObject | None, SchemaPath, str]:
+def _strict_parameters(root: JSONObject, notes: t.Notes) -> tuple[JSONObject | None, Link, str]:
     """The strict-mode schema, or None with the place and the reason it has none."""
     walk = _StrictWalk(STRICT_HANDLERS, (_strict_node,), notes, default=_strict_drop)
     try:

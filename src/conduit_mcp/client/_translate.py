@@ -21,13 +21,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, Final, Literal, NamedTuple, overload
+from typing import Any, Final, Literal, NamedTuple, TypeAlias, overload
 
 from . import _wire as w
 from ._errors import Error, PathItem, json_type_name
 from ._provider_names import ToolNameMap, standalone_name
 from ._tool import Tool
-from ._unicode import strip_invisible
+from ._unicode import has_invisible, strip_invisible
 
 JSONObject = dict[str, Any]
 
@@ -39,53 +39,65 @@ left something in place that the provider documents as unsupported."""
 MAX_NOTES: Final = 1_000
 
 
+Link: TypeAlias = "tuple[Link, PathItem] | None"
+"""A path inside a walk: `(parent link, key)` pairs ending in `None` (the root). Built with one
+C-level tuple per step and shared by every child; a `SchemaPath` wraps one for the caller."""
+
+
+def link_keys(link: Link) -> tuple[PathItem, ...]:
+    """The keys of a link from the root, as a new tuple (O(depth))."""
+    keys: list[PathItem] = []
+    while link is not None:
+        link, key = link
+        keys.append(key)
+    keys.reverse()
+    return tuple(keys)
+
+
+def link_depth(link: Link, limit: int) -> int:
+    """The number of keys in `link`, counted up to `limit + 1` at most (O(limit))."""
+    depth = 0
+    while link is not None and depth <= limit:
+        link = link[0]
+        depth += 1
+    return depth
+
+
 class SchemaPath(Sequence[PathItem]):
     """A path from the root of `inputSchema`: keys and indexes, as an immutable sequence.
 
     It compares, hashes and orders like the equal `tuple` (`SchemaPath(...) == ("a", 0)`), but
-    is stored as a link to its parent, so all the paths of one walk share their prefixes:
-    holding a note costs O(1) memory, not O(depth). `tuple(path)` gives a plain tuple.
+    holds a link to its parent place, shared with the walk that made it and with the other
+    notes: holding a note costs O(1) memory, not O(depth). `tuple(path)` gives a plain tuple.
     """
 
-    __slots__ = ("_key", "_len", "_parent")
+    __slots__ = ("_link",)
 
-    def __init__(self, parent: SchemaPath | None = None, key: PathItem | None = None) -> None:
-        self._parent = parent
-        self._key = key
-        self._len: int = 0 if parent is None else parent._len + 1
-
-    def child(self, key: PathItem) -> SchemaPath:
-        """This path with one more key or index."""
-        return SchemaPath(self, key)
+    def __init__(self, link: Link = None) -> None:
+        self._link = link
 
     def as_tuple(self) -> tuple[PathItem, ...]:
         """The keys from the root, as a new tuple (O(depth))."""
-        keys: list[PathItem] = []
-        node: SchemaPath | None = self
-        while node is not None and node._parent is not None:
-            keys.append(node._key)  # type: ignore[arg-type]
-            node = node._parent
-        keys.reverse()
-        return tuple(keys)
+        return link_keys(self._link)
 
     def __len__(self) -> int:
-        return self._len
+        return len(self.as_tuple())
 
     @overload
     def __getitem__(self, index: int) -> PathItem: ...
     @overload
     def __getitem__(self, index: slice) -> tuple[PathItem, ...]: ...
     def __getitem__(self, index: int | slice) -> PathItem | tuple[PathItem, ...]:
+        if index == -1 and self._link is not None:
+            return self._link[1]  # the last key, O(1)
         return self.as_tuple()[index]
 
     def __iter__(self) -> Iterator[PathItem]:
         return iter(self.as_tuple())
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, SchemaPath):
-            return self._len == other._len and self.as_tuple() == other.as_tuple()
-        if isinstance(other, tuple):
-            return self._len == len(other) and self.as_tuple() == other
+        if isinstance(other, (SchemaPath, tuple)):
+            return self.as_tuple() == tuple(other)
         return NotImplemented
 
     def __lt__(self, other: object) -> bool:
@@ -100,7 +112,8 @@ class SchemaPath(Sequence[PathItem]):
         return repr(self.as_tuple())
 
 
-ROOT: Final = SchemaPath()
+ROOT: Final[Link] = None
+"""The root place of a walk."""
 
 
 class SchemaNote(NamedTuple):
@@ -176,7 +189,7 @@ class Notes:
 
     def add(
         self,
-        path: SchemaPath,
+        path: Link,
         action: NoteAction,
         detail: str,
         where: Literal["inputSchema", "tool"] = "inputSchema",
@@ -185,15 +198,15 @@ class Notes:
         if len(self.items) >= MAX_NOTES:
             self.unlisted += 1
             return
-        self.items.append(SchemaNote(path, action, detail, where))
+        self.items.append(SchemaNote(SchemaPath(path), action, detail, where))
 
-    def at(self, path: SchemaPath, key: PathItem, action: NoteAction, detail: str) -> None:
+    def at(self, path: Link, key: PathItem, action: NoteAction, detail: str) -> None:
         """Record a note about `key` inside the node at `path` (the child path is made only
         when the note is listed)."""
         if len(self.items) >= MAX_NOTES:
             self.unlisted += 1
             return
-        self.items.append(SchemaNote(path.child(key), action, detail))
+        self.items.append(SchemaNote(SchemaPath((path, key)), action, detail))
 
     def extend(self, other: Notes) -> None:
         """Append another walk's notes (within this list's bound)."""
@@ -207,7 +220,9 @@ class Notes:
     def finish(self) -> tuple[SchemaNote, ...]:
         """The listed notes, plus one counting the unlisted ones when there are any."""
         if self.unlisted:
-            extra = SchemaNote(ROOT, "dropped", f"{self.unlisted} further changes not listed")
+            extra = SchemaNote(
+                SchemaPath(ROOT), "dropped", f"{self.unlisted} further changes not listed"
+            )
             return (*self.items, extra)
         return tuple(self.items)
 
@@ -215,14 +230,16 @@ class Notes:
 # -- text ---------------------------------------------------------------------------------------
 
 
-def clean_text(text: str, notes: Notes, path: SchemaPath, where: str = "inputSchema") -> str:
+def clean_text(text: str, notes: Notes, path: Link, where: str = "inputSchema") -> str:
     """The one door every description and title passes on its way into a declaration.
 
     Removes the characters a person cannot see (`_unicode.strip_invisible`; the model-view
     issue widens this to escape sequences and control characters) and notes how many, at
     `path`. Returns the cleaned text (the same object when nothing was removed).
     """
-    cleaned, removed = strip_invisible(text)
+    # The one call to switch to `_unicode.clean_model_text` (same return shape) at merge;
+    # `has_invisible` only skips the substitution for text with nothing to remove.
+    cleaned, removed = strip_invisible(text) if has_invisible(text) else (text, 0)
     if removed:
         detail = f"{removed} invisible characters removed"
         notes.add(path, "rewritten", detail, "tool" if where == "tool" else "inputSchema")
@@ -255,7 +272,7 @@ def tool_description(tool: Tool, notes: Notes) -> str | None:
     description = tool.description
     if description is None:
         return None
-    return clean_text(description, notes, ROOT.child("description"), "tool")
+    return clean_text(description, notes, (ROOT, "description"), "tool")
 
 
 # -- the root -----------------------------------------------------------------------------------
@@ -280,12 +297,12 @@ def object_root(
     out = dict(schema)
     if "type" not in out:
         out["type"] = "object"
-        notes.add(ROOT.child("type"), "added", 'root "type": "object" added')
+        notes.add((ROOT, "type"), "added", 'root "type": "object" added')
     elif out["type"] != "object":
         kind = out["type"]
         if isinstance(kind, list) and "object" in kind:
             out["type"] = "object"
-            notes.add(ROOT.child("type"), "rewritten", 'root "type" narrowed to "object"')
+            notes.add((ROOT, "type"), "rewritten", 'root "type" narrowed to "object"')
         else:
             got = kind if isinstance(kind, str) and len(kind) <= 16 else json_type_name(kind)
             raise Error(
@@ -299,25 +316,25 @@ def object_root(
     if "properties" in out and not isinstance(properties, dict):
         out["properties"] = {}
         detail = f"root properties was {json_type_name(properties)}"
-        notes.add(ROOT.child("properties"), "rewritten", detail)
+        notes.add((ROOT, "properties"), "rewritten", detail)
     required = out.get("required")
     if "required" in out and not (
         isinstance(required, list) and all(isinstance(item, str) for item in required)
     ):
         if isinstance(required, list):
             out["required"] = [item for item in required if isinstance(item, str)]
-            notes.add(ROOT.child("required"), "rewritten", "non-string entries removed")
+            notes.add((ROOT, "required"), "rewritten", "non-string entries removed")
         else:
             del out["required"]
             detail = f"root required was {json_type_name(required)}"
-            notes.add(ROOT.child("required"), "dropped", detail)
+            notes.add((ROOT, "required"), "dropped", detail)
     for keyword in forbidden:
         if keyword in out:
             _merge_root_branches(out, keyword, notes)
     if need_properties and "properties" not in out:
         # OpenAI: "object schema missing properties"; {} says "no named parameters".
         out["properties"] = {}
-        notes.add(ROOT.child("properties"), "added", "empty root properties added")
+        notes.add((ROOT, "properties"), "added", "empty root properties added")
     return out
 
 
@@ -327,7 +344,7 @@ def flag_parameter_names(
     """Flag (keep) top-level property names outside the provider's documented rule."""
     props = root.get("properties")
     if isinstance(props, dict):
-        here = ROOT.child("properties")
+        here = (ROOT, "properties")
         for key in props:
             if not pattern.fullmatch(key):
                 detail = (
@@ -341,7 +358,7 @@ def _merge_root_branches(out: JSONObject, keyword: str, notes: Notes) -> None:
     """Remove a root keyword the provider refuses; fold object branches' properties in."""
     branches = out.pop(keyword)
     if keyword not in _MERGEABLE or not isinstance(branches, list):
-        notes.add(ROOT.child(keyword), "dropped", "not accepted at the root by this provider")
+        notes.add((ROOT, keyword), "dropped", "not accepted at the root by this provider")
         return
     props = out.get("properties")
     merged: JSONObject = dict(props) if isinstance(props, dict) else {}
@@ -360,7 +377,7 @@ def _merge_root_branches(out: JSONObject, keyword: str, notes: Notes) -> None:
     if required:
         out["required"] = required
     notes.add(
-        ROOT.child(keyword),
+        (ROOT, keyword),
         "dropped",
         "not accepted at the root by this provider; the properties of its inline branches were "
         "merged into the root"
@@ -370,11 +387,11 @@ def _merge_root_branches(out: JSONObject, keyword: str, notes: Notes) -> None:
 
 # -- the JSON Schema walker ----------------------------------------------------------------------
 
-Handler = Callable[["SchemaWalk", JSONObject, JSONObject, str, Any, SchemaPath], None]
+Handler = Callable[["SchemaWalk", JSONObject, JSONObject, str, Any, Link], None]
 """A keyword handler: (walk, source node, destination node, keyword, value, node's path).
 It writes what the provider should see into the destination (or nothing) and notes why."""
 
-Fixer = Callable[["SchemaWalk", JSONObject, JSONObject, SchemaPath], None]
+Fixer = Callable[["SchemaWalk", JSONObject, JSONObject, Link], None]
 """A node rule run after a node's keywords: (walk, source node, destination node, path)."""
 
 DRAFT_2020_12: Final = "https://json-schema.org/draft/2020-12/schema"
@@ -402,7 +419,7 @@ class SchemaWalk:
         self.fixers = fixers
         self.notes = notes
         self.default = default or copy_keyword
-        self.stack: list[tuple[JSONObject, JSONObject, SchemaPath]] = []
+        self.stack: list[tuple[JSONObject, JSONObject, Link]] = []
         # (source path of a node, old keyword) -> new keyword, for rewriting local $refs
         self.moved: dict[tuple[tuple[PathItem, ...], str], str] = {}
         self.refs: list[JSONObject] = []  # destination nodes holding a local "$ref"
@@ -419,7 +436,7 @@ class SchemaWalk:
             self.rewrite_refs()
         return out
 
-    def node(self, source: JSONObject, dst: JSONObject, path: SchemaPath) -> None:
+    def node(self, source: JSONObject, dst: JSONObject, path: Link) -> None:
         """Translate one object node into `dst`."""
         handlers = self.handlers
         for key, value in source.items():
@@ -431,7 +448,7 @@ class SchemaWalk:
 
     # -- sub-schemas ---------------------------------------------------------------------------
 
-    def sub(self, value: object, path: SchemaPath) -> object:
+    def sub(self, value: object, path: Link) -> object:
         """The destination for one sub-schema at `path`: a new dict (queued), or a boolean
         schema as is; `None` (noted) for anything else."""
         if isinstance(value, dict):
@@ -444,50 +461,50 @@ class SchemaWalk:
         return None
 
     def schema(
-        self, dst: JSONObject, key: str, value: object, path: SchemaPath, *, source_key: str = ""
+        self, dst: JSONObject, key: str, value: object, path: Link, *, source_key: str = ""
     ) -> None:
         """`dst[key]` = the translation of the sub-schema `value` (dropped if not a schema)."""
-        child = self.sub(value, path.child(source_key or key))
+        child = self.sub(value, (path, source_key or key))
         if child is not None:
             dst[key] = child
 
     def schema_map(
-        self, dst: JSONObject, key: str, value: object, path: SchemaPath, *, source_key: str = ""
+        self, dst: JSONObject, key: str, value: object, path: Link, *, source_key: str = ""
     ) -> None:
         """`dst[key]` = a map of names to translated sub-schemas (`source_key`: the keyword's
         name in the source, when it is renamed)."""
-        here = path.child(source_key or key)
+        here = (path, source_key or key)
         if not isinstance(value, dict):
             self.notes.add(here, "dropped", f"{json_type_name(value)}, not an object of schemas")
             return
         out: JSONObject = {}
         for name, sub in value.items():
-            child = self.sub(sub, here.child(name))
+            child = self.sub(sub, (here, name))
             if child is not None:
                 out[name] = child
         dst[key] = out
 
     def schema_list(
-        self, dst: JSONObject, key: str, value: object, path: SchemaPath, *, source_key: str = ""
+        self, dst: JSONObject, key: str, value: object, path: Link, *, source_key: str = ""
     ) -> None:
         """`dst[key]` = a non-empty list of translated sub-schemas (dropped when empty)."""
-        here = path.child(source_key or key)
+        here = (path, source_key or key)
         if not isinstance(value, list) or not value:
             what = "empty list" if isinstance(value, list) else json_type_name(value)
             self.notes.add(here, "dropped", f"{what}, not a non-empty list of schemas")
             return
         out: list[object] = []
         for index, sub in enumerate(value):
-            child = self.sub(sub, here.child(index))
+            child = self.sub(sub, (here, index))
             if child is not None:
                 out.append(child)
         if out:
             dst[key] = out
 
-    def move(self, path: SchemaPath, old: str, new: str) -> None:
+    def move(self, path: Link, old: str, new: str) -> None:
         """Record that keyword `old` of the node at `path` now lives at `new` (for $refs)."""
         if len(self.moved) < MAX_NOTES:  # each entry holds a path tuple: keep the map bounded
-            self.moved[(path.as_tuple(), old)] = new
+            self.moved[(link_keys(path), old)] = new
 
     def rewrite_refs(self) -> None:
         """Point local `$ref`s at keywords that moved (`definitions` -> `$defs`, ...)."""
@@ -513,7 +530,7 @@ class SchemaWalk:
 
 
 def copy_keyword(
-    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
 ) -> None:
     """Keep a keyword as is (annotations, `const`, `default`, unknown keywords)."""
     dst[key] = value
@@ -523,7 +540,7 @@ def drop_keyword(detail: str) -> Handler:
     """A handler that drops the keyword with a note saying `detail`."""
 
     def handler(
-        walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+        walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
     ) -> None:
         walk.notes.at(path, key, "dropped", detail)
 
@@ -531,19 +548,19 @@ def drop_keyword(detail: str) -> Handler:
 
 
 def _schema(
-    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
 ) -> None:
     walk.schema(dst, key, value, path)
 
 
 def _schema_map(
-    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
 ) -> None:
     walk.schema_map(dst, key, value, path)
 
 
 def _schema_list(
-    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
 ) -> None:
     walk.schema_list(dst, key, value, path)
 
@@ -552,7 +569,7 @@ def checked(test: Callable[[Any], bool], expected: str) -> Handler:
     """A handler that keeps the keyword when `test(value)` holds, else drops it (noted)."""
 
     def handler(
-        walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+        walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
     ) -> None:
         if test(value):
             dst[key] = value
@@ -563,10 +580,10 @@ def checked(test: Callable[[Any], bool], expected: str) -> Handler:
 
 
 def _text(
-    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
 ) -> None:
     if isinstance(value, str):
-        dst[key] = clean_text(value, walk.notes, path.child(key))
+        dst[key] = clean_text(value, walk.notes, (path, key))
     else:
         walk.notes.at(path, key, "dropped", f"{json_type_name(value)}, not a string")
 
@@ -614,7 +631,7 @@ JSON_TYPES: Final = frozenset({"array", "boolean", "integer", "null", "number", 
 
 
 def _type(
-    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
 ) -> None:
     if isinstance(value, str) and value in JSON_TYPES:
         dst[key] = value
@@ -633,7 +650,7 @@ def _type(
 
 
 def _required(
-    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
 ) -> None:
     if not isinstance(value, list):
         walk.notes.at(path, key, "dropped", f"{json_type_name(value)}, not a list")
@@ -645,7 +662,7 @@ def _required(
 
 
 def _enum(
-    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
 ) -> None:
     if isinstance(value, list):
         dst[key] = value
@@ -654,7 +671,7 @@ def _enum(
 
 
 def _dependent_required(
-    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
 ) -> None:
     if isinstance(value, dict) and all(_unique_strings(v) for v in value.values()):
         dst[key] = value
@@ -663,19 +680,19 @@ def _dependent_required(
 
 
 def _pattern_properties(
-    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
 ) -> None:
     if isinstance(value, dict):
         bad = [name for name in value if not is_regex(name)]
         if bad:
             value = {name: sub for name, sub in value.items() if name not in bad}
             for name in bad:
-                walk.notes.at(path.child(key), name, "dropped", "not a regular expression")
+                walk.notes.at((path, key), name, "dropped", "not a regular expression")
     walk.schema_map(dst, key, value, path)
 
 
 def _ref(
-    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
 ) -> None:
     if isinstance(value, str):
         dst[key] = value
@@ -691,7 +708,7 @@ _ANCHOR: Final = re.compile(r"[A-Za-z_][-A-Za-z0-9._]*")
 
 
 def _items(
-    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
 ) -> None:
     if not isinstance(value, list):
         walk.schema(dst, key, value, path)
@@ -714,7 +731,7 @@ def _items(
 
 
 def _additional_items(
-    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
 ) -> None:
     if not isinstance(src.get("items"), list):
         # Draft-07 9.3.1.2: ignored unless items is an array; 2020-12 has no such keyword.
@@ -724,7 +741,7 @@ def _additional_items(
 
 def _exclusive_bound(bound: str) -> Handler:
     def handler(
-        walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+        walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
     ) -> None:
         if is_finite_number(value):
             dst[key] = value
@@ -743,7 +760,7 @@ def _exclusive_bound(bound: str) -> Handler:
 
 def _bound(exclusive: str) -> Handler:
     def handler(
-        walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+        walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
     ) -> None:
         if not is_finite_number(value):
             walk.notes.at(path, key, "dropped", "not a finite number")
@@ -755,7 +772,7 @@ def _bound(exclusive: str) -> Handler:
 
 
 def _definitions(
-    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
 ) -> None:
     if isinstance(src.get("$defs"), dict):
         # Both present: the names may clash, so the old one stays where it is (the 2020-12
@@ -769,7 +786,7 @@ def _definitions(
 
 
 def _dependencies(
-    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
 ) -> None:
     if not isinstance(value, dict):
         walk.notes.at(path, key, "dropped", f"{json_type_name(value)}, not an object")
@@ -789,7 +806,7 @@ def _dependencies(
 
 
 def _id(
-    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
 ) -> None:
     if not isinstance(value, str):
         dst[key] = value  # not a draft-04 id: an unknown keyword, kept
@@ -806,7 +823,7 @@ def _id(
 
 
 def _dollar_id(
-    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
 ) -> None:
     if isinstance(value, str) and re.fullmatch(r"[^#]*#?", value):
         dst[key] = value
@@ -819,9 +836,9 @@ def _dollar_id(
 
 
 def _dollar_schema(
-    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
 ) -> None:
-    if len(path) > 0:
+    if path is not ROOT:
         walk.notes.at(path, key, "dropped", "$schema below the root")
     elif value != DRAFT_2020_12:
         dst[key] = DRAFT_2020_12
@@ -831,7 +848,7 @@ def _dollar_schema(
 
 
 def _anchor(
-    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: SchemaPath
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
 ) -> None:
     if isinstance(value, str) and _ANCHOR.fullmatch(value):
         dst[key] = value
