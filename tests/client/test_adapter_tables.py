@@ -35,14 +35,12 @@ def test_strict_table_covers_every_keyword_plain_mode_walks_into() -> None:
     its default (removed with a note)."""
     strict = set(_openai.STRICT_HANDLERS)
     applicators = {
-        key
-        for key in _translate.JSON_SCHEMA_HANDLERS
-        if key in {"contentSchema", "properties", "items", "anyOf", "oneOf", "allOf", "not", "$defs", "if",
-                   "then", "else", "prefixItems", "contains", "patternProperties",
-                   "propertyNames", "dependentSchemas", "unevaluatedItems",
-                   "unevaluatedProperties", "additionalProperties", "definitions",
-                   "dependencies"}
+        "contentSchema", "properties", "items", "anyOf", "oneOf", "allOf", "not", "$defs",
+        "if", "then", "else", "prefixItems", "contains", "patternProperties", "propertyNames",
+        "dependentSchemas", "unevaluatedItems", "unevaluatedProperties", "additionalProperties",
+        "definitions", "dependencies",
     }  # fmt: skip
+    assert applicators <= set(_translate.JSON_SCHEMA_HANDLERS)
     # contentSchema only annotates strings: removed with a note like other unsupported keywords
     assert applicators - strict == {"contentSchema"}
 
