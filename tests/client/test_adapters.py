@@ -394,7 +394,11 @@ SUBSET_TABLE: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
         {"type": "array", "items": {"type": "number"}, "minItems": 1, "uniqueItems": True},
         {"type": "ARRAY", "items": {"type": "NUMBER"}, "minItems": 1},
     ),
-    ("tuple items", {"type": "array", "items": [{"type": "string"}]}, {"type": "ARRAY"}),
+    (
+        "tuple items",
+        {"type": "array", "items": [{"type": "string"}]},
+        {"type": "ARRAY", "items": {}},
+    ),
     (
         "additionalProperties",
         {"type": "object", "properties": {"a": {"type": "boolean"}}, "additionalProperties": False},

@@ -116,6 +116,7 @@ def _use_tool(tool: Tool, names: dict[str, ToolNameMap]) -> None:
             _known(exc)
     for adapt in (
         lambda: to_openai_tool(tool, names["openai"]),
+        lambda: to_openai_tool(tool, strict=True),
         lambda: to_anthropic_tool(tool, names["anthropic"]),
         lambda: to_gemini_function(tool, names["gemini"]),
         lambda: to_gemini_function(tool, schema="json_schema"),

@@ -12,6 +12,7 @@ from conduit_mcp.client import (
     Error,
     Tool,
     ToolNameMap,
+    from_openai_strict_arguments,
     provider_accepts_name,
     to_anthropic_tool,
     to_gemini_function,
@@ -23,6 +24,7 @@ from tests.property.strategies import json_values, real_or_mutated, real_tools, 
 ADAPTERS = (
     ("openai", lambda t, names: to_openai_tool(t, names)),
     ("openai", lambda t, names: to_openai_tool(t, names, api="responses")),
+    ("openai", lambda t, names: to_openai_tool(t, names, strict=True)),
     ("anthropic", lambda t, names: to_anthropic_tool(t, names)),
     ("gemini", lambda t, names: to_gemini_function(t, names)),
     ("gemini", lambda t, names: to_gemini_function(t, names, schema="json_schema")),
@@ -95,3 +97,23 @@ def test_tool_name_map_is_reversible_and_collision_free(
     assert len(set(given_out.values())) == len(given_out)
     for pair, mapped in given_out.items():
         assert tuple(names.resolve(mapped)) == pair
+
+
+@bounded(60)
+@given(raw=tools, arguments=json_values(wire=True))
+def test_strict_arguments_mapping_is_total_and_leaves_its_input_alone(
+    raw: Any, arguments: Any
+) -> None:
+    """conduit-defined (`from_openai_strict_arguments` docstring): any arguments object and any
+    tool give a new dict without raising; nothing passed is mutated; only keys are removed."""
+    try:
+        tool = Tool.from_wire("s", raw)
+    except Error:
+        return
+    if not isinstance(arguments, dict):
+        arguments = {"value": arguments}
+    before = repr(arguments)
+    mapped = from_openai_strict_arguments(tool, arguments)
+    assert isinstance(mapped, dict)
+    assert set(mapped) <= set(arguments)
+    assert repr(arguments) == before

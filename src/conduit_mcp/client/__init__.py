@@ -3,13 +3,7 @@
 Everything a caller needs is exported here; the modules beside this file are private.
 """
 
-from ._adapters import (
-    AdaptedTool,
-    SchemaNote,
-    to_anthropic_tool,
-    to_gemini_function,
-    to_openai_tool,
-)
+from ._anthropic import to_anthropic_tool, to_anthropic_tool_result
 from ._changes import DEFAULT_COSMETIC, ChangeOp, FieldChange
 from ._conformance import ConformanceKind, conformance_violations, is_conformant
 from ._contenthash import CONTENT_HASH_PREFIX, content_hash
@@ -17,6 +11,7 @@ from ._dispatch import InputRequired, parse_call_result
 from ._drift import ToolDiff, diff_tools
 from ._errors import REASONS, Error
 from ._fingerprint import FINGERPRINT_PREFIX, canonical_json, fingerprint
+from ._gemini import to_gemini_function, to_gemini_function_response
 from ._headers import (
     decode_header_value,
     encode_header_value,
@@ -27,7 +22,9 @@ from ._headers import (
 )
 from ._intake import TRANSPORTS, Intake, Rejection, Transport, intake, intake_json
 from ._json import parse_json
+from ._messages import AdaptedResult
 from ._names import check_tool_name
+from ._openai import from_openai_strict_arguments, to_openai_tool, to_openai_tool_message
 from ._pins import AsyncPinStore, AuditEntry, Pin, PinCheck, PinStatus, PinStore
 from ._provider_names import (
     ANTHROPIC_NAME_RULE,
@@ -51,6 +48,7 @@ from ._shape import (
     shaped_text,
 )
 from ._tool import DEFAULT_HINTS, Hints, Tool
+from ._translate import AdaptedTool, SchemaNote, SchemaPath
 from ._validate import OutputIssue, OutputValidation, validate_structured
 from ._warnings import WARNING_CODES, IntakeWarning
 
@@ -69,6 +67,7 @@ __all__ = [
     "REASONS",
     "TRANSPORTS",
     "WARNING_CODES",
+    "AdaptedResult",
     "AdaptedTool",
     "AsyncPinStore",
     "AuditEntry",
@@ -91,6 +90,7 @@ __all__ = [
     "Provenance",
     "Rejection",
     "SchemaNote",
+    "SchemaPath",
     "Tool",
     "ToolDiff",
     "ToolNameMap",
@@ -106,6 +106,7 @@ __all__ = [
     "encode_header_value",
     "find_invalid_x_mcp_header",
     "fingerprint",
+    "from_openai_strict_arguments",
     "header_map",
     "intake",
     "intake_json",
@@ -119,7 +120,10 @@ __all__ = [
     "shape_for_llm",
     "shaped_text",
     "to_anthropic_tool",
+    "to_anthropic_tool_result",
     "to_gemini_function",
+    "to_gemini_function_response",
     "to_openai_tool",
+    "to_openai_tool_message",
     "validate_structured",
 ]

@@ -1,0 +1,964 @@
+"""Shared schema translation for the provider adapters (`_openai`, `_anthropic`, `_gemini`).
+
+One walker copies a tool's `inputSchema` node by node with an explicit stack and hands each
+keyword to the handler its provider's table names (keyword -> handler); each provider module
+also keeps its rules as data (`Rule`: what, and the document it comes from). Every change is a
+`SchemaNote`. Notes are bounded: at most `MAX_NOTES` are listed (one more counts the rest), and
+a note's path is a `SchemaPath`, a linked list whose prefixes are shared with the walk and with
+the other notes, so a note costs O(1) memory whatever its depth.
+
+Also here: the root rules every provider shares (`object_root`), the one function every
+description and title goes through on its way into a declaration (`clean_text`), and the
+2020-12 translation of draft-04/06/07 idioms used by the OpenAI and Anthropic adapters.
+
+Spec: 2026-07-28 schema `Tool.inputSchema` ("Tool arguments are always JSON objects, so
+`type: "object"` is required at the root. Beyond that, any JSON Schema 2020-12 keyword may
+appear"), and server/tools "Tool" (`inputSchema` MUST be a valid JSON Schema object).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, Final, Literal, NamedTuple, TypeAlias, overload
+
+from . import _wire as w
+from ._errors import Error, PathItem, json_type_name
+from ._provider_names import ToolNameMap, standalone_name
+from ._tool import Tool
+from ._unicode import has_invisible, strip_invisible
+
+JSONObject = dict[str, Any]
+
+NoteAction = Literal["dropped", "added", "rewritten", "flagged"]
+"""What an adapter did at a place in the schema: removed a keyword, added one, changed one, or
+left something in place that the provider documents as unsupported."""
+
+#: Notes listed per declaration; past it one note counts the rest.
+MAX_NOTES: Final = 1_000
+
+
+Link: TypeAlias = "tuple[Link, PathItem] | None"
+"""A path inside a walk: `(parent link, key)` pairs ending in `None` (the root). Built with one
+C-level tuple per step and shared by every child; a `SchemaPath` wraps one for the caller."""
+
+
+def link_keys(link: Link) -> tuple[PathItem, ...]:
+    """The keys of a link from the root, as a new tuple (O(depth))."""
+    keys: list[PathItem] = []
+    while link is not None:
+        link, key = link
+        keys.append(key)
+    keys.reverse()
+    return tuple(keys)
+
+
+def link_depth(link: Link, limit: int) -> int:
+    """The number of keys in `link`, counted up to `limit + 1` at most (O(limit))."""
+    depth = 0
+    while link is not None and depth <= limit:
+        link = link[0]
+        depth += 1
+    return depth
+
+
+class SchemaPath(Sequence[PathItem]):
+    """A path from the root of `inputSchema`: keys and indexes, as an immutable sequence.
+
+    It compares, hashes and orders like the equal `tuple` (`SchemaPath(...) == ("a", 0)`), but
+    holds a link to its parent place, shared with the walk that made it and with the other
+    notes: holding a note costs O(1) memory, not O(depth). `tuple(path)` gives a plain tuple.
+    """
+
+    __slots__ = ("_link",)
+
+    def __init__(self, link: Link = None) -> None:
+        self._link = link
+
+    def as_tuple(self) -> tuple[PathItem, ...]:
+        """The keys from the root, as a new tuple (O(depth))."""
+        return link_keys(self._link)
+
+    def __len__(self) -> int:
+        return len(self.as_tuple())
+
+    @overload
+    def __getitem__(self, index: int) -> PathItem: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[PathItem, ...]: ...
+    def __getitem__(self, index: int | slice) -> PathItem | tuple[PathItem, ...]:
+        if index == -1 and self._link is not None:
+            return self._link[1]  # the last key, O(1)
+        return self.as_tuple()[index]
+
+    def __iter__(self) -> Iterator[PathItem]:
+        return iter(self.as_tuple())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (SchemaPath, tuple)):
+            return self.as_tuple() == tuple(other)
+        return NotImplemented
+
+    def __lt__(self, other: object) -> bool:
+        if isinstance(other, (SchemaPath, tuple)):
+            return self.as_tuple() < tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.as_tuple())
+
+    def __repr__(self) -> str:
+        return repr(self.as_tuple())
+
+
+ROOT: Final[Link] = None
+"""The root place of a walk."""
+
+
+class SchemaNote(NamedTuple):
+    """One change an adapter made for a provider (or a warning about what it kept).
+
+    Attributes:
+        path: keys and indexes from the root of `inputSchema` to the keyword concerned, a
+            `SchemaPath` (compares equal to the same keys as a tuple); for a schema reached
+            through an inlined `$ref`, the path of the referring place. When `where` is
+            `"tool"`, the path is into the tool object instead (e.g. `("description",)`).
+        action: `"dropped"`, `"added"`, `"rewritten"` or `"flagged"` (kept, but the provider
+            documents it as unsupported).
+        detail: why, in one line for a person.
+        where: `"inputSchema"` (the default) or `"tool"`.
+    """
+
+    path: Sequence[PathItem]
+    action: NoteAction
+    detail: str
+    where: Literal["inputSchema", "tool"] = "inputSchema"
+
+    @property
+    def keyword(self) -> str | None:
+        """The keyword (or property name) the note is about: the last key of `path`."""
+        if len(self.path) == 0:
+            return None
+        last = self.path[-1]
+        return last if isinstance(last, str) else None
+
+
+class AdaptedTool(NamedTuple):
+    """A provider declaration built from one MCP tool.
+
+    Attributes:
+        name: the name the model sees (route its calls back with `ToolNameMap.resolve`).
+        declaration: the declaration, a JSON-ready dict. Its schema is a new tree of dicts,
+            but leaf values (`enum` lists, `default`s, `examples`) are shared with `tool.raw`:
+            treat it as read-only, or deep-copy it before changing it.
+        notes: every change made for this provider, in walk order (at most `MAX_NOTES`, then
+            one note counting the rest); empty when the schema went through as sent.
+        strict: whether the declaration is an OpenAI strict-mode one (always `False` for the
+            other providers).
+    """
+
+    name: str
+    declaration: JSONObject
+    notes: tuple[SchemaNote, ...]
+    strict: bool = False
+
+
+class Rule(NamedTuple):
+    """One provider rule the adapter enforces, as data: what it says, and where it is written.
+
+    Attributes:
+        keyword: the keyword (or `"*"` for the whole schema, `"(root)"` for the root).
+        rule: what the provider requires or refuses.
+        source: the document the rule comes from (provider docs page, SDK type, or API error).
+    """
+
+    keyword: str
+    rule: str
+    source: str
+
+
+class Notes:
+    """The notes of one declaration, bounded in count (`MAX_NOTES` listed, the rest counted)."""
+
+    __slots__ = ("items", "unlisted")
+
+    def __init__(self) -> None:
+        self.items: list[SchemaNote] = []
+        self.unlisted = 0
+
+    def add(
+        self,
+        path: Link,
+        action: NoteAction,
+        detail: str,
+        where: Literal["inputSchema", "tool"] = "inputSchema",
+    ) -> None:
+        """Record a note (or count it, past the bound)."""
+        if len(self.items) >= MAX_NOTES:
+            self.unlisted += 1
+            return
+        self.items.append(SchemaNote(SchemaPath(path), action, detail, where))
+
+    def at(self, path: Link, key: PathItem, action: NoteAction, detail: str) -> None:
+        """Record a note about `key` inside the node at `path` (the child path is made only
+        when the note is listed)."""
+        if len(self.items) >= MAX_NOTES:
+            self.unlisted += 1
+            return
+        self.items.append(SchemaNote(SchemaPath((path, key)), action, detail))
+
+    def extend(self, other: Notes) -> None:
+        """Append another walk's notes (within this list's bound)."""
+        for note in other.items:
+            if len(self.items) >= MAX_NOTES:
+                self.unlisted += 1
+            else:
+                self.items.append(note)
+        self.unlisted += other.unlisted
+
+    def finish(self) -> tuple[SchemaNote, ...]:
+        """The listed notes, plus one counting the unlisted ones when there are any."""
+        if self.unlisted:
+            extra = SchemaNote(
+                SchemaPath(ROOT), "dropped", f"{self.unlisted} further changes not listed"
+            )
+            return (*self.items, extra)
+        return tuple(self.items)
+
+
+# -- text ---------------------------------------------------------------------------------------
+
+
+def clean_text(text: str, notes: Notes, path: Link, where: str = "inputSchema") -> str:
+    """The one door every description and title passes on its way into a declaration.
+
+    Removes the characters a person cannot see (`_unicode.strip_invisible`; the model-view
+    issue widens this to escape sequences and control characters) and notes how many, at
+    `path`. Returns the cleaned text (the same object when nothing was removed).
+    """
+    # The one call to switch to `_unicode.clean_model_text` (same return shape) at merge;
+    # `has_invisible` only skips the substitution for text with nothing to remove.
+    cleaned, removed = strip_invisible(text) if has_invisible(text) else (text, 0)
+    if removed:
+        detail = f"{removed} invisible characters removed"
+        notes.add(path, "rewritten", detail, "tool" if where == "tool" else "inputSchema")
+    return cleaned
+
+
+# -- tools and names ----------------------------------------------------------------------------
+
+
+def check_tool(tool: object) -> Tool:
+    """`tool` itself, or TypeError when it is not a `Tool` (a caller bug)."""
+    if not isinstance(tool, Tool):
+        raise TypeError(f"expected a Tool, got {type(tool).__name__}")
+    return tool
+
+
+def declared_name(tool: Tool, provider: str, names: ToolNameMap | None) -> str:
+    """The name the provider's model sees: from `names` (the tool is added) or standalone."""
+    if names is None:
+        return standalone_name(provider, tool.server_id, tool.name)
+    if not isinstance(names, ToolNameMap):
+        raise TypeError(f"names must be a ToolNameMap or None, got {type(names).__name__}")
+    if names.provider != provider:
+        raise ValueError(f"names is a ToolNameMap for {names.provider!r}, not {provider!r}")
+    return names.add(tool)
+
+
+def tool_description(tool: Tool, notes: Notes) -> str | None:
+    """The tool's description, cleaned (noted at `("description",)` of the tool), or None."""
+    description = tool.description
+    if description is None:
+        return None
+    return clean_text(description, notes, (ROOT, "description"), "tool")
+
+
+# -- the root -----------------------------------------------------------------------------------
+
+_MERGEABLE: Final = frozenset({"allOf", "anyOf", "oneOf"})
+
+
+def object_root(
+    schema: JSONObject, forbidden: Sequence[str], notes: Notes, *, need_properties: bool
+) -> JSONObject:
+    """A shallow copy of `schema` whose root a provider accepts as a function's parameters.
+
+    A missing root `type` becomes `"object"`; a type list holding `"object"` is narrowed;
+    non-object `properties` becomes `{}`; a malformed `required` is cleaned; each keyword in
+    `forbidden` is removed (inline `allOf`/`anyOf`/`oneOf` branches' properties merged in);
+    `need_properties` adds `properties: {}` when absent.
+
+    Raises:
+        Error: `invalid_tool` at `("inputSchema", "type")` when the root `type` is present and
+            admits no object (such a tool cannot take MCP arguments, which are an object).
+    """
+    out = dict(schema)
+    if "type" not in out:
+        out["type"] = "object"
+        notes.add((ROOT, "type"), "added", 'root "type": "object" added')
+    elif out["type"] != "object":
+        kind = out["type"]
+        if isinstance(kind, list) and "object" in kind:
+            out["type"] = "object"
+            notes.add((ROOT, "type"), "rewritten", 'root "type" narrowed to "object"')
+        else:
+            got = kind if isinstance(kind, str) and len(kind) <= 16 else json_type_name(kind)
+            raise Error(
+                "protocol",
+                "invalid_tool",
+                '$.inputSchema.type must be "object" (tool arguments are an object)',
+                path=(w.INPUT_SCHEMA, "type"),
+                details={"expected": "object", "got": got},
+            )
+    properties = out.get("properties")
+    if "properties" in out and not isinstance(properties, dict):
+        out["properties"] = {}
+        detail = f"root properties was {json_type_name(properties)}"
+        notes.add((ROOT, "properties"), "rewritten", detail)
+    required = out.get("required")
+    if "required" in out and not (
+        isinstance(required, list) and all(isinstance(item, str) for item in required)
+    ):
+        if isinstance(required, list):
+            out["required"] = [item for item in required if isinstance(item, str)]
+            notes.add((ROOT, "required"), "rewritten", "non-string entries removed")
+        else:
+            del out["required"]
+            detail = f"root required was {json_type_name(required)}"
+            notes.add((ROOT, "required"), "dropped", detail)
+    for keyword in forbidden:
+        if keyword in out:
+            _merge_root_branches(out, keyword, notes)
+    if need_properties and "properties" not in out:
+        # OpenAI: "object schema missing properties"; {} says "no named parameters".
+        out["properties"] = {}
+        notes.add((ROOT, "properties"), "added", "empty root properties added")
+    return out
+
+
+def flag_parameter_names(
+    root: JSONObject, pattern: re.Pattern[str], provider: str, notes: Notes
+) -> None:
+    """Flag (keep) top-level property names outside the provider's documented rule."""
+    props = root.get("properties")
+    if isinstance(props, dict):
+        here = (ROOT, "properties")
+        for key in props:
+            if not pattern.fullmatch(key):
+                detail = (
+                    f"parameter name outside {provider}'s documented rule (kept: the tool "
+                    "needs it as is)"
+                )
+                notes.at(here, key, "flagged", detail)
+
+
+def _merge_root_branches(out: JSONObject, keyword: str, notes: Notes) -> None:
+    """Remove a root keyword the provider refuses; fold object branches' properties in."""
+    branches = out.pop(keyword)
+    if keyword not in _MERGEABLE or not isinstance(branches, list):
+        notes.add((ROOT, keyword), "dropped", "not accepted at the root by this provider")
+        return
+    props = out.get("properties")
+    merged: JSONObject = dict(props) if isinstance(props, dict) else {}
+    required = list(out.get("required") or ())
+    for branch in branches:
+        if not isinstance(branch, dict):
+            continue
+        branch_props = branch.get("properties")
+        if isinstance(branch_props, dict):
+            for key, value in branch_props.items():
+                merged.setdefault(key, value)
+        branch_required = branch.get("required")
+        if keyword == "allOf" and isinstance(branch_required, list):
+            required.extend(r for r in branch_required if isinstance(r, str) and r not in required)
+    out["properties"] = merged
+    if required:
+        out["required"] = required
+    notes.add(
+        (ROOT, keyword),
+        "dropped",
+        "not accepted at the root by this provider; the properties of its inline branches were "
+        "merged into the root"
+        + (" (with their required lists)" if keyword == "allOf" else " (all optional)"),
+    )
+
+
+# -- the JSON Schema walker ----------------------------------------------------------------------
+
+Handler = Callable[["SchemaWalk", JSONObject, JSONObject, str, Any, Link], None]
+"""A keyword handler: (walk, source node, destination node, keyword, value, node's path).
+It writes what the provider should see into the destination (or nothing) and notes why."""
+
+Fixer = Callable[["SchemaWalk", JSONObject, JSONObject, Link], None]
+"""A node rule run after a node's keywords: (walk, source node, destination node, path)."""
+
+DRAFT_2020_12: Final = "https://json-schema.org/draft/2020-12/schema"
+
+
+class SchemaWalk:
+    """One copy of a JSON Schema through a keyword -> handler table (explicit stack).
+
+    Each source object node becomes a new destination dict; each keyword goes to
+    `handlers.get(keyword, default)`; then every fixer runs on the node. Sub-schemas are pushed
+    on the stack by `schema`/`schema_map`/`schema_list`, so depth never recurses. Cost: linear
+    in the schema's size (a `$ref` is copied, never followed).
+    """
+
+    __slots__ = ("default", "fixers", "handlers", "moved", "notes", "refs", "stack", "state")
+
+    def __init__(
+        self,
+        handlers: Mapping[str, Handler],
+        fixers: Sequence[Fixer],
+        notes: Notes,
+        default: Handler | None = None,
+    ) -> None:
+        self.handlers = handlers
+        self.fixers = fixers
+        self.notes = notes
+        self.default = default or copy_keyword
+        self.stack: list[tuple[JSONObject, JSONObject, Link]] = []
+        # (source path of a node, old keyword) -> new keyword, for rewriting local $refs
+        self.moved: dict[tuple[tuple[PathItem, ...], str], str] = {}
+        self.refs: list[JSONObject] = []  # destination nodes holding a local "$ref"
+        self.state: dict[str, Any] = {}  # provider-specific per-walk data
+
+    def run(self, root: JSONObject) -> JSONObject:
+        """Translate `root` (already root-adjusted); returns the new schema."""
+        out: JSONObject = {}
+        self.stack.append((root, out, ROOT))
+        while self.stack:
+            source, dst, path = self.stack.pop()
+            self.node(source, dst, path)
+        if self.moved and self.refs:
+            self.rewrite_refs()
+        return out
+
+    def node(self, source: JSONObject, dst: JSONObject, path: Link) -> None:
+        """Translate one object node into `dst`."""
+        handlers = self.handlers
+        for key, value in source.items():
+            if not isinstance(key, str):  # pragma: no cover - JSON keys are strings
+                continue
+            handlers.get(key, self.default)(self, source, dst, key, value, path)
+        for fixer in self.fixers:
+            fixer(self, source, dst, path)
+
+    # -- sub-schemas ---------------------------------------------------------------------------
+
+    def sub(self, value: object, path: Link) -> object:
+        """The destination for one sub-schema at `path`: a new dict (queued), or a boolean
+        schema as is; `None` (noted) for anything else."""
+        if isinstance(value, dict):
+            child: JSONObject = {}
+            self.stack.append((value, child, path))
+            return child
+        if isinstance(value, bool):
+            return value
+        self.notes.add(path, "dropped", f"{json_type_name(value)}, not a schema")
+        return None
+
+    def schema(
+        self, dst: JSONObject, key: str, value: object, path: Link, *, source_key: str = ""
+    ) -> None:
+        """`dst[key]` = the translation of the sub-schema `value` (dropped if not a schema)."""
+        child = self.sub(value, (path, source_key or key))
+        if child is not None:
+            dst[key] = child
+
+    def schema_map(
+        self, dst: JSONObject, key: str, value: object, path: Link, *, source_key: str = ""
+    ) -> None:
+        """`dst[key]` = a map of names to translated sub-schemas (`source_key`: the keyword's
+        name in the source, when it is renamed)."""
+        here = (path, source_key or key)
+        if not isinstance(value, dict):
+            self.notes.add(here, "dropped", f"{json_type_name(value)}, not an object of schemas")
+            return
+        out: JSONObject = {}
+        for name, sub in value.items():
+            child = self.sub(sub, (here, name))
+            if child is not None:
+                out[name] = child
+        dst[key] = out
+
+    def schema_list(
+        self, dst: JSONObject, key: str, value: object, path: Link, *, source_key: str = ""
+    ) -> None:
+        """`dst[key]` = a non-empty list of translated sub-schemas (dropped when empty)."""
+        here = (path, source_key or key)
+        if not isinstance(value, list) or not value:
+            what = "empty list" if isinstance(value, list) else json_type_name(value)
+            self.notes.add(here, "dropped", f"{what}, not a non-empty list of schemas")
+            return
+        out: list[object] = []
+        for index, sub in enumerate(value):
+            child = self.sub(sub, (here, index))
+            if child is not None:
+                out.append(child)
+        if out:
+            dst[key] = out
+
+    def move(self, path: Link, old: str, new: str) -> None:
+        """Record that keyword `old` of the node at `path` now lives at `new` (for $refs)."""
+        if len(self.moved) < MAX_NOTES:  # each entry holds a path tuple: keep the map bounded
+            self.moved[(link_keys(path), old)] = new
+
+    def rewrite_refs(self) -> None:
+        """Point local `$ref`s at keywords that moved (`definitions` -> `$defs`, ...)."""
+        for dst in self.refs:
+            ref = dst["$ref"]
+            parts = ref[2:].split("/") if ref.startswith("#/") else []
+            if len(parts) > 64:
+                continue
+            prefix: list[PathItem] = []
+            changed = False
+            for index, raw in enumerate(parts):
+                key = raw.replace("~1", "/").replace("~0", "~")
+                new = self.moved.get((tuple(prefix), key))
+                if new is not None:
+                    parts[index] = new.replace("~", "~0").replace("/", "~1")
+                    changed = True
+                prefix.append(int(key) if key.isdigit() else key)
+            if changed:
+                dst["$ref"] = "#/" + "/".join(parts)
+
+
+# -- handlers shared by the JSON Schema providers (OpenAI, Anthropic) ------------------------------
+
+
+def copy_keyword(
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
+) -> None:
+    """Keep a keyword as is (annotations, `const`, `default`, unknown keywords)."""
+    dst[key] = value
+
+
+def drop_keyword(detail: str) -> Handler:
+    """A handler that drops the keyword with a note saying `detail`."""
+
+    def handler(
+        walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
+    ) -> None:
+        walk.notes.at(path, key, "dropped", detail)
+
+    return handler
+
+
+def _schema(
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
+) -> None:
+    walk.schema(dst, key, value, path)
+
+
+def _schema_map(
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
+) -> None:
+    walk.schema_map(dst, key, value, path)
+
+
+def _schema_list(
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
+) -> None:
+    walk.schema_list(dst, key, value, path)
+
+
+def checked(test: Callable[[Any], bool], expected: str) -> Handler:
+    """A handler that keeps the keyword when `test(value)` holds, else drops it (noted)."""
+
+    def handler(
+        walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
+    ) -> None:
+        if test(value):
+            dst[key] = value
+        else:
+            walk.notes.at(path, key, "dropped", f"{json_type_name(value)}, not {expected}")
+
+    return handler
+
+
+def _text(
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
+) -> None:
+    if isinstance(value, str):
+        dst[key] = clean_text(value, walk.notes, (path, key))
+    else:
+        walk.notes.at(path, key, "dropped", f"{json_type_name(value)}, not a string")
+
+
+def is_finite_number(value: object) -> bool:
+    """A JSON number that every provider can carry (no bool, NaN, infinity or 10**400)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def _non_negative_int(value: object) -> bool:
+    if isinstance(value, float) and is_finite_number(value) and value.is_integer():
+        return value >= 0
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _positive_number(value: object) -> bool:
+    return is_finite_number(value) and value > 0  # type: ignore[operator]
+
+
+def _unique_strings(value: object) -> bool:
+    return (
+        isinstance(value, list)
+        and all(isinstance(item, str) for item in value)
+        and len(set(value)) == len(value)
+    )
+
+
+def is_regex(value: object) -> bool:
+    """A string Python's `re` compiles (what a JSON Schema validator here can check)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        re.compile(value)
+    except (re.error, RecursionError, OverflowError, ValueError):
+        return False
+    return True
+
+
+JSON_TYPES: Final = frozenset({"array", "boolean", "integer", "null", "number", "object", "string"})
+
+
+def _type(
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
+) -> None:
+    if isinstance(value, str) and value in JSON_TYPES:
+        dst[key] = value
+        return
+    if isinstance(value, list):
+        kept: list[str] = []
+        for item in value:
+            if isinstance(item, str) and item in JSON_TYPES and item not in kept:
+                kept.append(item)
+        if kept:
+            dst[key] = kept[0] if len(kept) == 1 else kept
+            if len(kept) != len(value):
+                walk.notes.at(path, key, "rewritten", "unknown or repeated types removed")
+            return
+    walk.notes.at(path, key, "dropped", "not a JSON Schema type or list of types")
+
+
+def _required(
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
+) -> None:
+    if not isinstance(value, list):
+        walk.notes.at(path, key, "dropped", f"{json_type_name(value)}, not a list")
+        return
+    kept = list(dict.fromkeys(item for item in value if isinstance(item, str)))
+    if len(kept) != len(value):
+        walk.notes.at(path, key, "rewritten", "non-string or repeated names removed")
+    dst[key] = kept
+
+
+def _enum(
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
+) -> None:
+    if isinstance(value, list):
+        dst[key] = value
+    else:
+        walk.notes.at(path, key, "dropped", f"{json_type_name(value)}, not a list")
+
+
+def _dependent_required(
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
+) -> None:
+    if isinstance(value, dict) and all(_unique_strings(v) for v in value.values()):
+        dst[key] = value
+    else:
+        walk.notes.at(path, key, "dropped", "not an object of unique string lists")
+
+
+def _pattern_properties(
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
+) -> None:
+    if isinstance(value, dict):
+        bad = [name for name in value if not is_regex(name)]
+        if bad:
+            value = {name: sub for name, sub in value.items() if name not in bad}
+            for name in bad:
+                walk.notes.at((path, key), name, "dropped", "not a regular expression")
+    walk.schema_map(dst, key, value, path)
+
+
+def _ref(
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
+) -> None:
+    if isinstance(value, str):
+        dst[key] = value
+        if value.startswith("#/"):
+            walk.refs.append(dst)
+    else:
+        walk.notes.at(path, key, "dropped", f"{json_type_name(value)}, not a reference")
+
+
+# -- draft-04/06/07 idioms as 2020-12 (JSON Schema 2020-12 Core, Appendix "Changes") ---------------
+
+_ANCHOR: Final = re.compile(r"[A-Za-z_][-A-Za-z0-9._]*")
+
+
+def _items(
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
+) -> None:
+    if not isinstance(value, list):
+        walk.schema(dst, key, value, path)
+        return
+    # Draft 2019-09 and earlier: an array of items is a tuple. 2020-12 spells it prefixItems;
+    # the old additionalItems (absent: anything) becomes items.
+    if "prefixItems" in src:
+        walk.notes.at(path, key, "dropped", "tuple items next to prefixItems")
+        return
+    if value:
+        walk.schema_list(dst, "prefixItems", value, path, source_key=key)
+        walk.move(path, "items", "prefixItems")
+        walk.notes.at(path, key, "rewritten", "tuple items as prefixItems (2020-12)")
+    else:
+        walk.notes.at(path, key, "dropped", "empty tuple items")
+    if "additionalItems" in src:
+        walk.schema(dst, "items", src["additionalItems"], path, source_key="additionalItems")
+        walk.move(path, "additionalItems", "items")
+        walk.notes.at(path, "additionalItems", "rewritten", "as items after prefixItems (2020-12)")
+
+
+def _additional_items(
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
+) -> None:
+    if not isinstance(src.get("items"), list):
+        # Draft-07 9.3.1.2: ignored unless items is an array; 2020-12 has no such keyword.
+        walk.notes.at(path, key, "dropped", "no effect without tuple items")
+    # with tuple items: handled by _items
+
+
+def _exclusive_bound(bound: str) -> Handler:
+    def handler(
+        walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
+    ) -> None:
+        if is_finite_number(value):
+            dst[key] = value
+            return
+        if value is True and is_finite_number(src.get(bound)):
+            # Draft-04: a boolean that makes `minimum`/`maximum` exclusive; 2020-12 (and 06)
+            # spell the bound itself as the exclusive keyword.
+            dst[key] = src[bound]
+            walk.notes.at(path, key, "rewritten", f"draft-04 boolean as the {bound} value")
+            return
+        detail = "draft-04 false (no effect)" if value is False else "not a number"
+        walk.notes.at(path, key, "dropped", detail)
+
+    return handler
+
+
+def _bound(exclusive: str) -> Handler:
+    def handler(
+        walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
+    ) -> None:
+        if not is_finite_number(value):
+            walk.notes.at(path, key, "dropped", "not a finite number")
+        elif src.get(exclusive) is not True:
+            dst[key] = value
+        # else: the draft-04 exclusive keyword carries it (see _exclusive_bound)
+
+    return handler
+
+
+def _definitions(
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
+) -> None:
+    if isinstance(src.get("$defs"), dict):
+        # Both present: the names may clash, so the old one stays where it is (the 2020-12
+        # meta-schema still describes `definitions`).
+        walk.schema_map(dst, key, value, path)
+        return
+    walk.schema_map(dst, "$defs", value, path, source_key=key)
+    if "$defs" in dst:
+        walk.move(path, "definitions", "$defs")
+        walk.notes.at(path, key, "rewritten", "definitions as $defs (2020-12)")
+
+
+def _dependencies(
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
+) -> None:
+    if not isinstance(value, dict):
+        walk.notes.at(path, key, "dropped", f"{json_type_name(value)}, not an object")
+        return
+    names = {k: v for k, v in value.items() if isinstance(v, list)}
+    schemas = {k: v for k, v in value.items() if not isinstance(v, list)}
+    if names and "dependentRequired" not in src:
+        kept = {k: v for k, v in names.items() if _unique_strings(v)}
+        if kept:
+            dst["dependentRequired"] = kept
+    if schemas and "dependentSchemas" not in src:
+        walk.schema_map(dst, "dependentSchemas", schemas, path, source_key=key)
+        walk.move(path, "dependencies", "dependentSchemas")
+    walk.notes.at(
+        path, key, "rewritten", "split into dependentRequired and dependentSchemas (2020-12)"
+    )
+
+
+def _id(
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
+) -> None:
+    if not isinstance(value, str):
+        dst[key] = value  # not a draft-04 id: an unknown keyword, kept
+        return
+    base, _hash, fragment = value.partition("#")
+    if base and "$id" not in src:
+        dst["$id"] = base + ("#" if _hash and not fragment else "")
+        walk.notes.at(path, key, "rewritten", "draft-04 id as $id")
+    elif not base and fragment and _ANCHOR.fullmatch(fragment) and "$anchor" not in src:
+        dst["$anchor"] = fragment
+        walk.notes.at(path, key, "rewritten", "draft-04 id fragment as $anchor")
+    else:
+        walk.notes.at(path, key, "dropped", "draft-04 id with no 2020-12 equivalent here")
+
+
+def _dollar_id(
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
+) -> None:
+    if isinstance(value, str) and re.fullmatch(r"[^#]*#?", value):
+        dst[key] = value
+    elif isinstance(value, str) and value.startswith("#") and _ANCHOR.fullmatch(value[1:]):
+        if "$anchor" not in src:
+            dst["$anchor"] = value[1:]
+        walk.notes.at(path, key, "rewritten", "draft-06/07 $id fragment as $anchor")
+    else:
+        walk.notes.at(path, key, "dropped", "not a 2020-12 $id (no fragment allowed)")
+
+
+def _dollar_schema(
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
+) -> None:
+    if path is not ROOT:
+        walk.notes.at(path, key, "dropped", "$schema below the root")
+    elif value != DRAFT_2020_12:
+        dst[key] = DRAFT_2020_12
+        walk.notes.at(path, key, "rewritten", "the schema is translated to 2020-12")
+    else:
+        dst[key] = value
+
+
+def _anchor(
+    walk: SchemaWalk, src: JSONObject, dst: JSONObject, key: str, value: Any, path: Link
+) -> None:
+    if isinstance(value, str) and _ANCHOR.fullmatch(value):
+        dst[key] = value
+    else:
+        walk.notes.at(path, key, "dropped", "not an anchor name")
+
+
+def _string(value: object) -> bool:
+    return isinstance(value, str)
+
+
+def _number(value: object) -> bool:
+    return is_finite_number(value)
+
+
+#: 2020-12 keyword -> handler: sub-schemas are walked; other values are checked against the
+#: 2020-12 meta-schema's shape for the keyword (a value of the wrong shape is dropped, noted);
+#: draft-04/06/07 spellings are translated. Unknown keywords are kept (2020-12 allows them).
+JSON_SCHEMA_HANDLERS: Final[Mapping[str, Handler]] = {
+    # applicators (2020-12 Core section 10)
+    "properties": _schema_map,
+    "patternProperties": _pattern_properties,
+    "additionalProperties": _schema,
+    "propertyNames": _schema,
+    "dependentSchemas": _schema_map,
+    "prefixItems": _schema_list,
+    "items": _items,
+    "contains": _schema,
+    "allOf": _schema_list,
+    "anyOf": _schema_list,
+    "oneOf": _schema_list,
+    "not": _schema,
+    "if": _schema,
+    "then": _schema,
+    "else": _schema,
+    "unevaluatedItems": _schema,
+    "unevaluatedProperties": _schema,
+    "contentSchema": _schema,
+    "$defs": _schema_map,
+    # core
+    "$ref": _ref,
+    "$dynamicRef": checked(_string, "a string"),
+    "$id": _dollar_id,
+    "$schema": _dollar_schema,
+    "$anchor": _anchor,
+    "$dynamicAnchor": _anchor,
+    "$comment": checked(_string, "a string"),
+    "$vocabulary": drop_keyword("only meaningful in a meta-schema"),
+    # validation (2020-12 Validation section 6)
+    "type": _type,
+    "enum": _enum,
+    "required": _required,
+    "dependentRequired": _dependent_required,
+    "multipleOf": checked(_positive_number, "a number above 0"),
+    "maximum": _bound("exclusiveMaximum"),
+    "minimum": _bound("exclusiveMinimum"),
+    "exclusiveMaximum": _exclusive_bound("maximum"),
+    "exclusiveMinimum": _exclusive_bound("minimum"),
+    "maxLength": checked(_non_negative_int, "a non-negative integer"),
+    "minLength": checked(_non_negative_int, "a non-negative integer"),
+    "maxItems": checked(_non_negative_int, "a non-negative integer"),
+    "minItems": checked(_non_negative_int, "a non-negative integer"),
+    "maxContains": checked(_non_negative_int, "a non-negative integer"),
+    "minContains": checked(_non_negative_int, "a non-negative integer"),
+    "maxProperties": checked(_non_negative_int, "a non-negative integer"),
+    "minProperties": checked(_non_negative_int, "a non-negative integer"),
+    "uniqueItems": checked(lambda v: isinstance(v, bool), "a boolean"),
+    "pattern": checked(is_regex, "a regular expression"),
+    "format": checked(_string, "a string"),
+    # meta-data (section 9)
+    "title": _text,
+    "description": _text,
+    "deprecated": checked(lambda v: isinstance(v, bool), "a boolean"),
+    "readOnly": checked(lambda v: isinstance(v, bool), "a boolean"),
+    "writeOnly": checked(lambda v: isinstance(v, bool), "a boolean"),
+    "examples": checked(lambda v: isinstance(v, list), "a list"),
+    "contentEncoding": checked(_string, "a string"),
+    "contentMediaType": checked(_string, "a string"),
+    # draft-04/06/07 spellings
+    "definitions": _definitions,
+    "dependencies": _dependencies,
+    "additionalItems": _additional_items,
+    "id": _id,
+    "$recursiveRef": drop_keyword("2019-09 keyword, not 2020-12"),
+    "$recursiveAnchor": drop_keyword("2019-09 keyword, not 2020-12"),
+}
+
+#: Sources of the 2020-12 translation (shared by OpenAI and Anthropic).
+JSON_SCHEMA_RULES: Final = (
+    Rule(
+        "items",
+        "an array of items is a draft-2019-09 tuple: prefixItems in 2020-12, additionalItems "
+        "becomes items",
+        "JSON Schema 2020-12 Core 10.3.1.1-2 and its release notes ('prefixItems')",
+    ),
+    Rule(
+        "exclusiveMinimum",
+        "a boolean (draft-04) makes minimum exclusive; 2020-12 takes the bound as the value",
+        "JSON Schema Validation 2020-12 6.2.3/6.2.5; draft-06 release notes",
+    ),
+    Rule("definitions", "renamed $defs; local $refs follow", "JSON Schema 2019-09 release notes"),
+    Rule(
+        "dependencies",
+        "split into dependentRequired (arrays) and dependentSchemas (schemas)",
+        "JSON Schema 2019-09 release notes",
+    ),
+    Rule("id", "draft-04 id is $id (a fragment is $anchor)", "JSON Schema draft-06 notes"),
+    Rule(
+        "*",
+        "each keyword's value has the shape the 2020-12 meta-schema requires",
+        "https://json-schema.org/draft/2020-12/schema (meta-schema)",
+    ),
+)
