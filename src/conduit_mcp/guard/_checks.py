@@ -1,0 +1,212 @@
+"""The guard's calls into the rest of conduit-mcp, one small private function each.
+
+Each is the single place a parallel change lands (the coordinator swaps one line):
+- `check_arguments`: becomes `conduit_mcp.client.validate_arguments` (issue 13);
+- `validate_output`: `validate_structured` (moving to jsonschema-rs in issue 13);
+- `pin_page`: `PinStore.check` / `approve` today; `changes` and page-level checks (issue 11).
+
+All of them are synchronous and run in a worker thread (`run_bounded`), so none blocks the
+event loop while it works and a slow one is abandoned after its time bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, TypeVar
+
+import anyio
+import anyio.to_thread
+
+# jsonschema ships no type information: its names are Any here.
+from jsonschema import validators as _validators  # type: ignore[import-untyped]
+from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
+from referencing import Registry
+
+from ..client import (
+    Error,
+    OutputIssue,
+    OutputValidation,
+    PinStore,
+    Tool,
+    ToolResult,
+    canonical_json,
+)
+from ..client import validate_structured as _validate_structured
+from ..client._errors import PathItem
+from ..client._versions import at_least
+
+_T = TypeVar("_T")
+
+#: Most argument issues reported.
+_MAX_ISSUES: Final = 20
+_DRAFT_2020_12: Final = "https://json-schema.org/draft/2020-12/schema"
+_DRAFT_07: Final = "http://json-schema.org/draft-07/schema#"
+#: A registry that resolves nothing remote (basic "JSON Schema Usage": MUST NOT dereference
+#: network `$ref`s).
+_REGISTRY: Final[Registry[Any]] = Registry()
+
+
+class Timeout(Exception):
+    """A bounded check did not finish in time (its worker thread was abandoned)."""
+
+
+async def run_bounded(fn: Callable[[], _T], seconds: float) -> _T:
+    """Run `fn()` in a worker thread; give up waiting after `seconds`.
+
+    Raises:
+        Timeout: `fn` did not return in time. The thread is abandoned, not stopped (Python
+            cannot stop a thread); it finishes on its own in the background.
+        Exception: whatever `fn` raised.
+
+    Caveat: the bound holds only while `fn` lets other threads run. C code that keeps the
+    GIL (Python's `re` backtracking) freezes the event loop too; that is why the output check
+    needs a linear-time regex engine (issue 13), and the bound is a second line of defence.
+    """
+    try:
+        with anyio.fail_after(seconds):
+            return await anyio.to_thread.run_sync(fn, abandon_on_cancel=True)
+    except TimeoutError:
+        raise Timeout from None
+
+
+def validate_output(result: ToolResult, tool: Tool, *, protocol_version: str) -> OutputValidation:
+    """`validate_structured`, with its `Error`s read as an `invalid` verdict.
+
+    An outputSchema the validator cannot use (unsupported dialect, too large or too deep) makes
+    the structured content unusable, so it counts as invalid (kind `"schema"`).
+    """
+    try:
+        return _validate_structured(result, tool, protocol_version=protocol_version)
+    except Error as exc:
+        issue = OutputIssue(exc.path, exc.message, "outputSchema", kind="schema")
+        return OutputValidation("invalid", (issue,))
+
+
+def check_arguments(tool: Tool, arguments: object, *, protocol_version: str) -> OutputValidation:
+    """Validate a `tools/call`'s `arguments` against the tool's `inputSchema`.
+
+    Stand-in for `validate_arguments(tool, arguments, *, protocol_version)` (issue 13), with
+    the same verdict type: `valid`, or `invalid` with issues whose paths start at the
+    `arguments` object. Dialect: the schema's `$schema`, else 2020-12 from 2025-11-25 on and
+    draft-07 before (as `validate_structured`). `format` is not asserted. A schema that is
+    not a valid schema, or needs a remote `$ref`, is an `invalid` verdict with a `schema`
+    issue (the call cannot be checked, so it is not sent).
+
+    Spec: 2026-07-28 server/tools "Tool" (`inputSchema`), "Error Handling" (invalid
+    arguments); basic "JSON Schema Usage" ("Schema Dialect", "$ref Resolution").
+    """
+    schema = tool.raw.get("inputSchema")
+    if not isinstance(schema, dict):
+        return OutputValidation("skipped", skip_reason="no_input_schema")
+    default = _DRAFT_2020_12 if at_least(protocol_version, "2025-11-25") else _DRAFT_07
+    try:
+        cls = _validators.validator_for(
+            schema, default=_validators.validator_for({"$schema": default})
+        )
+        cls.check_schema(schema)
+        validator = cls(schema, registry=_REGISTRY)
+        issues: list[OutputIssue] = []
+        for error in validator.iter_errors(arguments):
+            issues.append(
+                OutputIssue(
+                    tuple(error.absolute_path),
+                    _describe(error),
+                    str(error.validator),
+                    tuple(error.absolute_schema_path),
+                )
+            )
+            if len(issues) >= _MAX_ISSUES:
+                break
+    except SchemaError as exc:
+        issue = OutputIssue(
+            (),
+            f"inputSchema is not a valid schema ({exc.validator})",
+            "inputSchema",
+            tuple(exc.absolute_schema_path),
+            kind="schema",
+        )
+        return OutputValidation("invalid", (issue,))
+    except Exception as exc:  # unresolvable $ref, RecursionError, a pattern re cannot compile
+        issue = OutputIssue(
+            (),
+            f"inputSchema cannot be applied ({type(exc).__name__})",
+            "inputSchema",
+            kind="schema",
+        )
+        return OutputValidation("invalid", (issue,))
+    if not issues:
+        return OutputValidation("valid")
+    issues.sort(key=lambda i: [str(p) for p in i.path])
+    return OutputValidation("invalid", tuple(issues))
+
+
+def _describe(error: Any) -> str:
+    # Name the rule and the place, never the instance value.
+    keyword = str(error.validator)
+    if keyword == "required":
+        missing = [str(x)[:64] for x in error.validator_value if isinstance(x, str)]
+        return f"required property missing (one of {missing[:8]})"
+    if keyword == "additionalProperties":
+        return "additional properties are not allowed"
+    if keyword == "type":
+        return f"must be of type {error.validator_value!r}"
+    if keyword in ("enum", "const"):
+        return f"not an allowed value ({keyword})"
+    return f"fails {keyword!r}"
+
+
+@dataclass(frozen=True, slots=True)
+class PinVerdict:
+    """What the pin store says about one tool of a page."""
+
+    status: str  # "approved" | "new" | "changed" (| "cosmetic" once issue 11 lands)
+    pinned: bool  # the guard pinned it now (new + "pin", changed + "allow")
+    changes: tuple[Any, ...] = ()
+
+
+def pin_page(
+    store: PinStore,
+    server_id: str,
+    tools: Sequence[Tool],
+    *,
+    pin_new: bool,
+    pin_changed: bool,
+) -> list[PinVerdict]:
+    """Check every tool of a page against its pin; pin the new (and changed) ones as told.
+
+    One call per page, run in one worker thread. Today: `check` / `approve` per tool; the
+    page-level call and `changes` of issue 11 slot in here.
+    """
+    changes_of = getattr(store, "changes", None)
+    verdicts: list[PinVerdict] = []
+    for tool in tools:
+        status = store.check(server_id, tool)
+        changes: tuple[Any, ...] = ()
+        if status == "changed" and callable(changes_of):
+            try:
+                changes = tuple(changes_of(server_id, tool))
+            except Exception:
+                changes = ()
+        pinned = False
+        if (status == "new" and pin_new) or (status == "changed" and pin_changed):
+            store.approve(server_id, tool)
+            pinned = True
+        verdicts.append(PinVerdict(status, pinned, changes))
+    return verdicts
+
+
+def top_level_changes(old: dict[str, Any], new: dict[str, Any]) -> tuple[PathItem, ...]:
+    """The top-level keys of a tool definition whose values differ (sorted)."""
+    keys = set(old) | set(new)
+    return tuple(
+        sorted(k for k in keys if k not in old or k not in new or not _same(old[k], new[k]))
+    )
+
+
+def _same(a: Any, b: Any) -> bool:
+    # JSON equality (Python's == conflates True and 1): compare canonical bytes.
+    try:
+        return canonical_json(a) == canonical_json(b)
+    except Error:
+        return False
