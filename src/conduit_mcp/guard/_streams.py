@@ -84,6 +84,19 @@ class Connection:
             GuardEvent(kind, tool, reason, decision, server_id=self.guard.server_id, **kw)
         )
 
+    def reject(
+        self,
+        into: list[tuple[int, GuardEvent]],
+        index: int,
+        kind: str,
+        tool: str | None,
+        reason: str,
+        decision: str,
+        **kw: Any,
+    ) -> None:
+        event = GuardEvent(kind, tool, reason, decision, server_id=self.guard.server_id, **kw)
+        into.append((index, event))
+
     def inject(self, message: SessionMessage) -> None:
         self.local.append(message)
         if self.reader is not None:
@@ -281,9 +294,12 @@ class Connection:
         rejected_names: set[str] = set()
         started = self.listing is not None  # this page belongs to a listing begun without a cursor
         listing = self.listing if self.listing is not None else set()
+        rejections: list[tuple[int, GuardEvent]] = []
         for rejection in page.rejected:
             removed.add(rejection.index)
-            self.emit(
+            self.reject(
+                rejections,
+                rejection.index,
                 "tool_rejected",
                 rejection.name,
                 rejection.reason,
@@ -301,7 +317,9 @@ class Connection:
             index = by_identity[id(tool.raw)]
             if tool.name in listing:  # named on an earlier page of this listing
                 removed.add(index)
-                self.emit(
+                self.reject(
+                    rejections,
+                    index,
                     "tool_rejected",
                     tool.name,
                     "duplicate_tool_name",
@@ -320,7 +338,9 @@ class Connection:
                 if local in refusals:
                     removed.add(index)
                     rejected_names.add(tool.name)
-                    self.emit(
+                    self.reject(
+                        rejections,
+                        index,
                         "tool_rejected",
                         tool.name,
                         "sdk_rejects_tool",
@@ -331,6 +351,11 @@ class Connection:
                 else:
                     kept.append((index, tool))
             accepted = kept
+
+        # Rejections in page order, whichever check found them.
+        rejections.sort(key=lambda pair: pair[0])
+        for _, event in rejections:
+            guard._emit(event)
 
         policy = guard.policy
         verdicts = await anyio.to_thread.run_sync(
