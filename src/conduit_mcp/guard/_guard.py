@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
@@ -162,6 +163,82 @@ class Guard:
         write = GuardedWriteStream(write_stream, connection)
         connection.reader = read
         return read, write
+
+    def transport(
+        self, inner: AbstractAsyncContextManager[Any], *, transport: Transport = "stdio"
+    ) -> AbstractAsyncContextManager[tuple[Any, Any]]:
+        """Wrap an SDK client transport: the result is a transport too.
+
+        Use it where the SDK takes a transport, e.g. `mcp.Client(guard.transport(t))`, or
+        `async with guard.transport(t) as (read, write): ClientSession(read, write)`.
+
+        Args:
+            inner: an async context manager yielding `(read_stream, write_stream)` (the SDK's
+                `Transport`: `stdio_client(...)`, `streamable_http_client(...)`, your own).
+            transport: as `wrap_streams` (`"stdio"` default, or `"streamable-http"`).
+
+        Returns:
+            An async context manager (single use, like the SDK's) yielding the guarded pair.
+
+        Seam: mcp 2.3.0 `mcp.client._transport.Transport`.
+        """
+        from ._sdk import guarded_transport
+
+        return guarded_transport(self, inner, transport)
+
+    def stdio_client(
+        self, server: Any, **kwargs: Any
+    ) -> AbstractAsyncContextManager[tuple[Any, Any]]:
+        """`mcp.client.stdio.stdio_client(server, **kwargs)`, guarded (transport `"stdio"`).
+
+        Args:
+            server: an `mcp.StdioServerParameters`.
+            **kwargs: passed on (e.g. `errlog`).
+
+        Returns:
+            The SDK transport, guarded: pass it to `mcp.Client(...)` or enter it yourself.
+        """
+        from mcp.client.stdio import stdio_client
+
+        return self.transport(stdio_client(server, **kwargs), transport="stdio")
+
+    def streamable_http_client(
+        self, url: str, **kwargs: Any
+    ) -> AbstractAsyncContextManager[tuple[Any, Any]]:
+        """`mcp.client.streamable_http.streamable_http_client(url, **kwargs)`, guarded
+        (transport `"streamable-http"`).
+
+        Returns:
+            The SDK transport, guarded: pass it to `mcp.Client(...)` or enter it yourself.
+        """
+        from mcp.client.streamable_http import streamable_http_client
+
+        return self.transport(streamable_http_client(url, **kwargs), transport="streamable-http")
+
+    def fastmcp_transport(self, target: Any) -> Any:
+        """A FastMCP client transport with the guard on its streams: `fastmcp.Client(it)`.
+
+        Args:
+            target: anything `fastmcp.Client(...)` accepts: a `ClientTransport`, a URL
+                (Streamable HTTP), a script path (stdio), a FastMCP server (in memory), an MCP
+                config dict.
+
+        Returns:
+            A `fastmcp.client.transports.ClientTransport` that delegates to the inferred
+            transport; its transport kind is `"streamable-http"` for a
+            `StreamableHttpTransport`, else `"stdio"`.
+
+        Raises:
+            ImportError: fastmcp is not installed.
+            ValueError: as `fastmcp`'s `infer_transport` for a target it cannot use.
+
+        Seam: fastmcp 4.1.6 `ClientTransport.connect_session(transport_options=...)`, whose
+        `TransportOptions.session_class` every FastMCP transport instantiates over the SDK's
+        stream pair.
+        """
+        from ._fastmcp import fastmcp_transport
+
+        return fastmcp_transport(self, target)
 
     def approve(self, name: str) -> bool:
         """Approve the current definition of a held or blocked tool: pin it and allow calls.
