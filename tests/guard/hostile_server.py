@@ -175,6 +175,12 @@ class Server:
             result = {}
         else:
             return {"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "not found"}}
+        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        if meta.get("io.modelcontextprotocol/protocolVersion") == "2026-07-28":
+            # 2026-07-28 results carry resultType; tools/list carries cache hints too.
+            result.setdefault("resultType", "complete")
+            if method == "tools/list":
+                result.update({"ttlMs": 0, "cacheScope": "private"})
         return {"jsonrpc": "2.0", "id": rid, "result": result}
 
 

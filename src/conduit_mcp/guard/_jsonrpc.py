@@ -46,6 +46,13 @@ def result_response(request_id: Any, result: dict[str, Any]) -> SessionMessage:
     return SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=request_id, result=result))
 
 
-def withheld_result(why: str) -> dict[str, Any]:
-    """The `tools/call` result the SDK receives in place of invalid structured output."""
-    return {"content": [{"type": "text", "text": why}], "isError": True}
+def withheld_result(why: str, *, result_type: bool) -> dict[str, Any]:
+    """The `tools/call` result the SDK receives in place of invalid structured output.
+
+    `result_type`: add `"resultType": "complete"` (2026-07-28 on, where the SDK's model
+    requires it; spec 2026-07-28 basic "ResultType").
+    """
+    result: dict[str, Any] = {"content": [{"type": "text", "text": why}], "isError": True}
+    if result_type:
+        result["resultType"] = "complete"
+    return result

@@ -32,7 +32,7 @@ from ..client import (
     parse_call_result,
 )
 from ..client._errors import PathItem
-from ..client._versions import KNOWN_VERSIONS
+from ..client._versions import KNOWN_VERSIONS, at_least
 from . import _checks
 from ._events import GuardEvent, logger
 from ._jsonrpc import (
@@ -517,7 +517,11 @@ class Connection:
         if decision == "flagged":
             return item
         return result_response(
-            message.id, withheld_result(f"conduit-mcp guard withheld this result: {why}")
+            message.id,
+            withheld_result(
+                f"conduit-mcp guard withheld this result: {why}",
+                result_type=at_least(version, "2026-07-28"),
+            ),
         )
 
 
