@@ -10,6 +10,7 @@ Usage: python sdk_server.py            (stdio)
 from __future__ import annotations
 
 import argparse
+
 from mcp.server.mcpserver import MCPServer
 from pydantic import BaseModel
 
