@@ -11,6 +11,8 @@ event loop while it works and a slow one is abandoned after its time bound.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
@@ -101,11 +103,9 @@ def check_arguments(tool: Tool, arguments: object, *, protocol_version: str) -> 
         return OutputValidation("skipped", skip_reason="no_input_schema")
     default = _DRAFT_2020_12 if at_least(protocol_version, "2025-11-25") else _DRAFT_07
     try:
-        cls = _validators.validator_for(
-            schema, default=_validators.validator_for({"$schema": default})
-        )
-        cls.check_schema(schema)
-        validator = cls(schema, registry=_REGISTRY)
+        validator = _argument_validator(tool, schema, default)
+        if validator.is_valid(arguments):
+            return OutputValidation("valid")
         issues: list[OutputIssue] = []
         for error in validator.iter_errors(arguments):
             issues.append(
@@ -141,6 +141,33 @@ def check_arguments(tool: Tool, arguments: object, *, protocol_version: str) -> 
     return OutputValidation("invalid", tuple(issues))
 
 
+_validator_cache: OrderedDict[tuple[str, str], Any] = OrderedDict()
+_validator_lock = threading.Lock()
+_VALIDATOR_CACHE_SIZE: Final = 1024
+
+
+def _argument_validator(tool: Tool, schema: dict[str, Any], default: str) -> Any:
+    """A compiled validator for the tool's inputSchema, cached by (dialect default, the
+    fingerprint of the whole tool definition); an invalid schema raises `SchemaError` each
+    time (a failed compile is never cached)."""
+    key = (default, tool.fingerprint) if tool.fingerprint else None
+    if key is not None:
+        with _validator_lock:
+            cached = _validator_cache.get(key)
+            if cached is not None:
+                _validator_cache.move_to_end(key)
+                return cached
+    cls = _validators.validator_for(schema, default=_validators.validator_for({"$schema": default}))
+    cls.check_schema(schema)
+    validator = cls(schema, registry=_REGISTRY)
+    if key is not None:
+        with _validator_lock:
+            _validator_cache[key] = validator
+            if len(_validator_cache) > _VALIDATOR_CACHE_SIZE:
+                _validator_cache.popitem(last=False)
+    return validator
+
+
 def _describe(error: Any) -> str:
     # Name the rule and the place, never the instance value.
     keyword = str(error.validator)
@@ -154,6 +181,92 @@ def _describe(error: Any) -> str:
     if keyword in ("enum", "const"):
         return f"not an allowed value ({keyword})"
     return f"fails {keyword!r}"
+
+
+#: Keywords whose validation cost is linear in the instance (no regex, no branching, no
+#: references, no pairwise comparison). Annotations are free. A schema built only from these
+#: is checked inline; anything else goes to a worker thread under the time bound.
+_LINEAR_KEYWORDS: Final = frozenset(
+    {
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "enum",
+        "const",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+        "minProperties",
+        "maxProperties",
+        "format",  # an annotation only here: never asserted
+        "title",
+        "description",
+        "default",
+        "examples",
+        "$schema",
+        "$comment",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "$id",
+        "$anchor",
+    }
+)
+_SUBSCHEMA_MAPS: Final = frozenset({"properties"})
+_SUBSCHEMAS: Final = frozenset({"additionalProperties", "items"})
+_VALUES: Final = frozenset({"enum", "const", "default", "examples"})
+_linear_cache: OrderedDict[tuple[str, str], bool] = OrderedDict()
+
+
+def is_linear(tool: Tool, key: str) -> bool:
+    """Whether the tool's `key` schema (`"inputSchema"` / `"outputSchema"`) uses only keywords
+    whose validation is linear in the instance, so it may run inline on the event loop.
+
+    Cached by (key, the tool's fingerprint). Walks the schema with an explicit stack.
+    """
+    fingerprint = tool.fingerprint
+    if fingerprint is not None:
+        hit = _linear_cache.get((key, fingerprint))
+        if hit is not None:
+            return hit
+    answer = _walk_linear(tool.raw.get(key))
+    if fingerprint is not None:
+        with _validator_lock:
+            _linear_cache[(key, fingerprint)] = answer
+            if len(_linear_cache) > _VALIDATOR_CACHE_SIZE:
+                _linear_cache.popitem(last=False)
+    return answer
+
+
+def _walk_linear(schema: object) -> bool:
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, bool):
+            continue
+        if not isinstance(node, dict):
+            return False
+        for keyword, value in node.items():
+            if keyword not in _LINEAR_KEYWORDS:
+                return False
+            if keyword in _SUBSCHEMA_MAPS:
+                if not isinstance(value, dict):
+                    return False
+                stack.extend(value.values())
+            elif keyword in _SUBSCHEMAS:
+                if isinstance(value, list):
+                    stack.extend(value)
+                else:
+                    stack.append(value)
+    return True
 
 
 @dataclass(frozen=True, slots=True)

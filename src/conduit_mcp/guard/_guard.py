@@ -123,6 +123,8 @@ class Guard:
         self._tools: dict[str, ToolState] = {}
         #: tool name -> the definition last seen (for `changes` when the store has none).
         self._last_raw: dict[str, dict[str, Any]] = {}
+        #: tool name -> fingerprint known to be pinned in the guard's private store.
+        self._pinned: dict[str, str | None] = {}
 
     # -- public ----------------------------------------------------------------------------
 
@@ -257,6 +259,7 @@ class Guard:
         if state is None or state.tool is None:
             return False
         self.pins.approve(self.server_id, state.tool)
+        self._pinned[name] = state.tool.fingerprint
         state.status = "ok"
         state.reason = ""
         return True

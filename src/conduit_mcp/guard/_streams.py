@@ -205,11 +205,12 @@ class Connection:
             arguments = {}
         if not isinstance(arguments, dict):
             return "invalid_arguments", ("arguments",), "arguments must be an object"
+        check = _bind(_checks.check_arguments, tool, arguments, protocol_version=version)
         try:
-            verdict = await _checks.run_bounded(
-                _bind(_checks.check_arguments, tool, arguments, protocol_version=version),
-                self.guard.policy.output_timeout,
-            )
+            if _checks.is_linear(tool, "inputSchema"):
+                verdict = check()  # linear in the arguments: no thread hop needed
+            else:
+                verdict = await _checks.run_bounded(check, self.guard.policy.output_timeout)
         except _checks.Timeout:
             return (
                 "argument_check_timeout",
@@ -331,7 +332,7 @@ class Connection:
             accepted.append((index, tool))
 
         # Tools the SDK's own model would refuse (they would sink the whole page there).
-        refusals = sdk_refusals(result, [tool.raw for _, tool in accepted], version)
+        refusals = sdk_refusals([tool for _, tool in accepted], version)
         if refusals:
             kept: list[tuple[int, Tool]] = []
             for local, (index, tool) in enumerate(accepted):
@@ -358,16 +359,7 @@ class Connection:
             guard._emit(event)
 
         policy = guard.policy
-        verdicts = await anyio.to_thread.run_sync(
-            _bind(
-                _checks.pin_page,
-                guard.pins,
-                guard.server_id,
-                [t for _, t in accepted],
-                pin_new=policy.new == "pin",
-                pin_changed=policy.changed == "allow",
-            )
-        )
+        verdicts = await self._pin_verdicts([t for _, t in accepted])
         for (index, tool), verdict in zip(accepted, verdicts, strict=True):
             name = tool.name
             listing.add(name)
@@ -424,6 +416,38 @@ class Connection:
         kept_raw = [raw for index, raw in enumerate(raw_tools) if index not in removed]
         return result_response(message.id, {**result, "tools": kept_raw})
 
+    async def _pin_verdicts(self, tools: list[Tool]) -> list[_checks.PinVerdict]:
+        """The pin verdict of each tool: from the store, in one worker-thread hop.
+
+        With the guard's private store nobody else writes the pins, so a tool the guard
+        already holds as `ok` under the same fingerprint is `approved` without asking it.
+        """
+        guard = self.guard
+        verdicts: list[_checks.PinVerdict | None] = [None] * len(tools)
+        ask: list[int] = []
+        for i, tool in enumerate(tools):
+            if guard._owns_pins and guard._pinned.get(tool.name) == tool.fingerprint:
+                verdicts[i] = _APPROVED
+            else:
+                ask.append(i)
+        if ask:
+            policy = guard.policy
+            answers = await anyio.to_thread.run_sync(
+                _bind(
+                    _checks.pin_page,
+                    guard.pins,
+                    guard.server_id,
+                    [tools[i] for i in ask],
+                    pin_new=policy.new == "pin",
+                    pin_changed=policy.changed == "allow",
+                )
+            )
+            for i, answer in zip(ask, answers, strict=True):
+                verdicts[i] = answer
+                if answer.status == "approved" or answer.pinned:
+                    guard._pinned[tools[i].name] = tools[i].fingerprint
+        return [v if v is not None else _APPROVED for v in verdicts]
+
     def _finish_listing(self, listing: set[str], *, complete: bool) -> None:
         self.listing = None
         if not complete:
@@ -478,13 +502,20 @@ class Connection:
             return item
         tool = pending.tool
         policy = guard.policy
-        if tool is None or policy.invalid_output == "pass":
-            return item
+        if (
+            tool is None
+            or policy.invalid_output == "pass"
+            or parsed.is_error
+            or tool.raw.get("outputSchema") is None
+            or not at_least(version, "2025-06-18")
+        ):
+            return item  # nothing to validate (validate_structured would skip it)
+        check = _bind(_checks.validate_output, parsed, tool, protocol_version=version)
         try:
-            verdict: OutputValidation = await _checks.run_bounded(
-                _bind(_checks.validate_output, parsed, tool, protocol_version=version),
-                policy.output_timeout,
-            )
+            if _checks.is_linear(tool, "outputSchema"):
+                verdict: OutputValidation = check()  # linear in the value: inline
+            else:
+                verdict = await _checks.run_bounded(check, policy.output_timeout)
         except _checks.Timeout:
             reason = "output_validation_timeout"
             why = (
@@ -538,6 +569,9 @@ _STATUS_REFUSAL: Final[dict[str, Callable[[ToolState], tuple[str, tuple[PathItem
     ),
     "held": lambda s: ("tool_held", ("name",), "the tool changed and awaits approval"),
 }
+
+
+_APPROVED: Final = _checks.PinVerdict("approved", False)
 
 
 def _state(status: str, tool: Tool | None, reason: str) -> ToolState:
