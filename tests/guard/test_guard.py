@@ -342,3 +342,58 @@ def _ok_state(name: str) -> Any:
     from conduit_mcp.guard._guard import ToolState
 
     return ToolState("ok", Tool.from_wire("s", tool(name)))
+
+
+# -- the inline / worker-thread split --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("schema", "linear"),
+    [
+        pytest.param({"type": "object"}, True, id="bare"),
+        pytest.param(
+            {
+                "type": "object",
+                "properties": {"a": {"type": "array", "items": {"enum": [1, 2]}}},
+                "required": ["a"],
+                "additionalProperties": False,
+            },
+            True,
+            id="nested-linear",
+        ),
+        pytest.param({"properties": {"s": {"pattern": "^(a+)+$"}}}, False, id="pattern"),
+        pytest.param({"anyOf": [{"type": "string"}]}, False, id="anyOf"),
+        pytest.param({"$ref": "#/$defs/x", "$defs": {"x": {}}}, False, id="ref"),
+        pytest.param({"type": "array", "uniqueItems": True}, False, id="uniqueItems"),
+        pytest.param({"patternProperties": {"^x": {}}}, False, id="patternProperties"),
+        pytest.param({"properties": {"p": {"pattern": "x"}}, "description": "d"}, False, id="deep"),
+        pytest.param({"enum": [{"pattern": "x"}]}, True, id="values-are-not-schemas"),
+    ],
+)
+def test_only_schemas_of_linear_keywords_are_checked_inline(
+    schema: dict[str, Any], linear: bool
+) -> None:
+    """conduit-defined: regex, branching, references and pairwise keywords go to the bounded
+    worker thread; a schema of the listed linear keywords is checked on the event loop."""
+    from conduit_mcp.client import Tool, fingerprint
+    from conduit_mcp.guard import _checks
+
+    raw = {"name": "t", "inputSchema": schema}
+    assert _checks.is_linear(Tool("s", raw, fingerprint(raw)), "inputSchema") is linear
+
+
+def test_the_public_names_are_pinned() -> None:
+    """A new public name is a deliberate API decision (STYLE.md 1)."""
+    import conduit_mcp.guard as guard_module
+
+    assert guard_module.__all__ == [
+        "EVENT_KINDS",
+        "GUARD_REASONS",
+        "INVALID_RESULT_CODE",
+        "MAX_EVENTS",
+        "REFUSED_CALL_CODE",
+        "Guard",
+        "GuardEvent",
+        "Policy",
+    ]
+    assert (guard_module.REFUSED_CALL_CODE, guard_module.INVALID_RESULT_CODE) == (-32602, -32603)
