@@ -100,6 +100,8 @@ async def _session(
             await session.list_tools()
             elapsed = await body(session)
         tg.cancel_scope.cancel()
+    for stream in (to_client_send, to_client_recv, to_server_send, to_server_recv):
+        stream.close()
     return elapsed
 
 
