@@ -12,12 +12,14 @@ event loop while it works and a slow one is abandoned after its time bound.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
 import anyio
+import anyio.lowlevel
 import anyio.to_thread
 
 # jsonschema ships no type information: its names are Any here.
@@ -40,6 +42,8 @@ from ..client._versions import at_least
 
 _T = TypeVar("_T")
 
+#: Worker threads the guard's bounded checks may occupy at once (abandoned ones included).
+_WORKERS: Final = 8
 #: Most argument issues reported.
 _MAX_ISSUES: Final = 20
 _DRAFT_2020_12: Final = "https://json-schema.org/draft/2020-12/schema"
@@ -67,9 +71,25 @@ async def run_bounded(fn: Callable[[], _T], seconds: float) -> _T:
     """
     try:
         with anyio.fail_after(seconds):
-            return await anyio.to_thread.run_sync(fn, abandon_on_cancel=True)
+            return await anyio.to_thread.run_sync(fn, abandon_on_cancel=True, limiter=_limiter())
     except TimeoutError:
         raise Timeout from None
+
+
+_limiters: weakref.WeakKeyDictionary[Any, anyio.CapacityLimiter] = weakref.WeakKeyDictionary()
+
+
+def _limiter() -> anyio.CapacityLimiter:
+    """The guard's own worker-thread limiter, one per event loop: abandoned checks hold its
+    tokens, never those of the application's default thread pool."""
+    loop = anyio.lowlevel.current_token()
+    try:
+        limiter = _limiters.get(loop)
+        if limiter is None:
+            limiter = _limiters[loop] = anyio.CapacityLimiter(_WORKERS)
+    except TypeError:  # a loop token that cannot be weakly referenced
+        limiter = anyio.CapacityLimiter(_WORKERS)
+    return limiter
 
 
 def validate_output(result: ToolResult, tool: Tool, *, protocol_version: str) -> OutputValidation:
@@ -294,15 +314,19 @@ def pin_page(
     changes_of = getattr(store, "changes", None)
     verdicts: list[PinVerdict] = []
     for tool in tools:
-        status = store.check(server_id, tool)
+        status: str = store.check(server_id, tool)  # issue 11 adds "cosmetic"
         changes: tuple[Any, ...] = ()
-        if status == "changed" and callable(changes_of):
+        if status in ("changed", "cosmetic") and callable(changes_of):
             try:
                 changes = tuple(changes_of(server_id, tool))
             except Exception:
                 changes = ()
         pinned = False
-        if (status == "new" and pin_new) or (status == "changed" and pin_changed):
+        if (
+            (status == "new" and pin_new)
+            or (status == "changed" and pin_changed)
+            or status == "cosmetic"  # issue 11: a change the store calls cosmetic is re-pinned
+        ):
             store.approve(server_id, tool)
             pinned = True
         verdicts.append(PinVerdict(status, pinned, changes))

@@ -40,6 +40,7 @@ GUARD_REASONS: Final = frozenset(
     {
         "new_tool",  # tool_new
         "tool_definition_changed",  # tool_changed
+        "cosmetic_change",  # tool_changed: the pin store calls the change cosmetic (re-pinned)
         "tool_not_listed",  # tool_removed
         "sdk_rejects_tool",  # tool_rejected: the SDK's own model for the version refuses it
         "unknown_tool",  # call_refused: never listed, or removed

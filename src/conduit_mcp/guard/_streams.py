@@ -401,6 +401,16 @@ class Connection:
                 if policy.changed == "hold":
                     guard._tools[name] = _state("held", tool, "changed")
                     continue
+            elif status == "cosmetic":  # issue 11's PinStore: not material, re-pinned
+                self.emit(
+                    "tool_changed",
+                    name,
+                    "cosmetic_change",
+                    "pinned",
+                    path=("tools", index),
+                    changes=verdict.changes,
+                    message="the definition differs from its pin only cosmetically (re-pinned)",
+                )
             guard._tools[name] = _state("ok", tool, "")
 
         for name in rejected_names:
