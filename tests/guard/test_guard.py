@@ -397,3 +397,21 @@ def test_the_public_names_are_pinned() -> None:
         "Policy",
     ]
     assert (guard_module.REFUSED_CALL_CODE, guard_module.INVALID_RESULT_CODE) == (-32602, -32603)
+
+
+async def test_a_response_id_of_5000_digits_is_handed_on_unchanged() -> None:
+    """int() refuses digit strings past 4,300 digits (CPython's limit); the guard never
+    converts such an id, so nothing raises into the SDK."""
+    from mcp.shared.message import SessionMessage
+    from mcp.types.jsonrpc import ErrorData, JSONRPCError, JSONRPCResponse
+
+    from conduit_mcp.guard._streams import Connection
+
+    connection = Connection(Guard("s"), "stdio")
+    huge = "9" * 5000
+    for message in (
+        JSONRPCResponse(jsonrpc="2.0", id=huge, result={}),
+        JSONRPCError(jsonrpc="2.0", id=huge, error=ErrorData(code=1, message="x")),
+    ):
+        item = SessionMessage(message)
+        assert await connection.inbound(item) is item

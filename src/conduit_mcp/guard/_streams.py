@@ -112,7 +112,13 @@ class Connection:
 
     def _take_pending(self, request_id: Any) -> _Pending | None:
         pending = self.pending.pop(request_id, None)
-        if pending is None and isinstance(request_id, str) and request_id.isdigit():
+        if (
+            pending is None
+            and isinstance(request_id, str)
+            and len(request_id) < 20
+            and request_id.isascii()
+            and request_id.isdigit()
+        ):
             pending = self.pending.pop(int(request_id), None)
         elif pending is None and isinstance(request_id, int):
             pending = self.pending.pop(str(request_id), None)
@@ -234,12 +240,16 @@ class Connection:
         if not isinstance(item, SessionMessage):
             return item
         message = item.message
-        if isinstance(message, JSONRPCError):
-            self._take_pending(message.id)
+        try:
+            if isinstance(message, JSONRPCError):
+                self._take_pending(message.id)
+                return item
+            if not isinstance(message, JSONRPCResponse):
+                return item
+            pending = self._take_pending(message.id)
+        except Exception:
+            logger.exception("guard failed to match a response; passed on unchanged")
             return item
-        if not isinstance(message, JSONRPCResponse):
-            return item
-        pending = self._take_pending(message.id)
         if pending is None:
             return item
         try:
