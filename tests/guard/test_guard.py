@@ -415,3 +415,43 @@ async def test_a_response_id_of_5000_digits_is_handed_on_unchanged() -> None:
     ):
         item = SessionMessage(message)
         assert await connection.inbound(item) is item
+
+
+async def test_an_argument_check_past_its_bound_refuses_the_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A non-linear inputSchema (here: a pattern) is checked in a worker thread; past
+    output_timeout the call is refused with its own reason, unsent."""
+    import time
+
+    from conduit_mcp.guard import _checks
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(5)
+
+    monkeypatch.setattr(_checks, "check_arguments", slow)
+    schema = {"type": "object", "properties": {"s": {"type": "string", "pattern": "^a$"}}}
+    guard = Guard("s", output_timeout=0.2)
+
+    def handler(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        return {"tools": [{"name": "a", "inputSchema": schema}]} if method == "tools/list" else {}
+
+    async with scripted_session(guard, handler) as (session, script):
+        await session.list_tools()
+        with anyio.fail_after(3), pytest.raises(MCPError) as refused:
+            await session.call_tool("a", {"s": "a"})
+    assert refused.value.error.data["reason"] == "argument_check_timeout"
+    assert script.calls() == []
+
+
+async def test_one_guard_keeps_its_knowledge_across_connections() -> None:
+    """A client that reconnects (FastMCP does) wraps new streams with the same guard: the
+    tools and pins of the first connection still count; the private store closes with it."""
+    listings = iter([[tool("a")], [tool("a", description="changed")]])
+    with Guard("s") as guard:
+        for _ in range(2):
+            async with scripted_session(guard, lambda m, p: {"tools": next(listings)}) as (s, _):
+                await s.list_tools()
+        assert guard.tool_status("a") == "blocked"
+    with pytest.raises(ValueError, match="closed"):
+        guard.pins.pinned("s")
