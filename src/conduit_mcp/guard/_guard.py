@@ -151,7 +151,9 @@ class Guard:
             `aclose`, async iteration and context management), each forwarding to the one it
             wraps. The protocol version is learned from this connection's `initialize`
             response (or the `_meta` protocol version a 2026-07-28 client stamps on each
-            request); until then tool messages pass unchecked (`unchecked` events).
+            request), never assumed. Until it is known (or when it is one this library does
+            not know), a `tools/list` page passes unchanged with a `list_unreadable` event and
+            its tools stay unknown, so calls to them are refused (fail closed).
 
         Raises:
             ValueError: `transport` is not one of the two transports.
