@@ -422,14 +422,16 @@ async def test_an_argument_check_past_its_bound_refuses_the_call(
 ) -> None:
     """A non-linear inputSchema (here: a pattern) is checked in a worker thread; past
     output_timeout the call is refused with its own reason, unsent."""
-    import time
+    import threading
 
     from conduit_mcp.guard import _checks
 
-    def slow(*args: Any, **kwargs: Any) -> Any:
-        time.sleep(5)
+    release = threading.Event()
 
-    monkeypatch.setattr(_checks, "check_arguments", slow)
+    def stuck(*args: Any, **kwargs: Any) -> Any:
+        release.wait()  # never returns on its own: only the bound can end the wait
+
+    monkeypatch.setattr(_checks, "check_arguments", stuck)
     schema = {"type": "object", "properties": {"s": {"type": "string", "pattern": "^a$"}}}
     guard = Guard("s", output_timeout=0.2)
 
@@ -440,6 +442,7 @@ async def test_an_argument_check_past_its_bound_refuses_the_call(
         await session.list_tools()
         with anyio.fail_after(3), pytest.raises(MCPError) as refused:
             await session.call_tool("a", {"s": "a"})
+    release.set()  # let the abandoned worker thread finish
     assert refused.value.error.data["reason"] == "argument_check_timeout"
     assert script.calls() == []
 

