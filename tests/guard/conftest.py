@@ -131,3 +131,17 @@ def server_everything_argv() -> list[str]:
     node, npm = require_node()
     entry, _, _ = install_server_everything(npm)
     return [node, str(entry), "stdio"]
+
+
+def changed_keys(changes: tuple[object, ...]) -> set[str]:
+    """The top-level tool keys a `tool_changed` event's `changes` name, whichever form they
+    take: key names (the guard's own diff) or field changes with an RFC 6901 `path` (from a
+    `PinStore.changes` that has them, issue 11)."""
+    keys: set[str] = set()
+    for change in changes:
+        if isinstance(change, str):
+            keys.add(change)
+        else:
+            path = str(getattr(change, "path", ""))
+            keys.add(path.split("/")[1] if path.startswith("/") else path)
+    return keys

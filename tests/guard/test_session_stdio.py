@@ -20,7 +20,7 @@ from mcp.shared.exceptions import MCPError
 
 from conduit_mcp.guard import INVALID_RESULT_CODE, REFUSED_CALL_CODE, Guard
 
-from .conftest import Hostile
+from .conftest import Hostile, changed_keys
 
 pytestmark = pytest.mark.anyio
 
@@ -136,7 +136,7 @@ async def test_rug_pull_without_list_changed_is_blocked_and_later_calls_refused(
     assert len(changed) == 1
     assert changed[0].tool == "echo"
     assert changed[0].decision == "blocked"
-    assert set(changed[0].changes) == {"description", "inputSchema"}
+    assert changed_keys(changed[0].changes) == {"description", "inputSchema"}
     assert refused.value.error.data["reason"] == "tool_blocked"
     assert server.calls() == [("echo", {"message": "before"})]
     assert guard.tool_status("echo") == "blocked"

@@ -305,31 +305,44 @@ def pin_page(
     *,
     pin_new: bool,
     pin_changed: bool,
+    protocol_version: str | None = None,
 ) -> list[PinVerdict]:
     """Check every tool of a page against its pin; pin the new (and changed) ones as told.
 
-    One call per page, run in one worker thread. Today: `check` / `approve` per tool; the
-    page-level call and `changes` of issue 11 slot in here.
+    One call per page, run in one worker thread. A store with `check_page` (issue 11) is asked
+    once for the whole page and gives field-level `changes`; otherwise `check` per tool (and
+    `changes` when the store has it). The tools to pin are approved in one transaction
+    (`approve_all`). A `"cosmetic"` status (issue 11) is re-pinned.
     """
-    changes_of = getattr(store, "changes", None)
+    check_page = getattr(store, "check_page", None)
+    answers: list[tuple[str, tuple[Any, ...]]] = []
+    if callable(check_page):
+        for check in check_page(server_id, tools, protocol_version=protocol_version):
+            answers.append((str(check.status), tuple(check.changes)))
+    else:
+        changes_of = getattr(store, "changes", None)
+        for tool in tools:
+            status: str = store.check(server_id, tool)  # issue 11 adds "cosmetic"
+            changes: tuple[Any, ...] = ()
+            if status in ("changed", "cosmetic") and callable(changes_of):
+                try:
+                    changes = tuple(changes_of(server_id, tool))
+                except Exception:
+                    changes = ()
+            answers.append((status, changes))
     verdicts: list[PinVerdict] = []
-    for tool in tools:
-        status: str = store.check(server_id, tool)  # issue 11 adds "cosmetic"
-        changes: tuple[Any, ...] = ()
-        if status in ("changed", "cosmetic") and callable(changes_of):
-            try:
-                changes = tuple(changes_of(server_id, tool))
-            except Exception:
-                changes = ()
-        pinned = False
-        if (
+    to_pin: list[Tool] = []
+    for tool, (status, changes) in zip(tools, answers, strict=True):
+        pinned = (
             (status == "new" and pin_new)
             or (status == "changed" and pin_changed)
-            or status == "cosmetic"  # issue 11: a change the store calls cosmetic is re-pinned
-        ):
-            store.approve(server_id, tool)
-            pinned = True
+            or status == "cosmetic"
+        )
+        if pinned:
+            to_pin.append(tool)
         verdicts.append(PinVerdict(status, pinned, changes))
+    if to_pin:
+        store.approve_all(server_id, to_pin)
     return verdicts
 
 

@@ -460,6 +460,7 @@ class Connection:
                     [tools[i] for i in ask],
                     pin_new=policy.new == "pin",
                     pin_changed=policy.changed == "allow",
+                    protocol_version=self.known_version(),
                 )
             )
             for i, answer in zip(ask, answers, strict=True):
