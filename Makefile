@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
-EXTRAS := codegen,test,dev,bench,fuzz,postgresql
+EXTRAS := codegen,test,dev,bench,fuzz,postgresql,integrations
 SOURCES := $(wildcard src tests codegen bench)
 TESTS ?=
 

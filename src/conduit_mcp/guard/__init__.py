@@ -1,0 +1,26 @@
+"""conduit_mcp.guard: conduit-mcp inside the MCP clients people already use.
+
+A `Guard` sits between an MCP client and its transport at the JSON-RPC message level: it sees
+exactly the JSON the server sent, before any SDK model is built, and decides before the SDK
+does (tool intake, pins, call gating, output checks). Use it with the official SDK's
+`ClientSession` (`Guard.wrap_streams`), the SDK's `Client` (`stdio_client`,
+`streamable_http_client`, `guarded_transport`) or FastMCP's `Client` (`fastmcp_transport`).
+
+Needs the `integrations` extra (`pip install 'conduit-mcp[integrations]'`).
+"""
+
+from ._events import EVENT_KINDS, GUARD_REASONS, MAX_EVENTS, GuardEvent
+from ._guard import Guard
+from ._jsonrpc import INVALID_RESULT_CODE, REFUSED_CALL_CODE
+from ._policy import Policy
+
+__all__ = [
+    "EVENT_KINDS",
+    "GUARD_REASONS",
+    "INVALID_RESULT_CODE",
+    "MAX_EVENTS",
+    "REFUSED_CALL_CODE",
+    "Guard",
+    "GuardEvent",
+    "Policy",
+]

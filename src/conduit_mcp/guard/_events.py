@@ -1,0 +1,144 @@
+"""Guard events: every decision the guard takes, delivered to a list, a callback and logging.
+
+Not a public module: import `GuardEvent`, `EVENT_KINDS` and `GUARD_REASONS` from
+`conduit_mcp.guard`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from ..client._errors import PathItem, render_path
+
+#: The logger every event is written to (stdlib `logging`).
+logger: Final = logging.getLogger("conduit_mcp.guard")
+
+#: Every `GuardEvent.kind`. The kinds are public API.
+EVENT_KINDS: Final = frozenset(
+    {
+        # tools/list
+        "tool_rejected",  # intake (or the SDK's model) refused a tool: removed from the page
+        "tool_new",  # a tool never pinned for this server
+        "tool_changed",  # a pinned tool whose definition differs from its pin
+        "tool_removed",  # a tool of the last complete listing is no longer listed
+        "list_unreadable",  # a tools/list result the guard cannot read: passed on unchanged
+        # tools/call
+        "call_refused",  # answered locally with a JSON-RPC error; never sent to the server
+        "output_invalid",  # structuredContent failed the outputSchema (or its check timed out)
+        "result_invalid",  # the tools/call result is not a result: the SDK gets an error response
+        "unchecked",  # the guard could not check a message (e.g. unknown protocol version)
+    }
+)
+
+#: Reason codes the guard adds to those of `conduit_mcp.client.REASONS` (intake and result
+#: reasons pass through as they are). Public API.
+GUARD_REASONS: Final = frozenset(
+    {
+        "new_tool",  # tool_new
+        "tool_definition_changed",  # tool_changed
+        "cosmetic_change",  # tool_changed: the pin store calls the change cosmetic (re-pinned)
+        "tool_not_listed",  # tool_removed
+        "sdk_rejects_tool",  # tool_rejected: the SDK's own model for the version refuses it
+        "unknown_tool",  # call_refused: never listed, or removed
+        "tool_rejected",  # call_refused: the tool was rejected at intake
+        "tool_blocked",  # call_refused: new/changed policy "block"
+        "tool_held",  # call_refused: changed policy "hold", awaiting `Guard.approve`
+        "invalid_arguments",  # call_refused: arguments fail the tool's inputSchema
+        "argument_check_timeout",  # call_refused: the argument check did not finish in time
+        "invalid_structured_content",  # output_invalid
+        "output_validation_timeout",  # output_invalid: the check did not finish in time
+        "unknown_protocol_version",  # unchecked / list_unreadable
+        "guard_internal_error",  # a bug in the guard: calls fail closed, results pass unchanged
+    }
+)
+
+#: Default number of events `Guard.events` keeps (oldest dropped first).
+MAX_EVENTS: Final = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class GuardEvent:
+    """One decision of the guard. Immutable.
+
+    Attributes:
+        kind: one of `EVENT_KINDS` (e.g. `"tool_rejected"`, `"call_refused"`).
+        tool: the tool name the decision is about, or `None` (e.g. an unreadable page).
+        reason: a snake_case code from `conduit_mcp.client.REASONS` or `GUARD_REASONS`.
+        decision: what the guard did: `"removed"` (from the page the SDK sees), `"pinned"`,
+            `"allowed"`, `"blocked"`, `"held"`, `"refused"`, `"withheld"`, `"flagged"`,
+            `"answered_error"` or `"passed"` (handed on unchanged).
+        path: keys and indexes into the message the decision is about: from the `tools/list`
+            result root (`("tools", 3, "inputSchema")`), from the call's `arguments`, or from
+            `structuredContent`.
+        message: one line for a person; names places and JSON types, never the payload.
+        server_id: the operator-assigned id of the guarded server.
+        changes: for `tool_changed`: what changed, as the pin store reports it
+            (`PinStore.changes`, when the store has it) or else the top-level keys of the tool
+            definition whose values differ from the last definition seen (`("description",)`).
+        details: extra machine-readable facts (JSON-RPC request id, issue counts, ...).
+    """
+
+    kind: str
+    tool: str | None
+    reason: str
+    decision: str
+    path: tuple[PathItem, ...] = ()
+    message: str = ""
+    server_id: str = ""
+    changes: tuple[Any, ...] = ()
+    details: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+
+    @property
+    def json_path(self) -> str:
+        """`path` rendered as a string, e.g. `$.tools[3].inputSchema`."""
+        return render_path(self.path)
+
+
+_LEVELS: Final = {
+    "tool_new": logging.INFO,
+    "tool_removed": logging.INFO,
+    "unchecked": logging.INFO,
+}
+
+
+class EventSink:
+    """Delivers events in order to a bounded list, an optional callback and the logger."""
+
+    __slots__ = ("_callback", "_events")
+
+    def __init__(
+        self, callback: Callable[[GuardEvent], object] | None, max_events: int = MAX_EVENTS
+    ) -> None:
+        self._events: deque[GuardEvent] = deque(maxlen=max_events)
+        self._callback = callback
+
+    @property
+    def events(self) -> tuple[GuardEvent, ...]:
+        return tuple(self._events)
+
+    def emit(self, event: GuardEvent) -> None:
+        """Record `event`; a callback that raises is logged, never propagated."""
+        self._events.append(event)
+        level = _LEVELS.get(event.kind, logging.WARNING)
+        if logger.isEnabledFor(level):
+            logger.log(
+                level,
+                "%s %s tool=%r reason=%s at %s: %s",
+                event.server_id,
+                event.kind,
+                event.tool,
+                event.reason,
+                event.json_path,
+                event.message,
+                extra={"guard_event": event},
+            )
+        if self._callback is not None:
+            try:
+                self._callback(event)
+            except Exception:
+                # The callback is the caller's code: its failure must not reach the SDK.
+                logger.exception("guard on_event callback raised")

@@ -1,0 +1,291 @@
+"""`Guard`: conduit-mcp between an MCP client and its transport, at the JSON-RPC message level.
+
+Not a public module: import `Guard` from `conduit_mcp.guard`.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from ..client import PinStore, Tool
+from ..client._tool import check_server_id
+from ._events import MAX_EVENTS, EventSink, GuardEvent
+from ._policy import Policy, make_policy
+
+Transport = Literal["stdio", "streamable-http"]
+_TRANSPORTS: Final = ("stdio", "streamable-http")
+
+ToolStatus = Literal["ok", "rejected", "blocked", "held"]
+
+
+@dataclass(slots=True)
+class ToolState:
+    """What the guard knows about one tool name of its server."""
+
+    status: ToolStatus
+    tool: Tool | None  # the accepted definition (None for a rejected tool)
+    reason: str = ""
+
+
+class Guard:
+    """conduit-mcp between an MCP client and one server, at the JSON-RPC message level.
+
+    The guard reads every message the server sends before any SDK model is built (a JSON-RPC
+    response's `result` is still a plain dict at that level) and decides before the SDK does:
+
+    - each `tools/list` page goes through `intake` with the negotiated version and transport;
+      rejected tools, and tools the SDK's own model would refuse, are removed from the page the
+      SDK sees (one bad tool never sinks the page); every listed tool is compared with its pin:
+      a new one follows `new`, a changed one `changed`; a tool missing from a complete listing
+      is recorded (`tool_removed`). `notifications/tools/list_changed` passes through and
+      carries no trust: only the listing itself is compared.
+    - each `tools/call` request is refused on the client side, never sent, when the tool is
+      unknown, rejected, blocked or held, or (`check_arguments`) its arguments fail the tool's
+      `inputSchema`. The SDK receives a JSON-RPC error response with the request's id:
+      code `REFUSED_CALL_CODE` (-32602), `data` = `{"source": "conduit-mcp.guard", "reason",
+      "tool", "path"}`.
+    - each `tools/call` response goes through `parse_call_result` with the negotiated version
+      (an `Error` becomes a JSON-RPC error response, code `INVALID_RESULT_CODE` (-32603): a
+      non-result never reaches the SDK as success; an input-required result passes untouched),
+      then `validate_structured` in a worker thread bounded by `output_timeout`. Invalid
+      structured content is withheld by default: the SDK receives
+      `{"content": [{"type": "text", "text": <why>}], "isError": true}`, saying why without
+      echoing the value, so the SDK's own output check neither raises nor hangs.
+
+    Never raises into the SDK's receive loop and never waits on the server: a message the
+    guard cannot read goes to the SDK unchanged. A bug inside the guard fails closed for a
+    `tools/call` request (refused, `guard_internal_error`) and open for anything else.
+
+    Every decision is a `GuardEvent`, delivered in order to `events`, to `on_event` and to the
+    stdlib logger `conduit_mcp.guard` (WARNING for refusals and rejections, INFO otherwise).
+
+    Args:
+        server_id: the operator-assigned id of the server (non-empty `str`); keys the pins.
+        pins: a `PinStore` that persists across sessions (a file or URL), or `None` (default):
+            a private in-memory store for the guard's life, so a rug pull within one session
+            is still caught. A caller's store is never closed by the guard.
+        trusted: whether the operator trusts this server's self-description (passed to
+            `intake`; affects `Intake.hints` only).
+        on_event: called with each `GuardEvent`, synchronously, in order; what it raises is
+            logged, never propagated.
+        max_events: how many events `events` keeps (oldest dropped first).
+        **policy: `new` ("pin" | "allow" | "block"), `changed` ("block" | "allow" | "hold"),
+            `check_arguments` (bool), `invalid_output` ("withhold" | "flag" | "pass"),
+            `output_timeout` (seconds); see `Policy` for meanings and defaults.
+
+    Raises:
+        TypeError: an unknown policy keyword, or an argument of the wrong type.
+        ValueError: an empty `server_id`, or a policy value outside its choices.
+
+    Spec: MCP 2026-07-28 server/tools ("Listing Tools", "Calling Tools", "Output Schema": the
+    client SHOULD validate structured results; "Error Handling"; "Security Considerations":
+    clients SHOULD validate tool results and treat annotations as untrusted);
+    basic/lifecycle "Version Negotiation"; basic/transports "Custom Headers from Tool
+    Parameters" (MUST exclude a tool with an invalid `x-mcp-header`).
+
+    >>> guard = Guard("demo")
+    >>> guard.policy.changed
+    'block'
+    """
+
+    def __init__(
+        self,
+        server_id: str,
+        *,
+        pins: PinStore | None = None,
+        trusted: bool = False,
+        on_event: Callable[[GuardEvent], object] | None = None,
+        max_events: int = MAX_EVENTS,
+        **policy: Any,
+    ) -> None:
+        check_server_id(server_id)
+        if pins is not None and not isinstance(pins, PinStore):
+            raise TypeError(f"pins must be a PinStore or None, got {type(pins).__name__}")
+        if not isinstance(trusted, bool):
+            raise TypeError("trusted must be a bool")
+        if on_event is not None and not callable(on_event):
+            raise TypeError("on_event must be callable")
+        if isinstance(max_events, bool) or not isinstance(max_events, int) or max_events < 1:
+            raise ValueError("max_events must be a positive int")
+        self.server_id: Final = server_id
+        self.trusted: Final = trusted
+        self.policy: Final[Policy] = make_policy(dict(policy))
+        self._owns_pins = pins is None
+        self.pins: Final[PinStore] = pins if pins is not None else PinStore(":memory:")
+        if self._owns_pins:
+            weakref.finalize(self, self.pins.close)
+        self._sink = EventSink(on_event, max_events)
+        #: tool name -> what the guard knows (shared by every connection of this guard).
+        self._tools: dict[str, ToolState] = {}
+        #: tool name -> the definition last seen (for `changes` when the store has none).
+        self._last_raw: dict[str, dict[str, Any]] = {}
+        #: tool name -> fingerprint known to be pinned in the guard's private store.
+        self._pinned: dict[str, str | None] = {}
+
+    # -- public ----------------------------------------------------------------------------
+
+    @property
+    def events(self) -> tuple[GuardEvent, ...]:
+        """Every event so far (at most `max_events`, oldest first), as an immutable tuple."""
+        return self._sink.events
+
+    def wrap_streams(
+        self, read_stream: Any, write_stream: Any, *, transport: Transport = "stdio"
+    ) -> tuple[Any, Any]:
+        """Wrap a transport's stream pair; returns the pair `mcp.ClientSession(read, write)` takes.
+
+        Args:
+            read_stream: the transport's receive stream of `SessionMessage | Exception`.
+            write_stream: the transport's send stream of `SessionMessage`.
+            transport: `"stdio"` (default; also right for in-memory streams) or
+                `"streamable-http"`; decides whether `x-mcp-header` rules apply (Streamable
+                HTTP from 2026-07-28). The SDK-transport wrappers (`stdio_client`,
+                `streamable_http_client`, `fastmcp_transport`) pass it for you.
+
+        Returns:
+            `(read, write)`: objects with the stream methods the SDK uses (`receive`, `send`,
+            `aclose`, async iteration and context management), each forwarding to the one it
+            wraps. The protocol version is learned from this connection's `initialize`
+            response (or the `_meta` protocol version a 2026-07-28 client stamps on each
+            request), never assumed. Until it is known (or when it is one this library does
+            not know), a `tools/list` page passes unchanged with a `list_unreadable` event and
+            its tools stay unknown, so calls to them are refused (fail closed).
+
+        Raises:
+            ValueError: `transport` is not one of the two transports.
+        """
+        from ._streams import Connection, GuardedReadStream, GuardedWriteStream
+
+        if transport not in _TRANSPORTS:
+            raise ValueError(f"transport must be one of {list(_TRANSPORTS)}, got {transport!r}")
+        connection = Connection(self, transport)
+        read = GuardedReadStream(read_stream, connection)
+        write = GuardedWriteStream(write_stream, connection)
+        connection.reader = read
+        return read, write
+
+    def transport(
+        self, inner: AbstractAsyncContextManager[Any], *, transport: Transport = "stdio"
+    ) -> AbstractAsyncContextManager[tuple[Any, Any]]:
+        """Wrap an SDK client transport: the result is a transport too.
+
+        Use it where the SDK takes a transport, e.g. `mcp.Client(guard.transport(t))`, or
+        `async with guard.transport(t) as (read, write): ClientSession(read, write)`.
+
+        Args:
+            inner: an async context manager yielding `(read_stream, write_stream)` (the SDK's
+                `Transport`: `stdio_client(...)`, `streamable_http_client(...)`, your own).
+            transport: as `wrap_streams` (`"stdio"` default, or `"streamable-http"`).
+
+        Returns:
+            An async context manager (single use, like the SDK's) yielding the guarded pair.
+
+        Seam: mcp 2.3.0 `mcp.client._transport.Transport`.
+        """
+        from ._sdk import guarded_transport
+
+        return guarded_transport(self, inner, transport)
+
+    def stdio_client(
+        self, server: Any, **kwargs: Any
+    ) -> AbstractAsyncContextManager[tuple[Any, Any]]:
+        """`mcp.client.stdio.stdio_client(server, **kwargs)`, guarded (transport `"stdio"`).
+
+        Args:
+            server: an `mcp.StdioServerParameters`.
+            **kwargs: passed on (e.g. `errlog`).
+
+        Returns:
+            The SDK transport, guarded: pass it to `mcp.Client(...)` or enter it yourself.
+        """
+        from mcp.client.stdio import stdio_client
+
+        return self.transport(stdio_client(server, **kwargs), transport="stdio")
+
+    def streamable_http_client(
+        self, url: str, **kwargs: Any
+    ) -> AbstractAsyncContextManager[tuple[Any, Any]]:
+        """`mcp.client.streamable_http.streamable_http_client(url, **kwargs)`, guarded
+        (transport `"streamable-http"`).
+
+        Returns:
+            The SDK transport, guarded: pass it to `mcp.Client(...)` or enter it yourself.
+        """
+        from mcp.client.streamable_http import streamable_http_client
+
+        return self.transport(streamable_http_client(url, **kwargs), transport="streamable-http")
+
+    def fastmcp_transport(self, target: Any) -> Any:
+        """A FastMCP client transport with the guard on its streams: `fastmcp.Client(it)`.
+
+        Args:
+            target: anything `fastmcp.Client(...)` accepts: a `ClientTransport`, a URL
+                (Streamable HTTP), a script path (stdio), a FastMCP server (in memory), an MCP
+                config dict.
+
+        Returns:
+            A `fastmcp.client.transports.ClientTransport` that delegates to the inferred
+            transport; its transport kind is `"streamable-http"` for a
+            `StreamableHttpTransport`, else `"stdio"`.
+
+        Raises:
+            ImportError: fastmcp is not installed.
+            ValueError: as `fastmcp`'s `infer_transport` for a target it cannot use.
+
+        Seam: fastmcp 4.1.6 `ClientTransport.connect_session(transport_options=...)`, whose
+        `TransportOptions.session_class` every FastMCP transport instantiates over the SDK's
+        stream pair.
+        """
+        from ._fastmcp import fastmcp_transport
+
+        return fastmcp_transport(self, target)
+
+    def approve(self, name: str) -> bool:
+        """Approve the current definition of a held or blocked tool: pin it and allow calls.
+
+        Args:
+            name: the tool name as listed.
+
+        Returns:
+            `True` when a definition was pinned; `False` when the guard holds no accepted
+            definition under that name (never listed, or rejected at intake).
+
+        Raises:
+            sqlite3.Error: the pin store cannot be written.
+        """
+        state = self._tools.get(name)
+        if state is None or state.tool is None:
+            return False
+        self.pins.approve(self.server_id, state.tool)
+        self._pinned[name] = state.tool.fingerprint
+        state.status = "ok"
+        state.reason = ""
+        return True
+
+    def tool_status(self, name: str) -> str | None:
+        """`"ok"`, `"rejected"`, `"blocked"`, `"held"`, or `None` for a name never listed."""
+        state = self._tools.get(name)
+        return None if state is None else state.status
+
+    def close(self) -> None:
+        """Close the private pin store (a caller's `PinStore` is left open). Idempotent."""
+        if self._owns_pins:
+            self.pins.close()
+
+    def __enter__(self) -> Guard:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Guard(server_id={self.server_id!r}, policy={self.policy!r})"
+
+    # -- internal --------------------------------------------------------------------------
+
+    def _emit(self, event: GuardEvent) -> None:
+        self._sink.emit(event)

@@ -1,0 +1,58 @@
+"""JSON-RPC messages the guard writes for the SDK, and the codes it uses.
+
+Not a public module; the codes are public API (exported from `conduit_mcp.guard`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from mcp.shared.message import SessionMessage
+from mcp.types.jsonrpc import ErrorData, JSONRPCError, JSONRPCResponse
+
+from ..client._errors import PathItem, render_path
+
+#: A refused `tools/call` (unknown, rejected, blocked or held tool; invalid arguments): JSON-RPC
+#: "Invalid params", the code the spec uses for an unknown tool and invalid arguments
+#: (2026-07-28 server/tools "Error Handling", "Protocol Errors").
+REFUSED_CALL_CODE: Final = -32602
+#: A `tools/call` response whose `result` is not a tool result (wrong shape, unrecognised
+#: `resultType`): JSON-RPC "Internal error" — the client side could not use the response.
+INVALID_RESULT_CODE: Final = -32603
+#: `data.source` of every error response the guard writes.
+SOURCE: Final = "conduit-mcp.guard"
+
+
+def error_response(
+    request_id: Any,
+    code: int,
+    message: str,
+    *,
+    reason: str,
+    tool: str | None,
+    path: tuple[PathItem, ...],
+) -> SessionMessage:
+    """A JSON-RPC error response to `request_id`, with `data` = source, reason, tool, path."""
+    data = {"source": SOURCE, "reason": reason, "tool": tool, "path": render_path(path)}
+    return SessionMessage(
+        JSONRPCError(
+            jsonrpc="2.0", id=request_id, error=ErrorData(code=code, message=message, data=data)
+        )
+    )
+
+
+def result_response(request_id: Any, result: dict[str, Any]) -> SessionMessage:
+    """A JSON-RPC result response carrying `result` (a plain dict, handed over)."""
+    return SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=request_id, result=result))
+
+
+def withheld_result(why: str, *, result_type: bool) -> dict[str, Any]:
+    """The `tools/call` result the SDK receives in place of invalid structured output.
+
+    `result_type`: add `"resultType": "complete"` (2026-07-28 on, where the SDK's model
+    requires it; spec 2026-07-28 basic "ResultType").
+    """
+    result: dict[str, Any] = {"content": [{"type": "text", "text": why}], "isError": True}
+    if result_type:
+        result["resultType"] = "complete"
+    return result

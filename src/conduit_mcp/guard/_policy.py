@@ -1,0 +1,83 @@
+"""Guard policies: keyword arguments of `Guard`, checked once.
+
+Not a public module.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+NewPolicy = Literal["pin", "allow", "block"]
+ChangedPolicy = Literal["block", "allow", "hold"]
+InvalidOutputPolicy = Literal["withhold", "flag", "pass"]
+
+_CHOICES: Final[dict[str, frozenset[str]]] = {
+    "new": frozenset({"pin", "allow", "block"}),
+    "changed": frozenset({"block", "allow", "hold"}),
+    "invalid_output": frozenset({"withhold", "flag", "pass"}),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """What the guard does at each decision point. Immutable.
+
+    Attributes:
+        new: a tool never pinned for this server: `"pin"` (default: pin it and pass it — trust
+            on first use), `"allow"` (pass it without pinning: it is new again next session)
+            or `"block"` (remove it from the page; calls are refused).
+        changed: a pinned tool whose definition differs from its pin: `"block"` (default:
+            remove it from the page; calls are refused), `"allow"` (pin the new definition and
+            pass it) or `"hold"` (keep it on the page, refuse calls until `Guard.approve`).
+        check_arguments: refuse a `tools/call` whose arguments fail the tool's `inputSchema`
+            (default `True`).
+        invalid_output: `structuredContent` that fails the tool's `outputSchema`:
+            `"withhold"` (default: the SDK receives an `isError: true` result saying why),
+            `"flag"` (an event; the result passes unchanged) or `"pass"` (not validated).
+        output_timeout: seconds a structured-output or argument check may take (default 2.0);
+            past it the check counts as failed with its own reason.
+    """
+
+    new: NewPolicy = "pin"
+    changed: ChangedPolicy = "block"
+    check_arguments: bool = True
+    invalid_output: InvalidOutputPolicy = "withhold"
+    output_timeout: float = 2.0
+
+
+POLICY_KEYWORDS: Final = frozenset(Policy.__dataclass_fields__)
+
+
+def make_policy(options: dict[str, Any]) -> Policy:
+    """Build a `Policy` from `Guard`'s keyword arguments.
+
+    Raises:
+        TypeError: an unknown keyword, or a value of the wrong type.
+        ValueError: a value outside its choices, or a timeout that is not a positive finite
+            number of seconds.
+    """
+    unknown = sorted(set(options) - POLICY_KEYWORDS)
+    if unknown:
+        raise TypeError(
+            f"unknown guard policy keyword(s): {', '.join(unknown)} "
+            f"(known: {', '.join(sorted(POLICY_KEYWORDS))})"
+        )
+    for key, choices in _CHOICES.items():
+        if key in options:
+            value = options[key]
+            if not isinstance(value, str):
+                raise TypeError(f"{key} must be a str, got {type(value).__name__}")
+            if value not in choices:
+                raise ValueError(f"{key} must be one of {sorted(choices)}, got {value!r}")
+    if "check_arguments" in options and not isinstance(options["check_arguments"], bool):
+        raise TypeError("check_arguments must be a bool")
+    if "output_timeout" in options:
+        timeout = options["output_timeout"]
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+            raise TypeError("output_timeout must be a number of seconds")
+        if not math.isfinite(timeout) or timeout <= 0:
+            raise ValueError("output_timeout must be a positive finite number of seconds")
+        options = {**options, "output_timeout": float(timeout)}
+    return Policy(**options)

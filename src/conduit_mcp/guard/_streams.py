@@ -1,0 +1,707 @@
+"""The stream pair the SDK talks through, and the per-connection state behind it.
+
+Not a public module. `GuardedWriteStream.send` gates `tools/call` requests (a refusal is
+queued as a local error response and never written); `GuardedReadStream.receive` reads every
+server message before the SDK: `tools/list` pages and `tools/call` results are rewritten when a
+decision says so, everything else is handed on as received (the same object).
+
+Structured concurrency: no task is started here. A local response wakes a reader parked on
+the transport by cancelling the reader's own inner cancel scope; anyio delivers that
+cancellation only to a task whose wait has not completed, so a message the transport already
+handed over is never lost (memory object streams are cancel-safe).
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final
+
+import anyio
+from mcp.shared.message import SessionMessage
+from mcp.types.jsonrpc import JSONRPCError, JSONRPCRequest, JSONRPCResponse
+from mcp_types import PROTOCOL_VERSION_META_KEY
+
+from ..client import (
+    Error,
+    InputRequired,
+    OutputValidation,
+    Tool,
+    intake,
+    parse_call_result,
+)
+from ..client._errors import PathItem
+from ..client._versions import KNOWN_VERSIONS, at_least
+from . import _checks
+from ._events import GuardEvent, logger
+from ._jsonrpc import (
+    INVALID_RESULT_CODE,
+    REFUSED_CALL_CODE,
+    error_response,
+    result_response,
+    withheld_result,
+)
+from ._sdkcheck import sdk_refusals
+
+if TYPE_CHECKING:
+    from ._guard import Guard, ToolState, Transport
+
+#: Requests remembered while their response is outstanding (oldest forgotten first).
+MAX_PENDING: Final = 4096
+
+_LIST: Final = "tools/list"
+_CALL: Final = "tools/call"
+
+
+class _Pending:
+    __slots__ = ("cursor", "method", "name", "tool")
+
+    def __init__(self, method: str, name: str | None, tool: Tool | None, cursor: bool) -> None:
+        self.method = method
+        self.name = name
+        self.tool = tool
+        self.cursor = cursor
+
+
+class Connection:
+    """One wrapped stream pair: its transport, negotiated version, requests in flight."""
+
+    def __init__(self, guard: Guard, transport: Transport) -> None:
+        self.guard = guard
+        self.transport: Transport = transport
+        self.version: str | None = None
+        self.pending: dict[Any, _Pending] = {}
+        self.local: collections.deque[SessionMessage] = collections.deque()
+        self.reader: GuardedReadStream | None = None
+        #: names of the listing being paged through (None: no listing in progress).
+        self.listing: set[str] | None = None
+
+    # -- small helpers ---------------------------------------------------------------------
+
+    def emit(self, kind: str, tool: str | None, reason: str, decision: str, **kw: Any) -> None:
+        self.guard._emit(
+            GuardEvent(kind, tool, reason, decision, server_id=self.guard.server_id, **kw)
+        )
+
+    def reject(
+        self,
+        into: list[tuple[int, GuardEvent]],
+        index: int,
+        kind: str,
+        tool: str | None,
+        reason: str,
+        decision: str,
+        **kw: Any,
+    ) -> None:
+        event = GuardEvent(kind, tool, reason, decision, server_id=self.guard.server_id, **kw)
+        into.append((index, event))
+
+    def inject(self, message: SessionMessage) -> None:
+        self.local.append(message)
+        if self.reader is not None:
+            self.reader.wake()
+
+    def learn_version(self, version: object) -> None:
+        if isinstance(version, str) and version:
+            self.version = version
+
+    def known_version(self) -> str | None:
+        version = self.version
+        return version if version in KNOWN_VERSIONS else None
+
+    def _take_pending(self, request_id: Any) -> _Pending | None:
+        pending = self.pending.pop(request_id, None)
+        if (
+            pending is None
+            and isinstance(request_id, str)
+            and len(request_id) < 20
+            and request_id.isascii()
+            and request_id.isdigit()
+        ):
+            pending = self.pending.pop(int(request_id), None)
+        elif pending is None and isinstance(request_id, int):
+            pending = self.pending.pop(str(request_id), None)
+        return pending
+
+    def _remember(self, request_id: Any, pending: _Pending) -> None:
+        self.pending[request_id] = pending
+        if len(self.pending) > MAX_PENDING:
+            self.pending.pop(next(iter(self.pending)))
+
+    # -- outbound ----------------------------------------------------------------------------
+
+    async def outbound(self, message: Any) -> SessionMessage | None:
+        """Look at a message the client sends; return a local response when it is refused."""
+        if not isinstance(message, JSONRPCRequest):
+            return None
+        params = message.params if isinstance(message.params, dict) else {}
+        meta = params.get("_meta")
+        if isinstance(meta, dict) and PROTOCOL_VERSION_META_KEY in meta:
+            self.learn_version(meta[PROTOCOL_VERSION_META_KEY])
+        method = message.method
+        if method == _LIST:
+            cursor = params.get("cursor") is not None
+            if not cursor:
+                self.listing = set()
+            self._remember(message.id, _Pending(method, None, None, cursor))
+        elif method == _CALL:
+            return await self._gate_call(message, params)
+        elif method == "initialize":
+            self._remember(message.id, _Pending(method, None, None, False))
+        return None
+
+    async def _gate_call(
+        self, message: JSONRPCRequest, params: dict[str, Any]
+    ) -> SessionMessage | None:
+        name = params.get("name")
+        if not isinstance(name, str):
+            return None  # not a call the guard can read: the server answers it
+        try:
+            refusal = await self._refusal(name, params)
+        except Exception as exc:  # a bug here must not let the call through unchecked
+            logger.exception("guard failed while gating tools/call")
+            refusal = ("guard_internal_error", (), f"the guard failed ({type(exc).__name__})")
+        if refusal is None:
+            state = self.guard._tools.get(name)
+            self._remember(message.id, _Pending(_CALL, name, state.tool if state else None, False))
+            return None
+        reason, path, why = refusal
+        self.emit(
+            "call_refused",
+            name,
+            reason,
+            "refused",
+            path=path,
+            message=why,
+            details={"request_id": message.id},
+        )
+        return error_response(
+            message.id,
+            REFUSED_CALL_CODE,
+            f"conduit-mcp guard refused the call: {why}",
+            reason=reason,
+            tool=name,
+            path=path,
+        )
+
+    async def _refusal(
+        self, name: str, params: dict[str, Any]
+    ) -> tuple[str, tuple[PathItem, ...], str] | None:
+        state = self.guard._tools.get(name)
+        if state is None:
+            return "unknown_tool", ("name",), "the tool was never listed by this server"
+        if state.status != "ok":
+            return _STATUS_REFUSAL[state.status](state)
+        tool = state.tool
+        if tool is None or not self.guard.policy.check_arguments:
+            return None
+        version = self.known_version()
+        if version is None:
+            self.emit(
+                "unchecked",
+                name,
+                "unknown_protocol_version",
+                "passed",
+                message="arguments not checked: protocol version unknown",
+            )
+            return None
+        arguments = params.get("arguments")
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            return "invalid_arguments", ("arguments",), "arguments must be an object"
+        check = _bind(_checks.check_arguments, tool, arguments, protocol_version=version)
+        try:
+            if _checks.is_linear(tool, "inputSchema"):
+                verdict = check()  # linear in the arguments: no thread hop needed
+            else:
+                verdict = await _checks.run_bounded(check, self.guard.policy.output_timeout)
+        except _checks.Timeout:
+            return (
+                "argument_check_timeout",
+                ("arguments",),
+                f"the argument check did not finish within {self.guard.policy.output_timeout} s",
+            )
+        if verdict.outcome != "invalid":
+            return None
+        first = verdict.errors[0]
+        return (
+            "invalid_arguments",
+            ("arguments", *first.path),
+            f"arguments fail the tool's inputSchema at {first.json_path}: {first.message}",
+        )
+
+    # -- inbound -----------------------------------------------------------------------------
+
+    async def inbound(self, item: Any) -> Any:
+        """Decide on one item from the server; returns what the SDK receives. Never raises
+        (except cancellation)."""
+        if not isinstance(item, SessionMessage):
+            return item
+        message = item.message
+        try:
+            if isinstance(message, JSONRPCError):
+                self._take_pending(message.id)
+                return item
+            if not isinstance(message, JSONRPCResponse):
+                return item
+            pending = self._take_pending(message.id)
+        except Exception:
+            logger.exception("guard failed to match a response; passed on unchanged")
+            return item
+        if pending is None:
+            return item
+        try:
+            if pending.method == "initialize":
+                self.learn_version(message.result.get("protocolVersion"))
+                return item
+            if pending.method == _LIST:
+                return await self._on_list(item, message, pending)
+            if pending.method == _CALL:
+                return await self._on_call_result(item, message, pending)
+        except Exception:
+            logger.exception("guard failed on a %s response; passed on unchanged", pending.method)
+            self.emit(
+                "unchecked",
+                pending.name,
+                "guard_internal_error",
+                "passed",
+                message=f"the guard failed on a {pending.method} response",
+            )
+        return item
+
+    async def _on_list(
+        self, item: SessionMessage, message: JSONRPCResponse, pending: _Pending
+    ) -> SessionMessage:
+        guard = self.guard
+        result = message.result
+        version = self.known_version()
+        if version is None:
+            self.emit(
+                "list_unreadable",
+                None,
+                "unknown_protocol_version",
+                "passed",
+                message="tools/list not checked: protocol version unknown",
+                details={"version": str(self.version)[:64]},
+            )
+            return item
+        try:
+            page = intake(
+                guard.server_id,
+                result,
+                transport=self.transport,
+                protocol_version=version,
+                trusted=guard.trusted,
+            )
+        except Error as exc:
+            self.emit(
+                "list_unreadable", None, exc.reason, "passed", path=exc.path, message=exc.message
+            )
+            return item
+        raw_tools: list[Any] = result["tools"]
+        removed: set[int] = set()
+        rejected_names: set[str] = set()
+        started = self.listing is not None  # this page belongs to a listing begun without a cursor
+        listing = self.listing if self.listing is not None else set()
+        rejections: list[tuple[int, GuardEvent]] = []
+        for rejection in page.rejected:
+            removed.add(rejection.index)
+            self.reject(
+                rejections,
+                rejection.index,
+                "tool_rejected",
+                rejection.name,
+                rejection.reason,
+                "removed",
+                path=rejection.path,
+                message=rejection.message,
+            )
+            if rejection.name is not None:
+                rejected_names.add(rejection.name)
+
+        # Accepted tools, with their index in the page (intake keeps server order).
+        accepted: list[tuple[int, Tool]] = []
+        by_identity = {id(raw): index for index, raw in enumerate(raw_tools)}
+        for tool in page.tools:
+            index = by_identity[id(tool.raw)]
+            if tool.name in listing:  # named on an earlier page of this listing
+                removed.add(index)
+                self.reject(
+                    rejections,
+                    index,
+                    "tool_rejected",
+                    tool.name,
+                    "duplicate_tool_name",
+                    "removed",
+                    path=("tools", index, "name"),
+                    message="an earlier page of this listing has the same name; the first wins",
+                )
+                continue
+            accepted.append((index, tool))
+
+        # Tools the SDK's own model would refuse (they would sink the whole page there).
+        refusals = sdk_refusals([tool for _, tool in accepted], version)
+        if refusals:
+            kept: list[tuple[int, Tool]] = []
+            for local, (index, tool) in enumerate(accepted):
+                if local in refusals:
+                    removed.add(index)
+                    rejected_names.add(tool.name)
+                    self.reject(
+                        rejections,
+                        index,
+                        "tool_rejected",
+                        tool.name,
+                        "sdk_rejects_tool",
+                        "removed",
+                        path=("tools", index, *refusals[local]),
+                        message="the MCP SDK's model for this protocol version refuses this tool",
+                    )
+                else:
+                    kept.append((index, tool))
+            accepted = kept
+
+        # Rejections in page order, whichever check found them.
+        rejections.sort(key=lambda pair: pair[0])
+        for _, event in rejections:
+            guard._emit(event)
+
+        policy = guard.policy
+        verdicts = await self._pin_verdicts([t for _, t in accepted])
+        for (index, tool), verdict in zip(accepted, verdicts, strict=True):
+            name = tool.name
+            listing.add(name)
+            previous = guard._last_raw.get(name)
+            guard._last_raw[name] = tool.raw
+            status = verdict.status
+            if status == "new":
+                decision = {"pin": "pinned", "allow": "allowed", "block": "blocked"}[policy.new]
+                self.emit(
+                    "tool_new",
+                    name,
+                    "new_tool",
+                    decision,
+                    path=("tools", index),
+                    message=f"a tool never pinned for this server ({decision})",
+                )
+                if policy.new == "block":
+                    removed.add(index)
+                    guard._tools[name] = _state("blocked", tool, "new")
+                    continue
+            elif status == "changed":
+                changes = verdict.changes or (
+                    _checks.top_level_changes(previous, tool.raw) if previous is not None else ()
+                )
+                decision = {"block": "blocked", "allow": "pinned", "hold": "held"}[policy.changed]
+                self.emit(
+                    "tool_changed",
+                    name,
+                    "tool_definition_changed",
+                    decision,
+                    path=("tools", index),
+                    changes=changes,
+                    message=f"the definition differs from its pin ({decision})",
+                )
+                if policy.changed == "block":
+                    removed.add(index)
+                    guard._tools[name] = _state("blocked", tool, "changed")
+                    continue
+                if policy.changed == "hold":
+                    guard._tools[name] = _state("held", tool, "changed")
+                    continue
+            elif status == "cosmetic":  # issue 11's PinStore: not material, re-pinned
+                self.emit(
+                    "tool_changed",
+                    name,
+                    "cosmetic_change",
+                    "pinned",
+                    path=("tools", index),
+                    changes=verdict.changes,
+                    message="the definition differs from its pin only cosmetically (re-pinned)",
+                )
+            guard._tools[name] = _state("ok", tool, "")
+
+        for name in rejected_names:
+            if name not in listing:
+                guard._tools[name] = _state("rejected", None, "rejected")
+                listing.add(name)
+
+        if page.next_cursor is None:
+            self._finish_listing(listing, complete=started)
+
+        if not removed:
+            return item
+        kept_raw = [raw for index, raw in enumerate(raw_tools) if index not in removed]
+        return result_response(message.id, {**result, "tools": kept_raw})
+
+    async def _pin_verdicts(self, tools: list[Tool]) -> list[_checks.PinVerdict]:
+        """The pin verdict of each tool: from the store, in one worker-thread hop.
+
+        With the guard's private store nobody else writes the pins, so a tool the guard
+        already holds as `ok` under the same fingerprint is `approved` without asking it.
+        """
+        guard = self.guard
+        verdicts: list[_checks.PinVerdict | None] = [None] * len(tools)
+        ask: list[int] = []
+        for i, tool in enumerate(tools):
+            if guard._owns_pins and guard._pinned.get(tool.name) == tool.fingerprint:
+                verdicts[i] = _APPROVED
+            else:
+                ask.append(i)
+        if ask:
+            policy = guard.policy
+            answers = await anyio.to_thread.run_sync(
+                _bind(
+                    _checks.pin_page,
+                    guard.pins,
+                    guard.server_id,
+                    [tools[i] for i in ask],
+                    pin_new=policy.new == "pin",
+                    pin_changed=policy.changed == "allow",
+                    protocol_version=self.known_version(),
+                )
+            )
+            for i, answer in zip(ask, answers, strict=True):
+                verdicts[i] = answer
+                if answer.status == "approved" or answer.pinned:
+                    guard._pinned[tools[i].name] = tools[i].fingerprint
+        return [v if v is not None else _APPROVED for v in verdicts]
+
+    def _finish_listing(self, listing: set[str], *, complete: bool) -> None:
+        self.listing = None
+        if not complete:
+            return
+        tools = self.guard._tools
+        for name in [n for n in tools if n not in listing]:
+            state = tools.pop(name)
+            if state.status != "rejected":
+                self.emit(
+                    "tool_removed",
+                    name,
+                    "tool_not_listed",
+                    "removed",
+                    message="listed before, missing from this complete listing",
+                )
+
+    async def _on_call_result(
+        self, item: SessionMessage, message: JSONRPCResponse, pending: _Pending
+    ) -> SessionMessage:
+        guard = self.guard
+        name = pending.name
+        version = self.known_version()
+        if version is None:
+            self.emit(
+                "unchecked",
+                name,
+                "unknown_protocol_version",
+                "passed",
+                message="tools/call result not checked: protocol version unknown",
+            )
+            return item
+        try:
+            parsed = parse_call_result(message.result, protocol_version=version)
+        except Error as exc:
+            self.emit(
+                "result_invalid",
+                name,
+                exc.reason,
+                "answered_error",
+                path=exc.path,
+                message=exc.message,
+            )
+            return error_response(
+                message.id,
+                INVALID_RESULT_CODE,
+                f"conduit-mcp guard: the server's tools/call result is invalid: {exc.message}",
+                reason=exc.reason,
+                tool=name,
+                path=exc.path,
+            )
+        if isinstance(parsed, InputRequired):
+            return item
+        tool = pending.tool
+        policy = guard.policy
+        if (
+            tool is None
+            or policy.invalid_output == "pass"
+            or parsed.is_error
+            or tool.raw.get("outputSchema") is None
+            or not at_least(version, "2025-06-18")
+        ):
+            return item  # nothing to validate (validate_structured would skip it)
+        check = _bind(_checks.validate_output, parsed, tool, protocol_version=version)
+        try:
+            if _checks.is_linear(tool, "outputSchema"):
+                verdict: OutputValidation = check()  # linear in the value: inline
+            else:
+                verdict = await _checks.run_bounded(check, policy.output_timeout)
+        except _checks.Timeout:
+            reason = "output_validation_timeout"
+            why = (
+                f"structuredContent could not be validated within {policy.output_timeout} s "
+                "against the tool's outputSchema"
+            )
+            path: tuple[PathItem, ...] = ("structuredContent",)
+            count = 0
+        else:
+            if verdict.outcome != "invalid":
+                return item
+            first = verdict.errors[0]
+            reason = "invalid_structured_content"
+            path = ("structuredContent", *first.path)
+            count = len(verdict.errors)
+            why = (
+                f"structuredContent fails the tool's outputSchema ({count} issue(s); "
+                f"first at {first.json_path}: {first.message})"
+            )
+        decision = "withheld" if policy.invalid_output == "withhold" else "flagged"
+        self.emit(
+            "output_invalid",
+            name,
+            reason,
+            decision,
+            path=path,
+            message=why,
+            details={"issues": count},
+        )
+        if decision == "flagged":
+            return item
+        return result_response(
+            message.id,
+            withheld_result(
+                f"conduit-mcp guard withheld this result: {why}",
+                result_type=at_least(version, "2026-07-28"),
+            ),
+        )
+
+
+_STATUS_REFUSAL: Final[dict[str, Callable[[ToolState], tuple[str, tuple[PathItem, ...], str]]]] = {
+    "rejected": lambda s: ("tool_rejected", ("name",), "the tool was rejected when listed"),
+    "blocked": lambda s: (
+        "tool_blocked",
+        ("name",),
+        (
+            "the tool's definition changed since it was pinned"
+            if s.reason == "changed"
+            else "new tools are blocked for this server"
+        ),
+    ),
+    "held": lambda s: ("tool_held", ("name",), "the tool changed and awaits approval"),
+}
+
+
+_APPROVED: Final = _checks.PinVerdict("approved", False)
+
+
+def _state(status: str, tool: Tool | None, reason: str) -> ToolState:
+    from ._guard import ToolState
+
+    return ToolState(status, tool, reason)  # type: ignore[arg-type]
+
+
+def _bind(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Callable[[], Any]:
+    def call() -> Any:
+        return fn(*args, **kwargs)
+
+    return call
+
+
+# -- the streams ----------------------------------------------------------------------------
+
+
+class GuardedReadStream:
+    """The receive side the SDK reads: server messages after the guard's decisions."""
+
+    def __init__(self, inner: Any, connection: Connection) -> None:
+        self._inner = inner
+        self._connection = connection
+        self._waiting: anyio.CancelScope | None = None
+        #: the sender's contextvars snapshot for the last item (Streamable HTTP), for the SDK.
+        self.last_context: Any = None
+
+    def wake(self) -> None:
+        scope = self._waiting
+        if scope is not None:
+            scope.cancel()
+
+    async def receive(self) -> Any:
+        connection = self._connection
+        while True:
+            if connection.local:
+                self.last_context = None
+                return connection.local.popleft()
+            got = False
+            item: Any = None
+            with anyio.CancelScope() as scope:
+                self._waiting = scope
+                try:
+                    item = await self._inner.receive()
+                    got = True
+                finally:
+                    self._waiting = None
+            if not got:
+                continue  # woken for a local response
+            self.last_context = getattr(self._inner, "last_context", None)
+            return await connection.inbound(item)
+
+    def __aiter__(self) -> GuardedReadStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def close(self) -> None:
+        close = getattr(self._inner, "close", None)
+        if close is not None:
+            close()
+
+    async def __aenter__(self) -> GuardedReadStream:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class GuardedWriteStream:
+    """The send side the SDK writes: refused `tools/call` requests stop here."""
+
+    def __init__(self, inner: Any, connection: Connection) -> None:
+        self._inner = inner
+        self._connection = connection
+
+    async def send(self, item: Any, /) -> None:
+        connection = self._connection
+        if isinstance(item, SessionMessage):
+            try:
+                local = await connection.outbound(item.message)
+            except Exception:
+                logging.getLogger("conduit_mcp.guard").exception(
+                    "guard failed on an outgoing message"
+                )
+                local = None
+            if local is not None:
+                connection.inject(local)
+                return
+        await self._inner.send(item)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def close(self) -> None:
+        close = getattr(self._inner, "close", None)
+        if close is not None:
+            close()
+
+    async def __aenter__(self) -> GuardedWriteStream:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
