@@ -48,7 +48,7 @@ from ._shape import (
     shaped_text,
 )
 from ._tool import DEFAULT_HINTS, Hints, Tool
-from ._validate import OutputIssue, OutputValidation, validate_structured
+from ._validate import OutputIssue, OutputValidation, validate_arguments, validate_structured
 from ._warnings import WARNING_CODES, IntakeWarning
 
 __all__ = [
@@ -109,5 +109,6 @@ __all__ = [
     "to_anthropic_tool",
     "to_gemini_function",
     "to_openai_tool",
+    "validate_arguments",
     "validate_structured",
 ]
