@@ -81,14 +81,16 @@ def test_unknown_keys_conform_and_raw_is_untouched() -> None:
     assert raw == before
 
 
-def test_a_malformed_server_info_stamp_does_not_fail_a_result() -> None:
-    """conduit-defined (codegen patch): the serverInfo stamp is display-only."""
+def test_a_malformed_server_info_stamp_is_a_violation() -> None:
+    """Spec-mandated (2026-07-28 schema.json: the `_meta` serverInfo stamp is an
+    `Implementation`). Before issue 13 the generated models let it pass; the check is now the
+    official schema itself."""
     raw = {
         "content": [],
         "resultType": "complete",
         "_meta": {"io.modelcontextprotocol/serverInfo": "not an Implementation"},
     }
-    assert is_conformant(raw, kind="result", protocol_version="2026-07-28")
+    assert not is_conformant(raw, kind="result", protocol_version="2026-07-28")
 
 
 def test_an_unknown_version_is_a_policy_error() -> None:
