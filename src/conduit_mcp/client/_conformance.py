@@ -68,10 +68,11 @@ def conformance_violations(
         The violations, each an `Error` (kind `"protocol"`, reason `"schema_violation"`, a
         message worded by this library that never echoes the value, `path` into `raw`;
         `details`: `keyword`, `definition`, `schema_path` into the definition). For a union
-        that no arm accepts: the violations of the closest arm (fewest violations; the first
-        when one is strictly closest), `details["definition"]` naming it; the same for a closed
-        union inside (a content block reports `content[0].text`, not the block). Empty when `raw` conforms. Violations
-        are returned, not raised: a non-conforming object is an expected outcome.
+        that no arm accepts: the violations of the closest arm (strictly fewest violations),
+        `details["definition"]` naming it; the same inside for a closed union (a content block
+        reports `content[0].text`, not the block); on a tie, the union's own failure. Empty
+        when `raw` conforms. Violations are returned, not raised: a non-conforming object is
+        an expected outcome.
 
     Raises:
         Error: kind `"policy"`, reason `"unknown_protocol_version"`, for a version without a
