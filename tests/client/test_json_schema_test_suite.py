@@ -106,7 +106,7 @@ def test_json_schema_test_suite_case(
 def test_the_vendored_suite_is_whole() -> None:
     """conduit-defined: the vendored subset is what SOURCES.md says (a bump that lost files
     fails here). At commit 44401e0: 2,418 cases; 72 of them in groups whose schema needs a
-    remote document (`refRemote.json` 54, `dynamicRef.json` 13, `vocabulary.json` 5), the others all pass as the suite says.
-    """
+    remote document (`refRemote.json` 54, `dynamicRef.json` 13, `vocabulary.json` 5); the
+    others all pass as the suite says."""
     assert len(CASES) == 2418
     assert sum(bool(p.values[3]) for p in CASES) == 72

@@ -70,7 +70,8 @@ def conformance_violations(
         `details`: `keyword`, `definition`, `schema_path` into the definition). For a union
         that no arm accepts: the violations of the closest arm (strictly fewest violations),
         `details["definition"]` naming it; the same inside for a closed union (a content block
-        reports `content[0].text`, not the block); on a tie, the union's own failure. Empty
+        reports `content[0].text`, not the block); on a tie, the union's own failure
+        (`details["definition"]` names the arms, `"A | B"`). Empty
         when `raw` conforms. Violations are returned, not raised: a non-conforming object is
         an expected outcome.
 
@@ -108,15 +109,14 @@ def conformance_violations(
         details = {"keyword": "type", "definition": _arms(protocol_version, kind)[0]}
         return (Error("protocol", "schema_violation", text, details=details),)
     arms = _arms(protocol_version, kind)
-    definition = arms[0]
-    drop = 0
+    definition = " | ".join(arms)
     if len(arms) > 1 and len(errors) == 1 and errors[0].kind.context:
         # The union's anyOf failed: report the closest arm's own violations.
         best = _closest(errors[0].kind.context)
         if best is not None:
-            definition, drop = arms[best], 2
+            definition = arms[best]
             errors = list(errors[0].kind.context[best])
-    return tuple(_violation(e, definition, drop) for e in _expand(errors))
+    return tuple(_violation(e, definition) for e in _expand(errors))
 
 
 def _closest(context: Any) -> int | None:
@@ -159,12 +159,15 @@ def _arms(version: str, kind: str) -> tuple[str, ...]:
     return (DEFINITIONS[kind],)
 
 
-def _violation(err: Any, definition: str, drop: int) -> Error:
+def _violation(err: Any, definition: str) -> Error:
     issue = describe(err)
     path = issue.path
     if type(err.kind).__name__ == "Required":
         path = (*path, err.kind.property)  # the place where the member should be
-    # `drop`: the union's anyOf/<arm> steps at the front of the schema path.
+    # Paths into the definition: drop the wrapper's allOf|anyOf/<i>/$ref steps.
+    schema_path = issue.schema_path
+    if len(schema_path) >= 3 and schema_path[0] in ("allOf", "anyOf") and schema_path[2] == "$ref":
+        schema_path = schema_path[3:]
     return Error(
         "protocol",
         "schema_violation",
@@ -173,7 +176,7 @@ def _violation(err: Any, definition: str, drop: int) -> Error:
         details={
             "keyword": issue.keyword,
             "definition": definition,
-            "schema_path": list(issue.schema_path[drop:]),
+            "schema_path": list(schema_path),
         },
     )
 
