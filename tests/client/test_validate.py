@@ -703,8 +703,9 @@ def test_equal_schemas_share_one_compiled_validator() -> None:
 
 
 def test_a_schema_changed_in_place_never_reuses_the_old_validator() -> None:
-    """conduit-defined: a changed schema (even the same dict, mutated by the caller) gets a
-    validator for its new content."""
+    """conduit-defined: a schema dict whose top-level members change in place gets a validator
+    for its new content. (Since issue 13 the warm path trusts the dict it saw: `Tool.from_wire`
+    hands `raw` over; a deeper in-place edit needs `clear_validator_cache()`, pinned below.)"""
     schema: dict[str, Any] = {"type": "object"}
     tool = tool_with(schema)
     assert validate_structured(result_with({"a": 1}), tool, protocol_version=NEW).valid
@@ -714,6 +715,20 @@ def test_a_schema_changed_in_place_never_reuses_the_old_validator() -> None:
     )
     del schema["required"]
     assert validate_structured(result_with({"a": 1}), tool, protocol_version=NEW).valid
+
+
+def test_a_deep_in_place_edit_is_picked_up_after_clearing_the_cache() -> None:
+    """conduit-defined (the contract above, pinned): the same dict edited below the top level
+    keeps its compiled validator until `clear_validator_cache()`."""
+    schema: dict[str, Any] = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    tool = tool_with(schema)
+    assert validate_structured(result_with({"a": 1}), tool, protocol_version=NEW).valid
+    schema["properties"]["a"]["type"] = "string"
+    assert validate_structured(result_with({"a": 1}), tool, protocol_version=NEW).valid
+    v.clear_validator_cache()
+    assert validate_structured(result_with({"a": 1}), tool, protocol_version=NEW).outcome == (
+        "invalid"
+    )
 
 
 def test_schemas_whose_digests_collide_do_not_share_a_validator() -> None:

@@ -114,11 +114,15 @@ def _validator_class(dialect: str) -> Any:
 
 
 # -- the cache --------------------------------------------------------------------------------
-# Front: by the caller's dict (identity; the dict is held, so its id is not reused), checked by
-# equality with the private copy. Back: by content digest, so equal schemas share a validator.
+# Front: by the caller's dict (identity; the dict is held, so its id is not reused). Back: by
+# content digest confirmed by equality, so equal schemas share a validator.
 
 _by_content: OrderedDict[tuple[str, bytes], Compiled] = OrderedDict()
-_by_object: OrderedDict[tuple[str, int], tuple[Any, Compiled]] = OrderedDict()
+_by_object: dict[int, tuple[Any, str, Compiled, Any, int]] = {}  # insertion order: oldest first
+#: The first level, read lock-free by `validate_structured`'s warm path: id -> (dict, dialect,
+#: Compiled, the validator when no depth bound is needed else None, top-level member count);
+#: the dict is held, so its id is not reused while the entry lives.
+FRONT: Final = _by_object
 _cache_lock = threading.Lock()
 
 
@@ -126,7 +130,7 @@ def clear_cache() -> None:
     """Drop every compiled schema (for tests and benchmarks)."""
     with _cache_lock:
         _by_content.clear()
-        _by_object.clear()
+        _by_object.clear()  # in place: FRONT is the same dict
 
 
 def cache_size() -> int:
@@ -136,6 +140,11 @@ def cache_size() -> int:
 
 def compiled(schema: dict[str, Any], dialect: str, role: str) -> Compiled:
     """The compiled schema for `schema` read as `dialect`, from the cache or compiled now.
+
+    Two levels: the very dict seen before (by identity, the warm path: `Tool.from_wire` hands
+    `raw` over, so it is not changed afterwards; a different top-level member count is still
+    noticed), then the content (dialect + SHA-256 of the sorted-key JSON, confirmed by
+    equality), so equal schemas in different dicts share one compiled validator.
 
     Args:
         schema: a JSON object (not mutated; a private copy is kept).
@@ -148,26 +157,28 @@ def compiled(schema: dict[str, Any], dialect: str, role: str) -> Compiled:
             canonical JSON exceeds `MAX_SCHEMA_BYTES` or it is nested too deeply to compile.
         TypeError: the schema holds a value JSON cannot represent (a caller bug).
     """
-    front = (dialect, id(schema))
-    with _cache_lock:
-        hit = _by_object.get(front)
-    if hit is not None and hit[0] is schema and _equal(hit[1].schema, schema, role):
-        return hit[1]
+    hit = _by_object.get(id(schema))  # a dict read is atomic under the GIL: no lock
+    if hit is not None and hit[0] is schema and hit[1] == dialect:
+        entry = hit[2]
+        # The same dict: trusted, as Tool.from_wire hands `raw` over (no mutation after). A
+        # changed top-level member count is still noticed; deeper in-place edits are not.
+        if hit[4] == len(schema):
+            return entry
     key = (dialect, _digest(schema, role))
     with _cache_lock:
-        entry = _by_content.get(key)
-    if entry is None or not _equal(entry.schema, schema, role):
-        entry = _compile(schema, dialect, role)
+        found = _by_content.get(key)
+    if found is None or not _equal(found.schema, schema, role):
+        found = _compile(schema, dialect, role)
     with _cache_lock:
-        _by_content[key] = entry
+        _by_content[key] = found
         _by_content.move_to_end(key)
-        _by_object[front] = (schema, entry)
-        _by_object.move_to_end(front)
+        fast = None if found.loops else found.validator
+        _by_object[id(schema)] = (schema, dialect, found, fast, len(found.schema))
         while len(_by_content) > CACHE_SIZE:
             _by_content.popitem(last=False)
         while len(_by_object) > CACHE_SIZE:
-            _by_object.popitem(last=False)
-    return entry
+            del _by_object[next(iter(_by_object))]
+    return found
 
 
 def _equal(private: Any, schema: Any, role: str) -> bool:

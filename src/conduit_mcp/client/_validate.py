@@ -25,6 +25,7 @@ from . import _wire as w
 from ._dialects import DRAFT_07, DRAFT_2020_12, SUPPORTED_DIALECTS
 from ._engine import (
     CACHE_SIZE,
+    FRONT,
     MAX_ISSUES,
     MAX_NESTING_WORK,
     MAX_SCHEMA_BYTES,
@@ -33,13 +34,14 @@ from ._engine import (
     clear_cache,
     collect,
     compiled,
+    is_panic,
     issue_key,
 )
 from ._errors import Error, json_type_name
 from ._result import ToolResult
 from ._tool import Tool
 from ._verdict import IssueKind, Outcome, OutputIssue, OutputValidation
-from ._versions import at_least, check_version
+from ._versions import KNOWN_VERSIONS, at_least, check_version
 from ._warnings import IntakeWarning
 
 __all__ = [
@@ -75,6 +77,16 @@ _DIALECT_BY_URI: Final = {
 _OUTPUT_SCHEMA_SINCE: Final = "2025-06-18"
 _DEFAULT_2020_12_SINCE: Final = "2025-11-25"
 _ANY_JSON_SINCE: Final = "2026-07-28"
+
+# Per known revision, computed once: (outputSchema exists, default dialect, any JSON allowed).
+_BY_VERSION: Final = {
+    version: (
+        at_least(version, _OUTPUT_SCHEMA_SINCE),
+        DRAFT_2020_12 if at_least(version, _DEFAULT_2020_12_SINCE) else DRAFT_07,
+        at_least(version, _ANY_JSON_SINCE),
+    )
+    for version in KNOWN_VERSIONS
+}
 
 _SCHEMA_KEY: Final = "$schema"
 _MISSING: Any = object()
@@ -118,9 +130,12 @@ def validate_structured(
     `definitions`, `$id`-scoped) and the bundled JSON Schema meta-schemas; nothing is ever
     retrieved (no network, no file), whatever the URI.
 
-    Compiled schemas are cached by content (dialect + SHA-256 of the sorted-key JSON), at most
-    `CACHE_SIZE`, least recently used evicted; a hit also checks the cached schema equals the
-    tool's, so a changed schema never reuses an old validator. Thread-safe.
+    Compiled schemas are cached, at most `CACHE_SIZE`: by the schema dict itself (the warm
+    path; `Tool.from_wire` hands `raw` over, so a schema dict is not changed in place after it;
+    a changed top-level member count is noticed, a deeper in-place edit needs
+    `clear_validator_cache()`), and by content (dialect + SHA-256 of the sorted-key JSON,
+    confirmed by equality), so equal schemas in different dicts share one validator.
+    Thread-safe.
 
     Args:
         result: the completed call's result.
@@ -148,10 +163,11 @@ def validate_structured(
             `MAX_NESTING_WORK`; or the engine's recursion limit when comparing deeply nested
             values (`uniqueItems`, `enum`, `const`). A schema that cannot loop takes any depth.
 
-    Total: per call, an equality check O(schema size) plus validation in Rust; a cache miss adds
-    a digest and a compile O(schema size). Patterns run in linear time, or bounded by the regex
-    engine's backtracking limit (then a `schema` issue). Only `Error` and the `TypeError`s above
-    leave this function: engine exceptions and panics are mapped.
+    Total: per warm call, O(1) plus validation in Rust; a new schema dict adds a digest and an
+    equality check O(schema size), a new schema a compile O(schema size). Patterns run in
+    linear time, or bounded by the regex engine's backtracking limit (then a `schema` issue).
+    Only `Error` and the `TypeError`s above leave this function: engine exceptions and panics
+    are mapped.
 
     Spec: 2026-07-28 server/tools "Output Schema" ("Servers MUST provide structured results
     that conform to this schema. Clients SHOULD validate structured results against this
@@ -165,18 +181,23 @@ def validate_structured(
     ...                     tool, protocol_version="2026-07-28").errors[0].keyword
     'required'
     """
-    if not isinstance(result, ToolResult):
+    if type(result) is not ToolResult and not isinstance(result, ToolResult):
         raise TypeError(f"result must be a ToolResult, got {type(result).__name__}")
-    if not isinstance(tool, Tool):
+    if type(tool) is not Tool and not isinstance(tool, Tool):
         raise TypeError(f"tool must be a Tool, got {type(tool).__name__}")
-    if not at_least(protocol_version, _OUTPUT_SCHEMA_SINCE):
+    facts = _BY_VERSION.get(protocol_version) if type(protocol_version) is str else None
+    if facts is None:
+        check_version(protocol_version)  # raises: not a str, or not a known revision
+        raise AssertionError("unreachable")  # pragma: no cover
+    has_output_schema, default_dialect, any_json = facts
+    if not has_output_schema:
         return OutputValidation("skipped", skip_reason="not_in_protocol_version")
     if result.is_error:
         return OutputValidation("skipped", skip_reason="is_error")
     schema = tool.raw.get(w.OUTPUT_SCHEMA)
     if schema is None:
         return OutputValidation("skipped", skip_reason="no_output_schema")
-    if not isinstance(schema, dict):
+    if type(schema) is not dict and not isinstance(schema, dict):
         raise Error(
             "protocol",
             "invalid_tool",
@@ -184,7 +205,10 @@ def validate_structured(
             path=(w.OUTPUT_SCHEMA,),
             details={"expected": "an object", "got": json_type_name(schema)},
         )
-    dialect = _dialect(schema, protocol_version, w.OUTPUT_SCHEMA)
+    declared = schema.get(_SCHEMA_KEY, default_dialect)
+    dialect = _DIALECT_BY_URI.get(declared) if type(declared) is str else None
+    if dialect is None:
+        dialect = _dialect(schema, protocol_version, w.OUTPUT_SCHEMA)  # raises
     if not result.has_structured:
         missing = OutputIssue(
             (),
@@ -195,8 +219,26 @@ def validate_structured(
         return OutputValidation("invalid", (missing,), dialect)
 
     instance = result.structured
+    # The common case, inline (`compiled`'s first level, then the engine): a plainly valid
+    # value needs nothing else built. Anything else goes through `_verdict`, which maps
+    # engine failures.
+    hit = FRONT.get(id(schema))
+    if (
+        hit is not None
+        and hit[0] is schema
+        and hit[1] == dialect
+        and hit[3] is not None
+        and hit[4] == len(schema)
+        and (any_json or type(instance) is dict)
+    ):
+        try:
+            if hit[3].is_valid(instance):
+                return _VALID[dialect]
+        except BaseException as exc:
+            if not isinstance(exc, Exception) and not is_panic(exc):
+                raise
     issues: list[OutputIssue] = []
-    if not at_least(protocol_version, _ANY_JSON_SINCE) and not isinstance(instance, dict):
+    if not any_json and not isinstance(instance, dict):
         issues.append(
             OutputIssue(
                 (),
