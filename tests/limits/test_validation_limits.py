@@ -69,13 +69,11 @@ def test_deep_arrays_compared_by_unique_items_stay_within_the_engine_budget() ->
     jsonschema-rs 0.61.2 compares arrays for `uniqueItems` recursively with a budget of about
     255 levels, so two arrays 900 levels deep are still `limit_exceeded` (a documented policy
     Error, never a crash), while at 200 levels two equal arrays give the verdict `invalid`."""
-    got = _run(
-        """
+    got = _run("""
         schema = {"properties": {"tags": {"uniqueItems": True}}}
         print(json.dumps([run(schema, {"tags": [nest(900, []), nest(900, [1])]}),
                           run(schema, {"tags": [nest(200, []), nest(200, [])]})]))
-        """
-    )
+        """)
     assert got == [
         {"error": ["policy", "limit_exceeded", ["structuredContent"]]},
         {"outcome": "invalid", "issues": [[["tags"], "uniqueItems"]]},
@@ -149,7 +147,7 @@ def test_an_engine_panic_becomes_an_issue_not_an_exception() -> None:
     """conduit-defined (issue 13: nothing but our documented `Error` leaves these functions):
     a Rust panic surfacing from the engine is mapped; other BaseExceptions (KeyboardInterrupt)
     still propagate."""
-    entry = engine.Compiled({}, _Panicking(), None, False, 1)
+    entry = engine.Compiled(_Panicking(), None, False, 1)
     issues: list[Any] = []
     assert engine.collect(entry, {}, "structuredContent", issues) is False
     assert [(i.path, i.kind) for i in issues] == [((), "protocol")]
@@ -160,7 +158,7 @@ def test_an_engine_panic_becomes_an_issue_not_an_exception() -> None:
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        engine.collect(engine.Compiled({}, Interrupting(), None, False, 1), {}, "x", [])
+        engine.collect(engine.Compiled(Interrupting(), None, False, 1), {}, "x", [])
 
 
 def test_importing_the_client_imports_neither_jsonschema_nor_pydantic() -> None:

@@ -19,7 +19,6 @@ What this layer adds to the engine:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import re
@@ -34,7 +33,6 @@ import orjson
 
 from ._dialects import DRAFT_07, DRAFT_2019_09, DRAFT_2020_12
 from ._errors import Error, PathItem, json_type_name, render_path
-from ._jsoncopy import copy_json
 from ._verdict import OutputIssue
 
 #: How many compiled schemas are kept (least recently used evicted first).
@@ -72,7 +70,6 @@ def dialect_name(dialect: str) -> str:
 class Compiled:
     """One compiled schema: the engine's validator, or the issue that stopped it compiling."""
 
-    schema: Any  # a private copy: the caller's dict may change after this
     validator: Any  # a jsonschema_rs validator, or None when `schema_issue` is set
     schema_issue: OutputIssue | None
     loops: bool  # whether its `$ref`s can loop (then the value's depth is bounded)
@@ -117,7 +114,7 @@ def _validator_class(dialect: str) -> Any:
 # Front: by the caller's dict (identity; the dict is held, so its id is not reused). Back: by
 # content digest confirmed by equality, so equal schemas share a validator.
 
-_by_content: OrderedDict[tuple[str, bytes], Compiled] = OrderedDict()
+_by_content: OrderedDict[tuple[str, bool, bytes], Compiled] = OrderedDict()
 _by_object: dict[int, tuple[Any, str, Compiled, Any, int]] = {}  # insertion order: oldest first
 #: The first level, read lock-free by `validate_structured`'s warm path: id -> (dict, dialect,
 #: Compiled, the validator when no depth bound is needed else None, top-level member count);
@@ -143,11 +140,11 @@ def compiled(schema: dict[str, Any], dialect: str, role: str) -> Compiled:
 
     Two levels: the very dict seen before (by identity, the warm path: `Tool.from_wire` hands
     `raw` over, so it is not changed afterwards; a different top-level member count is still
-    noticed), then the content (dialect + SHA-256 of the sorted-key JSON, confirmed by
-    equality), so equal schemas in different dicts share one compiled validator.
+    noticed), then the content (dialect + the schema's sorted-key JSON bytes), so equal schemas
+    in different dicts share one compiled validator.
 
     Args:
-        schema: a JSON object (not mutated; a private copy is kept).
+        schema: a JSON object (not mutated; the engine keeps its own copy).
         dialect: one of `SUPPORTED_DIALECTS`.
         role: the wire name of the schema (`"outputSchema"`, `"inputSchema"`), for messages
             and error paths.
@@ -158,22 +155,23 @@ def compiled(schema: dict[str, Any], dialect: str, role: str) -> Compiled:
         TypeError: the schema holds a value JSON cannot represent (a caller bug).
     """
     hit = _by_object.get(id(schema))  # a dict read is atomic under the GIL: no lock
-    if hit is not None and hit[0] is schema and hit[1] == dialect:
-        entry = hit[2]
-        # The same dict: trusted, as Tool.from_wire hands `raw` over (no mutation after). A
-        # changed top-level member count is still noticed; deeper in-place edits are not.
-        if hit[4] == len(schema):
-            return entry
-    key = (dialect, _digest(schema, role))
+    if hit is not None and hit[0] is schema and hit[1] == dialect and hit[4] == len(schema):
+        entry: Compiled = hit[2]
+        return entry
+    data = _canonical(schema, role)
+    # orjson writes NaN and infinities as null: only then can two contents share bytes.
+    not_json = b"null" in data and _has_non_finite(schema)
+    key = (dialect, not_json, data)
     with _cache_lock:
         found = _by_content.get(key)
-    if found is None or not _equal(found.schema, schema, role):
-        found = _compile(schema, dialect, role)
+        if found is not None:
+            _by_content.move_to_end(key)
+    if found is None:
+        found = _compile(schema, dialect, role, data, not_json)
     with _cache_lock:
         _by_content[key] = found
-        _by_content.move_to_end(key)
         fast = None if found.loops else found.validator
-        _by_object[id(schema)] = (schema, dialect, found, fast, len(found.schema))
+        _by_object[id(schema)] = (schema, dialect, found, fast, len(schema))
         while len(_by_content) > CACHE_SIZE:
             _by_content.popitem(last=False)
         while len(_by_object) > CACHE_SIZE:
@@ -181,14 +179,7 @@ def compiled(schema: dict[str, Any], dialect: str, role: str) -> Compiled:
     return found
 
 
-def _equal(private: Any, schema: Any, role: str) -> bool:
-    try:
-        return bool(private == schema)
-    except RecursionError:
-        _too_deep_schema(role)
-
-
-def _digest(schema: dict[str, Any], role: str) -> bytes:
+def _canonical(schema: dict[str, Any], role: str) -> bytes:
     try:
         data = orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)
     except TypeError:
@@ -212,7 +203,20 @@ def _digest(schema: dict[str, Any], role: str) -> bytes:
             path=(role,),
             details={"limit": MAX_SCHEMA_BYTES, "size": len(data)},
         )
-    return hashlib.sha256(data).digest()
+    return data
+
+
+def _has_non_finite(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, float) and not math.isfinite(node):
+            return True
+    return False
 
 
 def _too_deep_schema(role: str) -> NoReturn:
@@ -225,22 +229,31 @@ def _too_deep_schema(role: str) -> NoReturn:
     ) from None
 
 
-def _compile(schema: dict[str, Any], dialect: str, role: str) -> Compiled:
-    private = copy_json(schema)
-    depth, loops, not_json = _analyse(private)
+# Bytes whose absence from the canonical JSON proves no `$ref` can loop (a cheap pre-check).
+_REF_MARKERS: Final = (b'"$ref"', b'"$dynamicRef"', b'"$recursiveRef"')
+
+
+def _compile(
+    schema: dict[str, Any], dialect: str, role: str, data: bytes, not_json: bool
+) -> Compiled:
+    if any(marker in data for marker in _REF_MARKERS):
+        depth, loops = _analyse(schema)
+    else:
+        depth, loops = 0, False  # the engine descends at most the schema's own depth
     if not_json:
         # The engine would read NaN as null; JSON has neither NaN nor infinities.
         message = f"{role} holds a number JSON cannot represent (NaN or infinity)"
-        return Compiled(private, None, OutputIssue((), message, role, kind="schema"), loops, depth)
+        return Compiled(None, OutputIssue((), message, role, kind="schema"), loops, depth)
     cls = _validator_class(dialect)
     rs = _rs()
     try:
         # validate_formats=False: `format` is an annotation in every dialect (no assertion).
-        validator = cls(private, validate_formats=False, retriever=_refuse_every_uri)
+        # The engine copies the schema: later changes to the caller's dict do not reach it.
+        validator = cls(schema, validate_formats=False, retriever=_refuse_every_uri)
     except rs.ValidationError as exc:
         issue = _compile_issue(exc, dialect, role)
         meta = () if issue.keyword == "$ref" else tuple(exc.schema_path)
-        return Compiled(private, None, issue, loops, depth, meta)
+        return Compiled(None, issue, loops, depth, meta)
     except BaseException as exc:
         if _out_of_depth(exc):
             _too_deep_schema(role)
@@ -250,8 +263,8 @@ def _compile(schema: dict[str, Any], dialect: str, role: str) -> Compiled:
         issue = OutputIssue(
             (), f"{role} could not be compiled ({type(exc).__name__})", role, kind="schema"
         )
-        return Compiled(private, None, issue, loops, depth)
-    return Compiled(private, validator, None, loops, depth)
+        return Compiled(None, issue, loops, depth)
+    return Compiled(validator, None, loops, depth)
 
 
 def _compile_issue(exc: Any, dialect: str, role: str) -> OutputIssue:
@@ -282,10 +295,8 @@ def ref_message(error: object) -> str:
 _POINTER: Final = re.compile(r"Pointer '(.*)' does not exist", re.DOTALL)
 
 
-def _analyse(schema: Any) -> tuple[int, bool, bool]:
-    """(nesting depth, whether `$ref`s can loop, whether a number is NaN or infinite).
-
-    Walked with an explicit stack.
+def _analyse(schema: Any) -> tuple[int, bool]:
+    """(nesting depth, whether `$ref`s can loop), walked with an explicit stack.
 
     A loop: a `$ref` inside the subtree its own chain of targets starts from. Keys that only
     look like keywords (a property named `$ref`) count too: a false alarm costs a depth walk.
@@ -293,7 +304,6 @@ def _analyse(schema: Any) -> tuple[int, bool, bool]:
     deepest = 0
     refs: list[tuple[tuple[str, ...], tuple[str, ...]]] = []  # (where, target pointer)
     unknown = False
-    not_json = False
     stack: list[tuple[Any, tuple[str, ...]]] = [(schema, ())]
     while stack:
         node, where = stack.pop()
@@ -311,11 +321,9 @@ def _analyse(schema: Any) -> tuple[int, bool, bool]:
             stack.extend((child, (*where, str(key))) for key, child in node.items())
         elif isinstance(node, list):
             stack.extend((child, (*where, str(i))) for i, child in enumerate(node))
-        elif isinstance(node, float) and not math.isfinite(node):
-            not_json = True
     if unknown or len(refs) > _MAX_REFS_ANALYSED:
-        return deepest, bool(refs) or unknown, not_json
-    return deepest, _has_cycle(refs), not_json
+        return deepest, bool(refs) or unknown
+    return deepest, _has_cycle(refs)
 
 
 def _pointer(ref: str) -> tuple[str, ...] | None:
