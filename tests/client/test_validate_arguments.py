@@ -177,3 +177,20 @@ def test_intake_warns_about_an_invalid_schema_and_keeps_the_tool() -> None:
     details = got.warnings[0].details
     assert details["keyword"] == "minLength"
     assert details["meta_schema_path"][-1] == "minimum"  # 2020-12 nonNegativeInteger
+
+
+def test_intake_checks_a_schema_of_any_depth_without_crashing() -> None:
+    """conduit-defined (issue 13 "Limits"): the engine's meta-schema check would crash on a
+    schema ~100,000 levels deep; intake compiles such a schema instead, which stops at its
+    recursion limit: a warning (reason `limit_exceeded`), and the tool is still accepted."""
+    schema: Any = {}
+    for _ in range(100_000):
+        schema = {"items": schema}
+    page = {
+        "tools": [{"name": "deep", "inputSchema": {"type": "object", "properties": {"a": schema}}}]
+    }
+    got = intake("s", page, transport="stdio")
+    assert [t.name for t in got.tools] == ["deep"]
+    assert [(w.code, w.path, w.details.get("reason")) for w in got.warnings] == [
+        ("input_schema_invalid", ("tools", 0, "inputSchema"), "limit_exceeded")
+    ]

@@ -36,6 +36,7 @@ from ._engine import (
     compiled,
     is_panic,
     issue_key,
+    meta_problem,
 )
 from ._errors import Error, json_type_name
 from ._result import ToolResult
@@ -363,11 +364,13 @@ _SCHEMA_WARNING: Final = {
 def schema_warnings(raw: dict[str, Any], protocol_version: str) -> list[IntakeWarning]:
     """Intake's meta-schema check of one shape-checked tool's `inputSchema` and `outputSchema`.
 
-    Each schema is compiled (and so checked against its dialect's meta-schema) as
-    `validate_arguments` / `validate_structured` would; the compiled schema is cached for them.
-    A schema that is not a valid schema of its dialect, names a dialect this library does not
-    support, has a `$ref` that is not resolved, or is too large or too deep to compile gives an
-    `input_schema_invalid` / `output_schema_invalid` warning; the tool is still accepted.
+    Each schema is checked against its dialect's meta-schema (the dialect as
+    `validate_arguments` / `validate_structured` resolve it); a schema with a `$ref`, or one
+    deeper than 255 levels, is compiled instead (cached for them), so an unresolved `$ref` is
+    found too. A schema that is not a valid schema of its dialect, names a dialect this library
+    does not support, has a `$ref` that is not resolved, or is too large or too deep to compile
+    gives an `input_schema_invalid` / `output_schema_invalid` warning; the tool is still
+    accepted.
 
     Args:
         raw: one tool as sent (passed `check_tool_shape`; not mutated).
@@ -394,7 +397,7 @@ def schema_warnings(raw: dict[str, Any], protocol_version: str) -> list[IntakeWa
         code = _SCHEMA_WARNING[role]
         try:
             dialect = _dialect(schema, protocol_version, role)
-            entry = compiled(schema, dialect, role)
+            problem = meta_problem(schema, dialect, role)
         except Error as exc:
             found.append(IntakeWarning(code, exc.path, exc.message, {"reason": exc.reason}))
             continue
@@ -402,12 +405,12 @@ def schema_warnings(raw: dict[str, Any], protocol_version: str) -> list[IntakeWa
             message = f"{role} holds a value JSON cannot represent"
             found.append(IntakeWarning(code, (role,), message))
             continue
-        issue = entry.schema_issue
-        if issue is not None:
+        if problem is not None:
+            issue, meta_path = problem
             details = {
                 "keyword": issue.keyword,
                 "dialect": dialect,
-                "meta_schema_path": list(entry.meta_path),
+                "meta_schema_path": list(meta_path),
             }
             found.append(IntakeWarning(code, (role, *issue.schema_path), issue.message, details))
     return found
