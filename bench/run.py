@@ -41,6 +41,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import jsonschema  # noqa: E402
+import jsonschema_rs  # noqa: E402
 import mcp_types  # noqa: E402
 import orjson  # noqa: E402
 import pydantic  # noqa: E402
@@ -75,6 +76,7 @@ PACKAGES = (
     "mcp-types",
     "rfc8785",
     "jsonschema",
+    "jsonschema-rs",
     "referencing",
     "orjson",
     "datamodel-code-generator",
@@ -303,22 +305,37 @@ def _strict(model: Any, items: Sequence[Any]) -> list[bool]:
     return out
 
 
+def _oracle_conformant(version: str, definition: str, items: Sequence[Any]) -> list[bool]:
+    """jsonschema's verdicts on the definition of the official schema.json (the oracle)."""
+    doc = json.loads((ROOT / "schema" / version / "schema.json").read_text(encoding="utf-8"))
+    defs = "$defs" if "$defs" in doc else "definitions"
+    full = {**doc, "allOf": [{"$ref": f"#/{defs}/{definition}"}]}
+    validator = js_validators.validator_for(full)(full)
+    return [validator.is_valid(x) for x in items]
+
+
 def row_conformance(items: list[dict[str, Any]], kind: str) -> Row:
     """4. `conformance_violations` vs mcp-types' own validation of the same objects."""
-    generated = getattr(
-        module_for(CONFORMANCE_VERSION), "CallToolResult" if kind == "result" else "Tool"
-    )
+    definition = "CallToolResult" if kind == "result" else "Tool"
+    generated = getattr(module_for(CONFORMANCE_VERSION), definition)
     peer_model = mcp_types.CallToolResult if kind == "result" else mcp_types.Tool
     version = CONFORMANCE_VERSION
+    oracle: list[bool] = []
 
     def ours() -> list[tuple[Any, ...]]:
         return [conformance_violations(x, kind=kind, protocol_version=version) for x in items]  # type: ignore[arg-type]
 
     def verify(outputs: dict[str, object]) -> None:
-        # The wrapper and the bare model must agree on every object.
-        wrapped = [not v for v in outputs["conformance_violations"]]  # type: ignore[attr-defined]
-        assert wrapped == outputs["generated model_validate(strict=True)"]
-        row.extra["conformant"] = sum(wrapped)
+        # Exactly JSON Schema's verdicts (issue 13): checked against jsonschema, computed once.
+        if not oracle:
+            oracle.extend(_oracle_conformant(version, definition, items))
+        ours_ok = [not v for v in outputs["conformance_violations"]]  # type: ignore[attr-defined]
+        assert ours_ok == oracle, "conformance verdicts differ from jsonschema's"
+        row.extra["conformant"] = sum(ours_ok)
+        generated_ok: list[bool] = outputs["generated model_validate(strict=True)"]  # type: ignore[assignment]
+        row.extra["generated_model_disagreements"] = sum(
+            a != b for a, b in zip(ours_ok, generated_ok, strict=True)
+        )
 
     row = Row(
         f"4-conformance-{kind}s",
@@ -335,8 +352,8 @@ def row_conformance(items: list[dict[str, Any]], kind: str) -> Row:
                 "generated model_validate(strict=True)", "info", lambda: _strict(generated, items)
             ),
         ],
-        ">= 2x faster" if kind == "result" else "report only",
-        2.0 if kind == "result" else None,
+        ">= 3x faster",
+        3.0,
         verify,
     )
     return row
@@ -381,25 +398,30 @@ def _js_validate(pairs: Sequence[workload.Pair]) -> list[bool]:
 
 
 def row_validate(pairs: list[workload.Pair]) -> Row:
-    """6. `validate_structured` (warm cache) vs `jsonschema.validate`; cold cost in `extra`."""
+    """6. `validate_structured` (warm) vs jsonschema-rs's bare compiled `is_valid` (the cost of
+    our layer) and jsonschema's compiled validator; cold cost in `extra`."""
     prepared = [(Tool.from_wire(SERVER_ID, p.tool), ToolResult.from_wire(p.result)) for p in pairs]
     version = VALIDATION_VERSION
-    # A fair extra: jsonschema with validators compiled once per schema (what a careful caller
-    # of jsonschema would write), shown as "info".
-    compiled: dict[int, Any] = {}
+    # Both peers compiled once per schema (what a careful caller writes); no retrieval.
+    rs: dict[int, Any] = {}
+    js: dict[int, Any] = {}
     for p in pairs:
-        if id(p.schema) not in compiled:
-            compiled[id(p.schema)] = js_validators.validator_for(p.schema)(p.schema)
+        if id(p.schema) not in rs:
+            rs[id(p.schema)] = jsonschema_rs.validator_for(p.schema, validate_formats=False)
+            js[id(p.schema)] = js_validators.validator_for(p.schema)(p.schema)
 
     def ours() -> list[bool]:
         return [validate_structured(r, t, protocol_version=version).valid for t, r in prepared]
 
-    def precompiled() -> list[bool]:
-        return [compiled[id(p.schema)].is_valid(p.instance) for p in pairs]
+    def bare_rs() -> list[bool]:
+        return [rs[id(p.schema)].is_valid(p.instance) for p in pairs]
+
+    def compiled_js() -> list[bool]:
+        return [js[id(p.schema)].is_valid(p.instance) for p in pairs]
 
     def verify(outputs: dict[str, object]) -> None:
-        assert outputs["validate_structured (warm)"] == outputs["jsonschema.validate"]
         assert outputs["validate_structured (warm)"] == outputs["jsonschema, compiled once"]
+        assert outputs["validate_structured (warm)"] == outputs["jsonschema-rs is_valid, compiled"]
 
     row = Row(
         "6-validate-structured",
@@ -407,40 +429,53 @@ def row_validate(pairs: list[workload.Pair]) -> Row:
         len(pairs),
         [
             Candidate("validate_structured (warm)", "ours", ours),
-            Candidate("jsonschema.validate", "peer", lambda: _js_validate(pairs)),
-            Candidate("jsonschema, compiled once", "info", precompiled),
+            Candidate("jsonschema-rs is_valid, compiled", "peer", bare_rs),
+            Candidate("jsonschema, compiled once", "info", compiled_js),
         ],
-        ">= 20x faster",
-        20.0,
+        "<= 1.5x jsonschema-rs (ratio >= 0.67)",
+        1 / 1.5,
         verify,
     )
     return row
 
 
 def cold_validation(pairs: list[workload.Pair], rounds: int) -> dict[str, Any]:
-    """First-call cost of `validate_structured` (empty cache) per distinct schema, vs the peer."""
+    """First-call cost (empty cache) per distinct schema: ours, jsonschema-rs, jsonschema."""
     firsts: dict[bytes, workload.Pair] = {}
     for p in pairs:
         firsts.setdefault(orjson.dumps(p.schema, option=orjson.OPT_SORT_KEYS), p)
     chosen = list(firsts.values())
     prepared = [(Tool.from_wire(SERVER_ID, p.tool), ToolResult.from_wire(p.result)) for p in chosen]
     ours_us: list[float] = []
-    peer_us: list[float] = []
+    rs_us: list[float] = []
+    js_us: list[float] = []
     version = VALIDATION_VERSION
+
+    def rs_cold(pair: workload.Pair) -> bool:
+        return bool(jsonschema_rs.validator_for(pair.schema).is_valid(pair.instance))
+
+    def js_cold(pair: workload.Pair) -> bool:
+        cls = js_validators.validator_for(pair.schema)
+        cls.check_schema(pair.schema)
+        return bool(cls(pair.schema).is_valid(pair.instance))
+
     for _ in range(rounds):
         for (tool, result), pair in zip(prepared, chosen, strict=True):
             clear_validator_cache()
             ns, _, _ = timed(partial(validate_structured, result, tool, protocol_version=version))
             ours_us.append(ns / 1000)
-            ns, _, _ = timed(partial(_js_validate, [pair]))
-            peer_us.append(ns / 1000)
+            ns, _, _ = timed(partial(rs_cold, pair))
+            rs_us.append(ns / 1000)
+            ns, _, _ = timed(partial(js_cold, pair))
+            js_us.append(ns / 1000)
     clear_validator_cache()
     return {
         "schemas": len(chosen),
         "cold_median_us": statistics.median(ours_us),
         "cold_min_us": min(ours_us),
-        "jsonschema_validate_median_us": statistics.median(peer_us),
-        "cold_ratio": statistics.median(peer_us) / statistics.median(ours_us),
+        "jsonschema_rs_cold_median_us": statistics.median(rs_us),
+        "jsonschema_cold_median_us": statistics.median(js_us),
+        "cold_met": statistics.median(ours_us) <= 100,
     }
 
 
@@ -687,8 +722,10 @@ def table(rows: list[Row], extras: dict[str, Any]) -> str:
     cold = extras["row6_cold"]
     lines.append(
         f"- row 6, cold first call (empty cache), {cold['schemas']} distinct schemas: "
-        f"{_fmt(cold['cold_median_us'], 0)} µs median (jsonschema.validate "
-        f"{_fmt(cold['jsonschema_validate_median_us'], 0)} µs; ratio {_fmt(cold['cold_ratio'])}x)"
+        f"{_fmt(cold['cold_median_us'], 0)} µs median (target <= 100 µs: "
+        f"{_met(cold['cold_met'])}; jsonschema-rs compile + is_valid "
+        f"{_fmt(cold['jsonschema_rs_cold_median_us'], 0)} µs, jsonschema check_schema + compile "
+        f"+ is_valid {_fmt(cold['jsonschema_cold_median_us'], 0)} µs)"
     )
     r7 = next(r for r in rows if r.id.startswith("7-"))
     lines.append(

@@ -37,6 +37,9 @@ def test_wheel_holds_both_packages_with_py_typed(wheel: Path) -> None:
         "conduit_mcp_wire/v2024_11_05.py",
         "conduit_mcp_wire/v2026_07_28.py",
         "conduit_mcp_wire/draft.py",
+        # the official schemas strict conformance validates against (issue 13)
+        "conduit_mcp/_schema/2024-11-05/schema.json",
+        "conduit_mcp/_schema/2026-07-28/schema.json",
     ):
         assert required in names
     assert not any(n.startswith(("tests/", "src/", "generated/")) for n in names)
@@ -54,5 +57,7 @@ def test_wheel_contents_import_and_work(wheel: Path, tmp_path: Path) -> None:
         "t = Tool.from_wire('s', {'name': 'a', 'inputSchema': {'type': 'object'}})\n"
         "m = conduit_mcp_wire.module_for('2026-07-28')\n"
         "m.Tool.model_validate(t.raw)\n"
+        "from conduit_mcp.client import is_conformant\n"
+        "assert is_conformant(t.raw, kind='tool', protocol_version='2026-07-28')\n"
     )
     subprocess.run([sys.executable, "-c", code, str(tmp_path)], check=True)

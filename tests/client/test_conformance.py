@@ -81,14 +81,16 @@ def test_unknown_keys_conform_and_raw_is_untouched() -> None:
     assert raw == before
 
 
-def test_a_malformed_server_info_stamp_does_not_fail_a_result() -> None:
-    """conduit-defined (codegen patch): the serverInfo stamp is display-only."""
+def test_a_malformed_server_info_stamp_is_a_violation() -> None:
+    """Spec-mandated (2026-07-28 schema.json: the `_meta` serverInfo stamp is an
+    `Implementation`). Before issue 13 the generated models let it pass; the check is now the
+    official schema itself."""
     raw = {
         "content": [],
         "resultType": "complete",
         "_meta": {"io.modelcontextprotocol/serverInfo": "not an Implementation"},
     }
-    assert is_conformant(raw, kind="result", protocol_version="2026-07-28")
+    assert not is_conformant(raw, kind="result", protocol_version="2026-07-28")
 
 
 def test_an_unknown_version_is_a_policy_error() -> None:
@@ -102,3 +104,90 @@ def test_an_unknown_kind_is_a_caller_bug() -> None:
     """conduit-defined."""
     with pytest.raises(ValueError):
         conformance_violations(OK_TOOL, kind="prompt", protocol_version="draft")  # type: ignore[arg-type]
+
+
+# -- kind="call_result": the tools/call result union (issue 14, item 2) ---------------------------
+
+INPUT_REQUIRED = {
+    "resultType": "input_required",
+    "inputRequests": {
+        "r1": {
+            "method": "elicitation/create",
+            "params": {
+                "mode": "form",
+                "message": "Which city?",
+                "requestedSchema": {"type": "object", "properties": {"c": {"type": "string"}}},
+            },
+        }
+    },
+    "requestState": "opaque",
+}
+TASK = {
+    "task": {
+        "taskId": "t1",
+        "status": "working",
+        "createdAt": "2025-11-25T00:00:00Z",
+        "lastUpdatedAt": "2025-11-25T00:00:00Z",
+        "ttl": 60000,
+    }
+}
+
+
+def test_an_input_required_result_conforms_to_the_2026_07_28_call_result_union() -> None:
+    """Spec-mandated (2026-07-28 schema `CallToolResultResponse.result`: anyOf
+    InputRequiredResult, CallToolResult): valid as the union, not as a CallToolResult."""
+    assert is_conformant(INPUT_REQUIRED, kind="call_result", protocol_version="2026-07-28")
+    found = conformance_violations(INPUT_REQUIRED, kind="result", protocol_version="2026-07-28")
+    assert [e.path for e in found] == [("content",)]
+
+
+def test_a_task_result_conforms_to_the_2025_11_25_call_result_union_only() -> None:
+    """Spec-mandated (2025-11-25 server/tools "Task-Augmented Tool Calls": a tools/call with a
+    task answers CreateTaskResult; 2026-07-28 and 2025-06-18 define no task result)."""
+    assert is_conformant(TASK, kind="call_result", protocol_version="2025-11-25")
+    for version in ("2025-06-18", "2026-07-28"):
+        assert not is_conformant(TASK, kind="call_result", protocol_version=version)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_complete_result_conforms_to_every_call_result_union(version: str) -> None:
+    """Spec-mandated (each version's CallToolResult; `resultType` required from 2026-07-28)."""
+    raw: dict[str, object] = {"content": [{"type": "text", "text": "ok"}]}
+    if version in ("2026-07-28", "draft"):
+        raw["resultType"] = "complete"
+    assert is_conformant(raw, kind="call_result", protocol_version=version)
+
+
+def test_a_union_failure_reports_the_closest_arm_with_its_name() -> None:
+    """conduit-defined: when no arm accepts, the violations are those of the arm with strictly
+    fewest (worked out by hand from 2025-11-25 schema.json: CallToolResult fails only on
+    `isError`; CreateTaskResult on five missing Task members), named in details; on a tie, the
+    union's own failure at the root, naming both arms."""
+    raw = {"content": [], "isError": "yes", "task": {}}
+    found = conformance_violations(raw, kind="call_result", protocol_version="2025-11-25")
+    assert [(e.path, e.details["definition"], e.details["keyword"]) for e in found] == [
+        (("isError",), "CallToolResult", "type")
+    ]
+    assert found[0].details["schema_path"] == ["properties", "isError", "type"]
+    # 2026-07-28: without resultType both arms fail once (`required`): a tie.
+    found = conformance_violations(
+        {"content": []}, kind="call_result", protocol_version="2026-07-28"
+    )
+    assert [(e.path, e.details["definition"], e.details["keyword"]) for e in found] == [
+        ((), "InputRequiredResult | CallToolResult", "anyOf")
+    ]
+
+
+def test_integral_floats_are_integers_and_null_members_are_violations() -> None:
+    """Spec-mandated (JSON Schema 2020-12 validation "type": 1.0 is an integer; a `null`
+    optional string member is not a string)."""
+    link = {"type": "resource_link", "uri": "file:///a", "name": "a", "size": 1.0}
+    assert is_conformant(
+        {"resultType": "complete", "content": [link]}, kind="result", protocol_version="2026-07-28"
+    )
+    found = conformance_violations(
+        {"name": "t", "inputSchema": {"type": "object"}, "title": None},
+        kind="tool",
+        protocol_version="2025-11-25",
+    )
+    assert [(e.path, e.message) for e in found] == [(("title",), "expected string, got null")]

@@ -446,7 +446,7 @@ def test_dangling_local_ref_is_a_schema_issue() -> None:
     assert out.outcome == "invalid"
     (issue,) = out.errors
     assert (issue.keyword, issue.kind) == ("$ref", "schema")
-    assert issue.message == "$ref not resolved: nothing at #/$defs/missing in the outputSchema"
+    assert issue.message == "$ref not resolved: nothing at #/$defs/missing in the schema"
 
 
 @pytest.mark.parametrize(
@@ -508,7 +508,6 @@ def test_ref_to_a_meta_schema_resolves_from_the_bundled_copy(no_network: list[st
         ({"properties": {"a": {"minLength": -1}}}, "minLength", ("properties", "a", "minLength")),
         ({"required": "a"}, "required", ("required",)),
         ({"pattern": "(unclosed"}, "pattern", ("pattern",)),
-        ({"pattern": "\\p{L}+"}, "pattern", ("pattern",)),
     ],
     ids=repr,
 )
@@ -551,13 +550,22 @@ def test_deep_structured_content_with_a_flat_schema_validates() -> None:
 
 
 def test_deep_structured_content_of_the_wrong_type_is_reported_without_recursion() -> None:
-    """conduit-defined: issue messages name the JSON type, so a deep value is never printed."""
-    out = check({"type": "string"}, _nested_list(10_000))
+    """conduit-defined: issue messages name the JSON type, so a deep value is never printed.
+    Within `DESCRIBABLE_DEPTH` levels each issue has its path; deeper, the engine gives the
+    verdict but cannot say where, and one root issue says so (jsonschema-rs 0.61.2 describes
+    values up to 254 levels)."""
+    out = check({"type": "string"}, _nested_list(200))
     assert [(e.path, e.keyword, e.message) for e in out.errors] == [
         ((), "type", "expected string, got array")
     ]
-    out = check({"properties": {"a": {"type": "string"}}}, _nested_dict(10_000))
+    out = check({"properties": {"a": {"type": "string"}}}, _nested_dict(200))
     assert [(e.path, e.keyword) for e in out.errors] == [(("a",), "type")]
+    out = check({"type": "string"}, _nested_list(10_000))
+    assert out.outcome == "invalid"
+    assert [(e.path, e.keyword, e.kind) for e in out.errors] == [
+        ((), "structuredContent", "instance")
+    ]
+    assert "10001 levels" in out.errors[0].message
 
 
 def test_deep_structured_content_against_a_recursive_schema_is_limit_exceeded() -> None:
@@ -570,13 +578,17 @@ def test_deep_structured_content_against_a_recursive_schema_is_limit_exceeded() 
     assert err.details["depth"] == 10_001
 
 
-def test_schema_that_recurses_without_consuming_input_is_limit_exceeded() -> None:
-    """conduit-defined: `{"allOf": [{"$ref": "#"}]}` never terminates; it ends as our Error,
-    whatever the recursion surfaces as inside the validator's Rust-backed maps."""
+def test_schema_that_recurses_without_consuming_input_is_answered() -> None:
+    """conduit-defined: `{"allOf": [{"$ref": "#"}]}` loops without consuming input; the engine
+    cuts the loop and answers (before issue 13 this was `limit_exceeded`). Hand check: the
+    loop adds no constraint, so `{"a": 1}` is valid; with `"type": "string"` beside it, only
+    `type` issues, one per distinct evaluation path the engine took (never a duplicate)."""
     for _ in range(3):
-        with pytest.raises(Error) as info:
-            check({"allOf": [{"$ref": "#"}]}, {"a": 1})
-        assert (info.value.kind, info.value.reason) == ("policy", "limit_exceeded")
+        assert check({"allOf": [{"$ref": "#"}]}, {"a": 1}).outcome == "valid"
+    out = check({"allOf": [{"$ref": "#"}], "type": "string"}, {"a": 1})
+    assert {(e.path, e.keyword) for e in out.errors} == {((), "type")}
+    assert ("type",) in {e.schema_path for e in out.errors}
+    assert len({e.schema_path for e in out.errors}) == len(out.errors)
 
 
 def test_deeply_nested_schema_is_limit_exceeded() -> None:
@@ -662,7 +674,7 @@ def test_issues_have_paths_into_structured_content_sorted_by_path_then_keyword()
     assert by_path[("tags", 1)].schema_path == ("properties", "tags", "items", "type")
     assert by_path[("b",)].schema_path == ("additionalProperties", "type")
     assert [e.message for e in out.errors if e.keyword == "required"] == [
-        "'zz' is a required property"
+        'required property "zz" is missing'
     ]
 
 
@@ -691,8 +703,9 @@ def test_equal_schemas_share_one_compiled_validator() -> None:
 
 
 def test_a_schema_changed_in_place_never_reuses_the_old_validator() -> None:
-    """conduit-defined: a changed schema (even the same dict, mutated by the caller) gets a
-    validator for its new content."""
+    """conduit-defined: a schema dict whose top-level members change in place gets a validator
+    for its new content. (Since issue 13 the warm path trusts the dict it saw: `Tool.from_wire`
+    hands `raw` over; a deeper in-place edit needs `clear_validator_cache()`, pinned below.)"""
     schema: dict[str, Any] = {"type": "object"}
     tool = tool_with(schema)
     assert validate_structured(result_with({"a": 1}), tool, protocol_version=NEW).valid
@@ -702,6 +715,20 @@ def test_a_schema_changed_in_place_never_reuses_the_old_validator() -> None:
     )
     del schema["required"]
     assert validate_structured(result_with({"a": 1}), tool, protocol_version=NEW).valid
+
+
+def test_a_deep_in_place_edit_is_picked_up_after_clearing_the_cache() -> None:
+    """conduit-defined (the contract above, pinned): the same dict edited below the top level
+    keeps its compiled validator until `clear_validator_cache()`."""
+    schema: dict[str, Any] = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    tool = tool_with(schema)
+    assert validate_structured(result_with({"a": 1}), tool, protocol_version=NEW).valid
+    schema["properties"]["a"]["type"] = "string"
+    assert validate_structured(result_with({"a": 1}), tool, protocol_version=NEW).valid
+    v.clear_validator_cache()
+    assert validate_structured(result_with({"a": 1}), tool, protocol_version=NEW).outcome == (
+        "invalid"
+    )
 
 
 def test_schemas_whose_digests_collide_do_not_share_a_validator() -> None:
@@ -928,7 +955,7 @@ def _all_corpus_schemas() -> list[dict[str, Any]]:
 def test_every_corpus_schema_agrees_with_jsonschema_on_probe_values() -> None:
     """conduit-defined: every real schema in the corpus (input and output schemas, used as
     output schemas) gives the reference validator's verdict and issues on a set of probe
-    values, through the fast path and through `validate_structured`."""
+    values through `validate_structured` (jsonschema is the oracle; the engine is jsonschema-rs)."""
     schemas = _all_corpus_schemas()
     assert len(schemas) > 500
     disagreements = []
@@ -936,11 +963,8 @@ def test_every_corpus_schema_agrees_with_jsonschema_on_probe_values() -> None:
         tool = tool_with(schema)
         cls = REFERENCE[v._DIALECT_BY_URI.get(schema.get("$schema", ""), D2020)]
         reference = cls(schema)
-        compiled = v._compiled(schema, v._dialect(schema, NEW))
         for value in PROBES:
             expected = reference.is_valid(value)
-            if compiled.fast is not None and compiled.fast(value) is not expected:
-                disagreements.append(("fast", schema, value))
             out = validate_structured(result_with(value), tool, protocol_version=NEW)
             if out.valid is not expected:
                 disagreements.append(("validate", schema, value))
@@ -950,12 +974,6 @@ def test_every_corpus_schema_agrees_with_jsonschema_on_probe_values() -> None:
             if sorted((e.path, e.keyword) for e in out.errors) != theirs:
                 disagreements.append(("issues", schema, value))
     assert disagreements == []
-
-
-def test_every_corpus_output_schema_has_a_fast_path() -> None:
-    """conduit-defined: real output schemas use only what the fast path models."""
-    missing = [s for s in CORPUS_SCHEMAS if v._compiled(s, v._dialect(s, NEW)).fast is None]
-    assert missing == []
 
 
 # -- properties ------------------------------------------------------------------------------------

@@ -178,7 +178,7 @@ def conformance_target(data: bytes) -> None:
     ok, raw = _parsed(data)
     if not ok:
         return
-    for kind in ("tool", "result", "tools_list"):
+    for kind in ("tool", "result", "tools_list", "call_result"):
         for version in VERSIONS:
             found = conformance_violations(raw, kind=kind, protocol_version=version)  # type: ignore[arg-type]
             assert all(e.reason == "schema_violation" for e in found)

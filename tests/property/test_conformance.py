@@ -64,32 +64,10 @@ def test_the_strict_check_rejects_nothing_jsonschema_accepts(definition: str, da
     (no false rejection)."""
     version = data.draw(st.sampled_from(VERSIONS))
     raw = data.draw(mutated(schema_instances(version, definition)))
-    if _integral_float(raw):
-        return  # known gap, pinned by test_known_gap_the_strict_check_refuses_integral_floats
     if conformance_violations(raw, kind=KINDS[definition], protocol_version=version):
         assert jsonschema_errors(version, definition, raw) != []
 
 
-def _integral_float(value: Any) -> bool:
-    """Whether a float with no fractional part (`1.0`, `-0.0`) appears anywhere."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, float) and item.is_integer():
-            return True
-        if isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return False
-
-
-@pytest.mark.xfail(
-    reason="known gap, reported to the conformance owner: pydantic's strict mode refuses a "
-    "float for an `integer` member, but JSON Schema counts 1.0 and -0.0 as integers "
-    '(2020-12 validation "type": any number with a zero fractional part)',
-    strict=True,
-)
 @pytest.mark.parametrize(
     ("version", "definition", "raw"),
     [
@@ -110,7 +88,7 @@ def _integral_float(value: Any) -> bool:
         ),
     ],
 )
-def test_known_gap_the_strict_check_refuses_integral_floats(
+def test_the_strict_check_accepts_integral_floats_for_integers(
     version: str, definition: str, raw: Any
 ) -> None:
     """Spec-mandated (JSON Schema 2020-12 validation "type": "integer" matches any number with
@@ -120,32 +98,15 @@ def test_known_gap_the_strict_check_refuses_integral_floats(
     assert conformance_violations(raw, kind=KINDS[definition], protocol_version=version) == ()
 
 
-def _null_member_or_server_info(value: Any) -> bool:
-    """Whether an object member anywhere is `null`, or a `_meta` holds the serverInfo key."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            if None in item.values() or "io.modelcontextprotocol/serverInfo" in item:
-                return True
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return False
-
-
 @bounded(30)
 @given(data=st.data())
 def test_the_strict_check_rejects_everything_jsonschema_rejects(data: Any) -> None:
     """Spec-mandated (each version's schema.json; oracle `jsonschema`): on mutated
-    schema-valid instances, jsonschema errors imply strict-check violations. Known gap,
-    excluded here and pinned by `test_known_gap_...` below: `null` object members and the
-    2026-07-28 `_meta` serverInfo member."""
+    schema-valid instances, jsonschema errors imply strict-check violations (with no
+    exclusions since issue 13: `null` members and the serverInfo stamp included)."""
     definition = data.draw(st.sampled_from(sorted(KINDS)))
     version = data.draw(st.sampled_from(VERSIONS))
     raw = data.draw(mutated(schema_instances(version, definition)))
-    if _null_member_or_server_info(raw):
-        return
     if jsonschema_errors(version, definition, raw):
         assert conformance_violations(raw, kind=KINDS[definition], protocol_version=version)
 
@@ -153,12 +114,6 @@ def test_the_strict_check_rejects_everything_jsonschema_rejects(data: Any) -> No
 TOOL = {"name": "t", "inputSchema": {"type": "object"}}
 
 
-@pytest.mark.xfail(
-    reason="known gap, reported to the codegen owner: the generated models accept `null` for "
-    "optional members and do not check the members of the 2026-07-28 result `_meta`, which "
-    "the official schemas refuse",
-    strict=True,
-)
 @pytest.mark.parametrize(
     ("version", "definition", "raw"),
     [
@@ -181,7 +136,7 @@ TOOL = {"name": "t", "inputSchema": {"type": "object"}}
         ),
     ],
 )
-def test_known_gap_the_strict_check_accepts_what_jsonschema_refuses(
+def test_the_strict_check_refuses_null_members_and_a_malformed_server_info(
     version: str, definition: str, raw: Any
 ) -> None:
     """Spec-mandated (each version's schema.json; oracle `jsonschema`): these instances are

@@ -49,7 +49,7 @@ from ._shape import (
 )
 from ._tool import DEFAULT_HINTS, Hints, Tool
 from ._translate import AdaptedTool, SchemaNote, SchemaPath
-from ._validate import OutputIssue, OutputValidation, validate_structured
+from ._validate import OutputIssue, OutputValidation, validate_arguments, validate_structured
 from ._warnings import WARNING_CODES, IntakeWarning
 
 __all__ = [
@@ -125,5 +125,6 @@ __all__ = [
     "to_gemini_function_response",
     "to_openai_tool",
     "to_openai_tool_message",
+    "validate_arguments",
     "validate_structured",
 ]

@@ -1,96 +1,151 @@
-"""Strict conformance: a raw Tool or CallToolResult checked against one spec version's schema.
+"""Strict conformance: a raw wire object checked against one spec version's official schema.
 
 Lenient `from_wire` asks "can a client work with this?"; this module asks "is this exactly what
 the schema of version X allows?". Both questions are useful, and neither answers the other.
+
+The check is JSON Schema itself: the vendored `schema/<version>/schema.json` (the same file the
+generated models come from) through the engine `validate_structured` uses (jsonschema-rs), so a
+verdict here is exactly the official schema's (`1.0` is an integer; `null` is not an absent
+optional member). The generated models stay what users import; they are not consulted here.
 """
 
 from __future__ import annotations
 
+import json
 import threading
-from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Final, Literal
 
-import pydantic
-import pydantic_core
-from conduit_mcp_wire import VERSIONS, module_for
+from ._engine import describe, is_panic
+from ._errors import Error
+from ._versions import KNOWN_VERSIONS
 
-from ._errors import Error, PathItem
+ConformanceKind = Literal["tool", "result", "tools_list", "call_result"]
 
-ConformanceKind = Literal["tool", "result", "tools_list"]
-
-#: Which generated model checks which kind of wire object.
+#: The schema definitions each kind checks, by version: one name, or the arms of a union.
+#: `call_result` is the `tools/call` result union: `CallToolResult`, plus `CreateTaskResult`
+#: where tasks exist (2025-11-25: server/tools "Task-Augmented Tool Calls"), plus
+#: `InputRequiredResult` from 2026-07-28 (schema `CallToolResultResponse.result`).
 DEFINITIONS: Final = {
     "tool": "Tool",
     "result": "CallToolResult",
     "tools_list": "ListToolsResult",
+    "call_result": "CallToolResult",
+}
+_UNIONS: Final[dict[str, tuple[str, ...]]] = {
+    "2025-11-25": ("CallToolResult", "CreateTaskResult"),
+    "2026-07-28": ("InputRequiredResult", "CallToolResult"),
+    "draft": ("InputRequiredResult", "CallToolResult"),
 }
 
-# (version, definition) -> the model's compiled validator. Looking the model up per call
-# (`module_for` goes through importlib) cost as much as validating a small result.
-_validators: dict[tuple[str, str], Callable[..., Any]] = {}
+# The vendored schemas: packaged under conduit_mcp/_schema (wheel), or the checkout's schema/.
+_SCHEMA_DIRS: Final = (
+    Path(__file__).resolve().parent.parent / "_schema",
+    Path(__file__).resolve().parents[3] / "schema",
+)
+
+_validators: dict[tuple[str, str], Any] = {}
 _validators_lock = threading.Lock()
 
 
 def conformance_violations(
     raw: object, *, kind: ConformanceKind, protocol_version: str
 ) -> tuple[Error, ...]:
-    """Check `raw` strictly against the generated model of one spec version.
+    """Check `raw` against one definition (or union) of one version's official `schema.json`.
 
-    Pydantic's strict mode is used, so nothing is coerced (`"false"` is not a boolean).
-    Unknown keys are allowed, as the schemas allow them.
+    Exactly JSON Schema's verdict: nothing is coerced (`"false"` is not a boolean), `1.0` is an
+    integer, a `null` optional member is a violation, unknown keys are allowed where the schema
+    allows them.
 
     Args:
         raw: the wire object as parsed from JSON (never mutated).
-        kind: `"tool"` (schema `Tool`), `"result"` (`CallToolResult`) or `"tools_list"`
-            (`ListToolsResult`).
-        protocol_version: one of `conduit_mcp_wire.VERSIONS`.
+        kind: `"tool"` (schema `Tool`), `"result"` (`CallToolResult`), `"tools_list"`
+            (`ListToolsResult`) or `"call_result"` (the `tools/call` result union: see
+            `DEFINITIONS`; on 2026-07-28 a valid `InputRequiredResult` conforms).
+        protocol_version: a revision this library knows (`"2024-11-05"` ... `"draft"`).
 
     Returns:
-        The violations, each an `Error` (kind `"protocol"`, reason `"schema_violation"`,
-        pydantic's message, `path` into `raw` — the union-arm names pydantic adds to its
-        locations are dropped, so the path addresses the input). Empty when `raw` conforms.
-        Violations are returned, not raised: a non-conforming object is an expected outcome.
+        The violations, each an `Error` (kind `"protocol"`, reason `"schema_violation"`, a
+        message worded by this library that never echoes the value, `path` into `raw`;
+        `details`: `keyword`, `definition`, `schema_path` into the definition). For a union
+        that no arm accepts: the violations of the closest arm (strictly fewest violations),
+        `details["definition"]` naming it; the same inside for a closed union (a content block
+        reports `content[0].text`, not the block); on a tie, the union's own failure
+        (`details["definition"]` names the arms, `"A | B"`). Empty
+        when `raw` conforms. Violations are returned, not raised: a non-conforming object is
+        an expected outcome.
 
     Raises:
-        Error: kind `"policy"`, reason `"unknown_protocol_version"`, for a version without
-            generated models.
-        ValueError: `kind` is not one of the three kinds (a caller bug).
+        Error: kind `"policy"`, reason `"unknown_protocol_version"`, for a version without a
+            vendored schema.
+        ValueError: `kind` is not one of the four kinds (a caller bug).
 
-    Total: pydantic validates in Rust; nesting deeper than its recursion guard is reported as a
-    violation, not raised.
+    Total: validation runs in Rust; a value nested deeper than the engine describes (254
+    levels) gives one violation at the root; engine failures (a lone surrogate, a panic) are
+    one violation at the root, never an exception.
 
-    Spec: each version's `schema.json` (vendored in `schema/`, generated into
-    `conduit_mcp_wire`).
+    Spec: each version's `schema.json` (vendored in `schema/`; PINNED.json names its commit).
     """
-    definition = DEFINITIONS.get(kind)
-    if definition is None:
+    if kind not in DEFINITIONS:
         raise ValueError(f"kind must be one of {sorted(DEFINITIONS)}, got {kind!r}")
-    if protocol_version not in VERSIONS:
+    if protocol_version not in KNOWN_VERSIONS:
         raise Error(
             "policy",
             "unknown_protocol_version",
-            f"no generated models for MCP version {protocol_version!r}",
-            details={"known": list(VERSIONS)},
+            f"no schema for MCP version {protocol_version!r}",
+            details={"known": list(KNOWN_VERSIONS)},
         )
-    validate = _validators.get((protocol_version, definition))
-    if validate is None:
-        validate = _validator(protocol_version, definition)
+    validator = _validators.get((protocol_version, kind))
+    if validator is None:
+        validator = _validator(protocol_version, kind)
     try:
-        validate(raw, strict=True)
-    except pydantic.ValidationError as exc:
-        return tuple(
-            Error(
-                "protocol",
-                "schema_violation",
-                item["msg"],
-                path=_input_path(raw, item["loc"]),
-                details={"type": item["type"], "definition": definition},
-            )
-            for item in exc.errors(include_url=False, include_input=False)
-        )
-    except RecursionError:  # pragma: no cover - pydantic guards recursion itself
-        return (Error("protocol", "schema_violation", "input nested too deeply", path=()),)
-    return ()
+        if validator.is_valid(raw):
+            return ()
+        errors = list(validator.iter_errors(raw))
+    except BaseException as exc:
+        if not isinstance(exc, Exception) and not is_panic(exc):
+            raise
+        text = "value could not be checked: nested too deeply or not JSON"
+        details = {"keyword": "type", "definition": _arms(protocol_version, kind)[0]}
+        return (Error("protocol", "schema_violation", text, details=details),)
+    arms = _arms(protocol_version, kind)
+    definition = " | ".join(arms)
+    if len(arms) > 1 and len(errors) == 1 and errors[0].kind.context:
+        # The union's anyOf failed: report the closest arm's own violations.
+        best = _closest(errors[0].kind.context)
+        if best is not None:
+            definition = arms[best]
+            errors = list(errors[0].kind.context[best])
+    return tuple(_violation(e, definition) for e in _expand(errors))
+
+
+def _closest(context: Any) -> int | None:
+    # The arm with strictly the fewest errors, or None on a tie (e.g. an unknown block type
+    # fails every arm's discriminator alike: then the union's own failure is reported).
+    sizes = sorted((len(arm), i) for i, arm in enumerate(context))
+    if len(sizes) > 1 and sizes[0][0] == sizes[1][0]:
+        return None
+    return sizes[0][1]
+
+
+def _expand(errors: list[Any]) -> list[Any]:
+    """Replace each failed anyOf/oneOf (none matched) by its closest arm's errors, iteratively.
+
+    A closed union (a content block) then reports `content[0].text` rather than "matches none
+    of the anyOf subschemas" at the block.
+    """
+    out: list[Any] = []
+    work = list(reversed(errors))
+    while work:
+        err = work.pop()
+        kind = err.kind
+        if type(kind).__name__ in ("AnyOf", "OneOfNotValid") and kind.context:
+            best = _closest(kind.context)
+            if best is not None and kind.context[best]:
+                work.extend(reversed(list(kind.context[best])))
+                continue
+        out.append(err)
+    return out
 
 
 def is_conformant(raw: object, *, kind: ConformanceKind, protocol_version: str) -> bool:
@@ -98,44 +153,59 @@ def is_conformant(raw: object, *, kind: ConformanceKind, protocol_version: str) 
     return not conformance_violations(raw, kind=kind, protocol_version=protocol_version)
 
 
-def _validator(protocol_version: str, definition: str) -> Callable[..., Any]:
-    """The compiled validator of one generated model, built once and cached."""
-    model = getattr(module_for(protocol_version), definition)
-    # Generated models with forward references are completed lazily; complete this one now
-    # so its validator is the real compiled one, not pydantic's rebuild-on-use placeholder.
-    model.model_rebuild()
-    validator = model.__pydantic_validator__
-    validate: Callable[..., Any] = (
-        validator.validate_python
-        if isinstance(validator, pydantic_core.SchemaValidator)
-        else model.model_validate
+def _arms(version: str, kind: str) -> tuple[str, ...]:
+    if kind == "call_result":
+        return _UNIONS.get(version, ("CallToolResult",))
+    return (DEFINITIONS[kind],)
+
+
+def _violation(err: Any, definition: str) -> Error:
+    issue = describe(err)
+    path = issue.path
+    if type(err.kind).__name__ == "Required":
+        path = (*path, err.kind.property)  # the place where the member should be
+    # Paths into the definition: drop the wrapper's allOf|anyOf/<i>/$ref steps.
+    schema_path = issue.schema_path
+    if len(schema_path) >= 3 and schema_path[0] in ("allOf", "anyOf") and schema_path[2] == "$ref":
+        schema_path = schema_path[3:]
+    return Error(
+        "protocol",
+        "schema_violation",
+        issue.message,
+        path=path,
+        details={
+            "keyword": issue.keyword,
+            "definition": definition,
+            "schema_path": list(schema_path),
+        },
     )
+
+
+def _load(version: str) -> dict[str, Any]:
+    for folder in _SCHEMA_DIRS:
+        path = folder / version / "schema.json"
+        if path.is_file():
+            loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+            return loaded
+    raise FileNotFoundError(f"schema.json for {version} is not installed")  # a packaging bug
+
+
+def _validator(version: str, kind: str) -> Any:
+    """The compiled validator of one definition or union, built once and cached."""
+    import jsonschema_rs
+
+    doc = _load(version)
+    defs = "$defs" if "$defs" in doc else "definitions"
+    refs = [{"$ref": f"#/{defs}/{name}"} for name in _arms(version, kind)]
+    # allOf/anyOf around the $ref: in draft-07 a $ref beside other keywords hides them.
+    root = {"$schema": doc["$schema"], defs: doc[defs]}
+    root["anyOf" if len(refs) > 1 else "allOf"] = refs
+    cls = jsonschema_rs.validator_cls_for(root)
+
+    def refuse(uri: str) -> Any:
+        raise LookupError("retrieval is disabled")
+
+    validator = cls(root, validate_formats=False, retriever=refuse)
     with _validators_lock:
-        _validators[(protocol_version, definition)] = validate
-    return validate
-
-
-def _input_path(raw: Any, loc: tuple[int | str, ...]) -> tuple[PathItem, ...]:
-    """Map a pydantic location onto the input, dropping union tags and arm names.
-
-    A discriminated union inserts the tag value (`"text"`) after the block's index; a smart
-    union inserts the arm's class name. Neither is a step into the input.
-    """
-    path: list[PathItem] = []
-    node = raw
-    last = len(loc) - 1
-    for i, item in enumerate(loc):
-        if isinstance(node, dict):
-            if i < last and isinstance(item, str) and node.get("type") == item:
-                continue  # the discriminator value pydantic adds
-            if item in node:
-                path.append(item)
-                node = node[item]
-                continue
-        elif isinstance(node, list) and isinstance(item, int) and 0 <= item < len(node):
-            path.append(item)
-            node = node[item]
-            continue
-        if i == last:
-            path.append(item)  # a missing key: the place where it should be
-    return tuple(path)
+        _validators[(version, kind)] = validator
+    return validator

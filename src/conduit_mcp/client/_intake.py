@@ -21,6 +21,7 @@ from ._json import MAX_DEPTH, parse_json
 from ._names import check_tool_name
 from ._tool import Hints, Tool, check_server_id, check_tool_shape
 from ._unicode import find_invisible
+from ._validate import schema_warnings
 from ._versions import LATEST, at_least, check_version
 from ._warnings import IntakeWarning
 
@@ -135,7 +136,9 @@ def intake(
     raw definition (a tool holding a value that is not JSON, e.g. NaN, is rejected with
     `invalid_json`; this check runs before the header rules). Warnings never reject and never
     change `raw`: `tool_name_length`, `tool_name_charset`, `input_schema_root_type` (the root
-    lacks `"type": "object"`; the schema is kept verbatim) and `invisible_unicode` (in `name`,
+    lacks `"type": "object"`; the schema is kept verbatim), `input_schema_invalid` /
+    `output_schema_invalid` (the schema fails its dialect's meta-schema, names an unsupported
+    dialect, or has an unresolved `$ref`; path into the schema) and `invisible_unicode` (in `name`,
     `title`, `description` or `annotations.title`: zero-width, bidi, tag and other format
     characters — a tool-poisoning signature); on an accepted tool that sends `contentHash`,
     `content_hash_mismatch` when it is not the tool's `content_hash` (proposed SEP-3140: a
@@ -206,6 +209,10 @@ def intake(
         found = _warnings(raw, name, index)
         if found:
             warnings.extend(found)
+        # Meta-schema check (issue 13): a warning, never a rejection; compiles into the cache.
+        warnings.extend(
+            x.with_prefix(w.TOOLS, index) for x in schema_warnings(raw, protocol_version)
+        )
         if name in seen:
             rejected.append(
                 Rejection(

@@ -20,6 +20,9 @@ WARNING_CODES: Final = frozenset(
         "tool_name_charset",
         # tool intake
         "input_schema_root_type",
+        # a schema that fails its dialect's meta-schema (basic "JSON Schema Usage")
+        "input_schema_invalid",
+        "output_schema_invalid",
         "invisible_unicode",
         # proposed SEP-3140: a `contentHash` member that does not match the declaration
         "content_hash_mismatch",

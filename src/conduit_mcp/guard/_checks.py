@@ -1,9 +1,9 @@
 """The guard's calls into the rest of conduit-mcp, one small private function each.
 
 Each is the single place a parallel change lands (the coordinator swaps one line):
-- `check_arguments`: becomes `conduit_mcp.client.validate_arguments` (issue 13);
-- `validate_output`: `validate_structured` (moving to jsonschema-rs in issue 13);
-- `pin_page`: `PinStore.check` / `approve` today; `changes` and page-level checks (issue 11).
+- `check_arguments`: `conduit_mcp.client.validate_arguments` (jsonschema-rs, linear-time patterns);
+- `validate_output`: `validate_structured` (the same engine);
+- `pin_page`: `PinStore.check_page` (one lookup per page) and `approve_all`.
 
 All of them are synchronous and run in a worker thread (`run_bounded`), so none blocks the
 event loop while it works and a slow one is abandoned after its time bound.
@@ -22,11 +22,6 @@ import anyio
 import anyio.lowlevel
 import anyio.to_thread
 
-# jsonschema ships no type information: its names are Any here.
-from jsonschema import validators as _validators  # type: ignore[import-untyped]
-from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
-from referencing import Registry
-
 from ..client import (
     Error,
     OutputIssue,
@@ -36,21 +31,14 @@ from ..client import (
     ToolResult,
     canonical_json,
 )
+from ..client import validate_arguments as _validate_arguments
 from ..client import validate_structured as _validate_structured
 from ..client._errors import PathItem
-from ..client._versions import at_least
 
 _T = TypeVar("_T")
 
 #: Worker threads the guard's bounded checks may occupy at once (abandoned ones included).
 _WORKERS: Final = 8
-#: Most argument issues reported.
-_MAX_ISSUES: Final = 20
-_DRAFT_2020_12: Final = "https://json-schema.org/draft/2020-12/schema"
-_DRAFT_07: Final = "http://json-schema.org/draft-07/schema#"
-#: A registry that resolves nothing remote (basic "JSON Schema Usage": MUST NOT dereference
-#: network `$ref`s).
-_REGISTRY: Final[Registry[Any]] = Registry()
 
 
 class Timeout(Exception):
@@ -106,101 +94,18 @@ def validate_output(result: ToolResult, tool: Tool, *, protocol_version: str) ->
 
 
 def check_arguments(tool: Tool, arguments: object, *, protocol_version: str) -> OutputValidation:
-    """Validate a `tools/call`'s `arguments` against the tool's `inputSchema`.
+    """`validate_arguments`, with its `Error`s read as an `invalid` verdict.
 
-    Stand-in for `validate_arguments(tool, arguments, *, protocol_version)` (issue 13), with
-    the same verdict type: `valid`, or `invalid` with issues whose paths start at the
-    `arguments` object. Dialect: the schema's `$schema`, else 2020-12 from 2025-11-25 on and
-    draft-07 before (as `validate_structured`). `format` is not asserted. A schema that is
-    not a valid schema, or needs a remote `$ref`, is an `invalid` verdict with a `schema`
-    issue (the call cannot be checked, so it is not sent).
+    An inputSchema the validator cannot use (unsupported dialect, too large or too deep) means
+    the call cannot be checked, so it is not sent (an `invalid` verdict with a `schema` issue).
 
-    Spec: 2026-07-28 server/tools "Tool" (`inputSchema`), "Error Handling" (invalid
-    arguments); basic "JSON Schema Usage" ("Schema Dialect", "$ref Resolution").
+    Spec: 2026-07-28 server/tools "Tool" (`inputSchema`), "Error Handling" (invalid arguments).
     """
-    schema = tool.raw.get("inputSchema")
-    if not isinstance(schema, dict):
-        return OutputValidation("skipped", skip_reason="no_input_schema")
-    default = _DRAFT_2020_12 if at_least(protocol_version, "2025-11-25") else _DRAFT_07
     try:
-        validator = _argument_validator(tool, schema, default)
-        if validator.is_valid(arguments):
-            return OutputValidation("valid")
-        issues: list[OutputIssue] = []
-        for error in validator.iter_errors(arguments):
-            issues.append(
-                OutputIssue(
-                    tuple(error.absolute_path),
-                    _describe(error),
-                    str(error.validator),
-                    tuple(error.absolute_schema_path),
-                )
-            )
-            if len(issues) >= _MAX_ISSUES:
-                break
-    except SchemaError as exc:
-        issue = OutputIssue(
-            (),
-            f"inputSchema is not a valid schema ({exc.validator})",
-            "inputSchema",
-            tuple(exc.absolute_schema_path),
-            kind="schema",
-        )
+        return _validate_arguments(tool, arguments, protocol_version=protocol_version)
+    except Error as exc:
+        issue = OutputIssue(exc.path, exc.message, "inputSchema", kind="schema")
         return OutputValidation("invalid", (issue,))
-    except Exception as exc:  # unresolvable $ref, RecursionError, a pattern re cannot compile
-        issue = OutputIssue(
-            (),
-            f"inputSchema cannot be applied ({type(exc).__name__})",
-            "inputSchema",
-            kind="schema",
-        )
-        return OutputValidation("invalid", (issue,))
-    if not issues:
-        return OutputValidation("valid")
-    issues.sort(key=lambda i: [str(p) for p in i.path])
-    return OutputValidation("invalid", tuple(issues))
-
-
-_validator_cache: OrderedDict[tuple[str, str], Any] = OrderedDict()
-_validator_lock = threading.Lock()
-_VALIDATOR_CACHE_SIZE: Final = 1024
-
-
-def _argument_validator(tool: Tool, schema: dict[str, Any], default: str) -> Any:
-    """A compiled validator for the tool's inputSchema, cached by (dialect default, the
-    fingerprint of the whole tool definition); an invalid schema raises `SchemaError` each
-    time (a failed compile is never cached)."""
-    key = (default, tool.fingerprint) if tool.fingerprint else None
-    if key is not None:
-        with _validator_lock:
-            cached = _validator_cache.get(key)
-            if cached is not None:
-                _validator_cache.move_to_end(key)
-                return cached
-    cls = _validators.validator_for(schema, default=_validators.validator_for({"$schema": default}))
-    cls.check_schema(schema)
-    validator = cls(schema, registry=_REGISTRY)
-    if key is not None:
-        with _validator_lock:
-            _validator_cache[key] = validator
-            if len(_validator_cache) > _VALIDATOR_CACHE_SIZE:
-                _validator_cache.popitem(last=False)
-    return validator
-
-
-def _describe(error: Any) -> str:
-    # Name the rule and the place, never the instance value.
-    keyword = str(error.validator)
-    if keyword == "required":
-        missing = [str(x)[:64] for x in error.validator_value if isinstance(x, str)]
-        return f"required property missing (one of {missing[:8]})"
-    if keyword == "additionalProperties":
-        return "additional properties are not allowed"
-    if keyword == "type":
-        return f"must be of type {error.validator_value!r}"
-    if keyword in ("enum", "const"):
-        return f"not an allowed value ({keyword})"
-    return f"fails {keyword!r}"
 
 
 #: Keywords whose validation cost is linear in the instance (no regex, no branching, no
@@ -244,6 +149,8 @@ _SUBSCHEMA_MAPS: Final = frozenset({"properties"})
 _SUBSCHEMAS: Final = frozenset({"additionalProperties", "items"})
 _VALUES: Final = frozenset({"enum", "const", "default", "examples"})
 _linear_cache: OrderedDict[tuple[str, str], bool] = OrderedDict()
+_linear_lock = threading.Lock()
+_LINEAR_CACHE_SIZE: Final = 1024
 
 
 def is_linear(tool: Tool, key: str) -> bool:
@@ -259,9 +166,9 @@ def is_linear(tool: Tool, key: str) -> bool:
             return hit
     answer = _walk_linear(tool.raw.get(key))
     if fingerprint is not None:
-        with _validator_lock:
+        with _linear_lock:
             _linear_cache[(key, fingerprint)] = answer
-            if len(_linear_cache) > _VALIDATOR_CACHE_SIZE:
+            if len(_linear_cache) > _LINEAR_CACHE_SIZE:
                 _linear_cache.popitem(last=False)
     return answer
 
@@ -293,9 +200,13 @@ def _walk_linear(schema: object) -> bool:
 class PinVerdict:
     """What the pin store says about one tool of a page."""
 
-    status: str  # "approved" | "new" | "changed" (| "cosmetic" once issue 11 lands)
-    pinned: bool  # the guard pinned it now (new + "pin", changed + "allow")
-    changes: tuple[Any, ...] = ()
+    status: str  # "approved" | "new" | "changed" | "cosmetic"
+    pinned: bool  # the guard pinned it now (new + "pin", changed + "allow", cosmetic)
+    changes: tuple[Any, ...] = ()  # FieldChange.to_json() dicts: path, op, old, new, material
+
+
+#: The approver recorded in the audit log for the guard's own approvals.
+GUARD_APPROVER: Final = "conduit-mcp guard"
 
 
 def pin_page(
@@ -309,30 +220,16 @@ def pin_page(
 ) -> list[PinVerdict]:
     """Check every tool of a page against its pin; pin the new (and changed) ones as told.
 
-    One call per page, run in one worker thread. A store with `check_page` (issue 11) is asked
-    once for the whole page and gives field-level `changes`; otherwise `check` per tool (and
-    `changes` when the store has it). The tools to pin are approved in one transaction
-    (`approve_all`). A `"cosmetic"` status (issue 11) is re-pinned.
+    One `PinStore.check_page` call per page (one lookup), run in one worker thread; the tools to
+    pin are approved in one `approve_all` transaction, recorded with the approver
+    `"conduit-mcp guard"`. A `"cosmetic"` status (only title, icons or annotations.title changed)
+    is re-pinned, so the listing carries the new display text.
     """
-    check_page = getattr(store, "check_page", None)
-    answers: list[tuple[str, tuple[Any, ...]]] = []
-    if callable(check_page):
-        for check in check_page(server_id, tools, protocol_version=protocol_version):
-            answers.append((str(check.status), tuple(check.changes)))
-    else:
-        changes_of = getattr(store, "changes", None)
-        for tool in tools:
-            status: str = store.check(server_id, tool)  # issue 11 adds "cosmetic"
-            changes: tuple[Any, ...] = ()
-            if status in ("changed", "cosmetic") and callable(changes_of):
-                try:
-                    changes = tuple(changes_of(server_id, tool))
-                except Exception:
-                    changes = ()
-            answers.append((status, changes))
+    checks = store.check_page(server_id, tools, protocol_version=protocol_version)
     verdicts: list[PinVerdict] = []
     to_pin: list[Tool] = []
-    for tool, (status, changes) in zip(tools, answers, strict=True):
+    for tool, check in zip(tools, checks, strict=True):
+        status = str(check.status)
         pinned = (
             (status == "new" and pin_new)
             or (status == "changed" and pin_changed)
@@ -340,9 +237,11 @@ def pin_page(
         )
         if pinned:
             to_pin.append(tool)
-        verdicts.append(PinVerdict(status, pinned, changes))
+        verdicts.append(PinVerdict(status, pinned, tuple(c.to_json() for c in check.changes)))
     if to_pin:
-        store.approve_all(server_id, to_pin)
+        store.approve_all(
+            server_id, to_pin, approver=GUARD_APPROVER, protocol_version=protocol_version
+        )
     return verdicts
 
 
