@@ -202,7 +202,7 @@ class PinVerdict:
 
     status: str  # "approved" | "new" | "changed" | "cosmetic"
     pinned: bool  # the guard pinned it now (new + "pin", changed + "allow", cosmetic)
-    changes: tuple[Any, ...] = ()  # FieldChange.to_json() dicts: path, op, old, new, material
+    changes: tuple[Any, ...] = ()  # FieldChange: RFC 6901 path, op, old, new, material
 
 
 #: The approver recorded in the audit log for the guard's own approvals.
@@ -237,7 +237,7 @@ def pin_page(
         )
         if pinned:
             to_pin.append(tool)
-        verdicts.append(PinVerdict(status, pinned, tuple(c.to_json() for c in check.changes)))
+        verdicts.append(PinVerdict(status, pinned, tuple(check.changes)))
     if to_pin:
         store.approve_all(
             server_id, to_pin, approver=GUARD_APPROVER, protocol_version=protocol_version

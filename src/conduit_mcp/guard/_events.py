@@ -76,9 +76,10 @@ class GuardEvent:
             `structuredContent`.
         message: one line for a person; names places and JSON types, never the payload.
         server_id: the operator-assigned id of the guarded server.
-        changes: for `tool_changed`: what changed, as the pin store reports it
-            (`PinStore.changes`, when the store has it) or else the top-level keys of the tool
-            definition whose values differ from the last definition seen (`("description",)`).
+        changes: for `tool_changed`: what changed, field by field, as the pin store reports it
+            (`FieldChange`s: RFC 6901 `path`, `op`, `old`, `new`, `material`), or, when the store
+            has no detail, the top-level keys of the tool definition whose values differ from
+            the last definition seen (`("description",)`).
         details: extra machine-readable facts (JSON-RPC request id, issue counts, ...).
     """
 
