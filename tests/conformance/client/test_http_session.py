@@ -99,7 +99,8 @@ BAD_HEADER_TOOL = {
         "properties": {"score": {"type": "number", "x-mcp-header": "Score"}},
     },
 }
-CALL_RESULT = {"content": [{"type": "text", "text": "ok"}]}
+# resultType: required from 2026-07-28 (basic "ResultType"), ignored before.
+CALL_RESULT = {"resultType": "complete", "content": [{"type": "text", "text": "ok"}]}
 
 
 def modern(answers: dict[str, Answer]) -> tuple[McpHttpSession, Server, list[str]]:
