@@ -21,6 +21,7 @@ WARNING_CODES: Final = frozenset(
         # tool intake
         "input_schema_root_type",
         "invisible_unicode",
+        "control_characters",
     }
 )
 
