@@ -303,13 +303,28 @@ def test_snapshot_empty_file_gets_its_structured_content() -> None:
     assert flags(shaped) == ("structured_serialized",)
 
 
-def test_snapshot_annotated_image_drops_annotations_from_the_model_view() -> None:
-    """conduit-defined: shaped blocks carry only what a model reads; `raw` keeps annotations."""
+def test_snapshot_user_only_annotated_blocks_are_withheld_from_the_model() -> None:
+    """Spec (2026-07-28 schema `Annotations.audience`: who the data is for): both blocks of the
+    reference server's annotated message say `"audience": ["user"]`, so the model sees a
+    placeholder for each; `raw` keeps them and their annotations."""
     raw = load("server-everything/get-annotated-message--success-with-image.json")
+    shaped = shape(raw)
+    assert texts(shaped) == ["[content withheld: meant for the user only]"] * 2
+    assert flags(shaped) == ("audience_withheld",)
+    assert shaped.raw["content"][1]["annotations"] == {"audience": ["user"], "priority": 0.5}
+
+
+def test_annotated_blocks_for_the_assistant_keep_only_what_a_model_reads() -> None:
+    """conduit-defined: shaped blocks carry only what a model reads; `raw` keeps annotations.
+    The image is the reference server's (a real PNG), re-annotated for both audiences."""
+    raw = copy.deepcopy(load("server-everything/get-annotated-message--success-with-image.json"))
+    for block in raw["content"]:
+        block["annotations"]["audience"] = ["user", "assistant"]
     shaped = shape(raw)
     assert shaped.content[0] == {"type": "text", "text": "Operation completed successfully"}
     assert set(shaped.content[1]) == {"type", "data", "mimeType"}
-    assert shaped.raw["content"][1]["annotations"] == {"audience": ["user"], "priority": 0.5}
+    assert shaped.content[1]["mimeType"] == "image/png"
+    assert flags(shaped) == ()
 
 
 # -- text -----------------------------------------------------------------------------------
@@ -637,24 +652,29 @@ def test_image_with_invalid_base64_becomes_a_placeholder(data: object, reason: s
     ("mime", "expected"),
     [
         ("image/svg+xml", "[image omitted: image/svg+xml is not an accepted type]"),
-        ("image/bmp", "[image omitted: image/bmp is not an accepted type]"),
+        ("image/JXL; q=1", "[image omitted: image/jxl is not an accepted type]"),
         ("", "[image omitted: no MIME type]"),
         (None, "[image omitted: no MIME type]"),
         (7, "[image omitted: no MIME type]"),
     ],
 )
 def test_image_of_a_type_the_model_does_not_accept_is_omitted(mime: object, expected: str) -> None:
-    """conduit-defined: only the caller's accepted MIME types reach the model."""
-    shaped = shape({"content": [{"type": "image", "data": PNG_1X1, "mimeType": mime}]})
+    """conduit-defined: only the caller's accepted MIME types reach the model. The data is
+    unknown bytes, so no signature speaks for or against the declared type."""
+    shaped = shape({"content": [{"type": "image", "data": "AAAAAAAA", "mimeType": mime}]})
     assert texts(shaped) == [expected]
     assert flags(shaped) == ("binary_omitted",)
 
 
-@pytest.mark.parametrize("mime", ["IMAGE/PNG", "image/png; charset=binary", " image/png "])
+@pytest.mark.parametrize(
+    "mime", ["IMAGE/PNG", "image/png; charset=binary", " image/png ", " IMAGE/PNG\n", "image/x-png"]
+)
 def test_mime_types_compare_case_insensitively_without_parameters(mime: str) -> None:
-    """Spec-mandated (RFC 2045 section 5.1: type and subtype are case-insensitive)."""
+    """Spec-mandated (RFC 2045 section 5.1: type and subtype are case-insensitive); the kept
+    block carries the normalized type, not the server's spelling."""
     shaped = shape({"content": [{"type": "image", "data": PNG_1X1, "mimeType": mime}]})
-    assert shaped.content == [{"type": "image", "data": PNG_1X1, "mimeType": mime}]
+    assert shaped.content == [{"type": "image", "data": PNG_1X1, "mimeType": "image/png"}]
+    assert flags(shaped) == ()
 
 
 def test_default_accepted_mime_types_are_the_four_common_images() -> None:
@@ -933,10 +953,13 @@ def test_provenance_rejects_bad_fields(args: tuple[Any, ...], error: type[Except
 def test_provenance_flags_are_the_documented_closed_set() -> None:
     """conduit-defined."""
     assert PROVENANCE_FLAGS == {
+        "audience_withheld",
         "binary_omitted",
+        "control_characters_removed",
         "invalid_base64",
         "invisible_unicode_removed",
         "lone_surrogate_replaced",
+        "mime_type_mismatch",
         "resource_link_incomplete",
         "structured_invalid",
         "structured_serialized",

@@ -46,14 +46,18 @@ import orjson
 from . import _wire as w
 from ._result import ToolResult
 from ._tool import check_server_id
-from ._unicode import strip_invisible
+from ._media import MIME_ALIASES, known_signature, normalize_mime, sniff
+from ._unicode import strip_controls, strip_invisible
 
 # -- provenance -----------------------------------------------------------------------------
 
+FLAG_AUDIENCE_WITHHELD: Final = "audience_withheld"
 FLAG_BINARY_OMITTED: Final = "binary_omitted"
+FLAG_CONTROL_CHARACTERS_REMOVED: Final = "control_characters_removed"
 FLAG_INVALID_BASE64: Final = "invalid_base64"
 FLAG_INVISIBLE_UNICODE_REMOVED: Final = "invisible_unicode_removed"
 FLAG_LONE_SURROGATE_REPLACED: Final = "lone_surrogate_replaced"
+FLAG_MIME_TYPE_MISMATCH: Final = "mime_type_mismatch"
 FLAG_RESOURCE_LINK_INCOMPLETE: Final = "resource_link_incomplete"
 FLAG_STRUCTURED_INVALID: Final = "structured_invalid"
 FLAG_STRUCTURED_SERIALIZED: Final = "structured_serialized"
@@ -64,12 +68,19 @@ FLAG_WITHHELD: Final = "withheld"
 #: The closed set of provenance flags. Each names one way the shaped view differs from what the
 #: server sent:
 #:
+#: - `audience_withheld`: a block whose `annotations.audience` does not include `"assistant"`
+#:   (it is meant for the user only) was replaced by a placeholder.
 #: - `binary_omitted`: an image or audio block whose MIME type the model does not accept (or that
-#:   has none), or an embedded blob resource, was replaced by a placeholder.
+#:   has none, or not a valid one), or an embedded blob resource, was replaced by a placeholder.
+#: - `control_characters_removed`: terminal escape sequences, C0/C1 controls (except tab, LF,
+#:   CR) or DEL were removed from text the model sees (serialized `structuredContent` included).
 #: - `invalid_base64`: an image or audio block whose `data` is not a non-empty strict base64
 #:   string (e.g. a `data:` URI) was replaced by a placeholder.
 #: - `invisible_unicode_removed`: invisible characters were removed from text the model sees.
 #: - `lone_surrogate_replaced`: unpaired UTF-16 surrogates (not encodable as UTF-8) became U+FFFD.
+#: - `mime_type_mismatch`: an image or audio block's bytes are not the type its `mimeType`
+#:   declares (by their signature); the detected type was used when the model accepts it, else
+#:   the block was replaced by a placeholder.
 #: - `resource_link_incomplete`: a `resource_link` block lacks a string `uri` or `name` (both
 #:   required by the schema); it is shown with what it has.
 #: - `structured_invalid`: the caller's output validation said `structuredContent` is invalid.
@@ -80,10 +91,13 @@ FLAG_WITHHELD: Final = "withheld"
 #: - `withheld`: the real result was withheld by the client (`ToolResult.withheld`).
 PROVENANCE_FLAGS: Final = frozenset(
     {
+        FLAG_AUDIENCE_WITHHELD,
         FLAG_BINARY_OMITTED,
+        FLAG_CONTROL_CHARACTERS_REMOVED,
         FLAG_INVALID_BASE64,
         FLAG_INVISIBLE_UNICODE_REMOVED,
         FLAG_LONE_SURROGATE_REPLACED,
+        FLAG_MIME_TYPE_MISMATCH,
         FLAG_RESOURCE_LINK_INCOMPLETE,
         FLAG_STRUCTURED_INVALID,
         FLAG_STRUCTURED_SERIALIZED,
@@ -174,6 +188,9 @@ _INCLUDE_STRUCTURED: Final = frozenset({"auto", "always", "never"})
 # decoding it (about twice as fast as a regex scan: images are the big strings here).
 _BASE64_ALPHABET: Final = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+_AUDIENCE: Final = "audience"
+_ASSISTANT: Final = "assistant"
 
 # Server-chosen words quoted in placeholders (a block type, a MIME type) are capped: they are
 # labels, not content.
@@ -291,7 +308,8 @@ def shape_for_llm(
     if result.has_structured and (
         include_structured == "always" or (include_structured == "auto" and not shows_something)
     ):
-        items.append(_clean(_dump_json(result.structured), flags))
+        structured = _clean_structured(result.structured, flags)
+        items.append(_clean(_dump_json(structured), flags))
         flags.add(FLAG_STRUCTURED_SERIALIZED)
     if validation is not None and getattr(validation, "outcome", None) == "invalid":
         flags.add(FLAG_STRUCTURED_INVALID)
@@ -387,6 +405,9 @@ def _shape_block(block: object, accepted: frozenset[str], flags: set[str]) -> st
     if not isinstance(block, dict):
         flags.add(FLAG_UNKNOWN_CONTENT_TYPE)
         return "[content block omitted: not an object]"
+    if _for_user_only(block):
+        flags.add(FLAG_AUDIENCE_WITHHELD)
+        return "[content withheld: meant for the user only]"
     kind = block.get(w.BLOCK_TYPE)
     if kind == w.TYPE_TEXT:
         text = block.get(w.BLOCK_TEXT)
@@ -405,6 +426,17 @@ def _shape_block(block: object, accepted: frozenset[str], flags: set[str]) -> st
     return "[content block omitted: no type]"
 
 
+def _for_user_only(block: dict[str, Any]) -> bool:
+    # Spec: `Annotations.audience` "describes who the intended customer of this object or data
+    # is"; a list without "assistant" (e.g. ["user"], or []) is not for the model. A missing or
+    # malformed `annotations`/`audience` says nothing, and the block stays.
+    annotations = block.get(w.ANNOTATIONS)
+    if not isinstance(annotations, dict):
+        return False
+    audience = annotations.get(_AUDIENCE)
+    return isinstance(audience, list) and _ASSISTANT not in audience
+
+
 def _malformed(kind: str, flags: set[str]) -> str:
     flags.add(FLAG_UNKNOWN_CONTENT_TYPE)
     return f"[content block omitted: malformed {kind} block]"
@@ -417,14 +449,24 @@ def _shape_media(
     if not is_strict_base64(data):
         flags.add(FLAG_INVALID_BASE64)
         return f"[{kind} omitted: data is not valid base64]"
-    mime = block.get(w.BLOCK_MIME_TYPE)
-    if not isinstance(mime, str) or not mime:
+    declared = block.get(w.BLOCK_MIME_TYPE)
+    mime = normalize_mime(declared)  # before anything reads it: a short canonical token
+    if mime is None:
         flags.add(FLAG_BINARY_OMITTED)
-        return f"[{kind} omitted: no MIME type]"
-    if _normalize_mime(mime) not in accepted:
+        if not isinstance(declared, str) or not declared:
+            return f"[{kind} omitted: no MIME type]"
+        return f"[{kind} omitted: not a valid MIME type]"
+    if known_signature(mime) or mime in accepted:
+        real = sniff(kind, data)
+        if real != mime and (real is not None or known_signature(mime)):
+            flags.add(FLAG_MIME_TYPE_MISMATCH)
+            if real is None:
+                flags.add(FLAG_BINARY_OMITTED)
+                return f"[{kind} omitted: data is not {mime}]"
+            mime = real
+    if mime not in accepted:
         flags.add(FLAG_BINARY_OMITTED)
-        label = _label(mime, flags, quote=False)
-        return f"[{kind} omitted: {label} is not an accepted type]"
+        return f"[{kind} omitted: {mime} is not an accepted type]"
     return {w.BLOCK_TYPE: kind, w.BLOCK_DATA: data, w.BLOCK_MIME_TYPE: mime}
 
 
@@ -452,9 +494,9 @@ def _shape_embedded(block: dict[str, Any], flags: set[str]) -> str:
         return f"{head}\n{_clean(text, flags)}"
     if w.BLOCK_BLOB in resource:
         flags.add(FLAG_BINARY_OMITTED)
-        mime = resource.get(w.BLOCK_MIME_TYPE)
-        if isinstance(mime, str) and mime:
-            return f"{head} ({_label(mime, flags, quote=False)}, binary content omitted)"
+        mime = normalize_mime(resource.get(w.BLOCK_MIME_TYPE))
+        if mime is not None:
+            return f"{head} ({mime}, binary content omitted)"
         return f"{head} (binary content omitted)"
     return _malformed("resource", flags)
 
@@ -488,8 +530,12 @@ def is_strict_base64(value: object) -> bool:
 
 
 def _clean(text: str, flags: set[str]) -> str:
-    """The text as the model may see it: no invisible characters, no lone surrogates."""
-    if text.isascii():  # O(1) for str; nothing to remove in ASCII
+    """The text as the model may see it (`_unicode.clean_model_text`, with a flag per kind of
+    removal), and no lone surrogates."""
+    text, removed = strip_controls(text)  # ASCII included: ESC, BEL, NUL and DEL are ASCII
+    if removed:
+        flags.add(FLAG_CONTROL_CHARACTERS_REMOVED)
+    if text.isascii():  # O(1) for str; no invisible character or surrogate is ASCII
         return text
     text, removed = strip_invisible(text)
     if removed:
@@ -511,7 +557,8 @@ def _label(value: str, flags: set[str], *, quote: bool = True) -> str:
 
 def _normalize_mime(mime: str) -> str:
     # RFC 2045: type/subtype are case-insensitive; parameters do not change the format.
-    return mime.split(";", 1)[0].strip().lower()
+    token = mime.split(";", 1)[0].strip().lower()
+    return MIME_ALIASES.get(token, token)
 
 
 def _normalize_mime_types(values: Iterable[str]) -> frozenset[str]:
@@ -562,6 +609,71 @@ def _cap(items: list[str | dict[str, Any]], max_chars: int, flags: set[str]) -> 
 
 
 # -- JSON for structuredContent -------------------------------------------------------------
+
+
+def _plain(text: str) -> bool:
+    # Printable ASCII: no escape, control or invisible character can be in it.
+    return text.isascii() and text.isprintable()
+
+
+def _clean_structured(value: Any, flags: set[str]) -> Any:
+    """`value` with every string (member names included) cleaned by `_clean`, for serializing.
+
+    JSON escapes C0 controls (`\\u001b`), so they must go before serialization, or the model
+    would read the escape sequence spelled out. Returns `value` itself when no string needs
+    cleaning; otherwise a copy (explicit stack; shared and cyclic containers stay so). When two
+    member names clean to the same name, the first member is kept.
+    """
+    if not _needs_cleaning(value):
+        return value
+    if isinstance(value, str):
+        return _clean(value, flags)
+    memo: dict[int, Any] = {}
+    root: Any = {} if isinstance(value, dict) else []
+    memo[id(value)] = root
+    stack: list[tuple[Any, Any]] = [(value, root)]
+    while stack:
+        source, target = stack.pop()
+        items = source.items() if isinstance(source, dict) else enumerate(source)
+        for key, item in items:
+            if isinstance(item, (dict, list)):
+                copied = memo.get(id(item))
+                if copied is None:
+                    copied = memo[id(item)] = {} if isinstance(item, dict) else []
+                    stack.append((item, copied))
+            elif isinstance(item, str):
+                copied = _clean(item, flags)
+            else:
+                copied = item
+            if isinstance(target, dict):
+                if isinstance(key, str):
+                    key = _clean(key, flags)
+                target.setdefault(key, copied)
+            else:
+                target.append(copied)
+    return root
+
+
+def _needs_cleaning(value: Any) -> bool:
+    if isinstance(value, str):
+        return not _plain(value)
+    if not isinstance(value, (dict, list)):
+        return False
+    seen: set[int] = {id(value)}
+    stack: list[Any] = [value]
+    while stack:
+        node = stack.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, item in items:
+            if isinstance(key, str) and isinstance(node, dict) and not _plain(key):
+                return True
+            if isinstance(item, str):
+                if not _plain(item):
+                    return True
+            elif isinstance(item, (dict, list)) and id(item) not in seen:
+                seen.add(id(item))
+                stack.append(item)
+    return False
 
 
 def _dump_json(value: Any) -> str:
