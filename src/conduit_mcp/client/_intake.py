@@ -17,9 +17,9 @@ from ._errors import Error, PathItem, render_path, type_error
 from ._fingerprint import FINGERPRINT_PREFIX, canonical_json
 from ._headers import find_invalid_x_mcp_header
 from ._json import MAX_DEPTH, parse_json
+from ._model_view import iter_model_text
 from ._names import check_tool_name
 from ._tool import Hints, Tool, check_server_id, check_tool_shape
-from ._model_view import iter_model_text
 from ._unicode import find_hidden
 from ._versions import LATEST, at_least, check_version
 from ._warnings import IntakeWarning

@@ -49,7 +49,7 @@ class ModelText:
         is_key: whether `text` is an object key (a property name) rather than a value.
     """
 
-    __slots__ = ("text", "is_key", "_parent", "_step")
+    __slots__ = ("_parent", "_step", "is_key", "text")
 
     def __init__(self, text: str, parent: _Node | None, step: PathItem, is_key: bool) -> None:
         self.text = text
@@ -60,7 +60,7 @@ class ModelText:
     @property
     def path(self) -> tuple[PathItem, ...]:
         """The path from the tool object to this string (see the class docstring)."""
-        return _path(self._parent) + (self._step,)
+        return (*_path(self._parent), self._step)
 
     def __repr__(self) -> str:
         return f"ModelText(path={self.path!r}, is_key={self.is_key})"

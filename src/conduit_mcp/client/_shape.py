@@ -44,9 +44,9 @@ from typing import Any, Final, Literal
 import orjson
 
 from . import _wire as w
+from ._media import MIME_ALIASES, known_signature, normalize_mime, sniff
 from ._result import ToolResult
 from ._tool import check_server_id
-from ._media import MIME_ALIASES, known_signature, normalize_mime, sniff
 from ._unicode import strip_controls, strip_invisible
 
 # -- provenance -----------------------------------------------------------------------------
@@ -446,7 +446,7 @@ def _shape_media(
     block: dict[str, Any], kind: str, accepted: frozenset[str], flags: set[str]
 ) -> str | dict[str, Any]:
     data = block.get(w.BLOCK_DATA)
-    if not is_strict_base64(data):
+    if not isinstance(data, str) or not is_strict_base64(data):
         flags.add(FLAG_INVALID_BASE64)
         return f"[{kind} omitted: data is not valid base64]"
     declared = block.get(w.BLOCK_MIME_TYPE)
