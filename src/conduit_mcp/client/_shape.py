@@ -9,9 +9,14 @@ embedded resources for the benefit of the LLM and/or the user" (2026-07-28 schem
 
 Rules (one place; each is a decision where the spec is silent):
 
-- text blocks are kept; invisible characters (`_unicode`: zero-width, bidi controls, tag
-  characters, variation selectors) are removed and lone surrogates become U+FFFD in the shaped
-  view only. `raw` keeps what the server sent.
+- every string that reaches the model (text, link and resource labels, the strings of
+  serialized `structuredContent`) is cleaned by the rules of `_unicode.clean_model_text`:
+  terminal escape sequences removed whole, C0/C1 controls and DEL except tab/LF/CR removed, and
+  invisible characters (Default_Ignorable_Code_Point and Cf: zero-width, bidi controls, tag
+  characters, variation selectors) removed; lone surrogates become U+FFFD. In the shaped view
+  only: `raw` keeps what the server sent.
+- a block whose `annotations.audience` is a list without `"assistant"` is for the user only
+  (2026-07-28 schema `Annotations.audience`) and is replaced by a placeholder.
 - all text that reaches the model (text blocks, placeholders, serialized `structuredContent`) is
   capped at `max_chars` Python characters, the truncation marker included; the head is kept.
   Image and audio blocks are not text and are not cut by the cap.
@@ -22,8 +27,10 @@ Rules (one place; each is a decision where the spec is silent):
   the serialized JSON in a TextContent block", and servers that wrap media in
   `structuredContent` would else have their base64 sent again as text.
 - images and audio are kept only when `data` is strict base64 (RFC 4648 alphabet with padding,
-  no whitespace, not empty; a `data:` URI is not base64) and the MIME type is one the caller says
-  the model accepts; otherwise a one-line placeholder replaces them.
+  no whitespace, not empty; a `data:` URI is not base64), the MIME type (normalized first:
+  `_media.normalize_mime`) is one the caller says the model accepts, and the bytes' signature
+  (`filetype`) does not contradict it; bytes of another accepted type are sent as that type;
+  otherwise a one-line placeholder replaces them.
 - `resource_link` blocks are shown by URI (and name); embedded text resources by their text;
   embedded blobs by a placeholder.
 - anything else (unknown `type`, not an object, a known type with fields of the wrong type) is a
@@ -216,10 +223,21 @@ def shape_for_llm(
     "data": str, "mimeType": str}` (annotations and `_meta` are not carried into the model's
     view). Block by block (rules in the module docstring):
 
-    - `text`: its text, with invisible characters removed and lone surrogates replaced.
-    - `image` / `audio`: kept when `data` is strict base64 and `mimeType` (compared
-      case-insensitively, parameters ignored) is in `accepted_mime_types`; else a placeholder
-      such as `[image omitted: data is not valid base64]` (flag `invalid_base64`) or
+    - any block whose `annotations.audience` is a list without `"assistant"`:
+      `[content withheld: meant for the user only]` (flag `audience_withheld`).
+    - `text`: its text, cleaned: escape sequences and controls removed (flag
+      `control_characters_removed`), invisible characters removed (flag
+      `invisible_unicode_removed`), lone surrogates replaced.
+    - `image` / `audio`: `mimeType` is first normalized (escapes, controls and invisibles
+      removed, parameters dropped, whitespace stripped, lowercased, common aliases such as
+      `image/jpg` and `audio/x-wav` mapped; more than 1,024 characters or not an RFC 6838
+      `type/subtype` token: `[image omitted: not a valid MIME type]`). Kept, with the normalized
+      `mimeType`, when `data` is strict base64, the type is in `accepted_mime_types`, and the
+      signature of the first 8,190 bytes agrees. When the signature is of another type the
+      block is sent as that type if it is accepted, else replaced (flag `mime_type_mismatch`
+      either way; `[image omitted: data is not image/png]` when no signature of the family
+      matches a type whose signature is known). Other placeholders:
+      `[image omitted: data is not valid base64]` (flag `invalid_base64`),
       `[image omitted: image/svg+xml is not an accepted type]` (flag `binary_omitted`).
     - `resource_link`: `[resource link: <name>] <uri>` (flag `resource_link_incomplete` when
       `uri` or `name` is missing).
@@ -229,7 +247,8 @@ def shape_for_llm(
     - anything else: `[content block omitted: ...]` (flag `unknown_content_type`).
 
     `structuredContent` (when the key was present, even as `null`) is appended as compact JSON
-    (non-ASCII kept, member order kept, integers exact, NaN and infinities as `null`) when
+    (non-ASCII kept, member order kept, integers exact, NaN and infinities as `null`; every
+    string and member name cleaned first, since JSON would spell a control as `\\u001b`) when
     `include_structured` is `"always"`, or `"auto"` and the shaped content has no non-blank
     text (placeholders count) and no kept image/audio; `"never"` leaves it out.
     Then all text is capped at `max_chars`: past the cap, the text block where the cap falls
@@ -270,7 +289,8 @@ def shape_for_llm(
     structured content SHOULD also return the serialized JSON in a TextContent block"), "Error
     Handling" (clients SHOULD provide tool execution errors to language models) and "Security
     Considerations" (clients SHOULD validate tool results before passing to LLM); schema
-    `ImageContent.data` / `AudioContent.data` (`format: byte`: base64).
+    `Annotations.audience`, `ImageContent.data` / `AudioContent.data` (`format: byte`: base64)
+    and `.mimeType`.
     """
     if not isinstance(result, ToolResult):
         raise TypeError(f"result must be a ToolResult, got {type(result).__name__}")
@@ -427,9 +447,9 @@ def _shape_block(block: object, accepted: frozenset[str], flags: set[str]) -> st
 
 
 def _for_user_only(block: dict[str, Any]) -> bool:
-    # Spec: `Annotations.audience` "describes who the intended customer of this object or data
-    # is"; a list without "assistant" (e.g. ["user"], or []) is not for the model. A missing or
-    # malformed `annotations`/`audience` says nothing, and the block stays.
+    # Spec (2026-07-28 schema `Annotations.audience`): "Describes who the intended audience of
+    # this object or data is"; a list without "assistant" (e.g. ["user"], or []) is not for the
+    # model. A missing or malformed `annotations`/`audience` says nothing: the block stays.
     annotations = block.get(w.ANNOTATIONS)
     if not isinstance(annotations, dict):
         return False
