@@ -349,11 +349,8 @@ def _warnings(raw: Mapping[str, Any], name: str, index: int) -> list[IntakeWarni
             )
         )
     # One definition of what a model reads (`_model_view`): every string of it is scanned.
-    for item in iter_model_text(raw):
-        text = item.text
-        if text.isascii() and text.isprintable():  # the common case: nothing hidden
-            continue
-        invisible, controls = find_hidden(text)
+    for item in iter_model_text(raw, plain=False):  # printable ASCII hides nothing: skipped
+        invisible, controls = find_hidden(item.text)
         if not invisible and not controls:
             continue
         if found is None:

@@ -22,8 +22,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
+import orjson
+
 from . import _wire as w
 from ._errors import PathItem
+from ._unicode import has_hidden
 
 #: Schema keywords whose value is data (an instance), not a subschema: every string in it is read.
 DATA_KEYWORDS: Final = frozenset({"enum", "const", "default", "examples"})
@@ -51,7 +54,7 @@ class ModelText:
 
     __slots__ = ("_parent", "_step", "is_key", "text")
 
-    def __init__(self, text: str, parent: _Node | None, step: PathItem, is_key: bool) -> None:
+    def __init__(self, text: str, parent: _Node, step: PathItem, is_key: bool) -> None:
         self.text = text
         self.is_key = is_key
         self._parent = parent
@@ -60,40 +63,31 @@ class ModelText:
     @property
     def path(self) -> tuple[PathItem, ...]:
         """The path from the tool object to this string (see the class docstring)."""
-        return (*_path(self._parent), self._step)
+        steps: list[PathItem] = [self._step]
+        node = self._parent
+        while node is not None:
+            node, step = node
+            steps.append(step)
+        steps.reverse()
+        return tuple(steps)
 
     def __repr__(self) -> str:
         return f"ModelText(path={self.path!r}, is_key={self.is_key})"
 
 
-class _Node:
-    # One step of a path, with a link to its parent: paths are shared, not copied per node.
-    __slots__ = ("parent", "step")
-
-    def __init__(self, parent: _Node | None, step: PathItem) -> None:
-        self.parent = parent
-        self.step = step
+# One step of a path linked to its parent, `(parent, step)` or `None` at the tool: paths are
+# shared, not copied per node (a plain tuple: the walk allocates one per container).
+_Node = Any
 
 
-def _path(node: _Node | None) -> tuple[PathItem, ...]:
-    steps: list[PathItem] = []
-    while node is not None:
-        steps.append(node.step)
-        node = node.parent
-    steps.reverse()
-    return tuple(steps)
-
-
-_SCHEMA: Final = 0  # stack entry: a (sub)schema position
-_DATA: Final = 1  # stack entry: a value inside enum/const/default/examples
-
-
-def iter_model_text(tool: Mapping[str, Any]) -> Iterator[ModelText]:
+def iter_model_text(tool: Mapping[str, Any], *, plain: bool = True) -> Iterator[ModelText]:
     """Yield every string of a tool that a model reads, with its path.
 
     Args:
         tool: a tool object as sent (`Tool.raw`, or a raw dict that passed the shape check);
             members of the wrong type are skipped, never an error. Not copied, never mutated.
+        plain: `False` skips the strings of printable ASCII (no control, escape or invisible
+            character can be in them): what a scan for hidden characters needs, cheaply.
 
     Yields:
         `ModelText` items, in this order: `name`, `title`, `description`, `annotations.title`
@@ -114,51 +108,96 @@ def iter_model_text(tool: Mapping[str, Any]) -> Iterator[ModelText]:
         return
     for key in (w.NAME, w.TITLE, w.DESCRIPTION):
         value = tool.get(key)
-        if isinstance(value, str):
+        if type(value) is str and (plain or not _plain(value)):
             yield ModelText(value, None, key, False)
     annotations = tool.get(w.ANNOTATIONS)
     if isinstance(annotations, Mapping):
         value = annotations.get(w.TITLE)
-        if isinstance(value, str):
-            yield ModelText(value, _Node(None, w.ANNOTATIONS), w.TITLE, False)
+        if type(value) is str and (plain or not _plain(value)):
+            yield ModelText(value, (None, w.ANNOTATIONS), w.TITLE, False)
     for member in SCHEMA_MEMBERS:
         schema = tool.get(member)
-        if isinstance(schema, (dict, list)):
-            yield from _walk(schema, _Node(None, member))
+        if (type(schema) is dict or type(schema) is list) and (plain or _maybe_hidden(schema)):
+            yield from _walk(schema, (None, member), plain)
 
 
-def _walk(root: Any, root_node: _Node) -> Iterator[ModelText]:
+def _plain(text: str) -> bool:
+    return text.isascii() and text.isprintable()
+
+
+# What orjson writes for the characters a hidden-character scan looks for: C0 controls as
+# `\u00XX` or `\b`/`\f` escapes, DEL raw, everything non-ASCII raw. A literal backslash is
+# written `\\`, so a text like `\b` in a `pattern` also matches: a false alarm only costs the
+# walk, never a missed character.
+_ESCAPED_CONTROLS: Final = (b"\\u00", b"\\b", b"\\f", b"\x7f")
+
+
+def _maybe_hidden(schema: Any) -> bool:
+    """Whether a schema may hold a string with a control or invisible character.
+
+    One C-speed serialization and one regex scan instead of a Python walk for the common
+    schema that holds none; `True` whenever orjson refuses the value (huge integers, lone
+    surrogates, non-str keys, depth over 255), so the walk decides.
+    """
+    try:
+        data = orjson.dumps(schema)
+    except TypeError:  # orjson.JSONEncodeError
+        return True
+    if any(marker in data for marker in _ESCAPED_CONTROLS):
+        return True
+    # Non-ASCII (an em dash, an accent) is common and harmless: look for the characters.
+    return not data.isascii() and has_hidden(data.decode("utf-8"))
+
+
+_SCHEMA: Final = 0  # stack entry: a (sub)schema position
+_DATA: Final = 1  # stack entry: a value inside enum/const/default/examples
+
+
+def _walk(root: Any, root_node: _Node, plain: bool) -> Iterator[ModelText]:
+    # Stack entries: (mode, value, node of the value's own path). Only containers are pushed
+    # in schema mode; data values are pushed whole (strings included) in data mode.
     stack: list[tuple[int, Any, _Node]] = [(_SCHEMA, root, root_node)]
+    pop, push = stack.pop, stack.append
+    prose, data_keywords = PROSE_KEYWORDS, DATA_KEYWORDS
     while stack:
-        mode, value, node = stack.pop()
+        mode, value, node = pop()
+        kind = type(value)
         if mode == _DATA:
-            if isinstance(value, str):
-                yield ModelText(value, node.parent, node.step, False)
-            elif isinstance(value, dict):
+            if kind is str:
+                if plain or not _plain(value):
+                    yield ModelText(value, node[0], node[1], False)
+            elif kind is dict:
                 for key in reversed(list(value)):
-                    stack.append((_DATA, value[key], _Node(node, key)))
-            elif isinstance(value, list):
+                    push((_DATA, value[key], (node, key)))
+            elif kind is list:
                 for index in range(len(value) - 1, -1, -1):
-                    stack.append((_DATA, value[index], _Node(node, index)))
+                    push((_DATA, value[index], (node, index)))
             continue
-        if isinstance(value, list):  # prefixItems, allOf, items as an array, ...
+        if kind is list:  # prefixItems, allOf, items as an array, ...
             for index in range(len(value) - 1, -1, -1):
-                stack.append((_SCHEMA, value[index], _Node(node, index)))
+                item = value[index]
+                if type(item) is dict or type(item) is list:
+                    push((_SCHEMA, item, (node, index)))
             continue
-        if not isinstance(value, dict):
+        if kind is not dict:
             continue
         pending: list[tuple[int, Any, _Node]] = []
         for key, member in value.items():
-            if key in PROSE_KEYWORDS and isinstance(member, str):
-                yield ModelText(member, node, key, False)
-            elif key in DATA_KEYWORDS:
-                pending.append((_DATA, member, _Node(node, key)))
-            elif key == _PROPERTIES and isinstance(member, dict):
-                properties = _Node(node, key)
+            member_kind = type(member)
+            if key in prose:
+                if member_kind is str and (plain or not _plain(member)):
+                    yield ModelText(member, node, key, False)
+            elif key in data_keywords:
+                pending.append((_DATA, member, (node, key)))
+            elif key == _PROPERTIES and member_kind is dict:
+                properties = (node, key)
                 for name, subschema in member.items():
-                    if isinstance(name, str):
+                    if type(name) is str and (plain or not _plain(name)):
                         yield ModelText(name, properties, name, True)
-                    pending.append((_SCHEMA, subschema, _Node(properties, name)))
-            elif isinstance(member, (dict, list)):
-                pending.append((_SCHEMA, member, _Node(node, key)))
-        stack.extend(reversed(pending))
+                    if type(subschema) is dict or type(subschema) is list:
+                        pending.append((_SCHEMA, subschema, (properties, name)))
+            elif member_kind is dict or member_kind is list:
+                pending.append((_SCHEMA, member, (node, key)))
+        if pending:
+            pending.reverse()
+            stack.extend(pending)

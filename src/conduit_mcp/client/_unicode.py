@@ -30,6 +30,7 @@ __all__ = [
     "clean_model_text",
     "find_hidden",
     "find_invisible",
+    "has_hidden",
     "has_invisible",
     "is_control",
     "is_invisible",
@@ -154,6 +155,11 @@ def find_hidden(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]
         # Every control of the table is below U+00A0; no invisible character is.
         (controls if point < 0xA0 else invisible).append((match.start(), point))
     return invisible, controls
+
+
+def has_hidden(text: str) -> bool:
+    """Whether `text` holds any invisible or control character (one scan, stops at the first)."""
+    return _HIDDEN.search(text) is not None
 
 
 def has_invisible(text: str) -> bool:
