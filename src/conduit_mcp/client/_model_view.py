@@ -19,7 +19,7 @@ yielded; the schemas under them are walked.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any, Final
 
 import orjson
@@ -80,12 +80,13 @@ class ModelText:
 _Node = Any
 
 
-def iter_model_text(tool: Mapping[str, Any], *, plain: bool = True) -> Iterator[ModelText]:
+def iter_model_text(tool: object, *, plain: bool = True) -> Iterator[ModelText]:
     """Yield every string of a tool that a model reads, with its path.
 
     Args:
         tool: a tool object as sent (`Tool.raw`, or a raw dict that passed the shape check);
-            members of the wrong type are skipped, never an error. Not copied, never mutated.
+            anything but a `dict` yields nothing, and members of the wrong type are skipped,
+            never an error. Not copied, never mutated.
         plain: `False` skips the strings of printable ASCII (no control, escape or invisible
             character can be in them): what a scan for hidden characters needs, cheaply.
 
@@ -104,19 +105,20 @@ def iter_model_text(tool: Mapping[str, Any], *, plain: bool = True) -> Iterator[
     annotations from untrusted servers with care); conduit-defined: which schema strings a
     model reads.
     """
-    if not isinstance(tool, Mapping):
+    if not isinstance(tool, dict):  # a parsed JSON object (an ABC check costs more than this)
         return
+    get = tool.get
     for key in (w.NAME, w.TITLE, w.DESCRIPTION):
-        value = tool.get(key)
+        value = get(key)
         if type(value) is str and (plain or not _plain(value)):
             yield ModelText(value, None, key, False)
-    annotations = tool.get(w.ANNOTATIONS)
-    if isinstance(annotations, Mapping):
+    annotations = get(w.ANNOTATIONS)
+    if type(annotations) is dict:
         value = annotations.get(w.TITLE)
         if type(value) is str and (plain or not _plain(value)):
             yield ModelText(value, (None, w.ANNOTATIONS), w.TITLE, False)
     for member in SCHEMA_MEMBERS:
-        schema = tool.get(member)
+        schema = get(member)
         if (type(schema) is dict or type(schema) is list) and (plain or _maybe_hidden(schema)):
             yield from _walk(schema, (None, member), plain)
 
@@ -129,7 +131,6 @@ def _plain(text: str) -> bool:
 # `\u00XX` or `\b`/`\f` escapes, DEL raw, everything non-ASCII raw. A literal backslash is
 # written `\\`, so a text like `\b` in a `pattern` also matches: a false alarm only costs the
 # walk, never a missed character.
-_ESCAPED_CONTROLS: Final = (b"\\u00", b"\\b", b"\\f", b"\x7f")
 
 
 def _maybe_hidden(schema: Any) -> bool:
@@ -143,7 +144,7 @@ def _maybe_hidden(schema: Any) -> bool:
         data = orjson.dumps(schema)
     except TypeError:  # orjson.JSONEncodeError
         return True
-    if any(marker in data for marker in _ESCAPED_CONTROLS):
+    if b"\\u00" in data or b"\\b" in data or b"\\f" in data or b"\x7f" in data:
         return True
     # Non-ASCII (an em dash, an accent) is common and harmless: look for the characters.
     return not data.isascii() and has_hidden(data.decode("utf-8"))
