@@ -109,3 +109,28 @@ def test_ten_thousand_levels_are_walked_without_recursion() -> None:
     assert leaf.path == ("inputSchema", *(("properties", "p") * depth), "description")
     deep = next(i for i in items if i.text == "deep")
     assert deep.path == ("outputSchema", "default", *([0] * depth))
+
+
+def test_plain_false_yields_exactly_the_strings_with_hidden_characters() -> None:
+    """conduit-defined: the scan mode skips clean strings and clean schemas, whatever their
+    script, and a literal backslash-b in a pattern is not mistaken for a backspace."""
+    tool = {
+        "name": "t",
+        "description": "Line one\nline two — café, 漢字",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "a": {"description": "ok — ü", "pattern": "\\bword\\b"},
+                "b": {"description": "bad\u200b", "enum": ["x\x1b[1m", "y"]},
+            },
+        },
+        "outputSchema": {"type": "object", "description": "fine ✓"},
+    }
+    assert pairs_hidden(tool) == [
+        (("inputSchema", "properties", "b", "description"), "bad\u200b", False),
+        (("inputSchema", "properties", "b", "enum", 0), "x\x1b[1m", False),
+    ]
+
+
+def pairs_hidden(tool: Any) -> list[tuple[tuple[Any, ...], str, bool]]:
+    return [(item.path, item.text, item.is_key) for item in iter_model_text(tool, plain=False)]

@@ -26,7 +26,7 @@ import orjson
 
 from . import _wire as w
 from ._errors import PathItem
-from ._unicode import has_hidden
+from ._unicode import has_hidden, has_hidden_utf8
 
 #: Schema keywords whose value is data (an instance), not a subschema: every string in it is read.
 DATA_KEYWORDS: Final = frozenset({"enum", "const", "default", "examples"})
@@ -87,8 +87,9 @@ def iter_model_text(tool: object, *, plain: bool = True) -> Iterator[ModelText]:
         tool: a tool object as sent (`Tool.raw`, or a raw dict that passed the shape check);
             anything but a `dict` yields nothing, and members of the wrong type are skipped,
             never an error. Not copied, never mutated.
-        plain: `False` skips the strings of printable ASCII (no control, escape or invisible
-            character can be in them): what a scan for hidden characters needs, cheaply.
+        plain: `False` skips every string without a control or invisible character
+            (`_unicode.has_hidden`), and whole schemas without one (checked on their orjson
+            serialization): what a scan for hidden characters needs, cheaply.
 
     Yields:
         `ModelText` items, in this order: `name`, `title`, `description`, `annotations.title`
@@ -124,7 +125,7 @@ def iter_model_text(tool: object, *, plain: bool = True) -> Iterator[ModelText]:
 
 
 def _plain(text: str) -> bool:
-    return text.isascii() and text.isprintable()
+    return not has_hidden(text)
 
 
 # What orjson writes for the characters a hidden-character scan looks for: C0 controls as
@@ -147,7 +148,7 @@ def _maybe_hidden(schema: Any) -> bool:
     if b"\\u00" in data or b"\\b" in data or b"\\f" in data or b"\x7f" in data:
         return True
     # Non-ASCII (an em dash, an accent) is common and harmless: look for the characters.
-    return not data.isascii() and has_hidden(data.decode("utf-8"))
+    return not data.isascii() and has_hidden_utf8(data)
 
 
 _SCHEMA: Final = 0  # stack entry: a (sub)schema position

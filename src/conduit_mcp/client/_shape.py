@@ -54,7 +54,7 @@ from . import _wire as w
 from ._media import MIME_ALIASES, known_signature, normalize_mime, sniff
 from ._result import ToolResult
 from ._tool import check_server_id
-from ._unicode import strip_controls, strip_invisible
+from ._unicode import has_hidden, strip_controls, strip_invisible
 
 # -- provenance -----------------------------------------------------------------------------
 
@@ -552,14 +552,15 @@ def is_strict_base64(value: object) -> bool:
 def _clean(text: str, flags: set[str]) -> str:
     """The text as the model may see it (`_unicode.clean_model_text`, with a flag per kind of
     removal), and no lone surrogates."""
-    text, removed = strip_controls(text)  # ASCII included: ESC, BEL, NUL and DEL are ASCII
-    if removed:
-        flags.add(FLAG_CONTROL_CHARACTERS_REMOVED)
-    if text.isascii():  # O(1) for str; no invisible character or surrogate is ASCII
+    if has_hidden(text):  # C-speed check first: most text holds nothing to remove
+        text, removed = strip_controls(text)  # ASCII included: ESC, BEL, NUL, DEL are ASCII
+        if removed:
+            flags.add(FLAG_CONTROL_CHARACTERS_REMOVED)
+        text, removed = strip_invisible(text)
+        if removed:
+            flags.add(FLAG_INVISIBLE_UNICODE_REMOVED)
+    if text.isascii():  # O(1) for str; no surrogate is ASCII
         return text
-    text, removed = strip_invisible(text)
-    if removed:
-        flags.add(FLAG_INVISIBLE_UNICODE_REMOVED)
     try:
         text.encode("utf-8")  # fails only on a lone surrogate; faster than a regex scan
     except UnicodeEncodeError:
