@@ -34,8 +34,12 @@ _FORMAT = _points("DerivedGeneralCategory-Cc-Cf.txt", "Cf")
 _CONTROL = _points("DerivedGeneralCategory-Cc-Cf.txt", "Cc")
 _MARKS = _points("PropList-Prepended_Concatenation_Mark.txt", "Prepended_Concatenation_Mark")
 
+#: Invisible: Default_Ignorable_Code_Point | Cf - Prepended_Concatenation_Mark.
+INVISIBLE: Final = (_IGNORABLE | _FORMAT) - _MARKS
+#: Controls: Cc except TAB, LF, CR.
+CONTROLS: Final = _CONTROL - {0x09, 0x0A, 0x0D}
 #: Code points a model must never receive from shaping.
-FORBIDDEN: Final = ((_IGNORABLE | _FORMAT) - _MARKS) | (_CONTROL - {0x09, 0x0A, 0x0D})
+FORBIDDEN: Final = INVISIBLE | CONTROLS
 
 #: Whole and broken terminal sequences (ECMA-48), 7-bit and C1 forms.
 SEQUENCES: Final = (
