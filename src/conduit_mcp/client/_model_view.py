@@ -108,6 +108,8 @@ def iter_model_text(tool: object, *, plain: bool = True) -> Iterator[ModelText]:
     """
     if not isinstance(tool, dict):  # a parsed JSON object (an ABC check costs more than this)
         return
+    if not plain and not _maybe_hidden(tool):  # the common case, at C speed
+        return
     get = tool.get
     for key in (w.NAME, w.TITLE, w.DESCRIPTION):
         value = get(key)
@@ -125,7 +127,7 @@ def iter_model_text(tool: object, *, plain: bool = True) -> Iterator[ModelText]:
 
 
 def _plain(text: str) -> bool:
-    return not has_hidden(text)
+    return (text.isascii() and text.isprintable()) or not has_hidden(text)
 
 
 # What orjson writes for the characters a hidden-character scan looks for: C0 controls as
@@ -135,7 +137,7 @@ def _plain(text: str) -> bool:
 
 
 def _maybe_hidden(schema: Any) -> bool:
-    """Whether a schema may hold a string with a control or invisible character.
+    """Whether a tool or schema may hold a string with a control or invisible character.
 
     One C-speed serialization and one regex scan instead of a Python walk for the common
     schema that holds none; `True` whenever orjson refuses the value (huge integers, lone

@@ -178,6 +178,8 @@ def has_hidden(text: str) -> bool:
     printable ASCII, tab, LF or CR.
     """
     if text.isascii():
+        if text.isprintable():  # short labels: cheaper than encoding
+            return False
         return bool(text.encode("ascii").translate(None, _SAFE_ASCII))
     return has_hidden_utf8(text.encode("utf-8", "surrogatepass"))
 
