@@ -1,8 +1,9 @@
 """The round-2 handed cases of kinds `page` and `result` (tests/fixtures/cases/round2).
 
-Round-2 cases state their expectation in words (`expect`), so each has its checks written out
-here, one test per case, plus an accounting test that no `page`/`result` case is left without
-one. Names the README proposes are mapped onto the library's:
+Files 48 and 49 are copied unchanged from the coordinator's hand-over `../shared/cases/round2/`
+(each names the public report it was written from in `source`). Round-2 cases state their
+expectation in words (`expect`), so each has its checks written out here, one test per case,
+plus an accounting test that no `page`/`result` case is left without one. Names the README proposes are mapped onto the library's:
 
 - case 48 "a provenance flag records the removal" -> flag `control_characters_removed`.
 - case 49 "an intake warning invisible_unicode ... details.count" -> `IntakeWarning` code
