@@ -3,7 +3,8 @@
 Files 48 and 49 are copied unchanged from the coordinator's hand-over `../shared/cases/round2/`
 (each names the public report it was written from in `source`). Round-2 cases state their
 expectation in words (`expect`), so each has its checks written out here, one test per case,
-plus an accounting test that no `page`/`result` case is left without one. Names the README proposes are mapped onto the library's:
+plus an accounting test that no `page`/`result` case is left without one. Names the hand-over
+README proposes are mapped onto the library's:
 
 - case 48 "a provenance flag records the removal" -> flag `control_characters_removed`.
 - case 49 "an intake warning invisible_unicode ... details.count" -> `IntakeWarning` code
