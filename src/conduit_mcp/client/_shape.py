@@ -633,8 +633,17 @@ def _cap(items: list[str | dict[str, Any]], max_chars: int, flags: set[str]) -> 
 
 
 def _plain(text: str) -> bool:
-    # Printable ASCII: no escape, control or invisible character can be in it.
-    return text.isascii() and text.isprintable()
+    # No escape, control or invisible character (checked at C speed), and no lone surrogate
+    # (which `_clean` replaces).
+    if text.isascii():
+        return text.isprintable() or not has_hidden(text)
+    if has_hidden(text):
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _clean_structured(value: Any, flags: set[str]) -> Any:
