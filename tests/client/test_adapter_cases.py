@@ -276,7 +276,12 @@ def test_descriptions_are_cleaned_with_a_note() -> None:
         assert described == "Adds numbers"
         assert props(declaration)["a"]["description"] == "first"
         assert (
-            SchemaNote(("description",), "rewritten", "2 invisible characters removed", "tool")
+            SchemaNote(
+                ("description",),
+                "rewritten",
+                "2 hidden characters removed (invisible, control or escape)",
+                "tool",
+            )
             in adapted.notes
         )
         assert (("properties", "a", "description"), "rewritten") in actions(adapted.notes)

@@ -24,11 +24,12 @@ from conduit_mcp.client import (
 from tests.corpus import captures
 
 PNG = "iVBORw0KGgo="  # the PNG signature, base64 (strict: padded, RFC 4648 alphabet)
+WAV = "UklGRiQAAABXQVZFZm10IA=="  # "RIFF", a length, "WAVEfmt ": a WAV header's first 16 bytes
 RAW = {
     "content": [
         {"type": "text", "text": "chart\u200b of sales"},
         {"type": "image", "data": PNG, "mimeType": "image/png"},
-        {"type": "audio", "data": PNG, "mimeType": "audio/wav"},
+        {"type": "audio", "data": WAV, "mimeType": "audio/wav"},
     ]
 }
 

@@ -93,7 +93,8 @@ def _handed_tools() -> list[Tool]:
             out.append(Tool.from_wire("case", case["input"]))
     for path in sorted((CASES / "round2").glob("*.json")):
         case = json.loads(path.read_text(encoding="utf-8"))
-        out.append(Tool.from_wire("srv", case["input"]))
+        if case["kind"] == "adapter":
+            out.append(Tool.from_wire("srv", case["input"]))
     return out
 
 

@@ -304,13 +304,28 @@ def test_snapshot_empty_file_gets_its_structured_content() -> None:
     assert flags(shaped) == ("structured_serialized",)
 
 
-def test_snapshot_annotated_image_drops_annotations_from_the_model_view() -> None:
-    """conduit-defined: shaped blocks carry only what a model reads; `raw` keeps annotations."""
+def test_snapshot_user_only_annotated_blocks_are_withheld_from_the_model() -> None:
+    """Spec (2026-07-28 schema `Annotations.audience`: who the data is for): both blocks of the
+    reference server's annotated message say `"audience": ["user"]`, so the model sees a
+    placeholder for each; `raw` keeps them and their annotations."""
     raw = load("server-everything/get-annotated-message--success-with-image.json")
+    shaped = shape(raw)
+    assert texts(shaped) == ["[content withheld: meant for the user only]"] * 2
+    assert flags(shaped) == ("audience_withheld",)
+    assert shaped.raw["content"][1]["annotations"] == {"audience": ["user"], "priority": 0.5}
+
+
+def test_annotated_blocks_for_the_assistant_keep_only_what_a_model_reads() -> None:
+    """conduit-defined: shaped blocks carry only what a model reads; `raw` keeps annotations.
+    The image is the reference server's (a real PNG), re-annotated for both audiences."""
+    raw = copy.deepcopy(load("server-everything/get-annotated-message--success-with-image.json"))
+    for block in raw["content"]:
+        block["annotations"]["audience"] = ["user", "assistant"]
     shaped = shape(raw)
     assert shaped.content[0] == {"type": "text", "text": "Operation completed successfully"}
     assert set(shaped.content[1]) == {"type", "data", "mimeType"}
-    assert shaped.raw["content"][1]["annotations"] == {"audience": ["user"], "priority": 0.5}
+    assert shaped.content[1]["mimeType"] == "image/png"
+    assert flags(shaped) == ()
 
 
 # -- text -----------------------------------------------------------------------------------
@@ -347,6 +362,111 @@ def test_non_ascii_visible_text_is_kept_exactly() -> None:
     shaped = shape(raw)
     assert texts(shaped) == [raw["content"][0]["text"]]
     assert flags(shaped) == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("benign\r\x1b[2Kmalicious\x08\x00", "benign\rmalicious"),
+        ("ok\x1b[8m hidden\x1b[0m \x07done", "ok hidden done"),
+        ("\x1b]8;;https://attacker.invalid/x\x07docs\x1b]8;;\x07", "docs"),
+        ("caf\u00e9\x9b31m\u0085!", "caf\u00e9!"),
+    ],
+    ids=["issue-example", "conceal-and-bell", "osc8-hyperlink", "c1-in-non-ascii"],
+)
+def test_escape_sequences_and_controls_are_removed_ascii_included(text: str, expected: str) -> None:
+    """conduit-defined (issue 10; ECMA-48 sequences removed whole, values by hand): what a
+    terminal hides from the person does not reach the model either; raw is kept."""
+    raw = {"content": [{"type": "text", "text": text}]}
+    shaped = shape(raw)
+    assert texts(shaped) == [expected]
+    assert flags(shaped) == ("control_characters_removed",)
+    assert raw["content"][0]["text"] == text
+
+
+def test_tab_newline_and_carriage_return_stay() -> None:
+    """conduit-defined: layout controls hide nothing."""
+    shaped = shape({"content": [{"type": "text", "text": "a\tb\nc\r\n"}]})
+    assert texts(shaped) == ["a\tb\nc\r\n"] and flags(shaped) == ()
+
+
+def test_resource_links_and_embedded_text_are_cleaned_too() -> None:
+    """conduit-defined: every string that reaches the model goes through the same cleaning."""
+    shaped = shape(
+        {
+            "content": [
+                {"type": "resource_link", "uri": "u:/a\x1b[2J", "name": "n\u200b"},
+                {"type": "resource", "resource": {"uri": "u:/b", "text": "t\x1b]0;x\x07!"}},
+            ]
+        }
+    )
+    assert texts(shaped) == ["[resource link: n] u:/a", "[embedded resource] u:/b\nt!"]
+    assert flags(shaped) == ("control_characters_removed", "invisible_unicode_removed")
+
+
+# -- audience -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("annotations", "withheld"),
+    [
+        ({"audience": ["user"]}, True),
+        ({"audience": []}, True),
+        ({"audience": ["user", "other"]}, True),
+        ({"audience": ["assistant"]}, False),
+        ({"audience": ["user", "assistant"]}, False),
+        ({"priority": 1}, False),
+        ({"audience": "user"}, False),
+        (None, False),
+    ],
+    ids=[
+        "user",
+        "empty",
+        "user-and-unknown",
+        "assistant",
+        "both",
+        "no-audience",
+        "malformed",
+        "none",
+    ],
+)
+@pytest.mark.parametrize(
+    "block",
+    [
+        {"type": "text", "text": "for the eyes of"},
+        {"type": "resource_link", "uri": "u:/x", "name": "x"},
+        {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
+    ],
+    ids=["text", "resource_link", "image"],
+)
+def test_blocks_not_meant_for_the_assistant_are_withheld(
+    annotations: Any, withheld: bool, block: dict[str, Any]
+) -> None:
+    """Spec (2026-07-28 schema `Annotations.audience`: "Describes who the intended audience of
+    this object or data is"): a list without "assistant" is not for the model; a missing or
+    malformed audience says nothing and the block stays."""
+    raw = {"content": [{**block, "annotations": annotations}]}
+    if annotations is None:
+        raw = {"content": [block]}
+    shaped = shape(raw)
+    if withheld:
+        assert shaped.content == [
+            {"type": "text", "text": "[content withheld: meant for the user only]"}
+        ]
+        assert flags(shaped) == ("audience_withheld",)
+    else:
+        assert "audience_withheld" not in flags(shaped)
+        assert shaped.content[0]["type"] == ("image" if block["type"] == "image" else "text")
+
+
+def test_a_result_withheld_by_audience_shows_its_structured_content_when_nothing_else() -> None:
+    """conduit-defined: placeholders count as showing something (the `auto` rule), so the
+    structured content of a user-only result is not serialized for the model behind its back."""
+    raw = {
+        "content": [{"type": "text", "text": "secret", "annotations": {"audience": ["user"]}}],
+        "structuredContent": {"secret": True},
+    }
+    assert texts(shape(raw)) == ["[content withheld: meant for the user only]"]
 
 
 # -- truncation -----------------------------------------------------------------------------
@@ -612,6 +732,28 @@ def test_error_result_keeps_its_content_for_the_model() -> None:
     assert shaped.structured == {"error": {"code": "NOT_FOUND"}}
 
 
+def test_controls_in_structured_content_are_removed_before_serializing() -> None:
+    """conduit-defined (issue 10): JSON would spell ESC as `\\u001b` and the model would read the
+    sequence; strings (member names included) are cleaned first. raw and `structured` kept."""
+    structured = {"msg": "ok\x1b[8m hidden\x1b[0m", "k\x00": ["\u200bv", 1]}
+    raw = {"content": [], "structuredContent": structured}
+    shaped = shape(raw)
+    assert texts(shaped) == ['{"msg":"ok hidden","k":["v",1]}']
+    assert flags(shaped) == (
+        "control_characters_removed",
+        "invisible_unicode_removed",
+        "structured_serialized",
+    )
+    assert shaped.structured is structured
+    assert structured == {"msg": "ok\x1b[8m hidden\x1b[0m", "k\x00": ["\u200bv", 1]}
+
+
+def test_member_names_that_clean_to_the_same_name_keep_the_first() -> None:
+    """conduit-defined: the cleaned view cannot hold two equal names; the first member wins."""
+    raw = {"content": [], "structuredContent": {"a": 1, "a\x1b": 2}}
+    assert texts(shape(raw)) == ['{"a":1}']
+
+
 # -- images and audio -----------------------------------------------------------------------
 
 
@@ -642,24 +784,29 @@ def test_image_with_invalid_base64_becomes_a_placeholder(data: object, reason: s
     ("mime", "expected"),
     [
         ("image/svg+xml", "[image omitted: image/svg+xml is not an accepted type]"),
-        ("image/bmp", "[image omitted: image/bmp is not an accepted type]"),
+        ("image/JXL; q=1", "[image omitted: image/jxl is not an accepted type]"),
         ("", "[image omitted: no MIME type]"),
         (None, "[image omitted: no MIME type]"),
         (7, "[image omitted: no MIME type]"),
     ],
 )
 def test_image_of_a_type_the_model_does_not_accept_is_omitted(mime: object, expected: str) -> None:
-    """conduit-defined: only the caller's accepted MIME types reach the model."""
-    shaped = shape({"content": [{"type": "image", "data": PNG_1X1, "mimeType": mime}]})
+    """conduit-defined: only the caller's accepted MIME types reach the model. The data is
+    unknown bytes, so no signature speaks for or against the declared type."""
+    shaped = shape({"content": [{"type": "image", "data": "AAAAAAAA", "mimeType": mime}]})
     assert texts(shaped) == [expected]
     assert flags(shaped) == ("binary_omitted",)
 
 
-@pytest.mark.parametrize("mime", ["IMAGE/PNG", "image/png; charset=binary", " image/png "])
+@pytest.mark.parametrize(
+    "mime", ["IMAGE/PNG", "image/png; charset=binary", " image/png ", " IMAGE/PNG\n", "image/x-png"]
+)
 def test_mime_types_compare_case_insensitively_without_parameters(mime: str) -> None:
-    """Spec-mandated (RFC 2045 section 5.1: type and subtype are case-insensitive)."""
+    """Spec-mandated (RFC 2045 section 5.1: type and subtype are case-insensitive); the kept
+    block carries the normalized type, not the server's spelling."""
     shaped = shape({"content": [{"type": "image", "data": PNG_1X1, "mimeType": mime}]})
-    assert shaped.content == [{"type": "image", "data": PNG_1X1, "mimeType": mime}]
+    assert shaped.content == [{"type": "image", "data": PNG_1X1, "mimeType": "image/png"}]
+    assert flags(shaped) == ()
 
 
 def test_default_accepted_mime_types_are_the_four_common_images() -> None:
@@ -695,6 +842,117 @@ def test_strict_base64_agrees_with_b64decode_validate(text: str) -> None:
 def test_strict_base64_accepts_every_encoding(payload: bytes) -> None:
     """Spec-mandated (RFC 4648 section 4): any standard encoding is valid."""
     assert is_strict_base64(base64.b64encode(payload).decode("ascii"))
+
+
+# Minimal files by their format specs (the signatures `filetype` reads): PNG (RFC 2083 3.1),
+# JPEG (JFIF SOI + APP0), GIF89a, RIFF/WAVE, BMP (BITMAPFILEHEADER "BM").
+JPEG_HEAD = base64.b64encode(b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01").decode()
+GIF_HEAD = base64.b64encode(b"GIF89a\x01\x00\x01\x00\x00\x00\x00").decode()
+WAV_HEAD = base64.b64encode(b"RIFF\x24\x00\x00\x00WAVEfmt \x10\x00\x00\x00").decode()
+BMP_HEAD = base64.b64encode(b"BM\x3a\x00\x00\x00\x00\x00\x00\x00\x36\x00").decode()
+
+
+@pytest.mark.parametrize(
+    ("data", "declared", "expected_mime"),
+    [
+        (PNG_1X1, "image/jpeg", "image/png"),
+        (JPEG_HEAD, "image/png", "image/jpeg"),
+        (GIF_HEAD, "image/webp", "image/gif"),
+    ],
+    ids=["png-says-jpeg", "jpeg-says-png", "gif-says-webp"],
+)
+def test_media_whose_bytes_are_another_accepted_type_are_sent_as_what_they_are(
+    data: str, declared: str, expected_mime: str
+) -> None:
+    """conduit-defined (issue 10: providers refuse a block whose bytes do not match its type):
+    the signature wins when the model accepts that type; flagged."""
+    shaped = shape({"content": [{"type": "image", "data": data, "mimeType": declared}]})
+    assert shaped.content == [{"type": "image", "data": data, "mimeType": expected_mime}]
+    assert flags(shaped) == ("mime_type_mismatch",)
+
+
+def test_media_whose_bytes_are_a_type_not_accepted_become_a_placeholder() -> None:
+    """conduit-defined: BMP bytes labelled PNG; BMP is not accepted."""
+    shaped = shape({"content": [{"type": "image", "data": BMP_HEAD, "mimeType": "image/png"}]})
+    assert texts(shaped) == ["[image omitted: image/bmp is not an accepted type]"]
+    assert flags(shaped) == ("binary_omitted", "mime_type_mismatch")
+
+
+def test_media_whose_bytes_have_no_signature_of_the_declared_type_become_a_placeholder() -> None:
+    """conduit-defined: `AAAAAAAA` decodes to six zero bytes, which no image format starts with."""
+    shaped = shape({"content": [{"type": "image", "data": "AAAAAAAA", "mimeType": "image/png"}]})
+    assert texts(shaped) == ["[image omitted: data is not image/png]"]
+    assert flags(shaped) == ("binary_omitted", "mime_type_mismatch")
+
+
+def test_audio_in_an_image_block_is_not_an_image() -> None:
+    """conduit-defined: only the block's own family of signatures is tried."""
+    shaped = shape({"content": [{"type": "image", "data": WAV_HEAD, "mimeType": "image/png"}]})
+    assert texts(shaped) == ["[image omitted: data is not image/png]"]
+
+
+@pytest.mark.parametrize("declared", ["audio/wav", "audio/x-wav", "AUDIO/WAVE", "audio/vnd.wave"])
+def test_audio_is_checked_and_named_canonically(declared: str) -> None:
+    """conduit-defined: the spellings of WAV in use are one type (`audio/wav`, RFC 2361)."""
+    shaped = shape(
+        {"content": [{"type": "audio", "data": WAV_HEAD, "mimeType": declared}]},
+        accepted_mime_types={"audio/x-wav"},
+    )
+    assert shaped.content == [{"type": "audio", "data": WAV_HEAD, "mimeType": "audio/wav"}]
+    assert flags(shaped) == ()
+
+
+def test_a_type_without_a_known_signature_is_kept_when_accepted() -> None:
+    """conduit-defined: no signature can speak against `image/svg+xml` (text), so the caller's
+    acceptance decides."""
+    svg = base64.b64encode(b"<svg xmlns='http://www.w3.org/2000/svg'/>").decode()
+    shaped = shape(
+        {"content": [{"type": "image", "data": svg, "mimeType": "image/svg+xml"}]},
+        accepted_mime_types={"image/svg+xml"},
+    )
+    assert shaped.content == [{"type": "image", "data": svg, "mimeType": "image/svg+xml"}]
+
+
+@pytest.mark.parametrize(
+    "mime",
+    [
+        "image/png" + "\u202e\U000e0041" * 250_000,
+        "image/png\ud800",
+        "image png",
+        "image/png/x",
+        "\u0456mage/png",
+        "image/" + "p" * 200,
+    ],
+    ids=["500k-bidi-and-tags", "lone-surrogate", "no-slash", "two-slashes", "cyrillic", "too-long"],
+)
+def test_a_mime_type_that_is_not_a_clean_token_is_never_echoed(mime: str) -> None:
+    """conduit-defined (issue 10; RFC 6838 4.2 restricted names, at most 127 characters each):
+    the label is normalized and bounded before anything reads it, so no such value reaches the
+    model, escapes `max_chars` or breaks the caller's UTF-8 encoding."""
+    shaped = shape({"content": [{"type": "image", "data": PNG_1X1, "mimeType": mime}]})
+    if mime == "image/png\ud800":  # a lone surrogate is not hidden: the token is invalid
+        assert texts(shaped) == ["[image omitted: not a valid MIME type]"]
+    assert shaped.content[0]["type"] == "text"
+    text = shaped_text(shaped)
+    assert len(text) < 80 and text.isascii()
+    assert "binary_omitted" in flags(shaped)
+
+
+def test_invisible_characters_inside_a_mime_type_are_cleaned_before_it_is_read() -> None:
+    """conduit-defined: `image/\u200bpng` is `image/png` once cleaned, and the PNG bytes agree."""
+    shaped = shape({"content": [{"type": "image", "data": PNG_1X1, "mimeType": "image/\u200bpng"}]})
+    assert shaped.content == [{"type": "image", "data": PNG_1X1, "mimeType": "image/png"}]
+
+
+def test_an_embedded_blob_shows_its_normalized_mime_type_only() -> None:
+    """conduit-defined: the label is the normalized token or nothing."""
+    good = {"uri": "u:/x", "blob": "AAAA", "mimeType": " Application/PDF; x=1"}
+    bad = {"uri": "u:/y", "blob": "AAAA", "mimeType": "\u202e" * 1000}
+    shaped = shape({"content": [{"type": "resource", "resource": r} for r in (good, bad)]})
+    assert texts(shaped) == [
+        "[embedded resource] u:/x (application/pdf, binary content omitted)",
+        "[embedded resource] u:/y (binary content omitted)",
+    ]
 
 
 # -- resource links and embedded resources --------------------------------------------------
@@ -938,10 +1196,13 @@ def test_provenance_rejects_bad_fields(args: tuple[Any, ...], error: type[Except
 def test_provenance_flags_are_the_documented_closed_set() -> None:
     """conduit-defined."""
     assert PROVENANCE_FLAGS == {
+        "audience_withheld",
         "binary_omitted",
+        "control_characters_removed",
         "invalid_base64",
         "invisible_unicode_removed",
         "lone_surrogate_replaced",
+        "mime_type_mismatch",
         "resource_link_incomplete",
         "structured_invalid",
         "structured_serialized",

@@ -18,9 +18,10 @@ from ._errors import Error, PathItem, render_path, type_error
 from ._fingerprint import FINGERPRINT_PREFIX, canonical_json
 from ._headers import find_invalid_x_mcp_header
 from ._json import MAX_DEPTH, parse_json
+from ._model_view import iter_model_text
 from ._names import check_tool_name
 from ._tool import Hints, Tool, check_server_id, check_tool_shape
-from ._unicode import find_invisible
+from ._unicode import find_hidden
 from ._validate import schema_warnings
 from ._versions import LATEST, at_least, check_version
 from ._warnings import IntakeWarning
@@ -33,7 +34,8 @@ HEADERS_SINCE: Final = "2026-07-28"
 
 _HEADER_KEY: Final = b'"x-mcp-header"'
 
-#: At most this many invisible characters are listed per field (the count is always exact).
+#: At most this many invisible or control characters are listed per string (the count is always
+#: exact).
 MAX_LISTED_INVISIBLE: Final = 16
 
 
@@ -130,19 +132,29 @@ def intake(
 
     Per tool, in order: the shape check of `Tool.from_wire` (`invalid_tool`); duplicate names
     (`duplicate_tool_name`: the first tool with a name wins, later ones are rejected — the spec
-    says names SHOULD be unique within a server, and an ambiguous name is a rug-pull lever;
-    a tool rejected for another reason still claims its name); on Streamable HTTP from
-    2026-07-28, the `x-mcp-header` rules (`x_mcp_header_*`); and the fingerprint of the whole
-    raw definition (a tool holding a value that is not JSON, e.g. NaN, is rejected with
-    `invalid_json`; this check runs before the header rules). Warnings never reject and never
-    change `raw`: `tool_name_length`, `tool_name_charset`, `input_schema_root_type` (the root
-    lacks `"type": "object"`; the schema is kept verbatim), `input_schema_invalid` /
-    `output_schema_invalid` (the schema fails its dialect's meta-schema, names an unsupported
-    dialect, or has an unresolved `$ref`; path into the schema) and `invisible_unicode` (in `name`,
-    `title`, `description` or `annotations.title`: zero-width, bidi, tag and other format
-    characters — a tool-poisoning signature); on an accepted tool that sends `contentHash`,
-    `content_hash_mismatch` when it is not the tool's `content_hash` (proposed SEP-3140: a
-    warning, since it is not yet the spec; a guard may block on it).
+    says names SHOULD be unique within a server, and an ambiguous name is a rug-pull lever);
+    on Streamable HTTP from 2026-07-28, the `x-mcp-header` rules (`x_mcp_header_*`); and the
+    fingerprint of the whole raw definition (a tool holding a value that is not JSON, e.g. NaN,
+    is rejected with `invalid_json`; this check runs before the header rules). A rejected tool
+    claims its name whatever the reason (`invalid_tool` included, when its `name` is a string):
+    the first occurrence of a name wins, so a later tool of that name is rejected as
+    `duplicate_tool_name` rather than silently taking its place.
+
+    Warnings never reject and never change `raw`: `tool_name_length`, `tool_name_charset`,
+    `input_schema_root_type` (the root lacks `"type": "object"`; the schema is kept verbatim),
+    and, for every string a model reads (`_model_view.iter_model_text`: `name`, `title`,
+    `description`, `annotations.title`, and in `inputSchema`/`outputSchema` every `title` and
+    `description`, property names, and strings in `enum`/`const`/`default`/`examples`), one
+    warning per string and kind with the exact path: `invisible_unicode` (zero-width, bidi,
+    tag and other default-ignorable or format characters — a tool-poisoning signature) and
+    `control_characters` (C0 controls except tab, LF and CR; DEL; C1 controls; so every
+    terminal escape sequence). Their `details`: `count` (exact), `code_points` and `indexes`
+    (Python `str` indexes into that string; at most `MAX_LISTED_INVISIBLE` listed). Also
+    `input_schema_invalid` / `output_schema_invalid` (the schema fails its dialect's
+    meta-schema, names an unsupported dialect, or has an unresolved `$ref`; path into the
+    schema), and, on an accepted tool that sends `contentHash`, `content_hash_mismatch` when it
+    is not the tool's `content_hash` (proposed SEP-3140: a warning, since it is not yet the
+    spec; a guard may block on it).
 
     Args:
         server_id: the operator-assigned id of the server (non-empty `str`).
@@ -202,8 +214,11 @@ def intake(
             check_tool_shape(raw)
         except Error as exc:
             name = raw.get(w.NAME) if isinstance(raw, dict) else None
+            name = name if isinstance(name, str) else None
             prefix: tuple[PathItem, ...] = (w.TOOLS, index)
-            rejected.append(_rejection(index, name if isinstance(name, str) else None, exc, prefix))
+            rejected.append(_rejection(index, name, exc, prefix))
+            if name is not None:
+                seen.add(name)  # a rejected tool still claims its name (first one wins)
             continue
         name = raw[w.NAME]
         found = _warnings(raw, name, index)
@@ -346,35 +361,18 @@ def _warnings(raw: Mapping[str, Any], name: str, index: int) -> list[IntakeWarni
                 {"got": _describe_type(schema_type)},
             )
         )
-    # No invisible character is ASCII: an all-ASCII text (the common case) needs no scan.
-    annotations = raw.get(w.ANNOTATIONS)
-    for path, text in (
-        ((w.NAME,), name),
-        ((w.TITLE,), raw.get(w.TITLE)),
-        ((w.DESCRIPTION,), raw.get(w.DESCRIPTION)),
-        (
-            (w.ANNOTATIONS, w.TITLE),
-            annotations.get(w.TITLE) if isinstance(annotations, dict) else None,
-        ),
-    ):
-        if not isinstance(text, str) or text.isascii():
+    # One definition of what a model reads (`_model_view`): every string of it is scanned.
+    for item in iter_model_text(raw, plain=False):  # printable ASCII hides nothing: skipped
+        invisible, controls = find_hidden(item.text)
+        if not invisible and not controls:
             continue
-        hits = find_invisible(text)
-        if hits:
-            if found is None:
-                found = []
-            found.append(
-                IntakeWarning(
-                    "invisible_unicode",
-                    (w.TOOLS, index, *path),
-                    f"{len(hits)} invisible character(s) a person cannot see",
-                    {
-                        "count": len(hits),
-                        "code_points": [f"U+{cp:04X}" for _, cp in hits[:MAX_LISTED_INVISIBLE]],
-                        "indexes": [i for i, _ in hits[:MAX_LISTED_INVISIBLE]],
-                    },
-                )
-            )
+        if found is None:
+            found = []
+        path = (w.TOOLS, index, *item.path)
+        if invisible:
+            found.append(_hidden_warning("invisible_unicode", path, invisible, item.is_key))
+        if controls:
+            found.append(_hidden_warning("control_characters", path, controls, item.is_key))
     return found
 
 
@@ -395,6 +393,28 @@ def _content_hash_warnings(raw: dict[str, Any], index: int) -> list[IntakeWarnin
             {"expected": expected, "got": sent[:80] if type(sent) is str else _describe_type(sent)},
         )
     ]
+
+
+_HIDDEN_MESSAGES: Final = {
+    "invisible_unicode": "invisible character(s) a person cannot see",
+    "control_characters": "control character(s) or terminal escape(s) that hide or rewrite text",
+}
+
+
+def _hidden_warning(
+    code: str, path: tuple[PathItem, ...], hits: list[tuple[int, int]], is_key: bool
+) -> IntakeWarning:
+    where = " in a property name" if is_key else ""
+    return IntakeWarning(
+        code,
+        path,
+        f"{len(hits)} {_HIDDEN_MESSAGES[code]}{where}",
+        {
+            "count": len(hits),
+            "code_points": [f"U+{cp:04X}" for _, cp in hits[:MAX_LISTED_INVISIBLE]],
+            "indexes": [i for i, _ in hits[:MAX_LISTED_INVISIBLE]],
+        },
+    )
 
 
 def _describe_type(value: object) -> Any:

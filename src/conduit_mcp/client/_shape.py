@@ -9,9 +9,14 @@ embedded resources for the benefit of the LLM and/or the user" (2026-07-28 schem
 
 Rules (one place; each is a decision where the spec is silent):
 
-- text blocks are kept; invisible characters (`_unicode`: zero-width, bidi controls, tag
-  characters, variation selectors) are removed and lone surrogates become U+FFFD in the shaped
-  view only. `raw` keeps what the server sent.
+- every string that reaches the model (text, link and resource labels, the strings of
+  serialized `structuredContent`) is cleaned by the rules of `_unicode.clean_model_text`:
+  terminal escape sequences removed whole, C0/C1 controls and DEL except tab/LF/CR removed, and
+  invisible characters (Default_Ignorable_Code_Point and Cf: zero-width, bidi controls, tag
+  characters, variation selectors) removed; lone surrogates become U+FFFD. In the shaped view
+  only: `raw` keeps what the server sent.
+- a block whose `annotations.audience` is a list without `"assistant"` is for the user only
+  (2026-07-28 schema `Annotations.audience`) and is replaced by a placeholder.
 - all text that reaches the model (text blocks, placeholders, serialized `structuredContent`) is
   capped at `max_chars` Python characters, the truncation marker included; the head is kept.
   Image and audio blocks are not text and are not cut by the cap.
@@ -22,8 +27,10 @@ Rules (one place; each is a decision where the spec is silent):
   the serialized JSON in a TextContent block", and servers that wrap media in
   `structuredContent` would else have their base64 sent again as text.
 - images and audio are kept only when `data` is strict base64 (RFC 4648 alphabet with padding,
-  no whitespace, not empty; a `data:` URI is not base64) and the MIME type is one the caller says
-  the model accepts; otherwise a one-line placeholder replaces them.
+  no whitespace, not empty; a `data:` URI is not base64), the MIME type (normalized first:
+  `_media.normalize_mime`) is one the caller says the model accepts, and the bytes' signature
+  (`filetype`) does not contradict it; bytes of another accepted type are sent as that type;
+  otherwise a one-line placeholder replaces them.
 - `resource_link` blocks are shown by URI (and name); embedded text resources by their text;
   embedded blobs by a placeholder.
 - anything else (unknown `type`, not an object, a known type with fields of the wrong type) is a
@@ -44,16 +51,20 @@ from typing import Any, Final, Literal
 import orjson
 
 from . import _wire as w
+from ._media import MIME_ALIASES, known_signature, normalize_mime, sniff
 from ._result import ToolResult
 from ._tool import check_server_id
-from ._unicode import strip_invisible
+from ._unicode import has_hidden, strip_controls, strip_invisible
 
 # -- provenance -----------------------------------------------------------------------------
 
+FLAG_AUDIENCE_WITHHELD: Final = "audience_withheld"
 FLAG_BINARY_OMITTED: Final = "binary_omitted"
+FLAG_CONTROL_CHARACTERS_REMOVED: Final = "control_characters_removed"
 FLAG_INVALID_BASE64: Final = "invalid_base64"
 FLAG_INVISIBLE_UNICODE_REMOVED: Final = "invisible_unicode_removed"
 FLAG_LONE_SURROGATE_REPLACED: Final = "lone_surrogate_replaced"
+FLAG_MIME_TYPE_MISMATCH: Final = "mime_type_mismatch"
 FLAG_RESOURCE_LINK_INCOMPLETE: Final = "resource_link_incomplete"
 FLAG_STRUCTURED_INVALID: Final = "structured_invalid"
 FLAG_STRUCTURED_SERIALIZED: Final = "structured_serialized"
@@ -64,12 +75,19 @@ FLAG_WITHHELD: Final = "withheld"
 #: The closed set of provenance flags. Each names one way the shaped view differs from what the
 #: server sent:
 #:
+#: - `audience_withheld`: a block whose `annotations.audience` does not include `"assistant"`
+#:   (it is meant for the user only) was replaced by a placeholder.
 #: - `binary_omitted`: an image or audio block whose MIME type the model does not accept (or that
-#:   has none), or an embedded blob resource, was replaced by a placeholder.
+#:   has none, or not a valid one), or an embedded blob resource, was replaced by a placeholder.
+#: - `control_characters_removed`: terminal escape sequences, C0/C1 controls (except tab, LF,
+#:   CR) or DEL were removed from text the model sees (serialized `structuredContent` included).
 #: - `invalid_base64`: an image or audio block whose `data` is not a non-empty strict base64
 #:   string (e.g. a `data:` URI) was replaced by a placeholder.
 #: - `invisible_unicode_removed`: invisible characters were removed from text the model sees.
 #: - `lone_surrogate_replaced`: unpaired UTF-16 surrogates (not encodable as UTF-8) became U+FFFD.
+#: - `mime_type_mismatch`: an image or audio block's bytes are not the type its `mimeType`
+#:   declares (by their signature); the detected type was used when the model accepts it, else
+#:   the block was replaced by a placeholder.
 #: - `resource_link_incomplete`: a `resource_link` block lacks a string `uri` or `name` (both
 #:   required by the schema); it is shown with what it has.
 #: - `structured_invalid`: the caller's output validation said `structuredContent` is invalid.
@@ -80,10 +98,13 @@ FLAG_WITHHELD: Final = "withheld"
 #: - `withheld`: the real result was withheld by the client (`ToolResult.withheld`).
 PROVENANCE_FLAGS: Final = frozenset(
     {
+        FLAG_AUDIENCE_WITHHELD,
         FLAG_BINARY_OMITTED,
+        FLAG_CONTROL_CHARACTERS_REMOVED,
         FLAG_INVALID_BASE64,
         FLAG_INVISIBLE_UNICODE_REMOVED,
         FLAG_LONE_SURROGATE_REPLACED,
+        FLAG_MIME_TYPE_MISMATCH,
         FLAG_RESOURCE_LINK_INCOMPLETE,
         FLAG_STRUCTURED_INVALID,
         FLAG_STRUCTURED_SERIALIZED,
@@ -175,6 +196,9 @@ _INCLUDE_STRUCTURED: Final = frozenset({"auto", "always", "never"})
 _BASE64_ALPHABET: Final = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
+_AUDIENCE: Final = "audience"
+_ASSISTANT: Final = "assistant"
+
 # Server-chosen words quoted in placeholders (a block type, a MIME type) are capped: they are
 # labels, not content.
 _LABEL_CHARS: Final = 64
@@ -199,10 +223,21 @@ def shape_for_llm(
     "data": str, "mimeType": str}` (annotations and `_meta` are not carried into the model's
     view). Block by block (rules in the module docstring):
 
-    - `text`: its text, with invisible characters removed and lone surrogates replaced.
-    - `image` / `audio`: kept when `data` is strict base64 and `mimeType` (compared
-      case-insensitively, parameters ignored) is in `accepted_mime_types`; else a placeholder
-      such as `[image omitted: data is not valid base64]` (flag `invalid_base64`) or
+    - any block whose `annotations.audience` is a list without `"assistant"`:
+      `[content withheld: meant for the user only]` (flag `audience_withheld`).
+    - `text`: its text, cleaned: escape sequences and controls removed (flag
+      `control_characters_removed`), invisible characters removed (flag
+      `invisible_unicode_removed`), lone surrogates replaced.
+    - `image` / `audio`: `mimeType` is first normalized (escapes, controls and invisibles
+      removed, parameters dropped, whitespace stripped, lowercased, common aliases such as
+      `image/jpg` and `audio/x-wav` mapped; more than 1,024 characters or not an RFC 6838
+      `type/subtype` token: `[image omitted: not a valid MIME type]`). Kept, with the normalized
+      `mimeType`, when `data` is strict base64, the type is in `accepted_mime_types`, and the
+      signature of the first 8,190 bytes agrees. When the signature is of another type the
+      block is sent as that type if it is accepted, else replaced (flag `mime_type_mismatch`
+      either way; `[image omitted: data is not image/png]` when no signature of the family
+      matches a type whose signature is known). Other placeholders:
+      `[image omitted: data is not valid base64]` (flag `invalid_base64`),
       `[image omitted: image/svg+xml is not an accepted type]` (flag `binary_omitted`).
     - `resource_link`: `[resource link: <name>] <uri>` (flag `resource_link_incomplete` when
       `uri` or `name` is missing).
@@ -212,7 +247,8 @@ def shape_for_llm(
     - anything else: `[content block omitted: ...]` (flag `unknown_content_type`).
 
     `structuredContent` (when the key was present, even as `null`) is appended as compact JSON
-    (non-ASCII kept, member order kept, integers exact, NaN and infinities as `null`) when
+    (non-ASCII kept, member order kept, integers exact, NaN and infinities as `null`; every
+    string and member name cleaned first, since JSON would spell a control as `\\u001b`) when
     `include_structured` is `"always"`, or `"auto"` and the shaped content has no non-blank
     text (placeholders count) and no kept image/audio; `"never"` leaves it out.
     Then all text is capped at `max_chars`: past the cap, the text block where the cap falls
@@ -253,7 +289,8 @@ def shape_for_llm(
     structured content SHOULD also return the serialized JSON in a TextContent block"), "Error
     Handling" (clients SHOULD provide tool execution errors to language models) and "Security
     Considerations" (clients SHOULD validate tool results before passing to LLM); schema
-    `ImageContent.data` / `AudioContent.data` (`format: byte`: base64).
+    `Annotations.audience`, `ImageContent.data` / `AudioContent.data` (`format: byte`: base64)
+    and `.mimeType`.
     """
     if not isinstance(result, ToolResult):
         raise TypeError(f"result must be a ToolResult, got {type(result).__name__}")
@@ -291,7 +328,8 @@ def shape_for_llm(
     if result.has_structured and (
         include_structured == "always" or (include_structured == "auto" and not shows_something)
     ):
-        items.append(_clean(_dump_json(result.structured), flags))
+        structured = _clean_structured(result.structured, flags)
+        items.append(_clean(_dump_json(structured), flags))
         flags.add(FLAG_STRUCTURED_SERIALIZED)
     if validation is not None and getattr(validation, "outcome", None) == "invalid":
         flags.add(FLAG_STRUCTURED_INVALID)
@@ -387,6 +425,9 @@ def _shape_block(block: object, accepted: frozenset[str], flags: set[str]) -> st
     if not isinstance(block, dict):
         flags.add(FLAG_UNKNOWN_CONTENT_TYPE)
         return "[content block omitted: not an object]"
+    if _for_user_only(block):
+        flags.add(FLAG_AUDIENCE_WITHHELD)
+        return "[content withheld: meant for the user only]"
     kind = block.get(w.BLOCK_TYPE)
     if kind == w.TYPE_TEXT:
         text = block.get(w.BLOCK_TEXT)
@@ -405,6 +446,17 @@ def _shape_block(block: object, accepted: frozenset[str], flags: set[str]) -> st
     return "[content block omitted: no type]"
 
 
+def _for_user_only(block: dict[str, Any]) -> bool:
+    # Spec (2026-07-28 schema `Annotations.audience`): "Describes who the intended audience of
+    # this object or data is"; a list without "assistant" (e.g. ["user"], or []) is not for the
+    # model. A missing or malformed `annotations`/`audience` says nothing: the block stays.
+    annotations = block.get(w.ANNOTATIONS)
+    if not isinstance(annotations, dict):
+        return False
+    audience = annotations.get(_AUDIENCE)
+    return isinstance(audience, list) and _ASSISTANT not in audience
+
+
 def _malformed(kind: str, flags: set[str]) -> str:
     flags.add(FLAG_UNKNOWN_CONTENT_TYPE)
     return f"[content block omitted: malformed {kind} block]"
@@ -414,17 +466,27 @@ def _shape_media(
     block: dict[str, Any], kind: str, accepted: frozenset[str], flags: set[str]
 ) -> str | dict[str, Any]:
     data = block.get(w.BLOCK_DATA)
-    if not is_strict_base64(data):
+    if not isinstance(data, str) or not is_strict_base64(data):
         flags.add(FLAG_INVALID_BASE64)
         return f"[{kind} omitted: data is not valid base64]"
-    mime = block.get(w.BLOCK_MIME_TYPE)
-    if not isinstance(mime, str) or not mime:
+    declared = block.get(w.BLOCK_MIME_TYPE)
+    mime = normalize_mime(declared)  # before anything reads it: a short canonical token
+    if mime is None:
         flags.add(FLAG_BINARY_OMITTED)
-        return f"[{kind} omitted: no MIME type]"
-    if _normalize_mime(mime) not in accepted:
+        if not isinstance(declared, str) or not declared:
+            return f"[{kind} omitted: no MIME type]"
+        return f"[{kind} omitted: not a valid MIME type]"
+    if known_signature(mime) or mime in accepted:
+        real = sniff(kind, data)
+        if real != mime and (real is not None or known_signature(mime)):
+            flags.add(FLAG_MIME_TYPE_MISMATCH)
+            if real is None:
+                flags.add(FLAG_BINARY_OMITTED)
+                return f"[{kind} omitted: data is not {mime}]"
+            mime = real
+    if mime not in accepted:
         flags.add(FLAG_BINARY_OMITTED)
-        label = _label(mime, flags, quote=False)
-        return f"[{kind} omitted: {label} is not an accepted type]"
+        return f"[{kind} omitted: {mime} is not an accepted type]"
     return {w.BLOCK_TYPE: kind, w.BLOCK_DATA: data, w.BLOCK_MIME_TYPE: mime}
 
 
@@ -452,9 +514,9 @@ def _shape_embedded(block: dict[str, Any], flags: set[str]) -> str:
         return f"{head}\n{_clean(text, flags)}"
     if w.BLOCK_BLOB in resource:
         flags.add(FLAG_BINARY_OMITTED)
-        mime = resource.get(w.BLOCK_MIME_TYPE)
-        if isinstance(mime, str) and mime:
-            return f"{head} ({_label(mime, flags, quote=False)}, binary content omitted)"
+        mime = normalize_mime(resource.get(w.BLOCK_MIME_TYPE))
+        if mime is not None:
+            return f"{head} ({mime}, binary content omitted)"
         return f"{head} (binary content omitted)"
     return _malformed("resource", flags)
 
@@ -488,12 +550,17 @@ def is_strict_base64(value: object) -> bool:
 
 
 def _clean(text: str, flags: set[str]) -> str:
-    """The text as the model may see it: no invisible characters, no lone surrogates."""
-    if text.isascii():  # O(1) for str; nothing to remove in ASCII
+    """The text as the model may see it (`_unicode.clean_model_text`, with a flag per kind of
+    removal), and no lone surrogates."""
+    if has_hidden(text):  # C-speed check first: most text holds nothing to remove
+        text, removed = strip_controls(text)  # ASCII included: ESC, BEL, NUL, DEL are ASCII
+        if removed:
+            flags.add(FLAG_CONTROL_CHARACTERS_REMOVED)
+        text, removed = strip_invisible(text)
+        if removed:
+            flags.add(FLAG_INVISIBLE_UNICODE_REMOVED)
+    if text.isascii():  # O(1) for str; no surrogate is ASCII
         return text
-    text, removed = strip_invisible(text)
-    if removed:
-        flags.add(FLAG_INVISIBLE_UNICODE_REMOVED)
     try:
         text.encode("utf-8")  # fails only on a lone surrogate; faster than a regex scan
     except UnicodeEncodeError:
@@ -511,7 +578,8 @@ def _label(value: str, flags: set[str], *, quote: bool = True) -> str:
 
 def _normalize_mime(mime: str) -> str:
     # RFC 2045: type/subtype are case-insensitive; parameters do not change the format.
-    return mime.split(";", 1)[0].strip().lower()
+    token = mime.split(";", 1)[0].strip().lower()
+    return MIME_ALIASES.get(token, token)
 
 
 def _normalize_mime_types(values: Iterable[str]) -> frozenset[str]:
@@ -562,6 +630,80 @@ def _cap(items: list[str | dict[str, Any]], max_chars: int, flags: set[str]) -> 
 
 
 # -- JSON for structuredContent -------------------------------------------------------------
+
+
+def _plain(text: str) -> bool:
+    # No escape, control or invisible character (checked at C speed), and no lone surrogate
+    # (which `_clean` replaces).
+    if text.isascii():
+        return text.isprintable() or not has_hidden(text)
+    if has_hidden(text):
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _clean_structured(value: Any, flags: set[str]) -> Any:
+    """`value` with every string (member names included) cleaned by `_clean`, for serializing.
+
+    JSON escapes C0 controls (`\\u001b`), so they must go before serialization, or the model
+    would read the escape sequence spelled out. Returns `value` itself when no string needs
+    cleaning; otherwise a copy (explicit stack; shared and cyclic containers stay so). When two
+    member names clean to the same name, the first member is kept.
+    """
+    if not _needs_cleaning(value):
+        return value
+    if isinstance(value, str):
+        return _clean(value, flags)
+    memo: dict[int, Any] = {}
+    root: Any = {} if isinstance(value, dict) else []
+    memo[id(value)] = root
+    stack: list[tuple[Any, Any]] = [(value, root)]
+    while stack:
+        source, target = stack.pop()
+        items = source.items() if isinstance(source, dict) else enumerate(source)
+        for key, item in items:
+            if isinstance(item, (dict, list)):
+                copied = memo.get(id(item))
+                if copied is None:
+                    copied = memo[id(item)] = {} if isinstance(item, dict) else []
+                    stack.append((item, copied))
+            elif isinstance(item, str):
+                copied = _clean(item, flags)
+            else:
+                copied = item
+            if isinstance(target, dict):
+                if isinstance(key, str):
+                    key = _clean(key, flags)
+                target.setdefault(key, copied)
+            else:
+                target.append(copied)
+    return root
+
+
+def _needs_cleaning(value: Any) -> bool:
+    if isinstance(value, str):
+        return not _plain(value)
+    if not isinstance(value, (dict, list)):
+        return False
+    seen: set[int] = {id(value)}
+    stack: list[Any] = [value]
+    while stack:
+        node = stack.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, item in items:
+            if isinstance(key, str) and isinstance(node, dict) and not _plain(key):
+                return True
+            if isinstance(item, str):
+                if not _plain(item):
+                    return True
+            elif isinstance(item, (dict, list)) and id(item) not in seen:
+                seen.add(id(item))
+                stack.append(item)
+    return False
 
 
 def _dump_json(value: Any) -> str:

@@ -27,7 +27,7 @@ from . import _wire as w
 from ._errors import Error, PathItem, json_type_name
 from ._provider_names import ToolNameMap, standalone_name
 from ._tool import Tool
-from ._unicode import has_invisible, strip_invisible
+from ._unicode import clean_model_text
 
 JSONObject = dict[str, Any]
 
@@ -233,15 +233,14 @@ class Notes:
 def clean_text(text: str, notes: Notes, path: Link, where: str = "inputSchema") -> str:
     """The one door every description and title passes on its way into a declaration.
 
-    Removes the characters a person cannot see (`_unicode.strip_invisible`; the model-view
-    issue widens this to escape sequences and control characters) and notes how many, at
-    `path`. Returns the cleaned text (the same object when nothing was removed).
+    Removes what `_unicode.clean_model_text` removes for `shape_for_llm` too (whole terminal
+    escape sequences, C0/C1 controls except tab, LF and CR, and invisible characters) and
+    notes how many, at `path`. Returns the cleaned text (the same object when nothing was
+    removed).
     """
-    # The one call to switch to `_unicode.clean_model_text` (same return shape) at merge;
-    # `has_invisible` only skips the substitution for text with nothing to remove.
-    cleaned, removed = strip_invisible(text) if has_invisible(text) else (text, 0)
+    cleaned, removed = clean_model_text(text)
     if removed:
-        detail = f"{removed} invisible characters removed"
+        detail = f"{removed} hidden characters removed (invisible, control or escape)"
         notes.add(path, "rewritten", detail, "tool" if where == "tool" else "inputSchema")
     return cleaned
 

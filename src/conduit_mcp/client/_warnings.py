@@ -24,6 +24,7 @@ WARNING_CODES: Final = frozenset(
         "input_schema_invalid",
         "output_schema_invalid",
         "invisible_unicode",
+        "control_characters",
         # proposed SEP-3140: a `contentHash` member that does not match the declaration
         "content_hash_mismatch",
     }
