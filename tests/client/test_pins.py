@@ -375,9 +375,9 @@ def test_a_page_with_changed_and_new_tools_is_still_one_lookup_statement(
 
 
 def test_check_page_answers_pages_of_every_length_in_order(store: PinStore) -> None:
-    """Pages are padded to a few statement sizes: every length from 1 to 70 answers each tool,
+    """Pages are padded to a few statement sizes: every length from 1 to 40 answers each tool,
     in order (even: approved, every fourth: changed; odd: new)."""
-    for n in range(1, 71):
+    for n in range(1, 41):
         server = f"s{n}"
         tools = [
             tool({"name": f"t{i}", "inputSchema": {"type": "object"}}, server) for i in range(n)

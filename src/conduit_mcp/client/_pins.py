@@ -146,7 +146,7 @@ class PinStore:
     waiting up to `timeout` seconds; PostgreSQL: an advisory lock on the server id).
 
     Round trips: `check_page` looks a whole page up in one statement (see there), plus one
-    batch that appends the audit rows when some answer is not `"approved"`.
+    more that appends the audit rows when some answer is not `"approved"`.
 
     Keys are the operator-assigned `server_id` (never `serverInfo.name`) and the tool name
     exactly as sent. Names, ids and approvers are stored with `\\` written `\\\\` and U+0000
@@ -361,12 +361,13 @@ class PinStore:
     ) -> tuple[PinCheck, ...]:
         """Check every tool of a `tools/list` page against its pin, in one lookup.
 
-        This is what a guard calls per page. One statement looks up every tool: on PostgreSQL
-        it returns the pinned fingerprint and, only where that differs, the approved
-        definition (one round trip); on sqlite (in process) it reads a covering index, and a
-        second statement fetches the definitions only when some tool differs. Changes are
-        worked out in this process; the outcomes that are not `"approved"` are appended to the
-        audit log in one more batch (only then).
+        This is what a guard calls per page. One statement (one round trip, one snapshot)
+        sends every tool's name and fingerprint; the database compares them with the pins and
+        returns only the tools whose pin differs or is missing, with the pinned fingerprint
+        and the approved definition (read for those tools only). A page where every tool is
+        approved moves no rows back. Changes are worked out in this process; the outcomes
+        that are not `"approved"` are appended to the audit log in one more statement (only
+        then).
 
         Args:
             server_id: the operator-assigned id of the server.

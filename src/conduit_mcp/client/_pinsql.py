@@ -1,7 +1,8 @@
 """The two databases behind `PinStore`: one schema, versioned migrations, sqlite and PostgreSQL.
 
 Not a public module. Every value arrives already checked and escaped by `_pins.py`; every
-statement is parameterized. Each backend call is one transaction.
+value is a bound parameter (the SQL text holds only numbers this module generates). Each
+backend call is one transaction.
 
 Schema (both dialects; `conduit_mcp_migrations` records which versions were applied):
 
