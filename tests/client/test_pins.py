@@ -421,13 +421,13 @@ def test_check_outcomes_of_awkward_names_are_audited_exactly_in_page_order(
     store: PinStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Names with U+0000, backslashes, quotes, commas and non-ASCII reach the audit log as
-    sent, in page order, with the store's clock (to the last bit) and the protocol version."""
+    sent (astral characters too), in page order, with the store's clock (to the last bit) and the protocol version."""
     import conduit_mcp.client._pins as pins_module
 
     clock = 1_767_225_600.1234567
     monkeypatch.setattr(pins_module.time, "time", lambda: clock)
     server = "s,\\"
-    names = ["z\x00", 'q"\\', "a,b", "é,\u200b", "'; --", "plain"]
+    names = ["z\x00", 'q"\\', "a,b", "é,\u200b\U0001f527", "'; --", "plain"]
     raws = [{"name": n, "inputSchema": {"type": "object"}} for n in names]
     store.approve_all(server, [tool(raws[1], server), tool(raws[5], server)])
     page = [tool(raw, server) for raw in raws]
