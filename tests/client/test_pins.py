@@ -420,8 +420,9 @@ def test_a_page_longer_than_one_sqlite_statement_is_read_in_one_transaction(
 def test_check_outcomes_of_awkward_names_are_audited_exactly_in_page_order(
     store: PinStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Names with U+0000, backslashes, quotes, commas and non-ASCII reach the audit log as
-    sent (astral characters too), in page order, with the store's clock (to the last bit) and the protocol version."""
+    """Names with U+0000, backslashes, quotes, commas and non-ASCII (astral too) reach the
+    audit log as sent, in page order, with the store's clock (to the last bit) and the
+    protocol version."""
     import conduit_mcp.client._pins as pins_module
 
     clock = 1_767_225_600.1234567
