@@ -509,9 +509,11 @@ class PostgresBackend:
             "server": server_id,
         }
         with self._lock:
-            # Prepared from the first call (psycopg would wait for the fifth): the plan is
-            # made once per connection, not once per page.
-            cursor = self._live().execute(_PG_LOOKUP, args, prepare=True)
+            # Never prepared (psycopg would prepare it from the fifth call): a generic plan
+            # cannot see the page's length, guesses 100 rows and probes the index once per
+            # tool. Measured against 50,000 pins (50 servers): 4.1 ms of server CPU per
+            # 1,000-tool page prepared, 2.2 ms planned for the actual page (a hash join).
+            cursor = self._live().execute(_PG_LOOKUP, args, prepare=False)
             rows: list[tuple[int, str | None, str | None]] = cursor.fetchall()
             return rows
 
@@ -560,7 +562,7 @@ class PostgresBackend:
         # which JSON carries exactly (shortest round-trip digits, parsed back by float8in).
         page = json.dumps(rows)
         with self._lock:
-            self._live().execute(_PG_CHECKS, (page,), prepare=True)
+            self._live().execute(_PG_CHECKS, (page,))
 
     def pins(self, server_id: str | None, name: str | None) -> list[PinRow]:
         where, args = _filters(server_id, name, "%s")
