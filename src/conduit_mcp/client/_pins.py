@@ -384,7 +384,7 @@ class PinStore:
             TypeError, ValueError: as `approve`; the store is closed.
             sqlite3.Error, psycopg.Error: the database cannot be read or written.
 
-        Total: one indexed lookup per page (sqlite: one statement per 16,383 tools, in one
+        Total: one indexed lookup per page (sqlite: one statement per 16,382 tools, in one
         read transaction), then linear in the size of the definitions that differ.
         """
         check_server_id(server_id)

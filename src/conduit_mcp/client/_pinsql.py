@@ -92,7 +92,7 @@ class Backend(Protocol):
         Returns (i, pinned fingerprint or None when `names[i]` has no pin, the pinned
         definition or None), in no particular order; an approved entry returns nothing, so
         the steady state moves no rows. `names` are unique. One statement (sqlite: one per
-        16,383 tools, in one read transaction), so one snapshot.
+        16,382 tools, in one read transaction), so one snapshot.
         """
 
     def approve(self, server_id: str, rows: Sequence[PinRow]) -> None:
@@ -252,7 +252,7 @@ class SqliteBackend:
     def lookup(
         self, server_id: str, names: Sequence[str], fingerprints: Sequence[str]
     ) -> list[tuple[int, str | None, str | None]]:
-        # One statement per page, up to sqlite's bound-parameter limit (16,383 tools by
+        # One statement per page, up to sqlite's bound-parameter limit (16,382 tools by
         # default); a longer page is several statements in one read transaction (one snapshot).
         total = len(names)
         out: list[tuple[int, str | None, str | None]] = []
