@@ -358,6 +358,91 @@ def test_check_page_of_a_whole_page_is_one_lookup(store: PinStore) -> None:
     assert statements() == 1
 
 
+def test_a_page_with_changed_and_new_tools_is_still_one_lookup_statement(
+    store: PinStore,
+) -> None:
+    """The definitions of changed tools come back in the page's one statement (audit off:
+    appending outcomes is the separate batch the docstring names)."""
+    tools = [tool({"name": f"t{i}", "inputSchema": {"type": "object"}}) for i in range(50)]
+    store.approve_all("weather", tools[:40])
+    page = [tool(with_(t.raw, description="x")) if i % 10 == 0 else t for i, t in enumerate(tools)]
+    statements = _count_statements(store)
+    checks = store.check_page("weather", page, audit=False)
+    assert statements() == 1
+    expected = ["new" if i >= 40 else "changed" if i % 10 == 0 else "approved" for i in range(50)]
+    assert [c.status for c in checks] == expected
+    assert [c.path for c in checks[10].changes] == ["/description"]
+
+
+def test_check_page_answers_pages_of_every_length_in_order(store: PinStore) -> None:
+    """Pages are padded to a few statement sizes: every length from 1 to 40 answers each tool,
+    in order (even: approved, every fourth: changed; odd: new)."""
+    for n in range(1, 41):
+        server = f"s{n}"
+        tools = [
+            tool({"name": f"t{i}", "inputSchema": {"type": "object"}}, server) for i in range(n)
+        ]
+        store.approve_all(server, tools[0::2])
+        page = [
+            tool(with_(t.raw, description="x"), server) if i % 4 == 0 else t
+            for i, t in enumerate(tools)
+        ]
+        expected = ["new" if i % 2 else "changed" if i % 4 == 0 else "approved" for i in range(n)]
+        checks = store.check_page(server, page, audit=False)
+        assert [(c.name, c.status) for c in checks] == [
+            (f"t{i}", s) for i, s in enumerate(expected)
+        ]
+        for i, c in enumerate(checks):
+            assert c.fingerprint == independent_fingerprint(page[i].raw)
+            assert c.pinned == (None if i % 2 else independent_fingerprint(tools[i].raw))
+
+
+def test_a_page_longer_than_one_sqlite_statement_is_read_in_one_transaction(
+    tmp_path: Path,
+) -> None:
+    """sqlite binds at most SQLITE_LIMIT_VARIABLE_NUMBER parameters per statement: a longer
+    page is split, and the pieces share one read transaction (one snapshot)."""
+    with PinStore(tmp_path / "pins.db") as store:
+        store._backend._chunk = 7  # type: ignore[attr-defined]  # as if the limit were 15
+        tools = [tool({"name": f"t{i}", "inputSchema": {"type": "object"}}) for i in range(30)]
+        store.approve_all("weather", tools[:25])
+        page = [tool(with_(t.raw, title="T")) if i == 3 else t for i, t in enumerate(tools)]
+        seen: list[str] = []
+        store._backend._conn.set_trace_callback(seen.append)  # type: ignore[attr-defined]
+        checks = store.check_page("weather", page, audit=False)
+        store._backend._conn.set_trace_callback(None)  # type: ignore[attr-defined]
+        expected = ["new" if i >= 25 else "cosmetic" if i == 3 else "approved" for i in range(30)]
+        assert [c.status for c in checks] == expected
+        assert seen[0] == "BEGIN" and seen[-1] == "COMMIT"
+        assert len(seen) == 2 + 5  # 30 tools, 7 per statement
+
+
+def test_check_outcomes_of_awkward_names_are_audited_exactly_in_page_order(
+    store: PinStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Names with U+0000, backslashes, quotes, commas and non-ASCII (astral too) reach the
+    audit log as sent, in page order, with the store's clock (to the last bit) and the
+    protocol version."""
+    import conduit_mcp.client._pins as pins_module
+
+    clock = 1_767_225_600.1234567
+    monkeypatch.setattr(pins_module.time, "time", lambda: clock)
+    server = "s,\\"
+    names = ["z\x00", 'q"\\', "a,b", "é,\u200b\U0001f527", "'; --", "plain"]
+    raws = [{"name": n, "inputSchema": {"type": "object"}} for n in names]
+    store.approve_all(server, [tool(raws[1], server), tool(raws[5], server)])
+    page = [tool(raw, server) for raw in raws]
+    page[1] = tool(with_(raws[1], description="now"), server)
+    checks = store.check_page(server, page, protocol_version="2025-11-25")
+    assert [c.status for c in checks] == ["new", "changed", "new", "new", "new", "approved"]
+    log = [e for e in store.audit_log(server) if e.action == "check"]
+    assert [(e.name, e.outcome, e.fingerprint, e.previous_fingerprint) for e in log] == [
+        (names[i], checks[i].status, independent_fingerprint(page[i].raw), previous)
+        for i, previous in enumerate([None, independent_fingerprint(raws[1]), None, None, None])
+    ]
+    assert {(e.server_id, e.at, e.protocol_version) for e in log} == {(server, clock, "2025-11-25")}
+
+
 def _count_statements(store: PinStore) -> Any:
     """A function returning how many statements the store's connection ran since now."""
     conn = store._backend._conn  # type: ignore[attr-defined]

@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from types import TracebackType
 from typing import Any, Final, Literal, NamedTuple
 
@@ -31,7 +32,6 @@ of cosmetic fields only (`title`, `icons`, `annotations.title` by default)."""
 
 _FINGERPRINT: Final = re.compile(r"jcs-sha256:[0-9a-f]{64}\Z")
 _POSTGRES_SCHEMES: Final = ("postgresql://", "postgres://")
-_CHECK_CHUNK: Final = 10_000  # tools per lookup statement (bounds one statement's size)
 # Fingerprints already checked against _FINGERPRINT (bounded; a pure function of the text).
 _VALID_FINGERPRINTS: Final[set[str]] = set()
 _VALID_FINGERPRINTS_MAX: Final = 100_000
@@ -146,7 +146,7 @@ class PinStore:
     waiting up to `timeout` seconds; PostgreSQL: an advisory lock on the server id).
 
     Round trips: `check_page` looks a whole page up in one statement (see there), plus one
-    batch that appends the audit rows when some answer is not `"approved"`.
+    more that appends the audit rows when some answer is not `"approved"`.
 
     Keys are the operator-assigned `server_id` (never `serverInfo.name`) and the tool name
     exactly as sent. Names, ids and approvers are stored with `\\` written `\\\\` and U+0000
@@ -342,8 +342,8 @@ class PinStore:
                 server_id, [tool], protocol_version=protocol_version, audit=audit
             )[0].status
         name, value = _pin_key(server_id, tool, fingerprint)
-        stored_name = _store_text(name)
-        pinned, _ = self._open().lookup(_store_text(server_id), [(stored_name, value)])[0]
+        found = self._open().lookup(_store_text(server_id), [_store_text(name)], [value])
+        pinned = found[0][1] if found else value
         status: PinStatus = (
             "new" if pinned is None else "approved" if pinned == value else "changed"
         )
@@ -361,12 +361,13 @@ class PinStore:
     ) -> tuple[PinCheck, ...]:
         """Check every tool of a `tools/list` page against its pin, in one lookup.
 
-        This is what a guard calls per page. One statement looks up every tool: on PostgreSQL
-        it returns the pinned fingerprint and, only where that differs, the approved
-        definition (one round trip); on sqlite (in process) it reads a covering index, and a
-        second statement fetches the definitions only when some tool differs. Changes are
-        worked out in this process; the outcomes that are not `"approved"` are appended to the
-        audit log in one more batch (only then).
+        This is what a guard calls per page. One statement (one round trip, one snapshot)
+        sends every tool's name and fingerprint; the database compares them with the pins and
+        returns only the tools whose pin differs or is missing, with the pinned fingerprint
+        and the approved definition (read for those tools only). A page where every tool is
+        approved moves no rows back. Changes are worked out in this process; the outcomes
+        that are not `"approved"` are appended to the audit log in one more statement (only
+        then).
 
         Args:
             server_id: the operator-assigned id of the server.
@@ -383,15 +384,15 @@ class PinStore:
             TypeError, ValueError: as `approve`; the store is closed.
             sqlite3.Error, psycopg.Error: the database cannot be read or written.
 
-        Total: one indexed lookup per page (pages over 10,000 tools: one per 10,000), then
-        linear in the size of the definitions that differ.
+        Total: one indexed lookup per page (sqlite: one statement per 16,382 tools, in one
+        read transaction), then linear in the size of the definitions that differ.
         """
         check_server_id(server_id)
         _check_unicode(server_id, "server_id")
-        keys: list[tuple[str, str]] = []
-        listed: list[Tool] = []
-        seen: set[str] = set()
-        for index, tool in enumerate(tools):
+        names: list[str] = []
+        values: list[str] = []
+        page = tools if type(tools) is list else list(tools)
+        for tool in page:
             # The checks of `_pin_key`, inlined: this loop is the guard's hot path.
             if type(tool) is not Tool and not isinstance(tool, Tool):
                 raise TypeError(f"tools must hold Tool objects, got {type(tool).__name__}")
@@ -406,39 +407,31 @@ class PinStore:
                 _remember_valid(value)
             elif not name.isascii():
                 _pin_key(server_id, tool, None)  # the lone-surrogate check
-            if name in seen:
-                raise Error(
-                    "protocol",
-                    "duplicate_tool_name",
-                    f"tool {index} repeats the name of an earlier tool",
-                    path=(index, "name"),
-                )
-            seen.add(name)
-            keys.append((name, value))
-            listed.append(tool)
-        backend = self._open()
-        stored_id = _store_text(server_id)
-        found: list[tuple[Any, Any]] = []
-        for start in range(0, len(keys), _CHECK_CHUNK):
-            chunk = keys[start : start + _CHECK_CHUNK]
-            found.extend(backend.lookup(stored_id, [(_store_text(n), v) for n, v in chunk]))
-        out: list[PinCheck] = []
-        for (name, value), tool, (pinned, definition) in zip(keys, listed, found, strict=True):
+            names.append(name)
+            values.append(value)
+        if len(set(names)) != len(names):
+            _raise_duplicate(names)
+        if not names:
+            return ()
+        # The database compares the fingerprints and returns only the tools whose pin
+        # differs (with the approved definition): the steady state moves no rows.
+        found = self._open().lookup(_store_text(server_id), _stored_names(names), values)
+        out = _all_approved(names, values)
+        for index, pinned, definition in found:
+            name, value = names[index], values[index]
             if pinned is None:
-                out.append(PinCheck(name, "new", value, None, ()))
-            elif pinned == value:
-                out.append(PinCheck(name, "approved", value, pinned, ()))
+                out[index] = PinCheck(name, "new", value, None, ())
             else:
-                changes = self._explain(definition, tool.raw)
+                changes = self._explain(definition, page[index].raw)
                 material = any(change.material for change in changes)
                 status: PinStatus = "changed" if material else "cosmetic"
-                out.append(PinCheck(name, status, value, pinned, changes))
-        if audit:
+                out[index] = PinCheck(name, status, value, pinned, changes)
+        if audit and found:
             outcomes = [
-                (c.name, c.status, c.fingerprint, c.pinned) for c in out if c.status != "approved"
+                (out[i].name, out[i].status, out[i].fingerprint, out[i].pinned)
+                for i in sorted(index for index, _, _ in found)
             ]
-            if outcomes:
-                self._record(server_id, outcomes, protocol_version)
+            self._record(server_id, outcomes, protocol_version)
         return tuple(out)
 
     def changes(self, server_id: str, tool: Tool) -> tuple[FieldChange, ...]:
@@ -467,14 +460,13 @@ class PinStore:
         if not isinstance(tool, Tool):
             raise TypeError(f"tool must be a Tool, got {type(tool).__name__}")
         name, value = _pin_key(server_id, tool, None)
-        pinned, definition = self._open().lookup(
-            _store_text(server_id), [(_store_text(name), value)]
-        )[0]
+        found = self._open().lookup(_store_text(server_id), [_store_text(name)], [value])
+        if not found:
+            return ()
+        _, pinned, definition = found[0]
         if pinned is None:
             whole = _normalized_or_none(tool.raw)
             return (FieldChange("", "add", None, tool.raw if whole is None else whole, True),)
-        if pinned == value:
-            return ()
         return self._explain(definition, tool.raw)
 
     def pin(self, server_id: str, name: str) -> Pin | None:
@@ -743,6 +735,34 @@ class AsyncPinStore:
 
 
 # -- module helpers ---------------------------------------------------------------------------
+
+
+def _all_approved(names: list[str], values: list[str]) -> list[PinCheck]:
+    """`PinCheck(name, "approved", value, value, ())` per tool, built by `tuple.__new__` in
+    C (a third of the cost of calling `PinCheck` 1,000 times through its Python `__new__`)."""
+    rows = zip(names, repeat("approved"), values, values, repeat(()))
+    return list(map(tuple.__new__, repeat(PinCheck), rows))
+
+
+def _stored_names(names: list[str]) -> list[str]:
+    """`_store_text` of each name; one scan of the page when none needs escaping."""
+    joined = "".join(names)
+    if "\\" not in joined and "\x00" not in joined:
+        return names
+    return [_store_text(name) for name in names]
+
+
+def _raise_duplicate(names: list[str]) -> None:
+    seen: set[str] = set()
+    for index, name in enumerate(names):
+        if name in seen:
+            raise Error(
+                "protocol",
+                "duplicate_tool_name",
+                f"tool {index} repeats the name of an earlier tool",
+                path=(index, "name"),
+            )
+        seen.add(name)
 
 
 def _remember_valid(fingerprint: str) -> None:
