@@ -437,9 +437,7 @@ def encode_header_value(value: object) -> str:
             raise _unencodable("not_an_integer", value, "a number with a fraction")
         if not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
             # Said of the float as sent: int(1e300) would report a 301-digit integer.
-            raise _unencodable(
-                "integer_out_of_range", value, "a number outside -(2^53-1)..2^53-1"
-            )
+            raise _unencodable("integer_out_of_range", value, "a number outside -(2^53-1)..2^53-1")
         text = str(int(value))
     else:
         raise _unencodable("unsupported_type", value, f"a JSON {json_type_name(value)}")
