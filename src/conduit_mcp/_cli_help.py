@@ -3,14 +3,19 @@
 typer's own help shows Python types (`<bool>`, `<list[str]>`), brackets required arguments as
 `{files}...`, and its rich panels cut long words such as URLs with an ellipsis. This command
 class writes click's plain layout instead, from each parameter's metavar and help: `FILE...`,
-`--store LOCATION`, `--json`, wrapped at word boundaries, never truncated.
+`--store LOCATION`, `--json`, wrapped at spaces only (never inside `streamable-http` or a
+URL), never truncated.
 """
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from typer.core import TyperCommand
+
+#: The name column is at most this wide; a longer name gets its help on the next line.
+NAME_COLUMN = 30
 
 
 def _argument_name(param: Any) -> str:
@@ -23,10 +28,15 @@ def _usage_piece(param: Any) -> str:
     return name if param.required else f"[{name}]"
 
 
+def _joined(opts: list[str]) -> str:
+    # Short forms first, as click writes them (`-h, --help`).
+    return ", ".join(sorted(opts, key=lambda opt: len(opt) - len(opt.lstrip("-"))))
+
+
 def _option_name(param: Any) -> str:
-    names = ", ".join(param.opts)
+    names = _joined(param.opts)
     if param.secondary_opts:
-        names += " / " + ", ".join(param.secondary_opts)
+        names += " / " + _joined(param.secondary_opts)
     if not param.is_flag and not getattr(param, "count", False):
         names += " " + str(param.metavar or param.name.upper())
     return names
@@ -69,4 +79,23 @@ class PlainHelpCommand(TyperCommand):
         for title, rows in (("Arguments", arguments), ("Options", options)):
             if rows:
                 with formatter.section(title):
-                    formatter.write_dl(rows)
+                    _write_rows(formatter, rows)
+
+
+def _write_rows(formatter: Any, rows: list[tuple[str, str]]) -> None:
+    """click's definition list, wrapped at spaces: a hyphenated value stays whole."""
+    indent = " " * formatter.current_indent
+    first = min(max(len(name) for name, _ in rows), NAME_COLUMN)
+    width = max(formatter.width - formatter.current_indent - first - 2, 20)
+    for name, help_text in rows:
+        lines = textwrap.wrap(help_text, width, break_on_hyphens=False, break_long_words=False) or [
+            ""
+        ]
+        if len(name) <= first:
+            formatter.write(f"{indent}{name:<{first}}  {lines[0]}".rstrip() + "\n")
+            rest = lines[1:]
+        else:
+            formatter.write(f"{indent}{name}\n")
+            rest = lines
+        for line in rest:
+            formatter.write(f"{indent}{'':<{first}}  {line}\n")
