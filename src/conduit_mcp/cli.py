@@ -56,7 +56,6 @@ EXIT_BAD_INPUT = 2
 
 app = typer.Typer(
     name="conduit-mcp",
-    help="Inspect MCP tools/list pages: fingerprints, warnings, rejections, drift, pins.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -85,7 +84,8 @@ def _main_options(
 ) -> None:
     """Inspect MCP tools/list pages: fingerprints, warnings, rejections, drift, pins.
 
-    Exit codes: 0 nothing to report, 1 findings, 2 unusable input or bad option.
+    Exit codes: 0 nothing to report, 1 findings, 2 unusable input or a bad option. COMMAND -h
+    shows the help of a command.
     """
 
 
