@@ -124,29 +124,25 @@ def emit(text: str) -> None:
     its own code. stdout is pointed at the null device so that the interpreter's final flush
     does not report the pipe either.
     """
-    try:
-        sys.stdout.write(text + "\n")
-        sys.stdout.flush()
-    except BrokenPipeError:
-        _silence(sys.stdout)
+    _write(sys.stdout, text)
 
 
 def warn(text: str) -> None:
     """Write one line to stderr (nothing when stderr is closed)."""
+    _write(sys.stderr, text)
+
+
+def _write(stream: Any, text: str) -> None:
     try:
-        sys.stderr.write(text + "\n")
-        sys.stderr.flush()
+        stream.write(text + "\n")
+        stream.flush()
     except BrokenPipeError:
-        _silence(sys.stderr)
-
-
-def _silence(stream: Any) -> None:
-    try:
-        null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, stream.fileno())
-        os.close(null)
-    except (OSError, ValueError, io.UnsupportedOperation):
-        pass  # not a real file (a test runner's buffer): nothing will flush to a pipe
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, stream.fileno())
+            os.close(null)
+        except (OSError, ValueError, io.UnsupportedOperation):
+            pass  # not a real file (a test runner's buffer): nothing will flush to a pipe
 
 
 def show(renderable: RenderableType) -> None:
