@@ -829,6 +829,9 @@ def redacted_location(location: str) -> str:
         anything else unchanged (e.g. `postgresql://pins:***@db/gateway`).
 
     Total: one linear regex pass; never raises for a `str`.
+
+    Spec: none (conduit-defined: the pin store is this library's); `PinStore`'s `repr` and the
+    `conduit-mcp pins` commands print locations through it.
     """
     return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", location)
 
