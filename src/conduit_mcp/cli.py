@@ -140,13 +140,17 @@ def _read(source: str) -> Any:
     try:
         return parse_json(data)
     except Error as exc:
-        raise BadInput(f"{source}: {_not_utf8(data) or exc}") from None
+        where = _not_utf8(data)
+        if where is None:
+            raise BadInput(f"{source}: {exc}") from None
+        raise BadInput(f"{source}: {exc.kind}/{exc.reason} at {exc.json_path}: {where}") from None
 
 
 def _not_utf8(data: bytes) -> str | None:
     """Where `data` stops being UTF-8, by line and column, or `None` when it is UTF-8.
 
     The JSON parser reports bad UTF-8 at line 1 column 1 wherever it is; this finds the byte.
+    Columns count characters, as the parser's do for text that is not JSON.
     """
     try:
         data.decode("utf-8")
@@ -155,8 +159,8 @@ def _not_utf8(data: bytes) -> str | None:
         line_start = data.rfind(b"\n", 0, exc.start) + 1
         column = len(data[line_start : exc.start].decode("utf-8", "replace")) + 1
         return (
-            f"protocol/invalid_json at $: not valid UTF-8: byte 0x{data[exc.start]:02x} "
-            f"({exc.reason}) at line {line} column {column} (byte {exc.start})"
+            f"not valid UTF-8: byte 0x{data[exc.start]:02x} ({exc.reason}) "
+            f"at line {line} column {column} (byte {exc.start})"
         )
     return None
 
@@ -167,9 +171,8 @@ def _page(source: str) -> Any:
         value = unwrap_response(_read(source))
     except Error as exc:
         code, message = exc.details.get("code"), exc.details.get("message")
-        raise BadInput(
-            f'{source}: {exc} (JSON-RPC error code {code}, message "{message}")'
-        ) from None
+        sent = f'message "{message}"' if message is not None else "no message"
+        raise BadInput(f"{source}: {exc} (JSON-RPC error code {code}, {sent})") from None
     return value
 
 
