@@ -61,7 +61,6 @@ from conduit_mcp.client import (  # noqa: E402
     shape_for_llm,
     validate_structured,
 )
-from conduit_mcp.client._validate import clear_validator_cache  # noqa: E402
 
 RESULTS_FILE = ROOT / "bench" / "results.json"
 SERVER_ID = "bench"
@@ -440,12 +439,16 @@ def row_validate(pairs: list[workload.Pair]) -> Row:
 
 
 def cold_validation(pairs: list[workload.Pair], rounds: int) -> dict[str, Any]:
-    """First-call cost (empty cache) per distinct schema: ours, jsonschema-rs, jsonschema."""
+    """First-call cost (a cache miss) per distinct schema: ours, jsonschema-rs, jsonschema.
+
+    Each round gives every schema a fresh `$comment` (an annotation: the verdict is unchanged),
+    so its first call misses our validator cache; this uses only the public API (no cache
+    clearing). The peers compile the same schemas from scratch.
+    """
     firsts: dict[bytes, workload.Pair] = {}
     for p in pairs:
         firsts.setdefault(orjson.dumps(p.schema, option=orjson.OPT_SORT_KEYS), p)
     chosen = list(firsts.values())
-    prepared = [(Tool.from_wire(SERVER_ID, p.tool), ToolResult.from_wire(p.result)) for p in chosen]
     ours_us: list[float] = []
     rs_us: list[float] = []
     js_us: list[float] = []
@@ -459,16 +462,18 @@ def cold_validation(pairs: list[workload.Pair], rounds: int) -> dict[str, Any]:
         cls.check_schema(pair.schema)
         return bool(cls(pair.schema).is_valid(pair.instance))
 
-    for _ in range(rounds):
-        for (tool, result), pair in zip(prepared, chosen, strict=True):
-            clear_validator_cache()
+    for round_index in range(rounds):
+        fresh = [_with_comment(p, f"bench cold round {round_index}") for p in chosen]
+        prepared = [
+            (Tool.from_wire(SERVER_ID, p.tool), ToolResult.from_wire(p.result)) for p in fresh
+        ]
+        for (tool, result), pair in zip(prepared, fresh, strict=True):
             ns, _, _ = timed(partial(validate_structured, result, tool, protocol_version=version))
             ours_us.append(ns / 1000)
             ns, _, _ = timed(partial(rs_cold, pair))
             rs_us.append(ns / 1000)
             ns, _, _ = timed(partial(js_cold, pair))
             js_us.append(ns / 1000)
-    clear_validator_cache()
     return {
         "schemas": len(chosen),
         "cold_median_us": statistics.median(ours_us),
@@ -477,6 +482,12 @@ def cold_validation(pairs: list[workload.Pair], rounds: int) -> dict[str, Any]:
         "jsonschema_cold_median_us": statistics.median(js_us),
         "cold_met": statistics.median(ours_us) <= 100,
     }
+
+
+def _with_comment(pair: workload.Pair, comment: str) -> workload.Pair:
+    """`pair` with `"$comment": comment` in its outputSchema (a copy; `pair` is unchanged)."""
+    tool = {**pair.tool, "outputSchema": {**pair.schema, "$comment": comment}}
+    return dataclasses.replace(pair, tool=tool)
 
 
 def row_shape(results: list[dict[str, Any]]) -> Row:
@@ -721,7 +732,7 @@ def table(rows: list[Row], extras: dict[str, Any]) -> str:
     )
     cold = extras["row6_cold"]
     lines.append(
-        f"- row 6, cold first call (empty cache), {cold['schemas']} distinct schemas: "
+        f"- row 6, cold first call (cache miss), {cold['schemas']} distinct schemas: "
         f"{_fmt(cold['cold_median_us'], 0)} µs median (target <= 100 µs: "
         f"{_met(cold['cold_met'])}; jsonschema-rs compile + is_valid "
         f"{_fmt(cold['jsonschema_rs_cold_median_us'], 0)} µs, jsonschema check_schema + compile "

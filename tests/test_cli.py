@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import rfc8785
+import typer
 from typer.testing import CliRunner
 
 from conduit_mcp.cli import app
@@ -189,3 +194,318 @@ def test_a_deeply_nested_next_cursor_is_described_not_echoed() -> None:
     code, out, _ = run("inspect", "--json", "-", stdin=page)
     assert code == 0
     assert json.loads(out)[0]["next_cursor"] == {"not_a_string": "array"}
+
+
+# -- the front door (issue 15 item 10) --------------------------------------------------------
+
+COMMANDS = [
+    [],
+    ["inspect"],
+    ["fingerprint"],
+    ["diff"],
+    ["pins"],
+    ["pins", "list"],
+    ["pins", "approve"],
+    ["pins", "revoke"],
+    ["pins", "check"],
+    ["pins", "changes"],
+]
+ROOT = Path(__file__).resolve().parent.parent
+CLI = [sys.executable, "-c", "from conduit_mcp.cli import main; main()"]
+
+
+def run_env(args: list[str], stdin: str | bytes | None = None, **env: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, args, input=stdin, env=env)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def page_file(tmp_path: Path, tools: list[dict[str, object]], name: str = "page.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps({"tools": tools}), encoding="utf-8")
+    return path
+
+
+def words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_version_prints_the_version_in_pyproject() -> None:
+    """conduit-defined: `--version` prints the name and pyproject.toml's version, exit 0."""
+    tomllib = pytest.importorskip("tomllib")
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "version"
+    ]
+    assert run("--version") == (0, f"conduit-mcp {version}\n", "")
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: "-".join(c) or "top")
+def test_h_is_the_same_help_as_help_for_every_command(command: list[str]) -> None:
+    """conduit-defined: `-h` works wherever `--help` does."""
+    short = run_env([*command, "-h"])
+    long = run_env([*command, "--help"])
+    assert short == long
+    assert short[0] == 0 and short[1].startswith("Usage: conduit-mcp")
+
+
+def _click_command(path: list[str]) -> object:
+    command: object = typer.main.get_command(app)
+    for name in path:
+        command = command.commands[name]  # type: ignore[attr-defined]
+    return command
+
+
+@pytest.mark.parametrize("columns", ["80", "50"])
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: "-".join(c) or "top")
+def test_help_has_no_type_artefacts_and_every_sentence_whole(
+    command: list[str], columns: str
+) -> None:
+    """conduit-defined (issue 15 item 10): no `<bool>`, `<list[str]>` or `{files}...`; every
+    sentence of the command's docstring, of each option's help and of each subcommand's short
+    help appears whole (wrapping aside), and a hyphenated value is never split."""
+    code, out, _ = run_env([*command, "--help"], COLUMNS=columns)
+    assert code == 0
+    for artefact in ("<bool>", "<str>", "<list", "…", "[OPTIONS]...", "streamable-\n"):
+        assert artefact not in out
+    assert not re.search(r"\{[a-z_]+\}", out)  # typer's `{files}` for a required argument
+    flat = words(out)
+    click_command: object = _click_command(command)
+    docstring = words(str(click_command.help).partition("\f")[0])  # type: ignore[attr-defined]
+    assert docstring in flat
+    for param in click_command.params:  # type: ignore[attr-defined]
+        if getattr(param, "help", None):
+            assert words(param.help) in flat
+    for sub in getattr(click_command, "commands", {}).values():
+        assert words(sub.short_help) in flat and sub.short_help.endswith(".")
+
+
+def _fingerprint_prefixes(raw_tools: list[dict[str, object]]) -> list[str]:
+    return [oracle(t).removeprefix("jcs-sha256:")[:16] for t in raw_tools]
+
+
+@pytest.mark.parametrize("columns", ["40", "80", "200"])
+def test_fingerprints_never_wrap_in_a_table_written_to_a_pipe(columns: str, tmp_path: Path) -> None:
+    """conduit-defined (issue 15 item 10): each row's 16 hex digits stay on one line at any
+    width (CliRunner's stdout is not a terminal: rich uses COLUMNS)."""
+    raw_tools = json.loads(EVERYTHING.read_text(encoding="utf-8"))["tools"]
+    code, out, _ = run_env(["inspect", str(EVERYTHING)], COLUMNS=columns)
+    assert code == 0
+    for prefix in _fingerprint_prefixes(raw_tools):
+        assert re.search(rf"\b{prefix}\b", out), prefix
+    store = str(tmp_path / "pins.db")
+    run_env(["pins", "approve", str(EVERYTHING), "--store", store, "--server-id", "s"])
+    code, out, _ = run_env(["pins", "list", "--store", store], COLUMNS=columns)
+    assert code == 0
+    for prefix in _fingerprint_prefixes(raw_tools):
+        assert re.search(rf"\b{prefix}\b", out), prefix
+
+
+def test_the_fingerprint_command_writes_one_unwrapped_line_per_tool(tmp_path: Path) -> None:
+    """conduit-defined: a 300-character name does not wrap the line."""
+    raw = [{"name": "n" * 300, "inputSchema": {"type": "object"}}]
+    code, out, _ = run_env(["fingerprint", str(page_file(tmp_path, raw))], COLUMNS="40")
+    assert (code, out) == (0, f"{oracle(raw[0])}  {'n' * 300}\n")
+
+
+SMILE = "\N{SMILING FACE WITH OPEN MOUTH AND SMILING EYES}"  # what rich makes of :smile:
+
+
+def test_server_strings_are_shown_as_written_never_as_markup_or_emoji(tmp_path: Path) -> None:
+    """conduit-defined (issue 15 item 10): `delete_all:smile:` must not display as an emoji,
+    and `[bold red]` is text, in every human view (inspect, fingerprint, diff, pins)."""
+    raw = [
+        {"name": "delete_all:smile:", "inputSchema": {"type": "object"}},
+        {"name": "b", "title": "[bold red]x[/] :thumbs_up:", "inputSchema": {"type": "object"}},
+    ]
+    page = page_file(tmp_path, raw)
+    store = str(tmp_path / "pins.db")
+    outputs = [
+        run_env(["inspect", str(page)], COLUMNS="200"),
+        run_env(["fingerprint", str(page)]),
+        run_env(["diff", str(EVERYTHING), str(page)]),
+        run_env(
+            [
+                *["pins", "approve", str(page), "--store", store],
+                *["--server-id", "[red]:smile:", "--approver", ":smile: [/]"],
+            ]
+        ),
+        run_env(["pins", "list", "--store", store], COLUMNS="200"),
+        run_env(["pins", "check", str(page), "--store", store, "--server-id", "[red]:smile:"]),
+    ]
+    for code, out, err in outputs:
+        assert code in (0, 1) and err == ""
+        assert SMILE not in out and "\N{THUMBS UP SIGN}" not in out
+        assert "delete_all:smile:" in out
+    assert "[bold red]x[/] :thumbs_up:" in outputs[0][1]
+    assert "[red]:smile:" in outputs[4][1] and ":smile: [/]" in outputs[4][1]
+
+
+def test_a_name_of_400000_backslashes_is_shown_promptly(tmp_path: Path) -> None:
+    """conduit-defined (issue 15 item 10): rich's markup escaping was quadratic (40,000
+    backslashes took 8 s, 400,000 never finished). A generous bound in a real process: a
+    quadratic pass over 400,000 characters would take hours."""
+    name = "\\" * 400_000
+    raw = [{"name": name, "title": "[" * 400_000, "inputSchema": {"type": "object"}}]
+    page = page_file(tmp_path, raw)
+    env = {**os.environ, "COLUMNS": "2000"}
+    outputs = {}
+    for command in ("inspect", "fingerprint"):
+        done = subprocess.run(
+            [*CLI, command, str(page)], capture_output=True, timeout=120, check=False, env=env
+        )
+        assert (done.returncode, done.stderr) == (0, b"")
+        outputs[command] = done.stdout.decode("utf-8")
+    # A table cell shows 200 characters, each backslash doubled, and says what it left out.
+    doubled = "\\" * 2  # how `visible` shows one backslash
+    assert "name: " + doubled * 200 + "… (399800 more characters)" in outputs["inspect"]
+    assert f"{'[' * 200}… (399800 more characters)" in outputs["inspect"]
+    # The fingerprint line is never clipped: 800,000 characters of escaped name.
+    assert outputs["fingerprint"] == f"{oracle(raw[0])}  {doubled * 400_000}\n"
+
+
+HIDDEN = "a\u0085b\u009bc\u202ed\u2066e\u200bf\U000e0041g\x7fh"
+#: The same as JSON escapes, worked out by hand (U+E0041 is the UTF-16 pair DB40 DC41).
+HIDDEN_ESCAPED = "a\\u0085b\\u009bc\\u202ed\\u2066e\\u200bf\\udb40\\udc41g\\u007fh"
+
+
+def test_json_output_escapes_c1_bidi_and_invisible_characters(tmp_path: Path) -> None:
+    """conduit-defined (issue 15 item 10): `--json` is for programs, but it lands on terminals
+    too; C1 controls (U+009B is a terminal's CSI), bidi controls, zero-width and tag characters
+    and DEL are escaped in every JSON output, and decode back to the same string."""
+    raw = [{"name": HIDDEN, "inputSchema": {"type": "object"}}]
+    page = page_file(tmp_path, raw)
+    store = str(tmp_path / "pins.db")
+    outputs = [
+        run_env(["inspect", "--json", str(page)]),
+        run_env(["fingerprint", "--json", str(page)]),
+        run_env(["diff", "--json", str(EVERYTHING), str(page)]),
+        run_env(["pins", "approve", "--json", str(page), "--store", store, "--server-id", HIDDEN]),
+        run_env(["pins", "list", "--json", "--store", store]),
+        run_env(["pins", "check", "--json", str(page), "--store", store, "--server-id", HIDDEN]),
+    ]
+    for code, out, _ in outputs:
+        assert code in (0, 1)
+        assert HIDDEN_ESCAPED in out
+        assert all(c not in out for c in "\u0085\u009b\u202e\u2066\u200b\U000e0041\x7f")
+        assert HIDDEN in json.dumps(json.loads(out), ensure_ascii=False)
+
+
+def test_a_file_name_that_is_not_utf8_gives_valid_utf8_output(tmp_path: Path) -> None:
+    """conduit-defined (issue 15 item 10): on Linux a file name is bytes; Python reads b"\\xff"
+    as the lone surrogate U+DCFF, which cannot be written as UTF-8. The JSON escapes it (a
+    Python reader gets the same name back, `os.fsencode` gives the bytes), the table shows it
+    as `\\udcff`, and the error line too."""
+    folder = os.fsencode(tmp_path)
+    name = os.fsdecode(folder + b"/page-\xff.json")
+    Path(name).write_text(json.dumps({"tools": [{"name": "t", "inputSchema": {}}]}), "utf-8")
+    done = subprocess.run([*CLI, "inspect", "--json", name], capture_output=True, timeout=120)
+    assert done.returncode == 0
+    (report,) = json.loads(done.stdout.decode("utf-8"))
+    assert os.fsencode(report["file"]) == folder + b"/page-\xff.json"
+    done = subprocess.run([*CLI, "inspect", name], capture_output=True, timeout=120)
+    assert done.returncode == 0 and "page-\\udcff" in done.stdout.decode("utf-8")
+    missing = os.fsdecode(folder + b"/gone-\xfe.json")
+    done = subprocess.run([*CLI, "fingerprint", missing], capture_output=True, timeout=120)
+    assert done.returncode == 2 and "gone-\\udcfe.json" in done.stderr.decode("utf-8")
+
+
+RPC_ERROR = '{"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "Method not found"}}'
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["inspect"], ["fingerprint"], ["diff", str(EVERYTHING)], ["pins", "check"]],
+    ids=["inspect", "fingerprint", "diff", "pins-check"],
+)
+def test_a_json_rpc_error_file_shows_its_code_and_message(
+    command: list[str], tmp_path: Path
+) -> None:
+    """conduit-defined (issue 15 item 10): the error the server sent is what a person needs."""
+    extra = ["--store", str(tmp_path / "p.db"), "--server-id", "s"] if command[0] == "pins" else []
+    code, out, err = run_env([*command, "-", *extra], stdin=RPC_ERROR)
+    assert (code, out) == (2, "")
+    assert "code -32601" in err and '"Method not found"' in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["inspect", "page.json"],
+        ["diff", "a.json", "b.json"],
+        ["pins", "approve", "page.json", "--store", "p.db", "--server-id", "s"],
+        ["pins", "check", "page.json", "--store", "p.db", "--server-id", "s"],
+        ["pins", "changes", "page.json", "--store", "p.db", "--server-id", "s"],
+    ],
+    ids=lambda c: "-".join(c[:2]),
+)
+def test_a_bad_protocol_version_is_a_usage_error_naming_the_option(command: list[str]) -> None:
+    """conduit-defined (issue 15 item 10): checked as an option, before any file is read."""
+    code, out, err = run_env([*command, "--protocol-version", "2099-01-01"])
+    assert (code, out) == (2, "")
+    assert "Invalid value for '--protocol-version'" in err and "'2099-01-01'" in err
+    assert "2026-07-28" in err  # the known versions are listed
+    code, _, err = run_env([*command, "--transport", "sse"])
+    assert code == 2 and "Invalid value for '--transport'" in err
+
+
+@pytest.mark.parametrize(
+    ("data", "where"),
+    [
+        # Line 2 is `  {"name": "é<0xff>`: 13 characters before the bad byte (é is one), 26
+        # bytes into the file (12 on line 1, 14 on line 2: é is two bytes).
+        (b'{"tools": [\n  {"name": "\xc3\xa9\xff"}]}', "line 2 column 14 (byte 26)"),
+        (b"\xef\xbb\xbf\xfe", "line 1 column 2 (byte 3)"),
+        # `  {"name": ` is 11 characters: the unexpected `}` is column 12.
+        (b'{"tools": [\n  {"name": }]}', "line 2 column 12"),
+        (b'{"tools": []}\n\n x', "line 3 column 2"),
+    ],
+    ids=["not-utf8", "not-utf8-after-bom", "not-json", "trailing"],
+)
+def test_text_that_is_not_utf8_or_not_json_says_line_and_column(
+    data: bytes, where: str, tmp_path: Path
+) -> None:
+    """conduit-defined (issue 15 item 10): positions worked out by hand, for every reader."""
+    path = tmp_path / "bad.json"
+    path.write_bytes(data)
+    store = ["--store", str(tmp_path / "p.db"), "--server-id", "s"]
+    for command in (["inspect"], ["fingerprint"], ["pins", "approve"]):
+        extra = store if command[0] == "pins" else []
+        code, out, err = run_env([*command, str(path), *extra])
+        assert (code, out) == (2, "")
+        assert where in err and "invalid_json" in err and err.count("\n") == 1
+
+
+def _closed_pipe(args: list[str]) -> tuple[int, bytes, bytes]:
+    """Run the CLI, read one line of its stdout, close the pipe, and wait (like `| head -1`)."""
+    with subprocess.Popen(
+        [*CLI, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
+    ) as process:
+        assert process.stdout is not None and process.stderr is not None
+        first = process.stdout.readline()
+        process.stdout.close()
+        err = process.stderr.read()
+        return process.wait(timeout=120), first, err
+
+
+def test_a_closed_pipe_ends_output_quietly_with_the_commands_own_exit_code(
+    tmp_path: Path,
+) -> None:
+    """conduit-defined (issue 15 item 10): `conduit-mcp ... | head -1` used to exit 1 (the
+    findings code) with nothing found; now the exit code is the command's verdict and stderr
+    stays empty. Outputs are well past a pipe's 64 KiB buffer."""
+    tools = [{"name": f"t{i}", "inputSchema": {"type": "object"}} for i in range(3000)]
+    clean = page_file(tmp_path, tools, "clean.json")
+    header = {"type": "number", "x-mcp-header": "N"}  # rejected: x-mcp-header on a number
+    bad = {"name": "bad", "inputSchema": {"type": "object", "properties": {"n": header}}}
+    rejecting = page_file(tmp_path, [*tools, bad], "rejecting.json")
+    store = str(tmp_path / "pins.db")
+    cases = [
+        (["fingerprint", str(clean)], 0, oracle(tools[0])),
+        (["inspect", str(clean)], 0, "clean"),
+        (["inspect", "--json", str(rejecting)], 1, "["),
+        (["pins", "approve", str(clean), "--store", store, "--server-id", "s"], 0, "approved"),
+        (["pins", "check", str(rejecting), "--store", store, "--server-id", "s"], 1, "approved"),
+    ]
+    for args, expected, first_line in cases:
+        code, first, err = _closed_pipe(args)
+        assert (code, err) == (expected, b""), args
+        assert first_line in first.decode("utf-8")

@@ -8,25 +8,30 @@ Exit codes (the same for every command):
     2  the input could not be read: missing file, not JSON, not a tools/list result, bad option,
        a pin store that cannot be opened
 
-Bad input gives one line on stderr (`conduit-mcp: <file>: <reason> at <path>: <message>`) and
-no traceback. `--json` writes one JSON document to stdout for programs; without it, rich
-tables are written for people.
+A bad option is a usage error naming the option (exit code 2). Bad input gives one line on
+stderr (`conduit-mcp: <file>: <reason> at <path>: <message>`; text that is not UTF-8 or not
+JSON says the line and column) and no traceback. `--json` writes one JSON document to stdout
+for programs, with invisible and control characters escaped; without it, plain lines and
+tables are written for people, with every server string shown as written (no markup, no emoji
+shortcodes) and hidden characters as `\\uXXXX`. When the reader of stdout goes away
+(`| head -1`), the command writes nothing more and exits with its own code.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 import time
+from importlib import metadata
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
-from conduit_mcp_wire import VERSIONS
-from rich.console import Console
-from rich.markup import escape
+from conduit_mcp_wire import LATEST, VERSIONS
 from rich.table import Table
+from rich.text import Text
 
+from ._cli_help import PlainHelpCommand
+from ._cli_text import JSON_TYPES, clipped, emit, json_text, show, visible, warn
 from .client import (
     TRANSPORTS,
     Error,
@@ -39,13 +44,11 @@ from .client import (
     fingerprint,
     header_map,
     intake,
+    param_headers_apply,
     parse_json,
+    redacted_location,
+    unwrap_response,
 )
-from .client._errors import json_type_name
-from .client._intake import HEADERS_SINCE, unwrap_response
-from .client._pins import _redacted
-from .client._unicode import is_invisible
-from .client._versions import LATEST, at_least
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -53,46 +56,78 @@ EXIT_BAD_INPUT = 2
 
 app = typer.Typer(
     name="conduit-mcp",
-    help="Inspect MCP tools/list pages: fingerprints, warnings, rejections, drift.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        emit(f"conduit-mcp {metadata.version('conduit-mcp')}")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _main_options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Show the version and exit.",
+            is_eager=True,
+            callback=_version_callback,
+        ),
+    ] = False,
+) -> None:
+    """Inspect MCP tools/list pages: fingerprints, warnings, rejections, drift, pins.
+
+    Exit codes: 0 nothing to report, 1 findings, 2 unusable input or a bad option. COMMAND -h
+    shows the help of a command.
+    """
+
+
+def _check_transport(value: str) -> str:
+    if value not in TRANSPORTS:
+        raise typer.BadParameter(
+            f"'{visible(value)}' is not one of {', '.join(sorted(TRANSPORTS))}"
+        )
+    return value
+
+
+def _check_version(value: str) -> str:
+    if value not in VERSIONS:
+        raise typer.BadParameter(f"'{visible(value)}' is not one of {', '.join(VERSIONS)}")
+    return value
+
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Write JSON for programs.")]
 TransportOption = Annotated[
-    str, typer.Option(help=f"Transport the page came over: {', '.join(sorted(TRANSPORTS))}.")
+    str,
+    typer.Option(
+        metavar="TRANSPORT",
+        callback=_check_transport,
+        help=f"Transport the page came over: {', '.join(sorted(TRANSPORTS))}.",
+    ),
 ]
-VersionOption = Annotated[str, typer.Option(help="Negotiated protocol version.")]
+VersionOption = Annotated[
+    str,
+    typer.Option(
+        metavar="VERSION",
+        callback=_check_version,
+        help=f"Negotiated protocol version: {', '.join(VERSIONS)}.",
+    ),
+]
 
 
 class BadInput(Exception):
     """An input file that cannot be used; becomes one line on stderr and exit code 2."""
 
 
-def visible(text: object) -> str:
-    """`text` with invisible and control characters written as `\\uXXXX` escapes.
-
-    A zero-width or bidi character in a tool name is the tampering signal this tool exists to
-    show; printed raw, a terminal would hide it.
-    """
-    out = []
-    for char in str(text):
-        if char.isprintable() and not is_invisible(char):
-            out.append(char)
-        else:
-            code = ord(char)
-            out.append(f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
-    return "".join(out)
-
-
-def _cell(text: object) -> str:
-    """`visible(text)` with rich markup escaped, for a table cell."""
-    return escape(visible(text))
-
-
 def _fail(message: str) -> NoReturn:
-    typer.echo(f"conduit-mcp: {visible(message)}", err=True)
+    warn(f"conduit-mcp: {visible(message)}")
     raise typer.Exit(EXIT_BAD_INPUT)
 
 
@@ -105,14 +140,39 @@ def _read(source: str) -> Any:
     try:
         return parse_json(data)
     except Error as exc:
-        raise BadInput(f"{source}: {exc}") from None
+        where = _not_utf8(data)
+        if where is None:
+            raise BadInput(f"{source}: {exc}") from None
+        raise BadInput(f"{source}: {exc.kind}/{exc.reason} at {exc.json_path}: {where}") from None
+
+
+def _not_utf8(data: bytes) -> str | None:
+    """Where `data` stops being UTF-8, by line and column, or `None` when it is UTF-8.
+
+    The JSON parser reports bad UTF-8 at line 1 column 1 wherever it is; this finds the byte.
+    Columns count characters, as the parser's do for text that is not JSON.
+    """
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        column = len(data[line_start : exc.start].decode("utf-8", "replace")) + 1
+        return (
+            f"not valid UTF-8: byte 0x{data[exc.start]:02x} ({exc.reason}) "
+            f"at line {line} column {column} (byte {exc.start})"
+        )
+    return None
 
 
 def _page(source: str) -> Any:
+    """One input as a `tools/list` result (or a single tool): a JSON-RPC response unwrapped."""
     try:
         value = unwrap_response(_read(source))
     except Error as exc:
-        raise BadInput(f"{source}: {exc}") from None
+        code, message = exc.details.get("code"), exc.details.get("message")
+        sent = f'message "{message}"' if message is not None else "no message"
+        raise BadInput(f"{source}: {exc} (JSON-RPC error code {code}, {sent})") from None
     return value
 
 
@@ -140,7 +200,7 @@ def _tool_report(tool: Tool, index: int, result: Intake, headers_apply: bool) ->
         for version in VERSIONS
     }
     headers: dict[str, list[str]] = {}
-    if headers_apply:  # x-mcp-header exists on Streamable HTTP from 2026-07-28 only
+    if headers_apply:
         try:
             headers = {name: list(path) for name, path in header_map(tool).items()}
         except Error:
@@ -163,7 +223,7 @@ def _inspect_report(
     source: str, result: Intake, transport: str, protocol_version: str
 ) -> dict[str, Any]:
     indexes = _accepted_indexes(result)
-    headers_apply = transport == "streamable-http" and at_least(protocol_version, HEADERS_SINCE)
+    headers_apply = param_headers_apply(transport, protocol_version)
     return {
         "file": source,
         "server_id": result.server_id,
@@ -190,7 +250,7 @@ def _inspect_report(
         "next_cursor": (
             result.next_cursor
             if result.next_cursor is None or isinstance(result.next_cursor, str)
-            else {"not_a_string": json_type_name(result.next_cursor)}
+            else {"not_a_string": JSON_TYPES.get(type(result.next_cursor), "unknown")}
         ),
     }
 
@@ -201,60 +261,82 @@ def _accepted_indexes(result: Intake) -> list[int]:
     return [i for i in range(total) if i not in rejected]
 
 
-def _print_inspect(console: Console, report: dict[str, Any]) -> None:
-    # Table cells are rich markup: a server's `[/x]` in a name would raise MarkupError (a
-    # traceback), and `[red]` would restyle the row. Escape every string the input supplies.
-    title = f"{_cell(report['file'])} (server_id {_cell(report['server_id'])})"
+def _text(value: object) -> Text:
+    """A table cell from a server string: `clipped`, and never read as markup."""
+    return Text(clipped(value))
+
+
+#: The fingerprint columns show the first 16 hex digits of the SHA-256, never wrapped or cut.
+FINGERPRINT_WIDTH = 16
+
+
+def _fingerprint_column(table: Table, header: str) -> None:
+    table.add_column(header, no_wrap=True, min_width=FINGERPRINT_WIDTH)
+
+
+def _print_inspect(report: dict[str, Any]) -> None:
+    title = Text(f"{clipped(report['file'])} (server_id {clipped(report['server_id'])})")
     table = Table(title=title, title_justify="left")
-    for column in ("#", "tool", "fingerprint (sha256, first 16)", "warnings", "headers"):
+    table.add_column("#", overflow="fold")
+    table.add_column("tool", overflow="fold")
+    _fingerprint_column(table, "fingerprint")
+    for column in ("warnings", "headers", "conformance"):
         table.add_column(column, overflow="fold")
-    table.add_column("conformance (--json for reasons)", overflow="fold")
     for tool in report["tools"]:
         failing = [v for v, found in tool["conformance"].items() if found]
-        label = _cell(tool["display_name"])
+        label = _text(tool["display_name"])
         if tool["display_name"] != tool["name"]:
-            label += f"\n[dim]name: {_cell(tool['name'])}[/dim]"
+            label.append(f"\nname: {clipped(tool['name'])}", style="dim")
         table.add_row(
             str(tool["index"]),
             label,
-            tool["fingerprint"].removeprefix("jcs-sha256:")[:16],
-            "\n".join(f"{w['code']} {_cell(w['json_path'])}" for w in tool["warnings"]) or "-",
-            "\n".join(f"{_cell(h)} <- {_cell('.'.join(p))}" for h, p in tool["header_map"].items())
-            or "-",
+            tool["fingerprint"].removeprefix("jcs-sha256:")[:FINGERPRINT_WIDTH],
+            Text(
+                "\n".join(f"{w['code']} {clipped(w['json_path'])}" for w in tool["warnings"]) or "-"
+            ),
+            Text(
+                "\n".join(
+                    f"{clipped(h)} <- {clipped('.'.join(p))}" for h, p in tool["header_map"].items()
+                )
+                or "-"
+            ),
             "all versions" if not failing else "fails " + ", ".join(failing),
         )
-    console.print(table)
+    show(table)
     for rejection in report["rejected"]:
-        console.print(
+        emit(
             f"rejected #{rejection['index']} {visible(rejection['name'])}: "
             f"{rejection['reason']} at {visible(rejection['json_path'])}: "
-            f"{visible(rejection['message'])}",
-            markup=False,
-            highlight=False,
+            f"{visible(rejection['message'])}"
         )
         for warning in rejection["warnings"]:
-            console.print(
-                f"  warning {warning['code']} at {visible(warning['json_path'])}",
-                markup=False,
-                highlight=False,
-            )
+            emit(f"  warning {warning['code']} at {visible(warning['json_path'])}")
 
 
-@app.command("inspect")
+@app.command(
+    "inspect",
+    cls=PlainHelpCommand,
+    short_help="Show each tool's fingerprint, warnings, header map and conformance.",
+)
 def inspect_command(
     files: Annotated[
-        list[str], typer.Argument(help="tools/list results or JSON-RPC responses; - is stdin.")
+        list[str],
+        typer.Argument(
+            metavar="FILE", help="tools/list results or JSON-RPC responses; - is stdin."
+        ),
     ],
     transport: TransportOption = "streamable-http",
     protocol_version: VersionOption = LATEST,
     server_id: Annotated[
-        str | None, typer.Option(help="Operator-assigned server id (default: the file name).")
+        str | None,
+        typer.Option(metavar="ID", help="Operator-assigned server id (default: the file name)."),
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Show each tool's display name, fingerprint, warnings, header map and conformance."""
-    if transport not in TRANSPORTS:
-        _fail(f"--transport must be one of {', '.join(sorted(TRANSPORTS))}")
+    """Show each tool's display name, fingerprint, warnings, header map and conformance.
+
+    Exit code 1 when intake rejected a tool.
+    """
     try:
         reports = [
             _inspect_report(
@@ -265,23 +347,32 @@ def inspect_command(
     except BadInput as exc:
         _fail(str(exc))
     if as_json:
-        typer.echo(json.dumps(reports, ensure_ascii=False, indent=2))
+        emit(json_text(reports, indent=2))
     else:
-        console = Console()
         for report in reports:
-            _print_inspect(console, report)
+            _print_inspect(report)
     if any(report["rejected"] for report in reports):
         raise typer.Exit(EXIT_FINDINGS)
 
 
-@app.command("fingerprint")
+@app.command(
+    "fingerprint",
+    cls=PlainHelpCommand,
+    short_help="Print the fingerprint of a tool, or of every tool of a page.",
+)
 def fingerprint_command(
     file: Annotated[
-        str, typer.Argument(help="A tool definition, or a tools/list result; - is stdin.")
+        str,
+        typer.Argument(
+            metavar="FILE", help="A tool definition, or a tools/list result; - is stdin."
+        ),
     ],
     as_json: JsonOption = False,
 ) -> None:
-    """Print the fingerprint of a tool, or of every tool of a tools/list result."""
+    """Print the fingerprint of a tool, or of every tool of a tools/list result.
+
+    One line per tool: the whole fingerprint, two spaces, the name. Lines are never wrapped.
+    """
     try:
         value = _page(file)
         if isinstance(value, dict) and isinstance(value.get("tools"), list):
@@ -298,31 +389,34 @@ def fingerprint_command(
     except BadInput as exc:
         _fail(str(exc))
     if as_json:
-        typer.echo(
-            json.dumps([{"name": n, "fingerprint": f} for n, f in pairs], ensure_ascii=False)
-        )
+        # A name that is not a string is null: a server's deep value is never echoed.
+        rows = [{"name": n if isinstance(n, str) else None, "fingerprint": f} for n, f in pairs]
+        emit(json_text(rows))
     else:
         for name, digest in pairs:
-            typer.echo(f"{digest}  {visible(name) if isinstance(name, str) else '-'}")
+            emit(f"{digest}  {visible(name) if isinstance(name, str) else '-'}")
 
 
-@app.command("diff")
+@app.command(
+    "diff",
+    cls=PlainHelpCommand,
+    short_help="Show tools added, removed or changed between two pages.",
+)
 def diff_command(
-    old: Annotated[str, typer.Argument(help="The baseline tools/list result.")],
-    new: Annotated[str, typer.Argument(help="The current tools/list result.")],
+    old: Annotated[str, typer.Argument(metavar="OLD", help="The baseline tools/list result.")],
+    new: Annotated[str, typer.Argument(metavar="NEW", help="The current tools/list result.")],
     transport: TransportOption = "streamable-http",
     protocol_version: VersionOption = LATEST,
     as_json: JsonOption = False,
 ) -> None:
     """Show accepted tools added, removed or changed between two pages, field by field.
 
-    Both pages go through the same intake as `inspect`: a tool that intake rejects is not part
+    Both pages go through the same intake as inspect: a tool that intake rejects is not part
     of either side. Each changed tool lists its changes as RFC 6901 JSON Pointers, marked
-    material or cosmetic (title, icons, annotations.title); `--json` adds `changes` (name ->
-    [{path, op, old, new, material}]) and `material` (the changed names with a material change).
+    material or cosmetic (title, icons, annotations.title). --json adds "changes" (name to a
+    list of {path, op, old, new, material}) and "material" (the changed names with a material
+    change). Exit code 1 when anything was added, removed or changed.
     """
-    if transport not in TRANSPORTS:
-        _fail(f"--transport must be one of {', '.join(sorted(TRANSPORTS))}")
     try:
         baseline = _intake(old, "diff", transport, protocol_version)
         current = _intake(new, "diff", transport, protocol_version)
@@ -342,22 +436,25 @@ def diff_command(
         },
     }
     if as_json:
-        typer.echo(json.dumps(report, ensure_ascii=False))
+        emit(_json_report(report))
     else:
-        console = Console()
         if not drift.has_drift:
-            console.print("no drift")
+            emit("no drift")
         for label in ("added", "removed", "changed"):
             for name in report[label]:
-                _line(console, f"{label:<8} {visible(name)}")
+                emit(f"{label:<8} {visible(name)}")
                 for change in drift.changes.get(name, ()):
-                    _line(console, "         " + _change_line(change))
+                    emit("         " + _change_line(change))
     if drift.has_drift:
         raise typer.Exit(EXIT_FINDINGS)
 
 
-def _line(console: Console, text: str) -> None:
-    console.print(text, markup=False, highlight=False, soft_wrap=True)
+def _json_report(report: dict[str, Any]) -> str:
+    """`json_text(report)`, or exit 2 when a server value nests too deep to write."""
+    try:
+        return json_text(report)
+    except RecursionError:
+        _fail("a changed value nests too deeply to be written as JSON")
 
 
 def _change_line(change: FieldChange) -> str:
@@ -372,10 +469,9 @@ def _change_line(change: FieldChange) -> str:
 
 def _short(value: Any, limit: int = 60) -> str:
     try:
-        text = json.dumps(value, ensure_ascii=False)
+        text = json_text(value)
     except (TypeError, ValueError, RecursionError):
-        text = f"<{json_type_name(value)}>"
-    text = visible(text)
+        text = f"<{JSON_TYPES.get(type(value), 'unknown')}>"
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -384,7 +480,10 @@ def _short(value: Any, limit: int = 60) -> str:
 pins_app = typer.Typer(
     name="pins",
     help="Approved tools in a pin store: a sqlite file, or a postgresql:// URL for a team.",
+    short_help="Approve, check, list and revoke pinned tools.",
     no_args_is_help=True,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(pins_app)
 
@@ -392,17 +491,24 @@ StoreOption = Annotated[
     str,
     typer.Option(
         "--store",
+        metavar="LOCATION",
         help="Pin store: a sqlite file path, or a postgresql:// URL (e.g. "
         "postgresql://pins@db.internal/gateway).",
     ),
 ]
 ServerIdOption = Annotated[
-    str, typer.Option("--server-id", help="Operator-assigned server id (never serverInfo.name).")
+    str,
+    typer.Option(
+        "--server-id", metavar="ID", help="Operator-assigned server id (never serverInfo.name)."
+    ),
 ]
 ToolsOption = Annotated[
-    list[str] | None, typer.Option("--tool", help="Only this tool (repeatable; exact name).")
+    list[str] | None,
+    typer.Option("--tool", metavar="NAME", help="Only this tool (repeatable; exact name)."),
 ]
-PageArgument = Annotated[str, typer.Argument(help="A tools/list result or response; - is stdin.")]
+PageArgument = Annotated[
+    str, typer.Argument(metavar="PAGE", help="A tools/list result or response; - is stdin.")
+]
 
 
 def _store(location: str) -> PinStore:
@@ -410,7 +516,7 @@ def _store(location: str) -> PinStore:
     try:
         return PinStore(location)
     except Exception as exc:  # sqlite3.Error, psycopg.Error, ImportError, ValueError
-        where = _redacted(location)
+        where = redacted_location(location)
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         _fail(f"{where}: cannot open the pin store: {reason.replace(location, where)}")
 
@@ -418,8 +524,6 @@ def _store(location: str) -> PinStore:
 def _page_tools(
     source: str, server_id: str, transport: str, version: str, only: list[str] | None
 ) -> tuple[Intake, list[Tool]]:
-    if transport not in TRANSPORTS:
-        _fail(f"--transport must be one of {', '.join(sorted(TRANSPORTS))}")
     try:
         result = _intake(source, server_id, transport, version)
     except BadInput as exc:
@@ -433,11 +537,14 @@ def _page_tools(
     return result, tools
 
 
-@pins_app.command("list")
+@pins_app.command(
+    "list", cls=PlainHelpCommand, short_help="List the pins of a store (or of one server)."
+)
 def pins_list_command(
     store: StoreOption,
     server_id: Annotated[
-        str | None, typer.Option("--server-id", help="Only this server (default: all).")
+        str | None,
+        typer.Option("--server-id", metavar="ID", help="Only this server (default: all)."),
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -457,31 +564,38 @@ def pins_list_command(
         for p in found
     ]
     if as_json:
-        typer.echo(json.dumps(rows, ensure_ascii=False))
+        emit(json_text(rows))
         return
-    table = Table(title=f"pins in {_cell(_redacted(store))}", title_justify="left")
-    for column in ("server", "tool", "fingerprint (first 16)", "approver", "approved (UTC)"):
-        table.add_column(column, overflow="fold")
+    title = Text(f"pins in {clipped(redacted_location(store))}")
+    table = Table(title=title, title_justify="left")
+    table.add_column("server", overflow="fold")
+    table.add_column("tool", overflow="fold")
+    _fingerprint_column(table, "fingerprint")
+    table.add_column("approver", overflow="fold")
+    table.add_column("approved (UTC)", no_wrap=True)
     for row in rows:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(row["approved_at"]))
         table.add_row(
-            _cell(row["server_id"]),
-            _cell(row["name"]),
-            row["fingerprint"].removeprefix("jcs-sha256:")[:16],
-            _cell(row["approver"] or "-"),
+            _text(row["server_id"]),
+            _text(row["name"]),
+            row["fingerprint"].removeprefix("jcs-sha256:")[:FINGERPRINT_WIDTH],
+            _text(row["approver"] or "-"),
             when,
         )
-    Console().print(table)
+    show(table)
 
 
-@pins_app.command("approve")
+@pins_app.command(
+    "approve", cls=PlainHelpCommand, short_help="Approve the accepted tools of a page."
+)
 def pins_approve_command(
     page: PageArgument,
     store: StoreOption,
     server_id: ServerIdOption,
     tool: ToolsOption = None,
     approver: Annotated[
-        str | None, typer.Option(help="Who approves (recorded in the audit log).")
+        str | None,
+        typer.Option(metavar="WHO", help="Who approves (recorded in the audit log)."),
     ] = None,
     transport: TransportOption = "streamable-http",
     protocol_version: VersionOption = LATEST,
@@ -496,27 +610,33 @@ def pins_approve_command(
             _fail(f"{page}: {exc}")
     approved = [{"name": t.name, "fingerprint": t.fingerprint} for t in tools]
     if as_json:
-        typer.echo(json.dumps(approved, ensure_ascii=False))
+        emit(json_text(approved))
     else:
         for item in approved:
-            typer.echo(f"approved {item['fingerprint']}  {visible(item['name'])}")
+            emit(f"approved {item['fingerprint']}  {visible(item['name'])}")
 
 
-@pins_app.command("revoke")
+@pins_app.command(
+    "revoke", cls=PlainHelpCommand, short_help="Remove pins: the tools check as new again."
+)
 def pins_revoke_command(
     store: StoreOption,
     server_id: ServerIdOption,
-    tool: Annotated[list[str], typer.Option("--tool", help="The tool to revoke (repeatable).")],
+    tool: Annotated[
+        list[str],
+        typer.Option("--tool", metavar="NAME", help="The tool to revoke (repeatable)."),
+    ],
     approver: Annotated[
-        str | None, typer.Option(help="Who revokes (recorded in the audit log).")
+        str | None,
+        typer.Option(metavar="WHO", help="Who revokes (recorded in the audit log)."),
     ] = None,
 ) -> None:
-    """Remove pins (the tools check as new again); exit 1 when a tool had no pin."""
+    """Remove pins (the tools check as new again); exit code 1 when a tool had no pin."""
     with _store(store) as pins:
         missing = [n for n in tool if not pins.revoke(server_id, n, approver=approver)]
     for name in tool:
         state = "no pin" if name in missing else "revoked"
-        _line(Console(), f"{state:<8} {visible(name)}")
+        emit(f"{state:<8} {visible(name)}")
     if missing:
         raise typer.Exit(EXIT_FINDINGS)
 
@@ -562,7 +682,9 @@ AuditOption = Annotated[
 ]
 
 
-@pins_app.command("check")
+@pins_app.command(
+    "check", cls=PlainHelpCommand, short_help="Check a page against the pins of a server."
+)
 def pins_check_command(
     page: PageArgument,
     store: StoreOption,
@@ -573,23 +695,27 @@ def pins_check_command(
     audit: AuditOption = True,
     as_json: JsonOption = False,
 ) -> None:
-    """Check a page against the pins: approved, new, changed (material) or cosmetic."""
+    """Check a page against the pins: approved, new, changed (material) or cosmetic.
+
+    Exit code 1 when a tool is not approved, or intake rejected one.
+    """
     result, checks = _checked(page, store, server_id, tool, transport, protocol_version, audit)
     rejected = _rejections(result) if not tool else []
     if as_json:
         report = {"server_id": server_id, "tools": checks, "rejected": rejected}
-        typer.echo(json.dumps(report, ensure_ascii=False))
+        emit(_json_report(report))
     else:
-        console = Console()
         for check in checks:
-            _line(console, f"{check['status']:<9} {visible(check['name'])}")
+            emit(f"{check['status']:<9} {visible(check['name'])}")
         for rejection in rejected:
-            _line(console, f"rejected  {visible(rejection['name'])}: {rejection['reason']}")
+            emit(f"rejected  {visible(rejection['name'])}: {rejection['reason']}")
     if rejected or any(c["status"] != "approved" for c in checks):
         raise typer.Exit(EXIT_FINDINGS)
 
 
-@pins_app.command("changes")
+@pins_app.command(
+    "changes", cls=PlainHelpCommand, short_help="Show what changed since each tool was approved."
+)
 def pins_changes_command(
     page: PageArgument,
     store: StoreOption,
@@ -599,7 +725,10 @@ def pins_changes_command(
     protocol_version: VersionOption = LATEST,
     as_json: JsonOption = False,
 ) -> None:
-    """Show what changed, field by field, since each tool was approved (RFC 6901 pointers)."""
+    """Show what changed, field by field, since each tool was approved (RFC 6901 pointers).
+
+    Exit code 1 when a tool changed or is new.
+    """
     _, checks = _checked(page, store, server_id, tool, transport, protocol_version, False)
     differing = [c for c in checks if c["status"] in ("changed", "cosmetic")]
     new = [c["name"] for c in checks if c["status"] == "new"]
@@ -610,17 +739,16 @@ def pins_changes_command(
             "status": {c["name"]: c["status"] for c in differing},
             "new": new,
         }
-        typer.echo(json.dumps(report, ensure_ascii=False))
+        emit(_json_report(report))
     else:
-        console = Console()
         if not differing and not new:
-            console.print("no changes")
+            emit("no changes")
         for check in differing:
-            _line(console, f"{check['status']:<9} {visible(check['name'])}")
+            emit(f"{check['status']:<9} {visible(check['name'])}")
             for change in check["changes"]:
-                _line(console, "          " + _change_line(_field_change(change)))
+                emit("          " + _change_line(_field_change(change)))
         for name in new:
-            _line(console, f"new       {visible(name)}")
+            emit(f"new       {visible(name)}")
     if differing or new:
         raise typer.Exit(EXIT_FINDINGS)
 

@@ -26,6 +26,7 @@ from conduit_mcp.client import (
     header_map,
     mcp_name_header,
     mcp_param_headers,
+    param_headers_apply,
 )
 from tests.corpus import all_tools, cases
 from tests.property.profiles import bounded
@@ -822,3 +823,41 @@ def test_param_headers_reject_caller_bugs_with_type_errors() -> None:
         mcp_param_headers(tool(SPEC_EXAMPLE), ["region"])  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         mcp_param_headers("t", {})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("value", "problem", "message"),
+    [
+        pytest.param(1e300, "integer_out_of_range", "a number outside", id="1e300"),
+        pytest.param(-(2.0**60), "integer_out_of_range", "a number outside", id="float--2^60"),
+        pytest.param(float("inf"), "not_an_integer", "a non-finite number", id="inf"),
+        pytest.param(2**60, "integer_out_of_range", "an integer outside", id="int-2^60"),
+    ],
+)
+def test_an_unencodable_number_is_reported_as_the_type_it_was_sent_as(
+    value: object, problem: str, message: str
+) -> None:
+    """conduit-defined (issue 15 item 10): `1e300` is a JSON number the caller sent as a float;
+    the error names a number, not the 301-digit integer `int(1e300)` would make of it."""
+    with pytest.raises(Error) as caught:
+        encode_header_value(value)
+    expected_type = "integer" if isinstance(value, int) else "number"
+    assert caught.value.details == {"problem": problem, "got": expected_type}
+    assert caught.value.message.startswith(message)
+
+
+@pytest.mark.parametrize(
+    ("transport", "version", "expected"),
+    [
+        ("streamable-http", "2026-07-28", True),
+        ("streamable-http", "draft", True),
+        ("streamable-http", "2025-11-25", False),
+        ("stdio", "2026-07-28", False),
+    ],
+)
+def test_param_headers_apply_on_streamable_http_from_2026_07_28(
+    transport: str, version: str, expected: bool
+) -> None:
+    """Spec-mandated (2026-07-28 basic/transports/streamable-http "Custom Headers from Tool
+    Parameters": a Streamable HTTP extension of that revision; stdio clients MAY ignore it)."""
+    assert param_headers_apply(transport, version) is expected

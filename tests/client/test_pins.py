@@ -24,6 +24,7 @@ from conduit_mcp.client import (
     PinStore,
     Tool,
     intake,
+    redacted_location,
 )
 from tests.corpus import tool_lists
 from tests.pgserver import postgres_server, postgres_url  # noqa: F401 (fixtures)
@@ -666,3 +667,21 @@ def test_a_postgresql_store_reconnects_after_its_connection_is_cut(
         with pytest.raises(psycopg.OperationalError):
             pins.check("weather", tool(WEATHER))
         assert pins.check("weather", tool(WEATHER)) == "approved"
+
+
+@pytest.mark.parametrize(
+    ("location", "shown"),
+    [
+        ("postgresql://pins:hunter2@db/gateway", "postgresql://pins:***@db/gateway"),
+        (
+            "postgres://u:p%40ss@h:5432/d?sslmode=require",
+            "postgres://u:***@h:5432/d?sslmode=require",
+        ),
+        ("postgresql://pins@db/gateway", "postgresql://pins@db/gateway"),
+        ("/var/lib/pins:v2.db", "/var/lib/pins:v2.db"),
+    ],
+    ids=["password", "escaped-password", "no-password", "file"],
+)
+def test_redacted_location_hides_only_the_password(location: str, shown: str) -> None:
+    """conduit-defined: what `PinStore`'s repr and the CLI print (expected values by hand)."""
+    assert redacted_location(location) == shown

@@ -19,13 +19,30 @@ from ._headers import (
     header_map,
     mcp_name_header,
     mcp_param_headers,
+    param_headers_apply,
 )
-from ._intake import TRANSPORTS, Intake, Rejection, Transport, intake, intake_json
+from ._intake import (
+    TRANSPORTS,
+    Intake,
+    Rejection,
+    Transport,
+    intake,
+    intake_json,
+    unwrap_response,
+)
 from ._json import parse_json
 from ._messages import AdaptedResult
 from ._names import check_tool_name
 from ._openai import from_openai_strict_arguments, to_openai_tool, to_openai_tool_message
-from ._pins import AsyncPinStore, AuditEntry, Pin, PinCheck, PinStatus, PinStore
+from ._pins import (
+    AsyncPinStore,
+    AuditEntry,
+    Pin,
+    PinCheck,
+    PinStatus,
+    PinStore,
+    redacted_location,
+)
 from ._provider_names import (
     ANTHROPIC_NAME_RULE,
     GEMINI_NAME_RULE,
@@ -49,6 +66,7 @@ from ._shape import (
 )
 from ._tool import DEFAULT_HINTS, Hints, Tool
 from ._translate import AdaptedTool, SchemaNote, SchemaPath
+from ._unicode import find_invisible
 from ._validate import OutputIssue, OutputValidation, validate_arguments, validate_structured
 from ._warnings import WARNING_CODES, IntakeWarning
 
@@ -105,6 +123,7 @@ __all__ = [
     "diff_tools",
     "encode_header_value",
     "find_invalid_x_mcp_header",
+    "find_invisible",
     "fingerprint",
     "from_openai_strict_arguments",
     "header_map",
@@ -114,9 +133,11 @@ __all__ = [
     "is_strict_base64",
     "mcp_name_header",
     "mcp_param_headers",
+    "param_headers_apply",
     "parse_call_result",
     "parse_json",
     "provider_accepts_name",
+    "redacted_location",
     "shape_for_llm",
     "shaped_text",
     "to_anthropic_tool",
@@ -125,6 +146,7 @@ __all__ = [
     "to_gemini_function_response",
     "to_openai_tool",
     "to_openai_tool_message",
+    "unwrap_response",
     "validate_arguments",
     "validate_structured",
 ]

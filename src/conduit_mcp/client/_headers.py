@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
 import re
 from collections.abc import Mapping
 from typing import Any, Final
@@ -17,6 +18,7 @@ from typing import Any, Final
 from . import _wire as w
 from ._errors import Error, PathItem, json_type_name, render_path
 from ._tool import Tool
+from ._versions import at_least
 
 # A link is `(parent_link, step)`: paths are materialized only when one is reported, so a walk
 # over deep input stays linear instead of copying a growing tuple at every level.
@@ -316,6 +318,32 @@ def find_invalid_x_mcp_header(input_schema: object) -> Error | None:
     return error
 
 
+def param_headers_apply(transport: str, protocol_version: str) -> bool:
+    """Whether `x-mcp-header` annotations are in force on a connection.
+
+    Args:
+        transport: `"stdio"` or `"streamable-http"`.
+        protocol_version: the negotiated protocol version, one of the known revisions.
+
+    Returns:
+        `True` on Streamable HTTP from revision 2026-07-28 on: the client then sends the
+        `Mcp-Param-{Name}` headers (`mcp_param_headers`) and `intake` rejects a tool with an
+        invalid annotation. `False` on stdio (the annotations are ignored) and on earlier
+        revisions (the extension does not exist there).
+
+    Raises:
+        Error: reason `"unknown_protocol_version"` for a version this library does not know.
+        TypeError: `protocol_version` is not a `str` (a caller bug).
+
+    Spec: 2026-07-28 basic/transports/streamable-http "Custom Headers from Tool Parameters"
+    (Streamable HTTP only; a stdio client MAY ignore the annotations).
+    """
+    # Imported here: intake imports this module, and the revision has its one home there.
+    from ._intake import HEADERS_SINCE
+
+    return transport == "streamable-http" and at_least(protocol_version, HEADERS_SINCE)
+
+
 def header_map(tool: Tool) -> dict[str, tuple[str, ...]]:
     """Map each `x-mcp-header` name of a tool to the property path whose value it mirrors.
 
@@ -381,7 +409,9 @@ def encode_header_value(value: object) -> str:
             infinite or NaN float, any other type (`None`, list, dict, ...), or a string that
             is not valid Unicode text (a lone surrogate has no UTF-8 form).
             `details["problem"]`: `"integer_out_of_range"`, `"not_an_integer"`,
-            `"unsupported_type"` or `"not_unicode"`; `details["got"]`: the JSON type.
+            `"unsupported_type"` or `"not_unicode"`; `details["got"]`: the JSON type of the
+            value as passed (`"number"` for any float, so `1e300` is reported as a number
+            out of range, not as an integer).
 
     Total: linear in the length of the value.
 
@@ -401,9 +431,14 @@ def encode_header_value(value: object) -> str:
     elif isinstance(value, int):
         text = _integer_text(value)
     elif isinstance(value, float):
-        if not value.is_integer():  # also False for inf and NaN
+        if not math.isfinite(value):
+            raise _unencodable("not_an_integer", value, "a non-finite number")
+        if not value.is_integer():
             raise _unencodable("not_an_integer", value, "a number with a fraction")
-        text = _integer_text(int(value))
+        if not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+            # Said of the float as sent: int(1e300) would report a 301-digit integer.
+            raise _unencodable("integer_out_of_range", value, "a number outside -(2^53-1)..2^53-1")
+        text = str(int(value))
     else:
         raise _unencodable("unsupported_type", value, f"a JSON {json_type_name(value)}")
     if (

@@ -190,7 +190,7 @@ class PinStore:
         self._closed = False
         self._backend: Backend
         text = os.fspath(location)
-        self._location = _redacted(text) if isinstance(text, str) else repr(text)
+        self._location = redacted_location(text) if isinstance(text, str) else repr(text)
         if isinstance(text, str) and text.startswith(_POSTGRES_SCHEMES):
             self._backend = PostgresBackend(text, timeout)
         else:
@@ -837,8 +837,22 @@ def _entry(row: AuditRow) -> AuditEntry:
     )
 
 
-def _redacted(location: str) -> str:
-    """A URL without its password, for `repr`."""
+def redacted_location(location: str) -> str:
+    """A pin store location fit to print: a URL's password replaced by `***`.
+
+    Args:
+        location: a sqlite path or a `postgresql://user:password@host/db` URL, as given to
+            `PinStore`.
+
+    Returns:
+        `location` with the password of a `scheme://user:password@` part written `***`;
+        anything else unchanged (e.g. `postgresql://pins:***@db/gateway`).
+
+    Total: one linear regex pass; never raises for a `str`.
+
+    Spec: none (conduit-defined: the pin store is this library's); `PinStore`'s `repr` and the
+    `conduit-mcp pins` commands print locations through it.
+    """
     return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", location)
 
 
