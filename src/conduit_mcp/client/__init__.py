@@ -9,7 +9,7 @@ from ._conformance import ConformanceKind, conformance_violations, is_conformant
 from ._contenthash import CONTENT_HASH_PREFIX, content_hash
 from ._dispatch import InputRequired, parse_call_result
 from ._drift import ToolDiff, diff_tools
-from ._errors import REASONS, Error
+from ._errors import REASONS, Error, PathItem, render_path
 from ._fingerprint import FINGERPRINT_PREFIX, canonical_json, fingerprint
 from ._gemini import to_gemini_function, to_gemini_function_response
 from ._headers import (
@@ -64,10 +64,11 @@ from ._shape import (
     shape_for_llm,
     shaped_text,
 )
-from ._tool import DEFAULT_HINTS, Hints, Tool
+from ._tool import DEFAULT_HINTS, Hints, Tool, check_server_id
 from ._translate import AdaptedTool, SchemaNote, SchemaPath
 from ._unicode import find_invisible
 from ._validate import OutputIssue, OutputValidation, validate_arguments, validate_structured
+from ._versions import version_at_least
 from ._warnings import WARNING_CODES, IntakeWarning
 
 __all__ = [
@@ -101,6 +102,7 @@ __all__ = [
     "NameRule",
     "OutputIssue",
     "OutputValidation",
+    "PathItem",
     "Pin",
     "PinCheck",
     "PinStatus",
@@ -116,6 +118,7 @@ __all__ = [
     "ToolResult",
     "Transport",
     "canonical_json",
+    "check_server_id",
     "check_tool_name",
     "conformance_violations",
     "content_hash",
@@ -138,6 +141,7 @@ __all__ = [
     "parse_json",
     "provider_accepts_name",
     "redacted_location",
+    "render_path",
     "shape_for_llm",
     "shaped_text",
     "to_anthropic_tool",
@@ -149,4 +153,5 @@ __all__ = [
     "unwrap_response",
     "validate_arguments",
     "validate_structured",
+    "version_at_least",
 ]

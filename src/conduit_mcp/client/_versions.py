@@ -24,7 +24,7 @@ KNOWN_VERSIONS: Final = VERSIONS
 
 # `LATEST` (re-exported): the newest released revision, `conduit_mcp_wire.LATEST`, the last
 # dated pin in schema/PINNED.json.
-__all__ = ["KNOWN_VERSIONS", "LATEST", "at_least", "check_version"]
+__all__ = ["KNOWN_VERSIONS", "LATEST", "at_least", "check_version", "version_at_least"]
 
 _RANK: Final = {version: rank for rank, version in enumerate(KNOWN_VERSIONS)}
 
@@ -82,3 +82,7 @@ def at_least(version: str, other: str) -> bool:
     if other_rank is None:
         raise ValueError(f"unknown protocol version {other!r}")
     return rank >= other_rank
+
+
+#: The public name of `at_least` (exported from `conduit_mcp.client`): the same function.
+version_at_least = at_least

@@ -26,6 +26,7 @@ from ..client import (
     Error,
     OutputIssue,
     OutputValidation,
+    PathItem,
     PinStore,
     Tool,
     ToolResult,
@@ -33,7 +34,6 @@ from ..client import (
 )
 from ..client import validate_arguments as _validate_arguments
 from ..client import validate_structured as _validate_structured
-from ..client._errors import PathItem
 
 _T = TypeVar("_T")
 

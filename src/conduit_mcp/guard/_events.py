@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ..client._errors import PathItem, render_path
+from ..client import PathItem, render_path
 
 #: The logger every event is written to (stdlib `logging`).
 logger: Final = logging.getLogger("conduit_mcp.guard")

@@ -11,8 +11,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from ..client import PinStore, Tool
-from ..client._tool import check_server_id
+from ..client import PinStore, Tool, check_server_id
 from ._events import MAX_EVENTS, EventSink, GuardEvent
 from ._policy import Policy, make_policy
 

@@ -10,7 +10,7 @@ from typing import Any, Final
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import ErrorData, JSONRPCError, JSONRPCResponse
 
-from ..client._errors import PathItem, render_path
+from ..client import PathItem, render_path
 
 #: A refused `tools/call` (unknown, rejected, blocked or held tool; invalid arguments): JSON-RPC
 #: "Invalid params", the code the spec uses for an unknown tool and invalid arguments

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 import anyio
+from conduit_mcp_wire import VERSIONS as KNOWN_VERSIONS
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import JSONRPCError, JSONRPCRequest, JSONRPCResponse
 from mcp_types import PROTOCOL_VERSION_META_KEY
@@ -27,12 +28,12 @@ from ..client import (
     Error,
     InputRequired,
     OutputValidation,
+    PathItem,
     Tool,
     intake,
     parse_call_result,
 )
-from ..client._errors import PathItem
-from ..client._versions import KNOWN_VERSIONS, at_least
+from ..client import version_at_least as at_least
 from . import _checks
 from ._events import GuardEvent, logger
 from ._jsonrpc import (
