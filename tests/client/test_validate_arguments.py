@@ -167,7 +167,7 @@ def test_intake_warns_about_an_invalid_schema_and_keeps_the_tool() -> None:
             },
         ]
     }
-    got = intake("s", page, transport="stdio")
+    got = intake("s", page, transport="stdio", protocol_version="2026-07-28")
     assert [t.name for t in got.tools] == ["ok", "bad"]
     found = [(w.code, w.path) for w in got.warnings]
     assert found == [
@@ -189,7 +189,7 @@ def test_intake_checks_a_schema_of_any_depth_without_crashing() -> None:
     page = {
         "tools": [{"name": "deep", "inputSchema": {"type": "object", "properties": {"a": schema}}}]
     }
-    got = intake("s", page, transport="stdio")
+    got = intake("s", page, transport="stdio", protocol_version="2026-07-28")
     assert [t.name for t in got.tools] == ["deep"]
     assert [(w.code, w.path, w.details.get("reason")) for w in got.warnings] == [
         ("input_schema_invalid", ("tools", 0, "inputSchema"), "limit_exceeded")

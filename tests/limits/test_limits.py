@@ -79,7 +79,7 @@ def test_parse_json_reports_the_path_of_the_first_container_too_deep() -> None:
     `policy`, reason `limit_exceeded`, the path to the 1,025th container."""
     data = b'{"tools": [{"inputSchema": ' + b"[" * 1100 + b"]" * 1100 + b"}]}"
     with pytest.raises(Error) as info:
-        intake_json("s", data, transport="stdio")
+        intake_json("s", data, transport="stdio", protocol_version="2026-07-28")
     error = info.value
     assert (error.kind, error.reason, error.details["limit"]) == ("policy", "limit_exceeded", 1024)
     assert error.path == ("tools", 0, "inputSchema") + (0,) * 1021

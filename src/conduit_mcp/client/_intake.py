@@ -23,7 +23,7 @@ from ._names import check_tool_name
 from ._tool import Hints, Tool, check_server_id, check_tool_shape
 from ._unicode import find_hidden
 from ._validate import schema_warnings
-from ._versions import LATEST, at_least, check_version
+from ._versions import at_least, check_version
 from ._warnings import IntakeWarning
 
 Transport = Literal["stdio", "streamable-http"]
@@ -125,7 +125,7 @@ def intake(
     result: object,
     *,
     transport: Transport,
-    protocol_version: str = LATEST,
+    protocol_version: str,
     trusted: bool = False,
 ) -> Intake:
     """Take in one `tools/list` page: accept, reject and warn per tool, fingerprint the accepted.
@@ -162,7 +162,9 @@ def intake(
             over: not copied, never mutated).
         transport: `"stdio"` or `"streamable-http"`. On stdio `x-mcp-header` annotations are
             ignored (the spec's MAY).
-        protocol_version: the negotiated protocol version (default: the latest).
+        protocol_version: the negotiated protocol version (required: which rules apply
+            depends on it, and a silent default of the newest version misleads; e.g.
+            `"2025-11-25"`, one of `conduit_mcp_wire.VERSIONS`).
         trusted: whether the operator trusts this server's self-description; recorded on the
             `Intake` for `Intake.hints`.
 
@@ -274,7 +276,7 @@ def intake_json(
     data: bytes | bytearray | memoryview | str,
     *,
     transport: Transport,
-    protocol_version: str = LATEST,
+    protocol_version: str,
     trusted: bool = False,
     max_depth: int = MAX_DEPTH,
 ) -> Intake:
