@@ -367,3 +367,16 @@ def test_every_captured_page_passes_intake_without_rejections() -> None:
         assert got.warnings == (), capture.file
         assert len(got.tools) == len(capture.data["tools"]), capture.file
         assert capture.data == before
+
+
+def test_a_cyclic_tool_is_rejected_alone_with_the_one_cycle_error() -> None:
+    """conduit-defined (issue 15 item 1): a hand-built cycle is not JSON; intake rejects that
+    tool (protocol/invalid_json, path to the container met again) instead of hanging."""
+    schema: dict[str, Any] = {"type": "object", "properties": {}}
+    schema["properties"]["a"] = schema
+    page = {"tools": [{"name": "loop", "inputSchema": schema}, tool("ok")]}
+    got = intake("srv", page, transport="streamable-http", protocol_version="2026-07-28")
+    assert [t.name for t in got.tools] == ["ok"]
+    assert [(r.index, r.kind, r.reason, r.path) for r in got.rejected] == [
+        (0, "protocol", "invalid_json", ("tools", 0, "inputSchema", "properties", "a"))
+    ]

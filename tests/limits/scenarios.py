@@ -18,6 +18,7 @@ from typing import Any
 
 from conduit_mcp.cli import BadInput, _read
 from conduit_mcp.client import (
+    REASONS,
     Error,
     Tool,
     ToolNameMap,
@@ -211,7 +212,7 @@ def _cli_read(data: bytes) -> Any:
             return _read(str(path))
         except BadInput as exc:
             reason = "limit_exceeded" if "/limit_exceeded at " in str(exc) else "invalid_json"
-            raise Error("policy", reason, str(exc)[:200]) from None
+            raise Error(REASONS[reason], reason, str(exc)[:200]) from None  # its implied kind
 
 
 def _http(value: Any) -> Any:
