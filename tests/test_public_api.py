@@ -169,3 +169,61 @@ def test_every_public_attribute_is_in_all_and_every_name_resolves(module: str) -
         and name != "annotations"
     }
     assert public == set(mod.__all__)
+
+
+def _changelog_section(title: str) -> str:
+    text = (ROOT / "CHANGELOG.md").read_text("utf-8")
+    start = text.index(f"### {title}")
+    end = text.find("\n### ", start + 1)
+    return text[start : end if end != -1 else len(text)]
+
+
+def test_changelog_lists_every_reason_with_its_kind() -> None:
+    """conduit-defined: the table in CHANGELOG.md is REASONS, row for row."""
+    from conduit_mcp.client import REASONS
+
+    section = _changelog_section("Error reasons and their kinds")
+    rows = {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 2 and cells[0].startswith("`"):
+            rows[cells[0].strip("`")] = cells[1].split()[0]
+    assert rows == dict(REASONS)
+
+
+@pytest.mark.parametrize(
+    ("title", "codes"),
+    [
+        ("Intake warning codes", "WARNING_CODES"),
+        ("Provenance flags", "PROVENANCE_FLAGS"),
+    ],
+)
+def test_changelog_lists_every_code(title: str, codes: str) -> None:
+    """conduit-defined: each code set of the client is listed in CHANGELOG.md, exactly."""
+    client = importlib.import_module("conduit_mcp.client")
+    section = _changelog_section(title).split("\n", 1)[1]
+    listed = {part.strip("`") for part in section.replace("\n", " ").split("`") if part.strip()}
+    listed = {code for code in listed if code.replace("_", "").isalnum()}
+    assert listed == set(getattr(client, codes))
+
+
+def test_changelog_lists_every_public_name() -> None:
+    """conduit-defined: every name of both `__all__`s appears in the Public API section."""
+    section = (ROOT / "CHANGELOG.md").read_text("utf-8").split("## Public API", 1)[1]
+    names = [name for group in CLIENT_GROUPS.values() for name in group] + GUARD_ALL
+    assert [name for name in names if f"`{name}`" not in section] == []
+
+
+def test_changelog_lists_the_guards_event_kinds_and_reasons() -> None:
+    """conduit-defined: EVENT_KINDS and GUARD_REASONS, exactly, in their two paragraphs."""
+    pytest.importorskip("mcp")
+    guard = importlib.import_module("conduit_mcp.guard")
+    section = _changelog_section("Guard event kinds")
+    kinds_text, reasons_text = section.split("Event kinds:", 1)[1].split("Guard reasons", 1)
+    reasons_text = reasons_text.split("pass through):", 1)[1]
+
+    def codes(text: str) -> set[str]:
+        return {part for part in text.replace("\n", " ").split("`")[1::2]}
+
+    assert codes(kinds_text) == set(guard.EVENT_KINDS)
+    assert codes(reasons_text) == set(guard.GUARD_REASONS)
