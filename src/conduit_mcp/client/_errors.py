@@ -107,7 +107,8 @@ class Error(Exception):
 
     Attributes:
         kind: `"protocol"` (the peer sent something the spec does not allow), `"transport"`
-            (the connection failed) or `"policy"` (a local rule refused it).
+            (the connection failed) or `"policy"` (a local rule refused it); always
+            `REASONS[reason]`: a reason implies its kind.
         reason: a short snake_case code from `REASONS`; match on this, not on `message`.
         message: one line for a person; names the place and the JSON types, never the payload.
         path: keys and indexes from the root of the offending input to the offending value;
