@@ -43,7 +43,11 @@ TARGET_MS = {"sqlite": 5.0, "postgresql": 20.0}
 
 
 def _page(n: int) -> list[Tool]:
-    return list(intake("bench", {"tools": workload.tools(n)}, transport="stdio").tools)
+    return list(
+        intake(
+            "bench", {"tools": workload.tools(n)}, transport="stdio", protocol_version="2026-07-28"
+        ).tools
+    )
 
 
 def _drifted(tools: list[Tool], k: int) -> list[Tool]:

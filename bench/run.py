@@ -239,7 +239,9 @@ def row_tools_list_bytes(page: bytes, n: int) -> Row:
             Candidate(
                 "intake_json",
                 "ours",
-                lambda: intake_json(SERVER_ID, page, transport="streamable-http"),
+                lambda: intake_json(
+                    SERVER_ID, page, transport="streamable-http", protocol_version="2026-07-28"
+                ),
             ),
             Candidate(
                 "json.loads + ListToolsResult.model_validate",
@@ -590,11 +592,19 @@ def scale(config: Config, pages: dict[int, bytes]) -> dict[str, Any]:
         (
             f"intake_json {n}",
             n,
-            lambda n=n: intake_json(SERVER_ID, pages[n], transport="streamable-http"),
+            lambda n=n: intake_json(
+                SERVER_ID, pages[n], transport="streamable-http", protocol_version="2026-07-28"
+            ),
         )
         for n in (small, large)
     ] + [
-        (f"intake {n}", n, lambda n=n: intake(SERVER_ID, parsed[n], transport="streamable-http"))
+        (
+            f"intake {n}",
+            n,
+            lambda n=n: intake(
+                SERVER_ID, parsed[n], transport="streamable-http", protocol_version="2026-07-28"
+            ),
+        )
         for n in (small, large)
     ]
     # The parse floor at both sizes: how much of any growth is the parser's (and the memory's).
@@ -631,7 +641,9 @@ def scale(config: Config, pages: dict[int, bytes]) -> dict[str, Any]:
         data = pages[n]
         gc.collect()
         tracemalloc.start()
-        result = intake_json(SERVER_ID, data, transport="streamable-http")
+        result = intake_json(
+            SERVER_ID, data, transport="streamable-http", protocol_version="2026-07-28"
+        )
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         out[f"intake_json_{n}_peak_mib"] = peak / 2**20

@@ -6,6 +6,7 @@ import copy
 import hashlib
 import json
 import struct
+import sys
 from collections import OrderedDict
 from decimal import Decimal
 from typing import Any
@@ -252,7 +253,12 @@ def test_an_integer_too_long_to_print_is_a_limit_error() -> None:
     """conduit-defined: more digits than `sys.get_int_max_str_digits()` -> limit_exceeded."""
     with pytest.raises(Error) as info:
         canonical_json({"a": [10**5000]})
-    assert (info.value.reason, info.value.path) == ("limit_exceeded", ("a", 0))
+    assert (info.value.kind, info.value.reason, info.value.path) == (
+        "policy",
+        "limit_exceeded",
+        ("a", 0),
+    )
+    assert info.value.details == {"limit": sys.get_int_max_str_digits()}
 
 
 # -- errors for values that are not JSON ----------------------------------------------------

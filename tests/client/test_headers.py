@@ -439,16 +439,32 @@ def test_json_parsed_deep_input_is_walked() -> None:
 # -- Python-level oddities --------------------------------------------------------------------
 
 
-def test_a_cyclic_schema_is_a_value_error_not_a_hang() -> None:
-    """conduit-defined: no JSON parser builds a cycle; a Python caller who does gets ValueError."""
+def test_a_cyclic_schema_is_the_one_cycle_error_not_a_hang() -> None:
+    """conduit-defined (issue 15 item 1): no JSON parser builds a cycle; a Python caller who
+    does gets the one cycle treatment: Error protocol/invalid_json, path to the container met
+    again inside itself."""
     schema: dict[str, Any] = {"type": "object", "properties": {}}
     schema["properties"]["self"] = schema
-    with pytest.raises(ValueError, match="cyclic"):
+    with pytest.raises(Error) as info:
         find_invalid_x_mcp_header(schema)
+    got = (info.value.kind, info.value.reason, info.value.path, dict(info.value.details))
+    assert got == (
+        "protocol",
+        "invalid_json",
+        ("properties", "self"),
+        {"expected": "a JSON value", "got": "cycle"},
+    )
+    with pytest.raises(Error) as info:
+        header_map(Tool.from_wire("s", {"name": "t", "inputSchema": schema}))
+    assert (info.value.reason, info.value.path) == (
+        "invalid_json",
+        ("inputSchema", "properties", "self"),
+    )
     looped: list[Any] = []
     looped.append(looped)
-    with pytest.raises(ValueError, match="cyclic"):
+    with pytest.raises(Error) as info:
         find_invalid_x_mcp_header({"allOf": looped})
+    assert (info.value.reason, info.value.path) == ("invalid_json", ("allOf", 0))
 
 
 def test_a_shared_sub_schema_counts_once_per_place_it_appears() -> None:

@@ -294,20 +294,31 @@ def test_a_tool_holding_a_value_that_is_not_json_is_rejected_alone() -> None:
 def test_caller_bugs_are_type_and_value_errors() -> None:
     """conduit-defined."""
     with pytest.raises(ValueError):
-        intake("srv", {"tools": []}, transport="sse")  # type: ignore[arg-type]
+        intake(
+            "srv",
+            {"tools": []},
+            transport="sse",  # type: ignore[arg-type]
+            protocol_version="2026-07-28",
+        )
     with pytest.raises(ValueError):
-        intake("", {"tools": []}, transport="stdio")
+        intake("", {"tools": []}, transport="stdio", protocol_version="2026-07-28")
     with pytest.raises(Error) as info:
         intake("srv", {"tools": []}, transport="stdio", protocol_version="1.0")
     assert info.value.reason == "unknown_protocol_version"
+    with pytest.raises(TypeError, match="protocol_version"):
+        intake("srv", {"tools": []}, transport="stdio")  # type: ignore[call-arg]
 
 
 def test_intake_json_reads_a_result_or_a_whole_response() -> None:
     """conduit-defined: the bytes entry point."""
     page = {"tools": [tool("a")], "nextCursor": "n"}
-    direct = intake_json("srv", json.dumps(page).encode(), transport="stdio")
+    direct = intake_json(
+        "srv", json.dumps(page).encode(), transport="stdio", protocol_version="2026-07-28"
+    )
     response = {"jsonrpc": "2.0", "id": 1, "result": page}
-    wrapped = intake_json("srv", json.dumps(response), transport="stdio")
+    wrapped = intake_json(
+        "srv", json.dumps(response), transport="stdio", protocol_version="2026-07-28"
+    )
     assert [t.raw for t in direct.tools] == [t.raw for t in wrapped.tools] == [tool("a")]
     assert direct.tools[0].fingerprint == wrapped.tools[0].fingerprint
 
@@ -316,7 +327,7 @@ def test_intake_json_keeps_integers_beyond_64_bits_exact() -> None:
     """conduit-defined: orjson would read 2**70 as a float; the fallback keeps it exact."""
     big = 2**70
     text = f'{{"tools": [{{"name": "a", "inputSchema": {{"type": "object", "default": {big}}}}}]}}'
-    got = intake_json("srv", text.encode(), transport="stdio")
+    got = intake_json("srv", text.encode(), transport="stdio", protocol_version="2026-07-28")
     assert got.tools[0].input_schema["default"] == 2**70
 
 
@@ -337,7 +348,7 @@ def test_intake_json_keeps_integers_beyond_64_bits_exact() -> None:
 def test_intake_json_bad_bytes_raise_our_error(data: bytes, reason: str) -> None:
     """conduit-defined."""
     with pytest.raises(Error) as info:
-        intake_json("srv", data, transport="stdio")
+        intake_json("srv", data, transport="stdio", protocol_version="2026-07-28")
     assert info.value.reason == reason
 
 
@@ -356,3 +367,16 @@ def test_every_captured_page_passes_intake_without_rejections() -> None:
         assert got.warnings == (), capture.file
         assert len(got.tools) == len(capture.data["tools"]), capture.file
         assert capture.data == before
+
+
+def test_a_cyclic_tool_is_rejected_alone_with_the_one_cycle_error() -> None:
+    """conduit-defined (issue 15 item 1): a hand-built cycle is not JSON; intake rejects that
+    tool (protocol/invalid_json, path to the container met again) instead of hanging."""
+    schema: dict[str, Any] = {"type": "object", "properties": {}}
+    schema["properties"]["a"] = schema
+    page = {"tools": [{"name": "loop", "inputSchema": schema}, tool("ok")]}
+    got = intake("srv", page, transport="streamable-http", protocol_version="2026-07-28")
+    assert [t.name for t in got.tools] == ["ok"]
+    assert [(r.index, r.kind, r.reason, r.path) for r in got.rejected] == [
+        (0, "protocol", "invalid_json", ("tools", 0, "inputSchema", "properties", "a"))
+    ]

@@ -103,7 +103,7 @@ def test_no_ref_of_any_kind_opens_a_socket_or_a_file(
         out = validate_structured(result, tool, protocol_version="2026-07-28")
         args = validate_arguments(tool, {"a": 1}, protocol_version="2026-07-28")
         clear_validator_cache()
-        page = intake("s", {"tools": [tool.raw]}, transport="stdio")
+        page = intake("s", {"tools": [tool.raw]}, transport="stdio", protocol_version="2026-07-28")
     finally:
         _WATCHING[0] = False
     for verdict in (out, args):

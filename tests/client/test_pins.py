@@ -498,7 +498,7 @@ def test_corpus_pages_pin_and_check_as_approved_then_flag_a_description_change(
 ) -> None:
     """Real input: every captured tools/list page, through intake, pinned and re-checked."""
     for capture in tool_lists():
-        got = intake(capture.id, capture.data, transport="stdio")
+        got = intake(capture.id, capture.data, transport="stdio", protocol_version="2026-07-28")
         store.approve_all(capture.id, got.tools, approver="test")
         assert {c.status for c in store.check_page(capture.id, got.tools)} <= {"approved"}
         if got.tools:

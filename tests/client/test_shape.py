@@ -22,9 +22,11 @@ from conduit_mcp.client import (
     DEFAULT_MAX_CHARS,
     MIN_MAX_CHARS,
     PROVENANCE_FLAGS,
+    Error,
     Provenance,
     Tool,
     ToolResult,
+    canonical_json,
     is_strict_base64,
     shape_for_llm,
     shaped_text,
@@ -610,16 +612,35 @@ def test_deeply_nested_structured_content_does_not_recurse(depth: int) -> None:
 
 
 def test_structured_content_that_json_cannot_hold_still_shapes() -> None:
-    """conduit-defined: values a caller built by hand (cycles, tuples, sets, bytes, odd keys)
-    never make shaping raise."""
+    """conduit-defined: values a caller built by hand (tuples, sets, bytes, odd keys) never
+    make shaping raise."""
+    value = {"t": (1, 2), "s": {3}, "b": b"x", 1: "int key", (1,): "tuple key"}
+    (text,) = texts(shape({"content": [], "structuredContent": value}))
+    assert text == '{"t":[1,2],"s":"<set>","b":"<bytes>","1":"int key","<tuple>":"tuple key"}'
+
+
+def test_cyclic_structured_content_is_the_one_cycle_error() -> None:
+    """conduit-defined (issue 15 item 1): a cycle gets the treatment it gets everywhere (as
+    canonical_json): Error protocol/invalid_json at the container met again; sharing is fine."""
     cyclic: list[Any] = [1]
     cyclic.append(cyclic)
-    value = {"t": (1, 2), "s": {3}, "b": b"x", 1: "int key", (1,): "tuple key", "c": cyclic}
-    (text,) = texts(shape({"content": [], "structuredContent": value}))
-    assert text == (
-        '{"t":[1,2],"s":"<set>","b":"<bytes>","1":"int key","<tuple>":"tuple key",'
-        '"c":[1,"<cycle>"]}'
+    with pytest.raises(Error) as info:
+        shape({"content": [], "structuredContent": {"s": {3}, "c": cyclic}})
+    got = (info.value.kind, info.value.reason, info.value.path, dict(info.value.details))
+    assert got == (
+        "protocol",
+        "invalid_json",
+        ("structuredContent", "c", 1),
+        {"expected": "a JSON value", "got": "cycle"},
     )
+    with pytest.raises(Error) as info:
+        canonical_json({"c": cyclic})
+    assert info.value.path == ("c", 1)
+    shared = [1]
+    (text,) = texts(
+        shape({"content": [], "structuredContent": {"s": {3}, "a": shared, "b": shared}})
+    )
+    assert text == '{"s":"<set>","a":[1],"b":[1]}'
 
 
 @pytest.mark.parametrize(

@@ -167,7 +167,7 @@ def test_intake_warns_about_an_invalid_schema_and_keeps_the_tool() -> None:
             },
         ]
     }
-    got = intake("s", page, transport="stdio")
+    got = intake("s", page, transport="stdio", protocol_version="2026-07-28")
     assert [t.name for t in got.tools] == ["ok", "bad"]
     found = [(w.code, w.path) for w in got.warnings]
     assert found == [
@@ -189,8 +189,25 @@ def test_intake_checks_a_schema_of_any_depth_without_crashing() -> None:
     page = {
         "tools": [{"name": "deep", "inputSchema": {"type": "object", "properties": {"a": schema}}}]
     }
-    got = intake("s", page, transport="stdio")
+    got = intake("s", page, transport="stdio", protocol_version="2026-07-28")
     assert [t.name for t in got.tools] == ["deep"]
     assert [(w.code, w.path, w.details.get("reason")) for w in got.warnings] == [
         ("input_schema_invalid", ("tools", 0, "inputSchema"), "limit_exceeded")
     ]
+
+
+def test_a_cyclic_input_schema_is_the_one_cycle_error() -> None:
+    """conduit-defined (issue 15 item 1): a hand-built schema that contains itself is not
+    JSON: Error protocol/invalid_json (as canonical_json), never a TypeError or a hang."""
+    schema: dict[str, Any] = {"type": "object", "properties": {}}
+    schema["properties"]["a"] = schema
+    tool = Tool.from_wire("s", {"name": "t", "inputSchema": schema})
+    with pytest.raises(Error) as info:
+        validate_arguments(tool, {"a": {}}, protocol_version="2026-07-28")
+    got = (info.value.kind, info.value.reason, info.value.path, dict(info.value.details))
+    assert got == (
+        "protocol",
+        "invalid_json",
+        ("inputSchema",),
+        {"expected": "a JSON value", "got": "cycle"},
+    )

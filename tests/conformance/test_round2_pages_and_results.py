@@ -68,7 +68,7 @@ def test_case_49_hidden_unicode_in_a_parameter_description_is_reported() -> None
     case = load("49-page-param-description-hidden-unicode")
     x = case["input"]
     before = copy.deepcopy(x)
-    got = C.intake("srv", x, transport="stdio")
+    got = C.intake("srv", x, transport="stdio", protocol_version="2026-07-28")
     assert [t.name for t in got.tools] == ["read_note"] and got.rejected == ()
     (warning,) = [w for w in got.warnings if w.code == "invisible_unicode"]
     assert warning.path == ("tools", 0, "inputSchema", "properties", "id", "description")

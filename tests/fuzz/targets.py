@@ -88,7 +88,7 @@ def intake_json_target(data: bytes) -> None:
     header map and headers, the three adapters, a name map."""
     for transport in ("stdio", "streamable-http"):
         try:
-            result = intake_json("fuzz", data, transport=transport)  # type: ignore[arg-type]
+            result = intake_json("fuzz", data, transport=transport, protocol_version="2026-07-28")  # type: ignore[arg-type]
         except Error as exc:
             _known(exc)
             return

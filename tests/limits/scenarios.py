@@ -18,6 +18,7 @@ from typing import Any
 
 from conduit_mcp.cli import BadInput, _read
 from conduit_mcp.client import (
+    REASONS,
     Error,
     Tool,
     ToolNameMap,
@@ -211,11 +212,11 @@ def _cli_read(data: bytes) -> Any:
             return _read(str(path))
         except BadInput as exc:
             reason = "limit_exceeded" if "/limit_exceeded at " in str(exc) else "invalid_json"
-            raise Error("policy", reason, str(exc)[:200]) from None
+            raise Error(REASONS[reason], reason, str(exc)[:200]) from None  # its implied kind
 
 
 def _http(value: Any) -> Any:
-    return intake("s", value, transport="streamable-http")
+    return intake("s", value, transport="streamable-http", protocol_version="2026-07-28")
 
 
 def _validate(pair: tuple[ToolResult, Tool]) -> Any:
@@ -228,12 +229,12 @@ def _with_schema(schema: Any, structured: Any) -> tuple[ToolResult, Tool]:
 
 
 def _all_warnings(value: Any) -> Any:
-    got = intake("s", value, transport="stdio")
+    got = intake("s", value, transport="stdio", protocol_version="2026-07-28")
     return [got.warnings_for(i) for i in range(len(value["tools"]))]
 
 
 def _tools(n: int) -> list[Tool]:
-    return list(intake("s", page(n), transport="stdio").tools)
+    return list(intake("s", page(n), transport="stdio", protocol_version="2026-07-28").tools)
 
 
 # -- the cases ------------------------------------------------------------------------------
@@ -259,7 +260,7 @@ CASES: tuple[Case, ...] = (
         "deep",
         "intake_json",
         lambda n: b'{"tools":[' + b"[" * n + b"]" * n + b"]}",
-        lambda d: intake_json("s", d, transport="stdio"),
+        lambda d: intake_json("s", d, transport="stdio", protocol_version="2026-07-28"),
         "limit_exceeded",
     ),
     Case(
@@ -358,7 +359,7 @@ CASES: tuple[Case, ...] = (
         "big_text",
         "intake_json",
         lambda n: _bytes({"tools": [described_tool(n)]}),
-        lambda d: intake_json("s", d, transport="stdio"),
+        lambda d: intake_json("s", d, transport="stdio", protocol_version="2026-07-28"),
     ),
     # 100,000 tools in one page.
     Case("many_tools", "intake[streamable-http]", page, _http),
@@ -366,7 +367,7 @@ CASES: tuple[Case, ...] = (
         "many_tools",
         "intake_json",
         lambda n: _bytes(page(n)),
-        lambda d: intake_json("s", d, transport="streamable-http"),
+        lambda d: intake_json("s", d, transport="streamable-http", protocol_version="2026-07-28"),
     ),
     Case("many_tools", "Intake.warnings_for[every tool]", page, _all_warnings),
     Case(

@@ -105,12 +105,14 @@ def test_intake_json_equals_intake_of_the_parsed_page(page: Any, transport: Any)
     text = json.dumps(page)
     wrapped = json.dumps({"jsonrpc": "2.0", "id": 1, "result": page})
     try:
-        expected: Any = intake(SERVER, json.loads(text), transport=transport)
+        expected: Any = intake(
+            SERVER, json.loads(text), transport=transport, protocol_version="2026-07-28"
+        )
     except Error as exc:
         expected = (exc.kind, exc.reason, exc.path)
     for data in (text.encode(), wrapped.encode()):
         try:
-            got: Any = intake_json(SERVER, data, transport=transport)
+            got: Any = intake_json(SERVER, data, transport=transport, protocol_version="2026-07-28")
         except Error as exc:
             got = (exc.kind, exc.reason, exc.path)
         assert got == expected
@@ -135,4 +137,4 @@ def test_every_schema_valid_page_is_accepted_whole_on_stdio(case: tuple[str, Any
 def test_intake_json_refuses_broken_bytes_with_an_error(data: bytes) -> None:
     """conduit-defined: broken bytes never raise anything but `Error`."""
     with pytest.raises(Error):
-        intake_json(SERVER, data, transport="stdio")
+        intake_json(SERVER, data, transport="stdio", protocol_version="2026-07-28")

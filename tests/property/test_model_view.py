@@ -54,7 +54,7 @@ def test_every_hidden_character_a_model_reads_is_reported_at_its_path(
         },
         "outputSchema": {"type": "object", "title": out_title},
     }
-    got = intake("s", {"tools": [tool]}, transport="stdio")
+    got = intake("s", {"tools": [tool]}, transport="stdio", protocol_version="2026-07-28")
     found = {
         (x.code, x.path[2:])
         for x in got.warnings
@@ -79,4 +79,7 @@ def test_nothing_is_reported_for_clean_text_in_any_script(copies: int) -> None:
     """conduit-defined: visible non-ASCII text (accents, CJK, dashes, emoji) is no finding."""
     text = "Café — 漢字 ✓ 😀 naïve\n\t" * copies
     tool = {"name": "t", "description": text, "inputSchema": {"type": "object", "title": text}}
-    assert intake("s", {"tools": [tool]}, transport="stdio").warnings == ()
+    assert (
+        intake("s", {"tools": [tool]}, transport="stdio", protocol_version="2026-07-28").warnings
+        == ()
+    )

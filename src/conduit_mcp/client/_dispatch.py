@@ -267,9 +267,8 @@ def parse_call_result(
 
     Raises:
         TypeError: `protocol_version` is not a `str` (a caller bug).
-        Error: kind `"protocol"`:
-            reason `"unknown_protocol_version"` when `protocol_version` is not a known revision
-            (path `()`);
+        Error: kind `"policy"`, reason `"unknown_protocol_version"` when `protocol_version` is
+            not a known revision (path `()`). Kind `"protocol"`:
             reason `"invalid_tool_result"` when `raw` is not an object (path `()`) or its shape
             is wrong (see `ToolResult.from_wire` and `InputRequired.from_wire`; this includes an
             `input_required` result with neither a non-empty `inputRequests` nor a

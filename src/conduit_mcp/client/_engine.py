@@ -32,7 +32,7 @@ from typing import Any, Final, NoReturn
 import orjson
 
 from ._dialects import DRAFT_07, DRAFT_2019_09, DRAFT_2020_12
-from ._errors import Error, PathItem, json_type_name, render_path
+from ._errors import Error, PathItem, cycle_error, json_type_name, render_path
 from ._verdict import OutputIssue
 
 #: How many compiled schemas are kept (least recently used evicted first).
@@ -50,6 +50,10 @@ MAX_NESTING_WORK: Final = 8192
 #: The engine describes issues (iter_errors) of values nested at most this deep (measured on
 #: jsonschema-rs 0.61.2: 255 levels raise "Recursion limit reached"); `is_valid` has no limit.
 DESCRIBABLE_DEPTH: Final = 254
+#: Deepest nesting (levels) the engine takes in (measured on jsonschema-rs 0.61.2: a schema
+#: nested 256 levels deep raises "Recursion limit reached"): `details["limit"]` when the
+#: engine runs out of recursion budget.
+ENGINE_DEPTH_LIMIT: Final = 255
 _MAX_REFS_ANALYSED: Final = 512
 _MAX_MESSAGE: Final = 240
 _MAX_NAMES: Final = 5
@@ -153,6 +157,8 @@ def compiled(schema: dict[str, Any], dialect: str, role: str) -> Compiled:
     Raises:
         Error: kind `"policy"`, reason `"limit_exceeded"`, path `(role,)`, when the schema's
             canonical JSON exceeds `MAX_SCHEMA_BYTES` or it is nested too deeply to compile.
+            Kind `"protocol"`, reason `"invalid_json"`, path `(role,)`, when the schema
+            contains itself (`cycle_error`, the one treatment of cycles).
         TypeError: the schema holds a value JSON cannot represent (a caller bug).
     """
     hit = _by_object.get(id(schema))  # a dict read is atomic under the GIL: no lock
@@ -193,6 +199,8 @@ def _canonical(schema: dict[str, Any], role: str) -> bytes:
         except RecursionError:
             _too_deep_schema(role)
         except (TypeError, ValueError) as exc:
+            if isinstance(exc, ValueError) and "Circular reference" in str(exc):
+                raise cycle_error((role,)) from None  # the one treatment of cycles
             raise TypeError(
                 f"{role} holds a value JSON cannot represent ({type(exc).__name__})"
             ) from None
@@ -226,7 +234,7 @@ def _too_deep_schema(role: str) -> NoReturn:
         "limit_exceeded",
         f"$.{role} is nested too deeply to compile",
         path=(role,),
-        details={"limit": "engine recursion limit"},
+        details={"limit": ENGINE_DEPTH_LIMIT},
     ) from None
 
 
@@ -451,7 +459,7 @@ def check_depth(entry: Compiled, instance: Any, where: str) -> None:
         too_deep(where, instance, allowed)
 
 
-def too_deep(where: str, instance: Any, limit: Any) -> NoReturn:
+def too_deep(where: str, instance: Any, limit: int) -> NoReturn:
     """Raise the `limit_exceeded` Error for a value too deep to validate (`details["depth"]`)."""
     depth = nesting_depth(instance, sys.maxsize)
     raise Error(
@@ -523,7 +531,7 @@ def _engine_failure(
     exc: BaseException, where: str, instance: Any, issues: list[OutputIssue]
 ) -> None:
     if _out_of_depth(exc):
-        too_deep(where, instance, "engine recursion limit")
+        too_deep(where, instance, ENGINE_DEPTH_LIMIT)
     if not isinstance(exc, Exception) and not is_panic(exc):
         raise exc
     # A value the engine cannot take: a lone surrogate, a non-JSON type.

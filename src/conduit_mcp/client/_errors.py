@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, Final, Literal
 
 ErrorKind = Literal["protocol", "transport", "policy"]
@@ -17,31 +18,35 @@ KINDS: Final = frozenset({"protocol", "transport", "policy"})
 PathItem = str | int
 """One step into a JSON value: an object key (str) or an array index (int)."""
 
-#: Every `Error.reason` this library produces, in one place. The codes are public API.
-REASONS: Final = frozenset(
+#: Every `Error.reason` this library produces, mapped to the one kind it always has (a reason
+#: implies its kind; `Error` refuses any other pairing). Read-only; the codes and their kinds are
+#: public API (CHANGELOG.md lists them). `reason in REASONS` works as on a set.
+REASONS: Final[Mapping[str, ErrorKind]] = MappingProxyType(
     {
         # foundation (Tool / ToolResult / strict conformance)
-        "invalid_tool",
-        "invalid_tool_result",
-        "schema_violation",
-        "unknown_protocol_version",
+        "invalid_tool": "protocol",
+        "invalid_tool_result": "protocol",
+        "schema_violation": "protocol",
+        # A revision this library does not know: the spec lets a server answer any version it
+        # supports (basic/lifecycle "Version Negotiation"); refusing it is this library's rule.
+        "unknown_protocol_version": "policy",
         # tool intake
-        "invalid_tools_list",
-        "duplicate_tool_name",
-        "x_mcp_header_invalid_name",
-        "x_mcp_header_duplicate",
-        "x_mcp_header_type",
-        "x_mcp_header_unreachable",
-        "header_value_unencodable",
+        "invalid_tools_list": "protocol",
+        "duplicate_tool_name": "protocol",
+        "x_mcp_header_invalid_name": "protocol",
+        "x_mcp_header_duplicate": "protocol",
+        "x_mcp_header_type": "protocol",
+        "x_mcp_header_unreachable": "protocol",
+        "header_value_unencodable": "policy",
         # results
-        "invalid_result_type",
-        "unsupported_schema_dialect",
-        # resource limits
-        "limit_exceeded",
-        # reading JSON (CLI, bytes entry points)
-        "invalid_json",
+        "invalid_result_type": "protocol",
+        "unsupported_schema_dialect": "protocol",
+        # resource limits (`details["limit"]` is always an int)
+        "limit_exceeded": "policy",
+        # not JSON: bad JSON text, or a Python value JSON cannot hold (a cycle included)
+        "invalid_json": "protocol",
         # adapters (a model called a tool name no ToolNameMap gave out)
-        "unmapped_tool_name",
+        "unmapped_tool_name": "policy",
     }
 )
 
@@ -102,23 +107,26 @@ class Error(Exception):
 
     Attributes:
         kind: `"protocol"` (the peer sent something the spec does not allow), `"transport"`
-            (the connection failed) or `"policy"` (a local rule refused it).
+            (the connection failed) or `"policy"` (a local rule refused it); always
+            `REASONS[reason]`: a reason implies its kind.
         reason: a short snake_case code from `REASONS`; match on this, not on `message`.
         message: one line for a person; names the place and the JSON types, never the payload.
         path: keys and indexes from the root of the offending input to the offending value;
             `()` for the root itself.
-        details: extra machine-readable facts (e.g. `{"expected": "string", "got": "integer"}`).
+        details: extra machine-readable facts (e.g. `{"expected": "string", "got": "integer"}`),
+            as a read-only mapping (a copy of what was passed).
 
     Raises:
-        ValueError: on construction, when `kind` is not one of the three kinds or `reason` is
-            not a known code (a bug in this library, never caused by input).
+        ValueError: on construction, when `kind` is not one of the three kinds, `reason` is
+            not a known code, or `kind` is not the kind `REASONS` gives `reason` (a bug in this
+            library, never caused by input).
     """
 
     kind: ErrorKind
     reason: str
     message: str
     path: tuple[PathItem, ...]
-    details: dict[str, Any]
+    details: Mapping[str, Any]
 
     def __init__(
         self,
@@ -131,14 +139,18 @@ class Error(Exception):
     ) -> None:
         if kind not in KINDS:
             raise ValueError(f"unknown error kind {kind!r}")
-        if reason not in REASONS:
+        implied = REASONS.get(reason)
+        if implied is None:
             raise ValueError(f"unknown error reason {reason!r}")
+        if kind != implied:
+            raise ValueError(f"reason {reason!r} is of kind {implied!r}, not {kind!r}")
         super().__init__(message)
         self.kind = kind
         self.reason = reason
         self.message = message
         self.path = tuple(path)
-        self.details = dict(details) if details else {}
+        # A copy behind a read-only view: a caller's later mutation cannot reach in.
+        self.details = MappingProxyType(dict(details) if details else {})
 
     @property
     def json_path(self) -> str:
@@ -162,7 +174,9 @@ class Error(Exception):
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Exceptions with keyword-only arguments do not pickle by default.
-        return (_rebuild, (self.kind, self.reason, self.message, self.path, self.details))
+        # A mappingproxy does not pickle; rebuild from a plain dict.
+        details = dict(self.details)
+        return (_rebuild, (self.kind, self.reason, self.message, self.path, details))
 
 
 def _rebuild(
@@ -183,4 +197,22 @@ def type_error(reason: str, path: tuple[PathItem, ...], expected: str, value: ob
         f"{where} must be {expected}, got {got}",
         path=path,
         details={"expected": expected, "got": got},
+    )
+
+
+def cycle_error(path: tuple[PathItem, ...]) -> Error:
+    """Build the one `Error` for a Python value that contains itself (a reference cycle).
+
+    No JSON parser produces a cycle, so only a caller's hand-built value holds one; every walker
+    of this library treats it the same way: kind `"protocol"`, reason `"invalid_json"` (a value
+    JSON cannot hold, as a NaN or a set), `path` to the container met again inside itself,
+    `details` `{"expected": "a JSON value", "got": "cycle"}`. Never a hang, a `RecursionError`,
+    a `ValueError` or a placeholder string. Shared, acyclic sub-values are not cycles.
+    """
+    return Error(
+        "protocol",
+        "invalid_json",
+        f"{render_path(path)} contains itself (a reference cycle), which JSON cannot hold",
+        path=path,
+        details={"expected": "a JSON value", "got": "cycle"},
     )

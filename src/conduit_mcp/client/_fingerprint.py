@@ -27,12 +27,13 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import sys
 from collections.abc import Sequence
 from typing import Any, Final
 
 import orjson
 
-from ._errors import Error, PathItem, json_type_name, render_path
+from ._errors import Error, PathItem, cycle_error, json_type_name, render_path
 from ._tool import Tool
 
 #: Every fingerprint starts with this: the canonicalization (RFC 8785 JCS) and the hash.
@@ -136,8 +137,9 @@ def canonical_json(value: object) -> bytes:
             when the value is not JSON: a NaN or infinite float, an object key that is not a
             `str` (path to the object), a string or key that is not valid Unicode (a lone
             surrogate; path to the string or to the member), a container that contains itself,
-            or a value of any other type. Reason `"limit_exceeded"` when an integer has more
-            decimal digits than the interpreter will convert (`sys.get_int_max_str_digits()`).
+            or a value of any other type. Kind `"policy"`, reason `"limit_exceeded"` when an
+            integer has more decimal digits than the interpreter will convert
+            (`details["limit"]`: `sys.get_int_max_str_digits()`, an int).
             Not covered: `uuid.UUID`, `enum.Enum` and `orjson.Fragment` objects, which no JSON
             parser returns, are written as orjson writes them when the fast path takes the
             value (undefined for callers; never on the wire).
@@ -176,8 +178,8 @@ def fingerprint(raw_tool: object) -> str:
         e.g. `"jcs-sha256:4c1b..."`: the prefix and 64 lowercase hex digits.
 
     Raises:
-        Error: as `canonical_json` (kind `"protocol"`, reason `"invalid_json"` or
-            `"limit_exceeded"`, with the path to the value that is not JSON).
+        Error: as `canonical_json` (kind `"protocol"`, reason `"invalid_json"`, or kind
+            `"policy"`, reason `"limit_exceeded"`, with the path to the value that is not JSON).
 
     Total: as `canonical_json`.
 
@@ -391,7 +393,7 @@ def _canonical_slow(root: object) -> bytes:
         elif isinstance(value, (dict, list, tuple)):
             ident = id(value)
             if ident in active:
-                raise _not_json(path, "contains itself (a reference cycle)", "cycle")
+                raise cycle_error(tuple(path))
             members: Sequence[tuple[PathItem, bytes | None, Any]]
             if isinstance(value, dict):
                 members = _sorted_members(value, path)
@@ -484,12 +486,13 @@ def _int_bytes(number: int, path: list[PathItem]) -> bytes:
     try:
         digits = int.__repr__(number)  # not repr(): an IntEnum's repr is not its digits
     except ValueError:  # more digits than sys.get_int_max_str_digits() allows
+        limit = sys.get_int_max_str_digits()
         raise Error(
-            "protocol",
+            "policy",
             "limit_exceeded",
-            f"{render_path(tuple(path))}: integer has too many digits to serialize",
+            f"{render_path(tuple(path))}: integer has more than {limit} digits to serialize",
             path=tuple(path),
-            details={"limit": "sys.get_int_max_str_digits()"},
+            details={"limit": limit},
         ) from None
     if -_MAX_SAFE_INT <= number <= _MAX_SAFE_INT:
         return digits.encode("ascii")

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from . import _wire as w
-from ._errors import Error, PathItem, json_type_name, render_path
+from ._errors import Error, PathItem, cycle_error, json_type_name
 from ._tool import Tool
 from ._versions import at_least
 
@@ -181,7 +181,7 @@ def _scan(root: object, collect: bool) -> tuple[Error | None, list[tuple[str, _L
     as `(header name, link to its property schema)`.
 
     Raises:
-        ValueError: `root` contains itself (a reference cycle no JSON parser can produce).
+        Error: `root` contains itself (`cycle_error`: kind `"protocol"`, `"invalid_json"`).
     """
     found: list[tuple[str, _Link]] = []
     seen: dict[str, _Link] = {}
@@ -200,7 +200,7 @@ def _scan(root: object, collect: bool) -> tuple[Error | None, list[tuple[str, _L
         node_id = id(node)
         if node_id in on_path:
             link = None if step is _ROOT else (parent, step)
-            raise ValueError(f"input is cyclic at {render_path(_path(link))}; JSON cannot be")
+            raise cycle_error(_path(None if step is _ROOT else (parent, step)))
         mark = len(stack)
         link = _UNSET
         if isinstance(node, dict):
@@ -292,8 +292,9 @@ def find_invalid_x_mcp_header(input_schema: object) -> Error | None:
           (the earlier annotation's path, inside `input_schema`).
 
     Raises:
-        ValueError: `input_schema` contains itself (a Python reference cycle; no JSON parser
-            produces one). Shared, acyclic sub-objects are walked once per occurrence.
+        Error: kind `"protocol"`, reason `"invalid_json"`, `details["got"] == "cycle"`, path
+            into `input_schema`, when it contains itself (a Python reference cycle; no JSON
+            parser produces one). Shared, acyclic sub-objects are walked once per occurrence.
 
     Total: an explicit stack, no recursion, so any depth works (10,000 levels and more); time
     and memory are linear in the size of the JSON text `input_schema` would serialize to.
@@ -361,7 +362,8 @@ def header_map(tool: Tool) -> dict[str, tuple[str, ...]]:
             kind, reason and details), with its path prefixed by `("inputSchema",)` so that it
             is rooted at the tool.
         TypeError: `tool` is not a `Tool` (a caller bug).
-        ValueError: the schema contains itself (see `find_invalid_x_mcp_header`).
+        Error: kind `"protocol"`, reason `"invalid_json"`, when the schema contains itself
+            (see `find_invalid_x_mcp_header`), path prefixed by `("inputSchema",)` likewise.
 
     Total: as `find_invalid_x_mcp_header`; the result costs the summed lengths of the paths.
 
@@ -375,7 +377,10 @@ def header_map(tool: Tool) -> dict[str, tuple[str, ...]]:
     """
     if not isinstance(tool, Tool):
         raise TypeError(f"tool must be a Tool, got {type(tool).__name__}")
-    error, found = _scan(tool.input_schema, collect=True)
+    try:
+        error, found = _scan(tool.input_schema, collect=True)
+    except Error as exc:  # a cycle: rooted at the tool, like the annotation errors
+        raise exc.with_prefix(w.INPUT_SCHEMA) from None
     if error is not None:
         raise error.with_prefix(w.INPUT_SCHEMA)
     result: dict[str, tuple[str, ...]] = {}

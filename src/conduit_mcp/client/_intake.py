@@ -23,7 +23,7 @@ from ._names import check_tool_name
 from ._tool import Hints, Tool, check_server_id, check_tool_shape
 from ._unicode import find_hidden
 from ._validate import schema_warnings
-from ._versions import LATEST, at_least, check_version
+from ._versions import at_least, check_version
 from ._warnings import IntakeWarning
 
 Transport = Literal["stdio", "streamable-http"]
@@ -46,7 +46,8 @@ class Rejection:
     Attributes:
         index: the tool's index in the page's `tools` array.
         name: its `name` when that was a string, else `None`.
-        kind: the `Error.kind` of the cause (`"protocol"` for every intake rule).
+        kind: the `Error.kind` of the cause, the kind `REASONS` gives `reason` (`"protocol"`
+            for every intake rule; `"policy"` for `limit_exceeded`).
         reason: the `Error.reason` (e.g. `invalid_tool`, `duplicate_tool_name`,
             `x_mcp_header_type`).
         path: from the root of the `tools/list` result, e.g. `("tools", 3, "inputSchema")`.
@@ -125,7 +126,7 @@ def intake(
     result: object,
     *,
     transport: Transport,
-    protocol_version: str = LATEST,
+    protocol_version: str,
     trusted: bool = False,
 ) -> Intake:
     """Take in one `tools/list` page: accept, reject and warn per tool, fingerprint the accepted.
@@ -162,7 +163,9 @@ def intake(
             over: not copied, never mutated).
         transport: `"stdio"` or `"streamable-http"`. On stdio `x-mcp-header` annotations are
             ignored (the spec's MAY).
-        protocol_version: the negotiated protocol version (default: the latest).
+        protocol_version: the negotiated protocol version (required: which rules apply
+            depends on it, and a silent default of the newest version misleads; e.g.
+            `"2025-11-25"`, one of `conduit_mcp_wire.VERSIONS`).
         trusted: whether the operator trusts this server's self-description; recorded on the
             `Intake` for `Intake.hints`.
 
@@ -171,8 +174,9 @@ def intake(
 
     Raises:
         Error: kind `"protocol"`, reason `"invalid_tools_list"`, when `result` is not an
-            object (path `()`) or `tools` is missing or not an array (path `("tools",)`);
-            reason `"unknown_protocol_version"` for a version this library does not know.
+            object (path `()`) or `tools` is missing or not an array (path `("tools",)`); kind
+            `"policy"`, reason `"unknown_protocol_version"` for a version this library does not
+            know.
         TypeError, ValueError: `server_id` is not a non-empty `str`, or `transport` is not
             one of the two transports (caller bugs).
 
@@ -221,13 +225,21 @@ def intake(
                 seen.add(name)  # a rejected tool still claims its name (first one wins)
             continue
         name = raw[w.NAME]
-        found = _warnings(raw, name, index)
-        if found:
-            warnings.extend(found)
-        # Meta-schema check (issue 13): a warning, never a rejection; compiles into the cache.
-        warnings.extend(
-            x.with_prefix(w.TOOLS, index) for x in schema_warnings(raw, protocol_version)
-        )
+        # The canonical bytes first: they refuse what is not JSON (a hand-built cycle among
+        # them) before any other walk of the tool could meet it.
+        not_json: Error | None = None
+        try:
+            canonical = canonical_json(raw)
+        except Error as exc:
+            not_json = exc
+        if not_json is None:
+            found = _warnings(raw, name, index)
+            if found:
+                warnings.extend(found)
+            # Meta-schema check (issue 13): a warning, never a rejection; compiles into cache.
+            warnings.extend(
+                x.with_prefix(w.TOOLS, index) for x in schema_warnings(raw, protocol_version)
+            )
         if name in seen:
             rejected.append(
                 Rejection(
@@ -241,10 +253,8 @@ def intake(
             )
             continue
         seen.add(name)
-        try:
-            canonical = canonical_json(raw)
-        except Error as exc:
-            rejected.append(_rejection(index, name, exc, (w.TOOLS, index)))
+        if not_json is not None:
+            rejected.append(_rejection(index, name, not_json, (w.TOOLS, index)))
             continue
         # The canonical bytes hold every key literally, so a tool without the annotation's
         # name anywhere skips the schema walk.
@@ -274,7 +284,7 @@ def intake_json(
     data: bytes | bytearray | memoryview | str,
     *,
     transport: Transport,
-    protocol_version: str = LATEST,
+    protocol_version: str,
     trusted: bool = False,
     max_depth: int = MAX_DEPTH,
 ) -> Intake:

@@ -231,8 +231,8 @@ class PinStore:
                 `approver` that is not a `str`.
             Error: as `fingerprint()`, for a `Tool` whose `raw` is not JSON; kind
                 `"protocol"`, reason `"invalid_json"`, path `("name",)`, when the tool name
-                holds a lone surrogate; reason `"unknown_protocol_version"` for a version this
-                library does not know.
+                holds a lone surrogate; kind `"policy"`, reason `"unknown_protocol_version"` for
+                a version this library does not know.
             ValueError: the store is closed.
             sqlite3.Error, psycopg.Error: the database cannot be written (nothing changed).
         """

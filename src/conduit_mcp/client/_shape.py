@@ -51,6 +51,7 @@ from typing import Any, Final, Literal
 import orjson
 
 from . import _wire as w
+from ._errors import PathItem, cycle_error
 from ._media import MIME_ALIASES, known_signature, normalize_mime, sniff
 from ._result import ToolResult
 from ._tool import check_server_id
@@ -279,11 +280,14 @@ def shape_for_llm(
             not an `int`, or `accepted_mime_types` is a `str` or holds a non-`str` (caller bugs).
         ValueError: `server_id` is empty, `max_chars < MIN_MAX_CHARS`, or `include_structured`
             is not one of the three values.
+        Error: kind `"protocol"`, reason `"invalid_json"`, `details["got"] == "cycle"`, path
+            from `("structuredContent",)`, when a hand-built `structuredContent` contains itself
+            (the one treatment of cycles; no JSON parser produces one).
 
     Total: linear in the size of the content (each string is scanned a constant number of
     times; base64 is checked, never decoded). Blocks are looked at one level deep; nested
-    `structuredContent` of any depth (or with cycles, or values JSON cannot hold) is serialized
-    with an explicit stack when the C encoder gives up, so depth never raises `RecursionError`.
+    `structuredContent` of any depth (or with values JSON cannot hold) is serialized with an
+    explicit stack when the C encoder gives up, so depth never raises `RecursionError`.
 
     Spec: 2026-07-28 server/tools "Tool Result", "Structured Content" ("a tool that returns
     structured content SHOULD also return the serialized JSON in a TextContent block"), "Error
@@ -707,9 +711,10 @@ def _needs_cleaning(value: Any) -> bool:
 
 
 def _dump_json(value: Any) -> str:
-    """Compact JSON text of `value` (member order kept), exact for integers, never raising.
+    """Compact JSON text of `value` (member order kept), exact for integers.
 
-    NaN and infinities (not JSON; only lenient parsers make them) are written as `null`.
+    NaN and infinities (not JSON; only lenient parsers make them) are written as `null`; values
+    JSON cannot hold as `"<type>"`. Raises `Error` only for a cycle (`_dump_json_iterative`).
     """
     try:
         # orjson is ~20x faster than `json` here; it refuses integers past 64 bits, non-str
@@ -721,7 +726,8 @@ def _dump_json(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except (RecursionError, ValueError, TypeError):
         # Too deep for the C encoder, an integer past `sys.get_int_max_str_digits()`, a cycle,
-        # NaN, or a value JSON cannot hold: the explicit-stack encoder copes with all of them.
+        # NaN, or a value JSON cannot hold: the explicit-stack encoder copes (or, for a cycle,
+        # raises the one cycle Error).
         return _dump_json_iterative(value)
 
 
@@ -731,39 +737,51 @@ _LEAVE: Final = 2  # stack entry: leaving a container (cycle detection)
 
 
 def _dump_json_iterative(value: Any) -> str:
+    """As `_dump_json`, with an explicit stack.
+
+    Raises:
+        Error: `cycle_error` (kind `"protocol"`, `"invalid_json"`), path from
+            `structuredContent`, when the value contains itself: the one treatment of cycles.
+    """
     out: list[str] = []
     on_path: set[int] = set()
-    stack: list[tuple[int, Any]] = [(_OPEN, value)]
+    path: list[PathItem] = [w.STRUCTURED_CONTENT]  # where the open containers sit
+    # (tag, item, step): step is the member name or index an _OPEN value sits at (None for
+    # the root); a _LEAVE entry's step says whether its container added one to `path`.
+    stack: list[tuple[int, Any, PathItem | None]] = [(_OPEN, value, None)]
     while stack:
-        tag, item = stack.pop()
+        tag, item, step = stack.pop()
         if tag == _EMIT:
             out.append(item)
             continue
         if tag == _LEAVE:
             on_path.discard(item)
+            if step is not None:
+                path.pop()
             continue
         if isinstance(item, (dict, list, tuple)):
             if id(item) in on_path:
-                out.append('"<cycle>"')
-                continue
+                raise cycle_error((*path, step) if step is not None else tuple(path))
             on_path.add(id(item))
-            stack.append((_LEAVE, id(item)))
+            if step is not None:
+                path.append(step)
+            stack.append((_LEAVE, id(item), step))
             if isinstance(item, dict):
-                stack.append((_EMIT, "}"))
+                stack.append((_EMIT, "}", None))
                 entries = list(item.items())
                 for index in range(len(entries) - 1, -1, -1):
                     key, member = entries[index]
-                    stack.append((_OPEN, member))
-                    stack.append((_EMIT, _json_key(key) + ":"))
+                    stack.append((_OPEN, member, key if isinstance(key, str) else str(key)))
+                    stack.append((_EMIT, _json_key(key) + ":", None))
                     if index:
-                        stack.append((_EMIT, ","))
+                        stack.append((_EMIT, ",", None))
                 out.append("{")
             else:
-                stack.append((_EMIT, "]"))
+                stack.append((_EMIT, "]", None))
                 for index in range(len(item) - 1, -1, -1):
-                    stack.append((_OPEN, item[index]))
+                    stack.append((_OPEN, item[index], index))
                     if index:
-                        stack.append((_EMIT, ","))
+                        stack.append((_EMIT, ",", None))
                 out.append("[")
         else:
             out.append(_json_scalar(item))

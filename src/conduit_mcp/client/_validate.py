@@ -150,8 +150,8 @@ def validate_structured(
         TypeError: `result` is not a `ToolResult`, `tool` is not a `Tool`, `protocol_version`
             is not a `str`, or the outputSchema holds a value JSON cannot represent (caller
             bugs).
-        Error: kind `"protocol"`:
-            reason `"unknown_protocol_version"` when `protocol_version` is not a known revision;
+        Error: kind `"policy"`, reason `"unknown_protocol_version"` when `protocol_version` is
+            not a known revision. Kind `"protocol"`:
             reason `"invalid_tool"`, path `("outputSchema",)`, when the tool's `outputSchema`
             is neither an object nor `null`;
             reason `"unsupported_schema_dialect"`, path `("outputSchema", "$schema")`, when
@@ -274,11 +274,12 @@ def validate_arguments(tool: Tool, arguments: Any, *, protocol_version: str) -> 
     Raises:
         TypeError: `tool` is not a `Tool`, `protocol_version` is not a `str`, or the inputSchema
             holds a value JSON cannot represent (caller bugs).
-        Error: kind `"protocol"`: reason `"unknown_protocol_version"`; reason
-            `"unsupported_schema_dialect"`, path `("inputSchema", "$schema")`.
-            Kind `"policy"`, reason `"limit_exceeded"`: path `("inputSchema",)` (schema too
-            large or too deep) or `("arguments",)` (value too deep), as for
-            `validate_structured`.
+        Error: kind `"protocol"`, reason `"unsupported_schema_dialect"`, path
+            `("inputSchema", "$schema")`. Kind `"policy"`: reason `"unknown_protocol_version"`;
+            reason `"limit_exceeded"`: path `("inputSchema",)` (schema too large or too deep)
+            or `("arguments",)` (value too deep), as for `validate_structured`. Kind
+            `"protocol"`, reason `"invalid_json"`, path `("inputSchema",)`: the schema contains
+            itself (the one treatment of cycles).
 
     Total: as `validate_structured`.
 

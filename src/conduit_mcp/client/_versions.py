@@ -40,7 +40,7 @@ def check_version(version: object) -> str:
 
     Raises:
         TypeError: `version` is not a `str` (a caller bug).
-        Error: kind `"protocol"`, reason `"unknown_protocol_version"`, path `()`, when `version`
+        Error: kind `"policy"`, reason `"unknown_protocol_version"`, path `()`, when `version`
             is a string not in `KNOWN_VERSIONS` (the string is in `details["version"]`,
             truncated to 64 characters).
 
@@ -51,7 +51,7 @@ def check_version(version: object) -> str:
             raise TypeError(f"protocol_version must be a str, got {type(version).__name__}")
     if version not in _RANK:
         raise Error(
-            "protocol",
+            "policy",
             "unknown_protocol_version",
             f"unknown protocol version (known: {', '.join(KNOWN_VERSIONS)})",
             details={"version": version[:64], "known": list(KNOWN_VERSIONS)},

@@ -373,7 +373,12 @@ class McpHttpSession:
             page_tools = page.get("tools")
             if not isinstance(page_tools, list):
                 # Let the library judge the malformed page: intake raises invalid_tools_list.
-                intake(self.server_id, page, transport="streamable-http")
+                intake(
+                    self.server_id,
+                    page,
+                    transport="streamable-http",
+                    protocol_version=self.protocol_version,
+                )
                 raise AssertionError("intake accepted a page without a tools array")
             tools.extend(page_tools)
             cursor = page.get("nextCursor")

@@ -1,0 +1,229 @@
+"""The public names of conduit_mcp.client and conduit_mcp.guard, pinned (issue 15 item 2).
+
+A name added to or dropped from an `__all__` fails here until this file (and CHANGELOG.md) say
+so. conduit_mcp.client's `__all__` is grouped by concept, each group under a comment in
+`__init__.py`; the groups are pinned too, in order.
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+import tokenize
+import types
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: conduit_mcp.client's `__all__`: group (the first words of its comment) -> names, in order.
+CLIENT_GROUPS: dict[str, list[str]] = {
+    "Tools and results": [
+        "Tool",
+        "Hints",
+        "DEFAULT_HINTS",
+        "check_server_id",
+        "check_tool_name",
+        "ToolResult",
+        "InputRequired",
+        "parse_call_result",
+        "ToolDiff",
+        "diff_tools",
+    ],
+    "Intake": [
+        "intake",
+        "intake_json",
+        "unwrap_response",
+        "Intake",
+        "Rejection",
+        "Transport",
+        "TRANSPORTS",
+        "IntakeWarning",
+        "WARNING_CODES",
+        "find_invisible",
+    ],
+    "Pins": [
+        "fingerprint",
+        "FINGERPRINT_PREFIX",
+        "content_hash",
+        "CONTENT_HASH_PREFIX",
+        "PinStore",
+        "AsyncPinStore",
+        "Pin",
+        "PinCheck",
+        "PinStatus",
+        "AuditEntry",
+        "redacted_location",
+        "ChangeOp",
+        "FieldChange",
+        "DEFAULT_COSMETIC",
+    ],
+    "Validation": ["validate_structured", "validate_arguments", "OutputValidation", "OutputIssue"],
+    "Conformance": ["conformance_violations", "is_conformant", "ConformanceKind"],
+    "Shaping": [
+        "shape_for_llm",
+        "shaped_text",
+        "Provenance",
+        "PROVENANCE_FLAGS",
+        "IncludeStructured",
+        "DEFAULT_ACCEPTED_MIME_TYPES",
+        "DEFAULT_MAX_CHARS",
+        "MIN_MAX_CHARS",
+        "is_strict_base64",
+    ],
+    "Adapters": [
+        "to_openai_tool",
+        "to_openai_tool_message",
+        "from_openai_strict_arguments",
+        "to_anthropic_tool",
+        "to_anthropic_tool_result",
+        "to_gemini_function",
+        "to_gemini_function_response",
+        "AdaptedTool",
+        "AdaptedResult",
+        "SchemaNote",
+        "SchemaPath",
+        "ToolNameMap",
+        "ToolRef",
+        "NameRule",
+        "provider_accepts_name",
+        "OPENAI_NAME_RULE",
+        "ANTHROPIC_NAME_RULE",
+        "GEMINI_NAME_RULE",
+    ],
+    "Headers": [
+        "header_map",
+        "mcp_param_headers",
+        "mcp_name_header",
+        "encode_header_value",
+        "decode_header_value",
+        "find_invalid_x_mcp_header",
+        "param_headers_apply",
+    ],
+    "JSON": ["parse_json", "canonical_json"],
+    "Errors": ["Error", "REASONS", "PathItem", "render_path"],
+    "Versions": ["KNOWN_VERSIONS", "LATEST", "version_at_least"],
+}
+
+GUARD_ALL = [
+    "EVENT_KINDS",
+    "GUARD_REASONS",
+    "INVALID_RESULT_CODE",
+    "MAX_EVENTS",
+    "REFUSED_CALL_CODE",
+    "Guard",
+    "GuardEvent",
+    "Policy",
+]
+
+
+def _groups_in_source(path: Path) -> dict[str, list[str]]:
+    """The `__all__` of `path` as comment -> names, read with tokenize (comments are tokens)."""
+    tokens = list(tokenize.generate_tokens(io.StringIO(path.read_text("utf-8")).readline))
+    start = next(
+        i for i, tok in enumerate(tokens) if tok.type == tokenize.NAME and tok.string == "__all__"
+    )
+    groups: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for tok in tokens[start:]:
+        if tok.type == tokenize.OP and tok.string == "]":
+            break
+        if tok.type == tokenize.COMMENT and not tok.string.startswith("# noqa"):
+            title = tok.string.lstrip("# ").split(":")[0]
+            current = groups.setdefault(title, [])
+        elif tok.type == tokenize.STRING:
+            assert current is not None, f"{tok.string} is listed before any group comment"
+            current.append(tok.string.strip("\"'"))
+    return groups
+
+
+def test_client_all_is_pinned_and_grouped_by_concept() -> None:
+    """conduit-defined: the exact names, in the groups and order of `__init__.py`."""
+    client = importlib.import_module("conduit_mcp.client")
+    expected = [name for names in CLIENT_GROUPS.values() for name in names]
+    assert list(client.__all__) == expected
+    assert len(set(expected)) == len(expected)
+    source = ROOT / "src" / "conduit_mcp" / "client" / "__init__.py"
+    assert _groups_in_source(source) == CLIENT_GROUPS
+
+
+def test_guard_all_is_pinned() -> None:
+    """conduit-defined: the guard's public names (needs the integrations extra)."""
+    pytest.importorskip("mcp")
+    guard = importlib.import_module("conduit_mcp.guard")
+    assert sorted(guard.__all__) == sorted(GUARD_ALL)
+
+
+@pytest.mark.parametrize("module", ["conduit_mcp.client", "conduit_mcp.guard"])
+def test_every_public_attribute_is_in_all_and_every_name_resolves(module: str) -> None:
+    """conduit-defined: nothing public by accident (submodules aside), nothing listed missing."""
+    if module == "conduit_mcp.guard":
+        pytest.importorskip("mcp")
+    mod = importlib.import_module(module)
+    public = {
+        name
+        for name, value in vars(mod).items()
+        if not name.startswith("_")
+        and not isinstance(value, types.ModuleType)
+        and name != "annotations"
+    }
+    assert public == set(mod.__all__)
+
+
+def _changelog_section(title: str) -> str:
+    text = (ROOT / "CHANGELOG.md").read_text("utf-8")
+    start = text.index(f"### {title}")
+    end = text.find("\n### ", start + 1)
+    return text[start : end if end != -1 else len(text)]
+
+
+def test_changelog_lists_every_reason_with_its_kind() -> None:
+    """conduit-defined: the table in CHANGELOG.md is REASONS, row for row."""
+    from conduit_mcp.client import REASONS
+
+    section = _changelog_section("Error reasons and their kinds")
+    rows = {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 2 and cells[0].startswith("`"):
+            rows[cells[0].strip("`")] = cells[1].split()[0]
+    assert rows == dict(REASONS)
+
+
+@pytest.mark.parametrize(
+    ("title", "codes"),
+    [
+        ("Intake warning codes", "WARNING_CODES"),
+        ("Provenance flags", "PROVENANCE_FLAGS"),
+    ],
+)
+def test_changelog_lists_every_code(title: str, codes: str) -> None:
+    """conduit-defined: each code set of the client is listed in CHANGELOG.md, exactly."""
+    client = importlib.import_module("conduit_mcp.client")
+    section = _changelog_section(title).split("\n", 1)[1]
+    listed = {part.strip("`") for part in section.replace("\n", " ").split("`") if part.strip()}
+    listed = {code for code in listed if code.replace("_", "").isalnum()}
+    assert listed == set(getattr(client, codes))
+
+
+def test_changelog_lists_every_public_name() -> None:
+    """conduit-defined: every name of both `__all__`s appears in the Public API section."""
+    section = (ROOT / "CHANGELOG.md").read_text("utf-8").split("## Public API", 1)[1]
+    names = [name for group in CLIENT_GROUPS.values() for name in group] + GUARD_ALL
+    assert [name for name in names if f"`{name}`" not in section] == []
+
+
+def test_changelog_lists_the_guards_event_kinds_and_reasons() -> None:
+    """conduit-defined: EVENT_KINDS and GUARD_REASONS, exactly, in their two paragraphs."""
+    pytest.importorskip("mcp")
+    guard = importlib.import_module("conduit_mcp.guard")
+    section = _changelog_section("Guard event kinds")
+    kinds_text, reasons_text = section.split("Event kinds:", 1)[1].split("Guard reasons", 1)
+    reasons_text = reasons_text.split("pass through):", 1)[1]
+
+    def codes(text: str) -> set[str]:
+        return {part for part in text.replace("\n", " ").split("`")[1::2]}
+
+    assert codes(kinds_text) == set(guard.EVENT_KINDS)
+    assert codes(reasons_text) == set(guard.GUARD_REASONS)
