@@ -480,20 +480,29 @@ def _short(value: Any, limit: int = 60) -> str:
 pins_app = typer.Typer(
     name="pins",
     help="Approved tools in a pin store: a sqlite file, or a postgresql:// URL for a team.",
-    short_help="Approve, check, list and revoke pinned tools.",
+    short_help="Approve, check, list, audit and revoke pinned tools.",
     no_args_is_help=True,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(pins_app)
 
+_STORE_HELP = "Pin store: a sqlite file path, or a postgresql:// URL (e.g. postgresql://pins@db.internal/gateway)."
+
 StoreOption = Annotated[
     str,
     typer.Option(
         "--store",
         metavar="LOCATION",
-        help="Pin store: a sqlite file path, or a postgresql:// URL (e.g. "
-        "postgresql://pins@db.internal/gateway).",
+        help=_STORE_HELP + " It must exist: this command never creates a store.",
+    ),
+]
+NewStoreOption = Annotated[
+    str,
+    typer.Option(
+        "--store",
+        metavar="LOCATION",
+        help=_STORE_HELP + " A sqlite file that does not exist is created.",
     ),
 ]
 ServerIdOption = Annotated[
@@ -511,10 +520,18 @@ PageArgument = Annotated[
 ]
 
 
-def _store(location: str) -> PinStore:
-    """Open a store, or exit 2 with one line (the URL's password is never echoed)."""
+def _store(location: str, *, create: bool = False) -> PinStore:
+    """Open a store, or exit 2 with one line (the URL's password is never echoed).
+
+    Only `pins approve` passes `create=True`. The others (list, check, changes, audit, and
+    revoke, which has nothing to remove from a new store) open with `PinStore(...,
+    create=False)` (sqlite's `mode=rw` open): a mistyped sqlite path is a usage error naming
+    `--store`, and nothing is created, instead of an empty store where every tool reads as new.
+    """
     try:
-        return PinStore(location)
+        return PinStore(location, create=create)
+    except FileNotFoundError:
+        _fail(f"--store {location}: no such pin store (only pins approve creates one)")
     except Exception as exc:  # sqlite3.Error, psycopg.Error, ImportError, ValueError
         where = redacted_location(location)
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -590,7 +607,7 @@ def pins_list_command(
 )
 def pins_approve_command(
     page: PageArgument,
-    store: StoreOption,
+    store: NewStoreOption,
     server_id: ServerIdOption,
     tool: ToolsOption = None,
     approver: Annotated[
@@ -601,9 +618,12 @@ def pins_approve_command(
     protocol_version: VersionOption = LATEST,
     as_json: JsonOption = False,
 ) -> None:
-    """Approve the accepted tools of a page (or only --tool NAME ...), keeping each definition."""
+    """Approve the accepted tools of a page (or only --tool NAME ...), keeping each definition.
+
+    A sqlite store that does not exist yet is created.
+    """
     _, tools = _page_tools(page, server_id, transport, protocol_version, tool)
-    with _store(store) as pins:
+    with _store(store, create=True) as pins:
         try:
             pins.approve_all(server_id, tools, approver=approver, protocol_version=protocol_version)
         except Error as exc:
@@ -631,7 +651,10 @@ def pins_revoke_command(
         typer.Option(metavar="WHO", help="Who revokes (recorded in the audit log)."),
     ] = None,
 ) -> None:
-    """Remove pins (the tools check as new again); exit code 1 when a tool had no pin."""
+    """Remove pins (the tools check as new again); exit code 1 when a tool had no pin.
+
+    The store must exist: a mistyped path is a usage error, not "no pin".
+    """
     with _store(store) as pins:
         missing = [n for n in tool if not pins.revoke(server_id, n, approver=approver)]
     for name in tool:
@@ -751,6 +774,80 @@ def pins_changes_command(
             emit(f"new       {visible(name)}")
     if differing or new:
         raise typer.Exit(EXIT_FINDINGS)
+
+
+@pins_app.command(
+    "audit", cls=PlainHelpCommand, short_help="Show the audit log: approvals, revocations, checks."
+)
+def pins_audit_command(
+    store: StoreOption,
+    server_id: Annotated[
+        str | None,
+        typer.Option("--server-id", metavar="ID", help="Only this server (default: all)."),
+    ] = None,
+    tool: ToolsOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Show the audit log, oldest first: approvals, revocations, and checks not approved.
+
+    One line per entry: when (UTC); the action (approve, revoke, or check with its outcome:
+    new, changed, cosmetic); the fingerprint approved, revoked or listed (first 16 hex digits);
+    server; tool; the pin an approval replaced or a check compared with; who approved or
+    revoked. --json gives every field: id, at (seconds since the Unix epoch), server_id, name,
+    action, outcome, fingerprint, previous_fingerprint, approver, protocol_version and
+    definition (the approved definition as RFC 8785 canonical JSON text).
+    """
+    with _store(store) as pins:
+        try:
+            entries = pins.audit_log(server_id)
+        except (TypeError, ValueError) as exc:
+            _fail(f"--server-id: {exc}")
+    if tool:
+        wanted = set(tool)
+        entries = tuple(e for e in entries if e.name in wanted)
+    rows: list[dict[str, Any]] = [
+        {
+            "id": e.id,
+            "at": e.at,
+            "server_id": e.server_id,
+            "name": e.name,
+            "action": e.action,
+            "outcome": e.outcome,
+            "fingerprint": e.fingerprint,
+            "previous_fingerprint": e.previous_fingerprint,
+            "approver": e.approver,
+            "protocol_version": e.protocol_version,
+            "definition": e.definition,
+        }
+        for e in entries
+    ]
+    if as_json:
+        emit(json_text(rows))
+        return
+    if not rows:
+        emit("no audit entries")
+    for row in rows:
+        emit(_audit_line(row))
+
+
+def _audit_line(row: dict[str, Any]) -> str:
+    """One entry for a person: fixed-width fields first, the server's strings last (escaped)."""
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(row["at"]))
+    action = row["action"] if row["outcome"] is None else f"{row['action']} {row['outcome']}"
+    line = (
+        f"{when}  {action:<14}  {_short_fingerprint(row['fingerprint']):<16}"
+        f"  server {clipped(row['server_id'])}  tool {clipped(row['name'])}"
+    )
+    if row["previous_fingerprint"] is not None:
+        label = "pinned" if row["action"] == "check" else "replaced"
+        line += f"  {label} {_short_fingerprint(row['previous_fingerprint'])}"
+    if row["approver"] is not None:
+        line += f"  by {clipped(row['approver'])}"
+    return line
+
+
+def _short_fingerprint(value: str | None) -> str:
+    return "-" if value is None else value.removeprefix("jcs-sha256:")[:FINGERPRINT_WIDTH]
 
 
 def _field_change(item: dict[str, Any]) -> FieldChange:

@@ -6,10 +6,13 @@ Not a public module: import from `conduit_mcp.client`.
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import re
+import sqlite3
 import threading
 import time
+import urllib.parse
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
@@ -164,6 +167,7 @@ class PinStore:
         *,
         timeout: float = 5.0,
         cosmetic: Iterable[str] = DEFAULT_COSMETIC,
+        create: bool = True,
     ) -> None:
         """Open (creating and migrating if needed) the store at `location`.
 
@@ -174,8 +178,15 @@ class PinStore:
                 (PostgreSQL).
             cosmetic: JSON Pointers (RFC 6901) under which a change is cosmetic; default
                 `DEFAULT_COSMETIC`. Pass `()` to make every change material.
+            create: with `False`, a sqlite file that does not exist is an error instead of a
+                new, empty store (for readers: a mistyped path must not look like "every tool
+                is new"). The file is first opened through sqlite's `mode=rw` URI, which never
+                creates one; a file deleted between that open and the store's own (one system
+                call apart) would still be created. `":memory:"` and PostgreSQL URLs ignore
+                it (connecting to PostgreSQL never creates a database).
 
         Raises:
+            FileNotFoundError: `create=False` and no file exists at the sqlite path.
             sqlite3.Error: the file cannot be opened or is not a sqlite database.
             psycopg.Error: the PostgreSQL server cannot be reached or refuses the login.
             ImportError: a `postgresql://` URL without psycopg installed.
@@ -194,6 +205,8 @@ class PinStore:
         if isinstance(text, str) and text.startswith(_POSTGRES_SCHEMES):
             self._backend = PostgresBackend(text, timeout)
         else:
+            if not create:
+                _require_sqlite_file(text)
             self._backend = SqliteBackend(text, timeout)
 
     # -- writing -----------------------------------------------------------------------------
@@ -835,6 +848,26 @@ def _entry(row: AuditRow) -> AuditEntry:
         None if row.approver is None else _load_text(row.approver),
         row.protocol_version,
     )
+
+
+def _require_sqlite_file(path: str) -> None:
+    """Raise `FileNotFoundError` unless a sqlite database file exists at `path`.
+
+    sqlite's `mode=rw` URI opens an existing file and never creates one, so this check creates
+    nothing; other open failures (a directory, no permission) are left to the real open.
+    """
+    if path == ":memory:":
+        return
+    missing = FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+    if not path:
+        raise missing
+    # Percent-encoded, so `?`, `#` and bytes that are not UTF-8 stay part of the file name.
+    uri = "file:" + urllib.parse.quote(os.fsencode(os.path.abspath(path))) + "?mode=rw"
+    try:
+        sqlite3.connect(uri, uri=True).close()
+    except sqlite3.Error:
+        if not os.path.lexists(path):
+            raise missing from None
 
 
 def redacted_location(location: str) -> str:
