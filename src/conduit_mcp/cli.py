@@ -6,7 +6,9 @@ Exit codes (the same for every command):
     1  done, with findings (inspect: a tool was rejected; diff: tools added, removed or changed;
        pins check/changes: a tool new, changed, cosmetic or rejected; pins revoke: no such pin)
     2  the input could not be read: missing file, not JSON, not a tools/list result, bad option,
-       a pin store that cannot be opened
+       a pin store that cannot be opened or does not exist (only `pins approve` creates one)
+
+pins list and pins audit always exit 0 once the store is read.
 
 A bad option is a usage error naming the option (exit code 2). Bad input gives one line on
 stderr (`conduit-mcp: <file>: <reason> at <path>: <message>`; text that is not UTF-8 or not
