@@ -177,20 +177,45 @@ MISSING_STORE_COMMANDS = {
 }
 
 
+def tables_in(url: str) -> list[str]:
+    """The tables on a PostgreSQL URL's search path (its first schema), from the catalog."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT table_name FROM information_schema.tables"
+            " WHERE table_schema = current_schema() ORDER BY table_name"
+        ).fetchall()
+    return [str(row[0]) for row in rows]
+
+
 @pytest.mark.parametrize("command", MISSING_STORE_COMMANDS.values(), ids=MISSING_STORE_COMMANDS)
 def test_a_mistyped_store_is_a_usage_error_and_creates_nothing(
-    command: list[str], tmp_path: Path
+    command: list[str], store: str, tmp_path: Path
 ) -> None:
     """conduit-defined (newcomer trial): `pins list --store typo.db` printed an empty table
     and `pins check ... --store typo2.db` said `new` for every tool, each creating the file.
-    Only `approve` creates a store; the others exit 2 with one line naming `--store`."""
-    typo = tmp_path / "typo.db"
-    code, out, err = run(*command, "--store", str(typo))
+    Only `approve` creates a store; the others exit 2 with one line naming `--store`, and
+    leave no file (sqlite) and no table (an empty PostgreSQL schema) behind."""
+    code, out, err = run(*command, "--store", store)
     assert (code, out) == (2, "")
     assert (
-        err == f"conduit-mcp: --store {typo}: no such pin store (only pins approve creates one)\n"
+        err == f"conduit-mcp: --store {store}: no such pin store (only pins approve creates one)\n"
     )
-    assert list(tmp_path.iterdir()) == []  # no file, no -wal or -shm either
+    if store.startswith("postgresql://"):
+        assert tables_in(store) == []
+    else:
+        assert list(tmp_path.iterdir()) == []  # no file, no -wal or -shm either
+
+
+def test_approve_on_an_empty_postgresql_schema_creates_the_store(
+    request: pytest.FixtureRequest,
+) -> None:
+    url: str = request.getfixturevalue("postgres_url")
+    code, _, _ = run("pins", "approve", str(EVERYTHING), "--store", url, "--server-id", "e")
+    assert code == 0
+    assert tables_in(url) == ["conduit_mcp_audit", "conduit_mcp_migrations", "conduit_mcp_pins"]
+    assert run("pins", "list", "--store", url)[0] == 0
 
 
 def test_approve_creates_the_store_that_the_others_then_open(tmp_path: Path) -> None:

@@ -527,13 +527,15 @@ def _store(location: str, *, create: bool = False) -> PinStore:
 
     Only `pins approve` passes `create=True`. The others (list, check, changes, audit, and
     revoke, which has nothing to remove from a new store) open with `PinStore(...,
-    create=False)` (sqlite's `mode=rw` open): a mistyped sqlite path is a usage error naming
-    `--store`, and nothing is created, instead of an empty store where every tool reads as new.
+    create=False)` (sqlite's `mode=rw` open; a PostgreSQL database must hold the tables): a
+    mistyped location is a usage error naming `--store`, and nothing is created, instead of an
+    empty store where every tool reads as new.
     """
     try:
         return PinStore(location, create=create)
     except FileNotFoundError:
-        _fail(f"--store {location}: no such pin store (only pins approve creates one)")
+        where = redacted_location(location)
+        _fail(f"--store {where}: no such pin store (only pins approve creates one)")
     except Exception as exc:  # sqlite3.Error, psycopg.Error, ImportError, ValueError
         where = redacted_location(location)
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__

@@ -178,15 +178,17 @@ class PinStore:
                 (PostgreSQL).
             cosmetic: JSON Pointers (RFC 6901) under which a change is cosmetic; default
                 `DEFAULT_COSMETIC`. Pass `()` to make every change material.
-            create: with `False`, a sqlite file that does not exist is an error instead of a
-                new, empty store (for readers: a mistyped path must not look like "every tool
-                is new"). The file is first opened through sqlite's `mode=rw` URI, which never
-                creates one; a file deleted between that open and the store's own (one system
-                call apart) would still be created. `":memory:"` and PostgreSQL URLs ignore
-                it (connecting to PostgreSQL never creates a database).
+            create: with `False`, a store that does not exist is an error instead of a new,
+                empty one (for readers: a mistyped path must not look like "every tool is
+                new"). A sqlite file is first opened through sqlite's `mode=rw` URI, which
+                never creates one (a file deleted between that open and the store's own, one
+                system call apart, would still be created); a PostgreSQL database must already
+                hold the store's tables (connecting never creates a database; without this
+                check the first open creates the tables). `":memory:"` ignores it.
 
         Raises:
-            FileNotFoundError: `create=False` and no file exists at the sqlite path.
+            FileNotFoundError: `create=False` and no sqlite file exists at the path, or the
+                PostgreSQL database (on its search path) has no `conduit_mcp_migrations` table.
             sqlite3.Error: the file cannot be opened or is not a sqlite database.
             psycopg.Error: the PostgreSQL server cannot be reached or refuses the login.
             ImportError: a `postgresql://` URL without psycopg installed.
@@ -203,6 +205,8 @@ class PinStore:
         text = os.fspath(location)
         self._location = redacted_location(text) if isinstance(text, str) else repr(text)
         if isinstance(text, str) and text.startswith(_POSTGRES_SCHEMES):
+            if not create:
+                _require_postgres_store(text, timeout)
             self._backend = PostgresBackend(text, timeout)
         else:
             if not create:
@@ -868,6 +872,24 @@ def _require_sqlite_file(path: str) -> None:
     except sqlite3.Error:
         if not os.path.lexists(path):
             raise missing from None
+
+
+def _require_postgres_store(url: str, timeout: float) -> None:
+    """Raise `FileNotFoundError` unless the database at `url` holds a pin store's tables.
+
+    One short connection that only reads the catalog (`to_regclass` follows the URL's search
+    path, as the store's unqualified table names do).
+    """
+    try:
+        import psycopg
+    except ImportError:
+        return  # PostgresBackend raises the ImportError that says which extra to install
+    with psycopg.connect(url, autocommit=True, connect_timeout=max(1, round(timeout))) as conn:
+        row = conn.execute("SELECT to_regclass('conduit_mcp_migrations')").fetchone()
+    if row is None or row[0] is None:
+        raise FileNotFoundError(
+            errno.ENOENT, "no pin store in this database", redacted_location(url)
+        )
 
 
 def redacted_location(location: str) -> str:
