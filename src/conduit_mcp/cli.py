@@ -489,7 +489,10 @@ pins_app = typer.Typer(
 )
 app.add_typer(pins_app)
 
-_STORE_HELP = "Pin store: a sqlite file path, or a postgresql:// URL (e.g. postgresql://pins@db.internal/gateway)."
+_STORE_HELP = (
+    "Pin store: a sqlite file path, or a postgresql:// URL (e.g. "
+    "postgresql://pins@db.internal/gateway)."
+)
 
 StoreOption = Annotated[
     str,
@@ -504,13 +507,41 @@ NewStoreOption = Annotated[
     typer.Option(
         "--store",
         metavar="LOCATION",
-        help=_STORE_HELP + " A sqlite file that does not exist is created.",
+        help=_STORE_HELP + " A store that does not exist (a sqlite file, or the tables of a "
+        "PostgreSQL database) is created.",
     ),
 ]
+
+
+def _check_server_id(value: str | None) -> str | None:
+    """A server id is non-empty Unicode text (argv that is not UTF-8 holds lone surrogates)."""
+    if value is None:
+        return value
+    if not value:
+        raise typer.BadParameter("a server id must not be empty")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise typer.BadParameter(f"'{visible(value)}' is not UTF-8 text") from None
+    return value
+
+
 ServerIdOption = Annotated[
     str,
     typer.Option(
-        "--server-id", metavar="ID", help="Operator-assigned server id (never serverInfo.name)."
+        "--server-id",
+        metavar="ID",
+        callback=_check_server_id,
+        help="Operator-assigned server id (never serverInfo.name).",
+    ),
+]
+OnlyServerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--server-id",
+        metavar="ID",
+        callback=_check_server_id,
+        help="Only this server (default: all).",
     ),
 ]
 ToolsOption = Annotated[
@@ -563,10 +594,7 @@ def _page_tools(
 )
 def pins_list_command(
     store: StoreOption,
-    server_id: Annotated[
-        str | None,
-        typer.Option("--server-id", metavar="ID", help="Only this server (default: all)."),
-    ] = None,
+    server_id: OnlyServerOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """List the pins: server, tool, fingerprint, approver, time, protocol version."""
@@ -785,10 +813,7 @@ def pins_changes_command(
 )
 def pins_audit_command(
     store: StoreOption,
-    server_id: Annotated[
-        str | None,
-        typer.Option("--server-id", metavar="ID", help="Only this server (default: all)."),
-    ] = None,
+    server_id: OnlyServerOption = None,
     tool: ToolsOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -802,10 +827,7 @@ def pins_audit_command(
     definition (the approved definition as RFC 8785 canonical JSON text).
     """
     with _store(store) as pins:
-        try:
-            entries = pins.audit_log(server_id)
-        except (TypeError, ValueError) as exc:
-            _fail(f"--server-id: {exc}")
+        entries = pins.audit_log(server_id)
     if tool:
         wanted = set(tool)
         entries = tuple(e for e in entries if e.name in wanted)
