@@ -209,6 +209,7 @@ COMMANDS = [
     ["pins", "revoke"],
     ["pins", "check"],
     ["pins", "changes"],
+    ["pins", "audit"],
 ]
 ROOT = Path(__file__).resolve().parent.parent
 CLI = [sys.executable, "-c", "from conduit_mcp.cli import main; main()"]

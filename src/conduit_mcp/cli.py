@@ -6,7 +6,9 @@ Exit codes (the same for every command):
     1  done, with findings (inspect: a tool was rejected; diff: tools added, removed or changed;
        pins check/changes: a tool new, changed, cosmetic or rejected; pins revoke: no such pin)
     2  the input could not be read: missing file, not JSON, not a tools/list result, bad option,
-       a pin store that cannot be opened
+       a pin store that cannot be opened or does not exist (only `pins approve` creates one)
+
+pins list and pins audit always exit 0 once the store is read.
 
 A bad option is a usage error naming the option (exit code 2). Bad input gives one line on
 stderr (`conduit-mcp: <file>: <reason> at <path>: <message>`; text that is not UTF-8 or not
@@ -480,26 +482,66 @@ def _short(value: Any, limit: int = 60) -> str:
 pins_app = typer.Typer(
     name="pins",
     help="Approved tools in a pin store: a sqlite file, or a postgresql:// URL for a team.",
-    short_help="Approve, check, list and revoke pinned tools.",
+    short_help="Approve, check, list, audit and revoke pinned tools.",
     no_args_is_help=True,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(pins_app)
 
+_STORE_HELP = (
+    "Pin store: a sqlite file path, or a postgresql:// URL (e.g. "
+    "postgresql://pins@db.internal/gateway)."
+)
+
 StoreOption = Annotated[
     str,
     typer.Option(
         "--store",
         metavar="LOCATION",
-        help="Pin store: a sqlite file path, or a postgresql:// URL (e.g. "
-        "postgresql://pins@db.internal/gateway).",
+        help=_STORE_HELP + " It must exist: this command never creates a store.",
     ),
 ]
+NewStoreOption = Annotated[
+    str,
+    typer.Option(
+        "--store",
+        metavar="LOCATION",
+        help=_STORE_HELP + " A store that does not exist (a sqlite file, or the tables of a "
+        "PostgreSQL database) is created.",
+    ),
+]
+
+
+def _check_server_id(value: str | None) -> str | None:
+    """A server id is non-empty Unicode text (argv that is not UTF-8 holds lone surrogates)."""
+    if value is None:
+        return value
+    if not value:
+        raise typer.BadParameter("a server id must not be empty")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise typer.BadParameter(f"'{visible(value)}' is not UTF-8 text") from None
+    return value
+
+
 ServerIdOption = Annotated[
     str,
     typer.Option(
-        "--server-id", metavar="ID", help="Operator-assigned server id (never serverInfo.name)."
+        "--server-id",
+        metavar="ID",
+        callback=_check_server_id,
+        help="Operator-assigned server id (never serverInfo.name).",
+    ),
+]
+OnlyServerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--server-id",
+        metavar="ID",
+        callback=_check_server_id,
+        help="Only this server (default: all).",
     ),
 ]
 ToolsOption = Annotated[
@@ -511,10 +553,20 @@ PageArgument = Annotated[
 ]
 
 
-def _store(location: str) -> PinStore:
-    """Open a store, or exit 2 with one line (the URL's password is never echoed)."""
+def _store(location: str, *, create: bool = False) -> PinStore:
+    """Open a store, or exit 2 with one line (the URL's password is never echoed).
+
+    Only `pins approve` passes `create=True`. The others (list, check, changes, audit, and
+    revoke, which has nothing to remove from a new store) open with `PinStore(...,
+    create=False)` (sqlite's `mode=rw` open; a PostgreSQL database must hold the tables): a
+    mistyped location is a usage error naming `--store`, and nothing is created, instead of an
+    empty store where every tool reads as new.
+    """
     try:
-        return PinStore(location)
+        return PinStore(location, create=create)
+    except FileNotFoundError:
+        where = redacted_location(location)
+        _fail(f"--store {where}: no such pin store (only pins approve creates one)")
     except Exception as exc:  # sqlite3.Error, psycopg.Error, ImportError, ValueError
         where = redacted_location(location)
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -542,10 +594,7 @@ def _page_tools(
 )
 def pins_list_command(
     store: StoreOption,
-    server_id: Annotated[
-        str | None,
-        typer.Option("--server-id", metavar="ID", help="Only this server (default: all)."),
-    ] = None,
+    server_id: OnlyServerOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """List the pins: server, tool, fingerprint, approver, time, protocol version."""
@@ -590,7 +639,7 @@ def pins_list_command(
 )
 def pins_approve_command(
     page: PageArgument,
-    store: StoreOption,
+    store: NewStoreOption,
     server_id: ServerIdOption,
     tool: ToolsOption = None,
     approver: Annotated[
@@ -601,9 +650,12 @@ def pins_approve_command(
     protocol_version: VersionOption = LATEST,
     as_json: JsonOption = False,
 ) -> None:
-    """Approve the accepted tools of a page (or only --tool NAME ...), keeping each definition."""
+    """Approve the accepted tools of a page (or only --tool NAME ...), keeping each definition.
+
+    A sqlite store that does not exist yet is created.
+    """
     _, tools = _page_tools(page, server_id, transport, protocol_version, tool)
-    with _store(store) as pins:
+    with _store(store, create=True) as pins:
         try:
             pins.approve_all(server_id, tools, approver=approver, protocol_version=protocol_version)
         except Error as exc:
@@ -631,7 +683,10 @@ def pins_revoke_command(
         typer.Option(metavar="WHO", help="Who revokes (recorded in the audit log)."),
     ] = None,
 ) -> None:
-    """Remove pins (the tools check as new again); exit code 1 when a tool had no pin."""
+    """Remove pins (the tools check as new again); exit code 1 when a tool had no pin.
+
+    The store must exist: a mistyped path is a usage error, not "no pin".
+    """
     with _store(store) as pins:
         missing = [n for n in tool if not pins.revoke(server_id, n, approver=approver)]
     for name in tool:
@@ -751,6 +806,74 @@ def pins_changes_command(
             emit(f"new       {visible(name)}")
     if differing or new:
         raise typer.Exit(EXIT_FINDINGS)
+
+
+@pins_app.command(
+    "audit", cls=PlainHelpCommand, short_help="Show the audit log: approvals, revocations, checks."
+)
+def pins_audit_command(
+    store: StoreOption,
+    server_id: OnlyServerOption = None,
+    tool: ToolsOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Show the audit log, oldest first: approvals, revocations, and checks not approved.
+
+    One line per entry: when (UTC); the action (approve, revoke, or check with its outcome:
+    new, changed, cosmetic); the fingerprint approved, revoked or listed (first 16 hex digits);
+    server; tool; the pin an approval replaced or a check compared with; who approved or
+    revoked. --json gives every field: id, at (seconds since the Unix epoch), server_id, name,
+    action, outcome, fingerprint, previous_fingerprint, approver, protocol_version and
+    definition (the approved definition as RFC 8785 canonical JSON text).
+    """
+    with _store(store) as pins:
+        entries = pins.audit_log(server_id)
+    if tool:
+        wanted = set(tool)
+        entries = tuple(e for e in entries if e.name in wanted)
+    rows: list[dict[str, Any]] = [
+        {
+            "id": e.id,
+            "at": e.at,
+            "server_id": e.server_id,
+            "name": e.name,
+            "action": e.action,
+            "outcome": e.outcome,
+            "fingerprint": e.fingerprint,
+            "previous_fingerprint": e.previous_fingerprint,
+            "approver": e.approver,
+            "protocol_version": e.protocol_version,
+            "definition": e.definition,
+        }
+        for e in entries
+    ]
+    if as_json:
+        emit(json_text(rows))
+        return
+    if not rows:
+        emit("no audit entries")
+    for row in rows:
+        emit(_audit_line(row))
+
+
+def _audit_line(row: dict[str, Any]) -> str:
+    """One entry for a person: fixed-width fields first, the server's strings last (escaped)."""
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(row["at"]))
+    action = row["action"] if row["outcome"] is None else f"{row['action']} {row['outcome']}"
+    line = (
+        f"{when}  {action:<14}  {_short_fingerprint(row['fingerprint']):<16}"
+        f"  server {clipped(row['server_id'])}  tool {clipped(row['name'])}"
+    )
+    if row["previous_fingerprint"] is not None:
+        label = "pinned" if row["action"] == "check" else "replaced"
+        line += f"  {label} {_short_fingerprint(row['previous_fingerprint'])}"
+    if row["approver"] is not None:
+        line += f"  by {clipped(row['approver'])}"
+    return line
+
+
+def _short_fingerprint(value: str | None) -> str:
+    return "-" if value is None else value.removeprefix("jcs-sha256:")[:FINGERPRINT_WIDTH]
 
 
 def _field_change(item: dict[str, Any]) -> FieldChange:

@@ -6,10 +6,13 @@ Not a public module: import from `conduit_mcp.client`.
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import re
+import sqlite3
 import threading
 import time
+import urllib.parse
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
@@ -164,6 +167,7 @@ class PinStore:
         *,
         timeout: float = 5.0,
         cosmetic: Iterable[str] = DEFAULT_COSMETIC,
+        create: bool = True,
     ) -> None:
         """Open (creating and migrating if needed) the store at `location`.
 
@@ -174,8 +178,17 @@ class PinStore:
                 (PostgreSQL).
             cosmetic: JSON Pointers (RFC 6901) under which a change is cosmetic; default
                 `DEFAULT_COSMETIC`. Pass `()` to make every change material.
+            create: with `False`, a store that does not exist is an error instead of a new,
+                empty one (for readers: a mistyped path must not look like "every tool is
+                new"). A sqlite file is first opened through sqlite's `mode=rw` URI, which
+                never creates one (a file deleted between that open and the store's own, one
+                system call apart, would still be created); a PostgreSQL database must already
+                hold the store's tables (connecting never creates a database; without this
+                check the first open creates the tables). `":memory:"` ignores it.
 
         Raises:
+            FileNotFoundError: `create=False` and no sqlite file exists at the path, or the
+                PostgreSQL database (on its search path) has no `conduit_mcp_migrations` table.
             sqlite3.Error: the file cannot be opened or is not a sqlite database.
             psycopg.Error: the PostgreSQL server cannot be reached or refuses the login.
             ImportError: a `postgresql://` URL without psycopg installed.
@@ -192,8 +205,12 @@ class PinStore:
         text = os.fspath(location)
         self._location = redacted_location(text) if isinstance(text, str) else repr(text)
         if isinstance(text, str) and text.startswith(_POSTGRES_SCHEMES):
+            if not create:
+                _require_postgres_store(text, timeout)
             self._backend = PostgresBackend(text, timeout)
         else:
+            if not create:
+                _require_sqlite_file(text)
             self._backend = SqliteBackend(text, timeout)
 
     # -- writing -----------------------------------------------------------------------------
@@ -835,6 +852,44 @@ def _entry(row: AuditRow) -> AuditEntry:
         None if row.approver is None else _load_text(row.approver),
         row.protocol_version,
     )
+
+
+def _require_sqlite_file(path: str) -> None:
+    """Raise `FileNotFoundError` unless a sqlite database file exists at `path`.
+
+    sqlite's `mode=rw` URI opens an existing file and never creates one, so this check creates
+    nothing; other open failures (a directory, no permission) are left to the real open.
+    """
+    if path == ":memory:":
+        return
+    missing = FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+    if not path:
+        raise missing
+    # Percent-encoded, so `?`, `#` and bytes that are not UTF-8 stay part of the file name.
+    uri = "file:" + urllib.parse.quote(os.fsencode(os.path.abspath(path))) + "?mode=rw"
+    try:
+        sqlite3.connect(uri, uri=True).close()
+    except sqlite3.Error:
+        if not os.path.lexists(path):
+            raise missing from None
+
+
+def _require_postgres_store(url: str, timeout: float) -> None:
+    """Raise `FileNotFoundError` unless the database at `url` holds a pin store's tables.
+
+    One short connection that only reads the catalog (`to_regclass` follows the URL's search
+    path, as the store's unqualified table names do).
+    """
+    try:
+        import psycopg
+    except ImportError:
+        return  # PostgresBackend raises the ImportError that says which extra to install
+    with psycopg.connect(url, autocommit=True, connect_timeout=max(1, round(timeout))) as conn:
+        row = conn.execute("SELECT to_regclass('conduit_mcp_migrations')").fetchone()
+    if row is None or row[0] is None:
+        raise FileNotFoundError(
+            errno.ENOENT, "no pin store in this database", redacted_location(url)
+        )
 
 
 def redacted_location(location: str) -> str:
