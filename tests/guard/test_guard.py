@@ -27,8 +27,8 @@ pytestmark = pytest.mark.anyio
 
 def test_policy_defaults_are_the_documented_ones() -> None:
     """conduit-defined (coordinator's design): pin new, block changed, check arguments,
-    withhold invalid output, 2 s bound."""
-    assert Guard("s").policy == Policy("pin", "block", True, "withhold", 2.0)
+    withhold invalid output, 2 s bound, hide outputSchemas the SDK cannot check safely."""
+    assert Guard("s").policy == Policy("pin", "block", True, "withhold", 2.0, "hide_unsafe")
 
 
 def test_unknown_policy_keywords_are_a_type_error() -> None:

@@ -55,6 +55,13 @@ class Guard:
       structured content is withheld by default: the SDK receives
       `{"content": [{"type": "text", "text": <why>}], "isError": true}`, saying why without
       echoing the value, so the SDK's own output check neither raises nor hangs.
+    - the SDK validates `structuredContent` again after the guard, with Python's `jsonschema`
+      (mcp 2.3.0 `ClientSession.validate_tool_result`), which can hang on a `pattern`
+      (backtracking `re`, holding the GIL) or `uniqueItems` (pairwise) and raises on an
+      ECMA-only pattern. By default (`sdk_output_schema="hide_unsafe"`) a tool whose
+      outputSchema holds `pattern`, `patternProperties` or `uniqueItems: true` anywhere is
+      listed to the SDK without `outputSchema` (event `output_schema_hidden`, once per
+      definition): the guard has validated that output with a linear-time engine.
 
     Never raises into the SDK's receive loop and never waits on the server: a message the
     guard cannot read goes to the SDK unchanged. A bug inside the guard fails closed for a
@@ -75,7 +82,8 @@ class Guard:
         max_events: how many events `events` keeps (oldest dropped first).
         **policy: `new` ("pin" | "allow" | "block"), `changed` ("block" | "allow" | "hold"),
             `check_arguments` (bool), `invalid_output` ("withhold" | "flag" | "pass"),
-            `output_timeout` (seconds); see `Policy` for meanings and defaults.
+            `output_timeout` (seconds), `sdk_output_schema` ("hide_unsafe" | "keep"); see
+            `Policy` for meanings and defaults.
 
     Raises:
         TypeError: an unknown policy keyword, or an argument of the wrong type.
@@ -125,6 +133,8 @@ class Guard:
         self._last_raw: dict[str, dict[str, Any]] = {}
         #: tool name -> fingerprint known to be pinned in the guard's private store.
         self._pinned: dict[str, str | None] = {}
+        #: tool name -> fingerprint whose outputSchema was reported hidden from the SDK.
+        self._hidden: dict[str, str | None] = {}
 
     # -- public ----------------------------------------------------------------------------
 

@@ -43,6 +43,7 @@ from ._jsonrpc import (
     withheld_result,
 )
 from ._sdkcheck import sdk_refusals
+from ._sdkschema import unsafe_output_schema
 
 if TYPE_CHECKING:
     from ._guard import Guard, ToolState, Transport
@@ -306,6 +307,7 @@ class Connection:
         started = self.listing is not None  # this page belongs to a listing begun without a cursor
         listing = self.listing if self.listing is not None else set()
         rejections: list[tuple[int, GuardEvent]] = []
+        hidden: set[int] = set()  # indexes of tools listed without their outputSchema
         for rejection in page.rejected:
             removed.add(rejection.index)
             self.reject(
@@ -410,6 +412,7 @@ class Connection:
                     continue
                 if policy.changed == "hold":
                     guard._tools[name] = _state("held", tool, "changed")
+                    self._hide_unsafe_output_schema(index, tool, hidden)
                     continue
             elif status == "cosmetic":  # issue 11's PinStore: not material, re-pinned
                 self.emit(
@@ -422,6 +425,7 @@ class Connection:
                     message="the definition differs from its pin only cosmetically (re-pinned)",
                 )
             guard._tools[name] = _state("ok", tool, "")
+            self._hide_unsafe_output_schema(index, tool, hidden)
 
         for name in rejected_names:
             if name not in listing:
@@ -431,10 +435,41 @@ class Connection:
         if page.next_cursor is None:
             self._finish_listing(listing, complete=started)
 
-        if not removed:
+        if not removed and not hidden:
             return item
-        kept_raw = [raw for index, raw in enumerate(raw_tools) if index not in removed]
+        kept_raw = [
+            _without_output_schema(raw) if index in hidden else raw
+            for index, raw in enumerate(raw_tools)
+            if index not in removed
+        ]
         return result_response(message.id, {**result, "tools": kept_raw})
+
+    def _hide_unsafe_output_schema(self, index: int, tool: Tool, hidden: set[int]) -> None:
+        """Policy `sdk_output_schema`: mark a listed tool whose outputSchema the SDK's own
+        output check cannot run safely; one event per tool definition."""
+        guard = self.guard
+        if guard.policy.sdk_output_schema != "hide_unsafe":
+            return
+        unsafe = unsafe_output_schema(tool)
+        if unsafe is None:
+            return
+        hidden.add(index)
+        if guard._hidden.get(tool.name, _NOT_HIDDEN) == tool.fingerprint:
+            return  # already reported for this definition
+        guard._hidden[tool.name] = tool.fingerprint
+        self.emit(
+            "output_schema_hidden",
+            tool.name,
+            "sdk_unsafe_output_schema",
+            "hidden",
+            path=("tools", index, "outputSchema", *unsafe.path),
+            message=(
+                f"outputSchema left out of the SDK's listing: its `{unsafe.keyword}` is unsafe "
+                "for the SDK's own output check (Python jsonschema); the guard validates this "
+                "tool's output itself"
+            ),
+            details={"keyword": unsafe.keyword},
+        )
 
     async def _pin_verdicts(self, tools: list[Tool]) -> list[_checks.PinVerdict]:
         """The pin verdict of each tool: from the store, in one worker-thread hop.
@@ -593,6 +628,12 @@ _STATUS_REFUSAL: Final[dict[str, Callable[[ToolState], tuple[str, tuple[PathItem
 
 
 _APPROVED: Final = _checks.PinVerdict("approved", False)
+_NOT_HIDDEN: Final = object()
+
+
+def _without_output_schema(raw: Any) -> Any:
+    """A copy of a tool definition without `outputSchema` (the server's dict is left as is)."""
+    return {key: value for key, value in raw.items() if key != "outputSchema"}
 
 
 def _state(status: str, tool: Tool | None, reason: str) -> ToolState:
