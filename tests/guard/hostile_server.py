@@ -12,7 +12,10 @@ Scenarios (--scenario):
   output        weather answers structuredContent that fails its outputSchema.
   catastrophic  match's outputSchema has pattern ^(a+)+$; it answers 34 "a"s and "!".
   huge          big answers a 4 MB text block and 50,000 structured items (valid).
-  headers       (HTTP, 2026-07-28) a tool whose x-mcp-header annotation is invalid.
+  headers       (HTTP, 2026-07-28) echo, one tool per x-mcp-header violation (routed: on an
+                object property; twin: two names equal but for case; spaced: a name with a
+                space; nested: not reached by properties keys alone) and region, whose
+                annotation is valid.
   badresult     echo answers a result whose content is a string (not a tool result).
   sdkcheck      valid structured output that the SDK's own output check (Python jsonschema)
                 cannot run safely: redos (pattern ^(a+)+$|!$, 34 "a"s and "!": valid, the
@@ -155,6 +158,42 @@ SDKCHECK_ANSWERS: dict[str, Any] = {
     "distinct": {"xs": [{"i": i} for i in range(3000)]},
     "grep": {"pattern": "^(a+)+$", "count": 2},
 }
+HEADERS_DUPLICATE = {
+    "name": "twin",
+    "description": "Two x-mcp-header names equal but for case.",
+    "inputSchema": {
+        "type": "object",
+        "properties": {
+            "a": {"type": "string", "x-mcp-header": "Region"},
+            "b": {"type": "string", "x-mcp-header": "region"},
+        },
+    },
+}
+HEADERS_NAME = {
+    "name": "spaced",
+    "description": "An x-mcp-header name that is not an RFC 9110 token.",
+    "inputSchema": {
+        "type": "object",
+        "properties": {"a": {"type": "string", "x-mcp-header": "My Region"}},
+    },
+}
+HEADERS_UNREACHABLE = {
+    "name": "nested",
+    "description": "An x-mcp-header under items, off the chain of properties keys.",
+    "inputSchema": {
+        "type": "object",
+        "properties": {"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "Item"}}},
+    },
+}
+HEADERS_GOOD = {
+    "name": "region",
+    "description": "A valid x-mcp-header annotation.",
+    "inputSchema": {
+        "type": "object",
+        "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
+        "required": ["region"],
+    },
+}
 
 ECHO_RUGPULLED = {
     **ECHO,
@@ -192,7 +231,14 @@ class Server:
         if self.scenario == "rugpull":
             return [ECHO_RUGPULLED if self.listings >= 2 else ECHO, ADD]
         if self.scenario == "headers":
-            return [ECHO, HEADERS_BAD]
+            return [
+                ECHO,
+                HEADERS_BAD,
+                HEADERS_DUPLICATE,
+                HEADERS_NAME,
+                HEADERS_UNREACHABLE,
+                HEADERS_GOOD,
+            ]
         if self.scenario == "sdkcheck":
             return [ECHO, WEATHER, REDOS, LETTERS, KEYS, DISTINCT, GREP]
         return [ECHO, ADD, WEATHER, MATCH, BIG]
@@ -202,6 +248,8 @@ class Server:
             if self.scenario == "badresult":
                 return {"content": "not a list"}
             return {"content": [{"type": "text", "text": str(arguments.get("message"))}]}
+        if name == "region":
+            return {"content": [{"type": "text", "text": str(arguments.get("region"))}]}
         if name == "add":
             total = arguments.get("a", 0) + arguments.get("b", 0)
             return {"content": [{"type": "text", "text": str(total)}]}
