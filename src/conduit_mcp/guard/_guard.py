@@ -29,6 +29,9 @@ class ToolState:
     status: ToolStatus
     tool: Tool | None  # the accepted definition (None for a rejected tool)
     reason: str = ""
+    #: whether the input / output schema is checked inline (`_checks.is_linear`), once known.
+    input_linear: bool | None = None
+    output_linear: bool | None = None
 
 
 class Guard:

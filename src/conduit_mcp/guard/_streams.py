@@ -35,6 +35,7 @@ from ..client._errors import PathItem
 from ..client._versions import KNOWN_VERSIONS, at_least
 from . import _checks
 from ._events import GuardEvent, logger
+from ._guard import ToolState
 from ._jsonrpc import (
     INVALID_RESULT_CODE,
     REFUSED_CALL_CODE,
@@ -46,7 +47,7 @@ from ._sdkcheck import sdk_refusals
 from ._sdkschema import unsafe_output_schema
 
 if TYPE_CHECKING:
-    from ._guard import Guard, ToolState, Transport
+    from ._guard import Guard, Transport
 
 #: Requests remembered while their response is outstanding (oldest forgotten first).
 MAX_PENDING: Final = 4096
@@ -56,13 +57,21 @@ _CALL: Final = "tools/call"
 
 
 class _Pending:
-    __slots__ = ("cursor", "method", "name", "tool")
+    __slots__ = ("cursor", "method", "name", "state", "tool")
 
-    def __init__(self, method: str, name: str | None, tool: Tool | None, cursor: bool) -> None:
+    def __init__(
+        self,
+        method: str,
+        name: str | None,
+        tool: Tool | None,
+        cursor: bool,
+        state: ToolState | None = None,
+    ) -> None:
         self.method = method
         self.name = name
         self.tool = tool
         self.cursor = cursor
+        self.state = state  # the tool's state when the call went out (per-tool memos)
 
 
 class Connection:
@@ -71,7 +80,10 @@ class Connection:
     def __init__(self, guard: Guard, transport: Transport) -> None:
         self.guard = guard
         self.transport: Transport = transport
-        self.version: str | None = None
+        self._version: str | None = None
+        self._known: str | None = None
+        self._structured = False  # outputSchema exists at the version (2025-06-18 on)
+        self._result_type = False  # results carry resultType (2026-07-28 on)
         self.pending: dict[Any, _Pending] = {}
         self.local: collections.deque[SessionMessage] = collections.deque()
         self.reader: GuardedReadStream | None = None
@@ -103,13 +115,26 @@ class Connection:
         if self.reader is not None:
             self.reader.wake()
 
+    @property
+    def version(self) -> str | None:
+        """The protocol version learned on this connection (`None` until known)."""
+        return self._version
+
+    @version.setter
+    def version(self, version: str | None) -> None:
+        # What each message asks of the version is worked out once, here.
+        self._version = version
+        known = version if version in KNOWN_VERSIONS else None
+        self._known = known
+        self._structured = known is not None and at_least(known, "2025-06-18")
+        self._result_type = known is not None and at_least(known, "2026-07-28")
+
     def learn_version(self, version: object) -> None:
-        if isinstance(version, str) and version:
+        if isinstance(version, str) and version and version != self._version:
             self.version = version
 
     def known_version(self) -> str | None:
-        version = self.version
-        return version if version in KNOWN_VERSIONS else None
+        return self._known
 
     def _take_pending(self, request_id: Any) -> _Pending | None:
         pending = self.pending.pop(request_id, None)
@@ -165,7 +190,8 @@ class Connection:
             refusal = ("guard_internal_error", (), f"the guard failed ({type(exc).__name__})")
         if refusal is None:
             state = self.guard._tools.get(name)
-            self._remember(message.id, _Pending(_CALL, name, state.tool if state else None, False))
+            tool = state.tool if state is not None else None
+            self._remember(message.id, _Pending(_CALL, name, tool, False, state))
             return None
         reason, path, why = refusal
         self.emit(
@@ -212,11 +238,14 @@ class Connection:
             arguments = {}
         if not isinstance(arguments, dict):
             return "invalid_arguments", ("arguments",), "arguments must be an object"
-        check = _bind(_checks.check_arguments, tool, arguments, protocol_version=version)
+        linear = state.input_linear
+        if linear is None:
+            linear = state.input_linear = _checks.is_linear(tool, "inputSchema")
         try:
-            if _checks.is_linear(tool, "inputSchema"):
-                verdict = check()  # linear in the arguments: no thread hop needed
+            if linear:  # linear in the arguments: checked inline, no thread hop
+                verdict = _checks.check_arguments(tool, arguments, protocol_version=version)
             else:
+                check = _bind(_checks.check_arguments, tool, arguments, protocol_version=version)
                 verdict = await _checks.run_bounded(check, self.guard.policy.output_timeout)
         except _checks.Timeout:
             return (
@@ -390,7 +419,7 @@ class Connection:
                 )
                 if policy.new == "block":
                     removed.add(index)
-                    guard._tools[name] = _state("blocked", tool, "new")
+                    _set_state(guard._tools, name, "blocked", tool, "new")
                     continue
             elif status == "changed":
                 changes = verdict.changes or (
@@ -408,10 +437,10 @@ class Connection:
                 )
                 if policy.changed == "block":
                     removed.add(index)
-                    guard._tools[name] = _state("blocked", tool, "changed")
+                    _set_state(guard._tools, name, "blocked", tool, "changed")
                     continue
                 if policy.changed == "hold":
-                    guard._tools[name] = _state("held", tool, "changed")
+                    _set_state(guard._tools, name, "held", tool, "changed")
                     self._hide_unsafe_output_schema(index, tool, hidden)
                     continue
             elif status == "cosmetic":  # issue 11's PinStore: not material, re-pinned
@@ -424,12 +453,12 @@ class Connection:
                     changes=verdict.changes,
                     message="the definition differs from its pin only cosmetically (re-pinned)",
                 )
-            guard._tools[name] = _state("ok", tool, "")
+            _set_state(guard._tools, name, "ok", tool, "")
             self._hide_unsafe_output_schema(index, tool, hidden)
 
         for name in rejected_names:
             if name not in listing:
-                guard._tools[name] = _state("rejected", None, "rejected")
+                guard._tools[name] = ToolState("rejected", None, "rejected")
                 listing.add(name)
 
         if page.next_cursor is None:
@@ -563,14 +592,22 @@ class Connection:
             or policy.invalid_output == "pass"
             or parsed.is_error
             or tool.raw.get("outputSchema") is None
-            or not at_least(version, "2025-06-18")
+            or not self._structured
         ):
             return item  # nothing to validate (validate_structured would skip it)
-        check = _bind(_checks.validate_output, parsed, tool, protocol_version=version)
+        state = pending.state
+        linear = state.output_linear if state is not None else None
+        if linear is None:
+            linear = _checks.is_linear(tool, "outputSchema")
+            if state is not None:
+                state.output_linear = linear
         try:
-            if _checks.is_linear(tool, "outputSchema"):
-                verdict: OutputValidation = check()  # linear in the value: inline
+            if linear:  # linear in the value: checked inline
+                verdict: OutputValidation = _checks.validate_output(
+                    parsed, tool, protocol_version=version
+                )
             else:
+                check = _bind(_checks.validate_output, parsed, tool, protocol_version=version)
                 verdict = await _checks.run_bounded(check, policy.output_timeout)
         except _checks.Timeout:
             reason = "output_validation_timeout"
@@ -607,7 +644,7 @@ class Connection:
             message.id,
             withheld_result(
                 f"conduit-mcp guard withheld this result: {why}",
-                result_type=at_least(version, "2026-07-28"),
+                result_type=self._result_type,
             ),
         )
 
@@ -636,10 +673,23 @@ def _without_output_schema(raw: Any) -> Any:
     return {key: value for key, value in raw.items() if key != "outputSchema"}
 
 
-def _state(status: str, tool: Tool | None, reason: str) -> ToolState:
-    from ._guard import ToolState
-
-    return ToolState(status, tool, reason)  # type: ignore[arg-type]
+def _set_state(
+    tools: dict[str, ToolState], name: str, status: str, tool: Tool, reason: str
+) -> None:
+    """Record a listed tool's state; an unchanged one (same status, same definition) keeps its
+    state object, so its per-tool memos and the validators compiled for its schema objects
+    stay warm across listings."""
+    old = tools.get(name)
+    if (
+        old is not None
+        and old.status == status
+        and old.reason == reason
+        and old.tool is not None
+        and tool.fingerprint is not None
+        and old.tool.fingerprint == tool.fingerprint
+    ):
+        return
+    tools[name] = ToolState(status, tool, reason)  # type: ignore[arg-type]
 
 
 def _bind(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Callable[[], Any]:
