@@ -464,3 +464,47 @@ async def test_one_guard_keeps_its_knowledge_across_connections() -> None:
         assert guard.tool_status("a") == "blocked"
     with pytest.raises(ValueError, match="closed"):
         guard.pins.pinned("s")
+
+
+async def test_a_relisted_page_reuses_intake_only_when_it_is_the_same_json() -> None:
+    """A page that is exactly the JSON seen before skips intake's work (counted here); a page
+    that differs only where Python's `==` cannot tell (`true` vs `1`) or only orjson cannot
+    (NaN vs `null`) is read afresh: `true` vs `1` is a changed definition (RFC 8785 tells them
+    apart), NaN is not JSON (intake rejects the tool)."""
+    from conduit_mcp.guard import _streams
+
+    calls = 0
+    real_intake = _streams.intake
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        return real_intake(*args, **kwargs)
+
+    schema = {"type": "object", "properties": {"x": {"type": "integer", "default": 1}}}
+    x_true = {"type": "integer", "default": True}
+    assert x_true == schema["properties"]["x"]  # Python's == cannot tell true from 1
+    nan = float("nan")
+    listings = iter(
+        [
+            [tool("a", inputSchema=schema)],
+            [tool("a", inputSchema=schema)],  # the same JSON: no new intake
+            [tool("a", inputSchema={**schema, "properties": {"x": {**x_true}}})],
+            [tool("b", annotations={"x": None})],
+            [tool("b", annotations={"x": nan})],
+        ]
+    )
+    guard = Guard("s")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_streams, "intake", counting)
+        async with scripted_session(guard, lambda m, p: {"tools": next(listings)}) as (s, _):
+            counts = []
+            for _ in range(5):
+                await s.list_tools()
+                counts.append(calls)
+    assert counts == [1, 1, 2, 3, 4]
+    assert [(e.kind, e.tool) for e in guard.events if e.kind != "tool_new"] == [
+        ("tool_changed", "a"),
+        ("tool_removed", "a"),
+        ("tool_rejected", "b"),
+    ]

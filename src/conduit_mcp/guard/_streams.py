@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 import anyio
+import orjson
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import JSONRPCError, JSONRPCRequest, JSONRPCResponse
 from mcp_types import PROTOCOL_VERSION_META_KEY
@@ -26,6 +27,7 @@ from mcp_types import PROTOCOL_VERSION_META_KEY
 from ..client import (
     Error,
     InputRequired,
+    Intake,
     OutputValidation,
     Tool,
     intake,
@@ -51,6 +53,8 @@ if TYPE_CHECKING:
 
 #: Requests remembered while their response is outstanding (oldest forgotten first).
 MAX_PENDING: Final = 4096
+#: tools/list pages whose intake a connection keeps for re-listings (most recent first kept).
+_PAGE_CACHE_SIZE: Final = 8
 
 _LIST: Final = "tools/list"
 _CALL: Final = "tools/call"
@@ -89,6 +93,10 @@ class Connection:
         self.reader: GuardedReadStream | None = None
         #: names of the listing being paged through (None: no listing in progress).
         self.listing: set[str] | None = None
+        #: (version, page JSON bytes) -> (the page as parsed back, its Intake, tool indexes).
+        self._pages: collections.OrderedDict[
+            tuple[str, bytes | None], tuple[Any, Intake, list[int]]
+        ] = collections.OrderedDict()
 
     # -- small helpers ---------------------------------------------------------------------
 
@@ -318,13 +326,7 @@ class Connection:
             )
             return item
         try:
-            page = intake(
-                guard.server_id,
-                result,
-                transport=self.transport,
-                protocol_version=version,
-                trusted=guard.trusted,
-            )
+            page, positions = self._intake(result, version)
         except Error as exc:
             self.emit(
                 "list_unreadable", None, exc.reason, "passed", path=exc.path, message=exc.message
@@ -354,9 +356,7 @@ class Connection:
 
         # Accepted tools, with their index in the page (intake keeps server order).
         accepted: list[tuple[int, Tool]] = []
-        by_identity = {id(raw): index for index, raw in enumerate(raw_tools)}
-        for tool in page.tools:
-            index = by_identity[id(tool.raw)]
+        for index, tool in zip(positions, page.tools, strict=True):
             if tool.name in listing:  # named on an earlier page of this listing
                 removed.add(index)
                 self.reject(
@@ -499,6 +499,44 @@ class Connection:
             ),
             details={"keyword": unsafe.keyword},
         )
+
+    def _intake(self, result: dict[str, Any], version: str) -> tuple[Intake, list[int]]:
+        """`intake` of a page, and each accepted tool's index in it; a page that is exactly the
+        JSON of one seen lately on this connection reuses that page's intake.
+
+        Clients list the same tools again and again, and intake's per-tool fingerprint (RFC
+        8785 bytes + SHA-256) is most of a page's cost. The cache key is the page's orjson
+        bytes (which tell `1`, `1.0` and `true` apart) and, on a hit, Python equality with the
+        cached page as well (orjson writes NaN and infinities as `null`; `==` tells them from
+        `null`): a hit is the same JSON value, so intake's answer is the same.
+
+        Raises:
+            Error: as `intake` (never cached).
+        """
+        try:
+            data: bytes | None = orjson.dumps(result)
+        except (TypeError, orjson.JSONEncodeError):  # beyond orjson (huge ints, deep nesting)
+            data = None
+        key = (version, data)
+        if data is not None:
+            hit = self._pages.get(key)
+            if hit is not None and hit[0] == result:
+                self._pages.move_to_end(key)
+                return hit[1], hit[2]
+        page = intake(
+            self.guard.server_id,
+            result,
+            transport=self.transport,
+            protocol_version=version,
+            trusted=self.guard.trusted,
+        )
+        by_identity = {id(raw): index for index, raw in enumerate(result["tools"])}
+        positions = [by_identity[id(tool.raw)] for tool in page.tools]
+        if data is not None:
+            self._pages[key] = (orjson.loads(data), page, positions)
+            if len(self._pages) > _PAGE_CACHE_SIZE:
+                self._pages.popitem(last=False)
+        return page, positions
 
     async def _pin_verdicts(self, tools: list[Tool]) -> list[_checks.PinVerdict]:
         """The pin verdict of each tool: from the store, in one worker-thread hop.
