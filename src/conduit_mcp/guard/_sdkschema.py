@@ -24,7 +24,9 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ..client import Tool
-from ..client._errors import PathItem
+
+#: A step of a path into JSON: an object key or an array index (as `conduit_mcp.client`'s).
+PathItem = str | int
 
 #: keyword -> the value that makes it unsafe for the SDK's engine (checked by type / identity).
 _REGEX_KEYWORDS: Final = {"pattern": str, "patternProperties": dict}
