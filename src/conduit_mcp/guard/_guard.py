@@ -68,7 +68,9 @@ class Guard:
 
     Never raises into the SDK's receive loop and never waits on the server: a message the
     guard cannot read goes to the SDK unchanged. A bug inside the guard fails closed for a
-    `tools/call` request (refused, `guard_internal_error`) and open for anything else.
+    `tools/call` request (refused, `guard_internal_error`) and open for anything else; a
+    `tools/list` page the guard fails on reaches the SDK unchanged, but every tool it names is
+    blocked (calls refused with `guard_internal_error`) until a listing the guard can check.
 
     Every decision is a `GuardEvent`, delivered in order to `events`, to `on_event` and to the
     stdlib logger `conduit_mcp.guard` (WARNING for refusals and rejections, INFO otherwise).

@@ -307,7 +307,22 @@ class Connection:
                 "passed",
                 message=f"the guard failed on a {pending.method} response",
             )
+            if pending.method == _LIST:
+                self._distrust_page(message.result)
         return item
+
+    def _distrust_page(self, result: Any) -> None:
+        """After a failure on a tools/list page (which then reaches the SDK unchanged): every
+        tool it names is blocked, so calls to them fail closed instead of running on what the
+        guard knew before (a rug pull must not pass because checking it failed)."""
+        try:
+            tools = result.get("tools") if isinstance(result, dict) else None
+            for raw in tools if isinstance(tools, list) else ():
+                name = raw.get("name") if isinstance(raw, dict) else None
+                if isinstance(name, str):
+                    self.guard._tools[name] = ToolState("blocked", None, "unchecked")
+        except Exception:  # never into the SDK's receive loop
+            logger.exception("guard failed to block the tools of an unchecked page")
 
     async def _on_list(
         self, item: SessionMessage, message: JSONRPCResponse, pending: _Pending
@@ -690,13 +705,17 @@ class Connection:
 _STATUS_REFUSAL: Final[dict[str, Callable[[ToolState], tuple[str, tuple[PathItem, ...], str]]]] = {
     "rejected": lambda s: ("tool_rejected", ("name",), "the tool was rejected when listed"),
     "blocked": lambda s: (
-        "tool_blocked",
-        ("name",),
-        (
-            "the tool's definition changed since it was pinned"
-            if s.reason == "changed"
-            else "new tools are blocked for this server"
-        ),
+        ("guard_internal_error", ("name",), "the guard failed while checking this tool's listing")
+        if s.reason == "unchecked"
+        else (
+            "tool_blocked",
+            ("name",),
+            (
+                "the tool's definition changed since it was pinned"
+                if s.reason == "changed"
+                else "new tools are blocked for this server"
+            ),
+        )
     ),
     "held": lambda s: ("tool_held", ("name",), "the tool changed and awaits approval"),
 }
