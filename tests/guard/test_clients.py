@@ -36,25 +36,95 @@ async def test_mcp_client_over_stdio(hostile: Callable[[str], Hostile]) -> None:
     assert server.calls() == []
 
 
-async def test_mcp_client_at_2026_07_28_over_http_drops_an_invalid_x_mcp_header_tool(
+async def test_mcp_client_refuses_unsent_before_and_after_a_rug_pull(
+    hostile: Callable[[str], Hostile],
+) -> None:
+    """Issue 9 done-when under `mcp.Client`: invalid arguments (echo's `message` must be a
+    string), a never-listed tool, and the rug-pulled echo after the second listing are refused
+    with -32602 and never reach the server; only the one valid call does."""
+    server = hostile("rugpull")
+    guard = Guard("hostile")
+    refused: list[MCPError] = []
+    async with mcp.Client(guard.stdio_client(server.stdio())) as client:
+        await client.list_tools()
+        sent = await client.call_tool("echo", {"message": "hi"})
+        for name, arguments in (("echo", {"message": 5}), ("never_listed", {})):
+            with pytest.raises(MCPError) as caught:
+                await client.call_tool(name, arguments)
+            refused.append(caught.value)
+        second = await client.list_tools()
+        with pytest.raises(MCPError) as caught:
+            await client.call_tool("echo", {"message": "hi", "notes": "x"})
+        refused.append(caught.value)
+    assert sent.content[0].text == "hi"  # type: ignore[union-attr]
+    assert [t.name for t in second.tools] == ["add"]
+    assert [(e.error.code, e.error.data["reason"], e.error.data["tool"]) for e in refused] == [
+        (REFUSED_CALL_CODE, "invalid_arguments", "echo"),
+        (REFUSED_CALL_CODE, "unknown_tool", "never_listed"),
+        (REFUSED_CALL_CODE, "tool_blocked", "echo"),
+    ]
+    assert server.calls() == [("echo", {"message": "hi"})]
+
+
+async def test_mcp_client_at_2026_07_28_over_http_drops_invalid_x_mcp_header_tools(
     hostile_http: Callable[[str], tuple[str, Hostile]],
 ) -> None:
-    """Spec 2026-07-28 basic/transports "Custom Headers from Tool Parameters": a client MUST
-    exclude a tool whose x-mcp-header annotation is invalid (here: on an object property) and
-    SHOULD log its name and reason. The version comes from the request `_meta` the modern SDK
-    stamps (there is no initialize at 2026-07-28)."""
+    """Spec 2026-07-28 basic/transports/streamable-http "Custom Headers from Tool Parameters": a
+    header name MUST be an RFC 9110 token, case-insensitively unique, on a property of type
+    integer, string or boolean reached by a chain of `properties` keys alone; a client MUST
+    exclude a tool that breaks any of these and SHOULD log its name and reason. One tool per
+    rule (hostile scenario "headers"); `region`'s annotation is valid. The version comes from
+    the request `_meta` the modern SDK stamps (there is no initialize at 2026-07-28)."""
     url, server = hostile_http("headers")
     guard = Guard("hostile-http")
+    refused: dict[str, MCPError] = {}
     async with mcp.Client(guard.streamable_http_client(url), mode="2026-07-28") as client:
         listed = await client.list_tools()
-        with pytest.raises(MCPError) as refused:
-            await client.call_tool("routed", {"region": {}})
-    assert [t.name for t in listed.tools] == ["echo"]
+        for name in ("routed", "twin", "spaced", "nested"):
+            with pytest.raises(MCPError) as caught:
+                await client.call_tool(name, {"region": {}, "a": "x"})
+            refused[name] = caught.value
+        region = await client.call_tool("region", {"region": "eu"})
+    assert [t.name for t in listed.tools] == ["echo", "region"]
     rejected = [e for e in guard.events if e.kind == "tool_rejected"]
-    assert [(e.tool, e.reason) for e in rejected] == [("routed", "x_mcp_header_type")]
-    assert rejected[0].path[:3] == ("tools", 1, "inputSchema")
-    assert refused.value.error.data["reason"] == "tool_rejected"
-    assert server.calls() == []
+    assert [(e.tool, e.reason, e.path) for e in rejected] == [
+        ("routed", "x_mcp_header_type", ("tools", 1, "inputSchema", *_prop("region"))),
+        ("twin", "x_mcp_header_duplicate", ("tools", 2, "inputSchema", *_prop("b"))),
+        ("spaced", "x_mcp_header_invalid_name", ("tools", 3, "inputSchema", *_prop("a"))),
+        (
+            "nested",
+            "x_mcp_header_unreachable",
+            ("tools", 4, "inputSchema", "properties", "a", "items", "x-mcp-header"),
+        ),
+    ]
+    assert {name: e.error.code for name, e in refused.items()} == dict.fromkeys(
+        refused, REFUSED_CALL_CODE
+    )
+    assert {name: e.error.data["reason"] for name, e in refused.items()} == dict.fromkeys(
+        refused, "tool_rejected"
+    )
+    assert region.content[0].text == "eu"  # type: ignore[union-attr]
+    assert server.calls() == [("region", {"region": "eu"})]  # no rejected tool reached it
+
+
+async def test_x_mcp_header_rules_stay_off_over_stdio(hostile: Callable[[str], Hostile]) -> None:
+    """The same listing at 2026-07-28 over stdio: the header rules belong to Streamable HTTP
+    ("other transports MAY ignore annotations"), and the guard learns the transport from what it
+    wraps (`guard.stdio_client`), so it rejects none of them. (mcp 2.3.0 itself drops the four
+    tools at 2026-07-28 whatever the transport: pinned.)"""
+    server = hostile("headers")
+    guard = Guard("hostile")
+    async with mcp.Client(guard.stdio_client(server.stdio()), mode="2026-07-28") as client:
+        listed = await client.list_tools()
+    assert [e for e in guard.events if e.kind == "tool_rejected"] == []
+    assert [guard.tool_status(n) for n in ("routed", "twin", "spaced", "nested", "region")] == [
+        "ok"
+    ] * 5
+    assert [t.name for t in listed.tools] == ["echo", "region"]
+
+
+def _prop(name: str) -> tuple[str, ...]:
+    return ("properties", name, "x-mcp-header")
 
 
 async def test_mcp_client_at_2026_07_28_withholds_invalid_output_with_a_result_type(
@@ -89,6 +159,31 @@ async def test_fastmcp_client_over_stdio(hostile: Callable[[str], Hostile]) -> N
         ("tool_changed", "echo")
     ]
     assert server.calls() == []
+
+
+async def test_fastmcp_client_refuses_unsent(hostile: Callable[[str], Hostile]) -> None:
+    """Issue 9 done-when under `fastmcp.Client` (mixed page over stdio): a never-listed tool, a
+    tool rejected at intake and invalid arguments (add's `b` is required) are refused with
+    -32602 and never reach the server; FastMCP hands the SDK's `MCPError` on."""
+    server = hostile("mixed")
+    guard = Guard("hostile")
+    params = server.stdio()
+    transport = guard.fastmcp_transport(StdioTransport(command=params.command, args=params.args))
+    refused: list[MCPError] = []
+    async with fastmcp.Client(transport) as client:
+        await client.list_tools()
+        for name, arguments in (("never_listed", {}), ("stringly", {}), ("add", {"a": 1})):
+            with pytest.raises(MCPError) as caught:
+                await client.call_tool(name, arguments)
+            refused.append(caught.value)
+        added = await client.call_tool("add", {"a": 1, "b": 2})
+    assert [(e.error.code, e.error.data["reason"], e.error.data["tool"]) for e in refused] == [
+        (REFUSED_CALL_CODE, "unknown_tool", "never_listed"),
+        (REFUSED_CALL_CODE, "tool_rejected", "stringly"),
+        (REFUSED_CALL_CODE, "invalid_arguments", "add"),
+    ]
+    assert added.content[0].text == "3"  # type: ignore[union-attr]
+    assert server.calls() == [("add", {"a": 1, "b": 2})]
 
 
 async def test_fastmcp_client_over_http(

@@ -27,8 +27,8 @@ pytestmark = pytest.mark.anyio
 
 def test_policy_defaults_are_the_documented_ones() -> None:
     """conduit-defined (coordinator's design): pin new, block changed, check arguments,
-    withhold invalid output, 2 s bound."""
-    assert Guard("s").policy == Policy("pin", "block", True, "withhold", 2.0)
+    withhold invalid output, 2 s bound, hide outputSchemas the SDK cannot check safely."""
+    assert Guard("s").policy == Policy("pin", "block", True, "withhold", 2.0, "hide_unsafe")
 
 
 def test_unknown_policy_keywords_are_a_type_error() -> None:
@@ -464,3 +464,109 @@ async def test_one_guard_keeps_its_knowledge_across_connections() -> None:
         assert guard.tool_status("a") == "blocked"
     with pytest.raises(ValueError, match="closed"):
         guard.pins.pinned("s")
+
+
+async def test_a_relisted_page_reuses_intake_only_when_it_is_the_same_json() -> None:
+    """A page that is exactly the JSON seen before skips intake's work (counted here); a page
+    that differs only where Python's `==` cannot tell (`true` vs `1`) or only orjson cannot
+    (NaN vs `null`) is read afresh: `true` vs `1` is a changed definition (RFC 8785 tells them
+    apart), NaN is not JSON (intake rejects the tool)."""
+    from conduit_mcp.guard import _streams
+
+    calls = 0
+    real_intake = _streams.intake
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        return real_intake(*args, **kwargs)
+
+    schema = {"type": "object", "properties": {"x": {"type": "integer", "default": 1}}}
+    x_true = {"type": "integer", "default": True}
+    assert x_true == schema["properties"]["x"]  # Python's == cannot tell true from 1
+    nan = float("nan")
+    listings = iter(
+        [
+            [tool("a", inputSchema=schema)],
+            [tool("a", inputSchema=schema)],  # the same JSON: no new intake
+            [tool("a", inputSchema={**schema, "properties": {"x": {**x_true}}})],
+            [tool("b", annotations={"x": None})],
+            [tool("b", annotations={"x": nan})],
+        ]
+    )
+    guard = Guard("s")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_streams, "intake", counting)
+        async with scripted_session(guard, lambda m, p: {"tools": next(listings)}) as (s, _):
+            counts = []
+            for _ in range(5):
+                await s.list_tools()
+                counts.append(calls)
+    assert counts == [1, 1, 2, 3, 4]
+    assert [(e.kind, e.tool) for e in guard.events if e.kind != "tool_new"] == [
+        ("tool_changed", "a"),
+        ("tool_removed", "a"),
+        ("tool_rejected", "b"),
+    ]
+
+
+async def test_a_rug_pull_that_makes_the_guard_fail_still_cannot_be_called() -> None:
+    """Found in review: the second listing adds a property named "¹" (SUPERSCRIPT ONE:
+    `str.isdigit()` is true, `int()` refuses it). If checking that listing fails anywhere, the
+    page reaches the SDK unchanged, but a call to the changed tool must never go out on what
+    the guard knew before (it would be validated against the old schema)."""
+    old = {"type": "object", "properties": {"x": {"type": "string"}}}
+    new = {"type": "object", "properties": {"x": {"type": "string"}, "¹": {"type": "string"}}}
+    listings = iter([[tool("a", inputSchema=old)], [tool("a", description="d", inputSchema=new)]])
+    guard = Guard("s")
+
+    def handler(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        return {"tools": next(listings)} if method == "tools/list" else text("sent")
+
+    async with scripted_session(guard, handler) as (session, script):
+        await session.list_tools()
+        await session.list_tools()
+        with pytest.raises(MCPError) as refused:
+            await session.call_tool("a", {"x": "1", "¹": "secret"})
+    assert refused.value.error.data["tool"] == "a"
+    assert refused.value.error.data["reason"] in {"tool_blocked", "guard_internal_error"}
+    assert script.calls() == []
+    assert guard.tool_status("a") == "blocked"
+
+
+async def test_tools_of_a_page_the_guard_fails_on_are_blocked_until_a_good_listing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """conduit-defined: a failure inside the guard on a tools/list page passes the page on
+    (fails open for the SDK's listing) and blocks every tool it names (fails closed for calls,
+    reason guard_internal_error); the next listing the guard can check restores them."""
+    from conduit_mcp.guard import _checks
+
+    real_pin_page = _checks.pin_page
+    failing = True
+
+    def pin_page(*args: Any, **kwargs: Any) -> Any:
+        if failing:
+            raise RuntimeError("simulated bug")
+        return real_pin_page(*args, **kwargs)
+
+    monkeypatch.setattr(_checks, "pin_page", pin_page)
+    guard = Guard("s")
+    listing = {"tools": [tool("a"), tool("b")]}
+    async with scripted_session(
+        guard, lambda m, p: listing if m == "tools/list" else text("ok")
+    ) as (
+        session,
+        script,
+    ):
+        first = await session.list_tools()
+        with pytest.raises(MCPError) as refused:
+            await session.call_tool("a", {})
+        failing = False
+        await session.list_tools()
+        after = await session.call_tool("a", {})
+    assert [t.name for t in first.tools] == ["a", "b"]  # the page itself passed on
+    assert refused.value.error.data["reason"] == "guard_internal_error"
+    assert after.content[0].text == "ok"  # type: ignore[union-attr]
+    assert script.calls() == [("a", {})]
+    assert [e.kind for e in guard.events][:2] == ["unchecked", "call_refused"]

@@ -26,6 +26,9 @@ EVENT_KINDS: Final = frozenset(
         "tool_changed",  # a pinned tool whose definition differs from its pin
         "tool_removed",  # a tool of the last complete listing is no longer listed
         "list_unreadable",  # a tools/list result the guard cannot read: passed on unchanged
+        # the tool's outputSchema is left out of the listing the SDK sees (policy
+        # sdk_output_schema="hide_unsafe"); once per tool definition, not per listing
+        "output_schema_hidden",
         # tools/call
         "call_refused",  # answered locally with a JSON-RPC error; never sent to the server
         "output_invalid",  # structuredContent failed the outputSchema (or its check timed out)
@@ -43,6 +46,7 @@ GUARD_REASONS: Final = frozenset(
         "cosmetic_change",  # tool_changed: the pin store calls the change cosmetic (re-pinned)
         "tool_not_listed",  # tool_removed
         "sdk_rejects_tool",  # tool_rejected: the SDK's own model for the version refuses it
+        "sdk_unsafe_output_schema",  # output_schema_hidden: pattern/patternProperties/uniqueItems
         "unknown_tool",  # call_refused: never listed, or removed
         "tool_rejected",  # call_refused: the tool was rejected at intake
         "tool_blocked",  # call_refused: new/changed policy "block"
@@ -70,7 +74,8 @@ class GuardEvent:
         reason: a snake_case code from `conduit_mcp.client.REASONS` or `GUARD_REASONS`.
         decision: what the guard did: `"removed"` (from the page the SDK sees), `"pinned"`,
             `"allowed"`, `"blocked"`, `"held"`, `"refused"`, `"withheld"`, `"flagged"`,
-            `"answered_error"` or `"passed"` (handed on unchanged).
+            `"answered_error"`, `"hidden"` (a part left out of what the SDK sees) or
+            `"passed"` (handed on unchanged).
         path: keys and indexes into the message the decision is about: from the `tools/list`
             result root (`("tools", 3, "inputSchema")`), from the call's `arguments`, or from
             `structuredContent`.
@@ -102,6 +107,7 @@ class GuardEvent:
 _LEVELS: Final = {
     "tool_new": logging.INFO,
     "tool_removed": logging.INFO,
+    "output_schema_hidden": logging.INFO,
     "unchecked": logging.INFO,
 }
 

@@ -28,6 +28,9 @@ class ToolState:
     status: ToolStatus
     tool: Tool | None  # the accepted definition (None for a rejected tool)
     reason: str = ""
+    #: whether the input / output schema is checked inline (`_checks.is_linear`), once known.
+    input_linear: bool | None = None
+    output_linear: bool | None = None
 
 
 class Guard:
@@ -54,10 +57,19 @@ class Guard:
       structured content is withheld by default: the SDK receives
       `{"content": [{"type": "text", "text": <why>}], "isError": true}`, saying why without
       echoing the value, so the SDK's own output check neither raises nor hangs.
+    - the SDK validates `structuredContent` again after the guard, with Python's `jsonschema`
+      (mcp 2.3.0 `ClientSession.validate_tool_result`), which can hang on a `pattern`
+      (backtracking `re`, holding the GIL) or `uniqueItems` (pairwise) and raises on an
+      ECMA-only pattern. By default (`sdk_output_schema="hide_unsafe"`) a tool whose
+      outputSchema holds `pattern`, `patternProperties` or `uniqueItems: true` anywhere is
+      listed to the SDK without `outputSchema` (event `output_schema_hidden`, once per
+      definition): the guard has validated that output with a linear-time engine.
 
     Never raises into the SDK's receive loop and never waits on the server: a message the
     guard cannot read goes to the SDK unchanged. A bug inside the guard fails closed for a
-    `tools/call` request (refused, `guard_internal_error`) and open for anything else.
+    `tools/call` request (refused, `guard_internal_error`) and open for anything else; a
+    `tools/list` page the guard fails on reaches the SDK unchanged, but every tool it names is
+    blocked (calls refused with `guard_internal_error`) until a listing the guard can check.
 
     Every decision is a `GuardEvent`, delivered in order to `events`, to `on_event` and to the
     stdlib logger `conduit_mcp.guard` (WARNING for refusals and rejections, INFO otherwise).
@@ -74,7 +86,8 @@ class Guard:
         max_events: how many events `events` keeps (oldest dropped first).
         **policy: `new` ("pin" | "allow" | "block"), `changed` ("block" | "allow" | "hold"),
             `check_arguments` (bool), `invalid_output` ("withhold" | "flag" | "pass"),
-            `output_timeout` (seconds); see `Policy` for meanings and defaults.
+            `output_timeout` (seconds), `sdk_output_schema` ("hide_unsafe" | "keep"); see
+            `Policy` for meanings and defaults.
 
     Raises:
         TypeError: an unknown policy keyword, or an argument of the wrong type.
@@ -124,6 +137,8 @@ class Guard:
         self._last_raw: dict[str, dict[str, Any]] = {}
         #: tool name -> fingerprint known to be pinned in the guard's private store.
         self._pinned: dict[str, str | None] = {}
+        #: tool name -> fingerprint whose outputSchema was reported hidden from the SDK.
+        self._hidden: dict[str, str | None] = {}
 
     # -- public ----------------------------------------------------------------------------
 

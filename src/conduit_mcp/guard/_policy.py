@@ -12,11 +12,13 @@ from typing import Any, Final, Literal
 NewPolicy = Literal["pin", "allow", "block"]
 ChangedPolicy = Literal["block", "allow", "hold"]
 InvalidOutputPolicy = Literal["withhold", "flag", "pass"]
+SdkOutputSchemaPolicy = Literal["hide_unsafe", "keep"]
 
 _CHOICES: Final[dict[str, frozenset[str]]] = {
     "new": frozenset({"pin", "allow", "block"}),
     "changed": frozenset({"block", "allow", "hold"}),
     "invalid_output": frozenset({"withhold", "flag", "pass"}),
+    "sdk_output_schema": frozenset({"hide_unsafe", "keep"}),
 }
 
 
@@ -38,6 +40,19 @@ class Policy:
             `"flag"` (an event; the result passes unchanged) or `"pass"` (not validated).
         output_timeout: seconds a structured-output or argument check may take (default 2.0);
             past it the check counts as failed with its own reason.
+        sdk_output_schema: what the SDK's listing carries of an outputSchema that its own
+            output check (Python's `jsonschema`, run again after the guard's) cannot run
+            safely — one with `pattern` or `patternProperties` (Python's `re` backtracks
+            while holding the GIL, or cannot compile an ECMA pattern such as `\\p{L}`) or
+            `uniqueItems: true` (pairwise comparison of unsortable items), anywhere, `$defs`
+            included: `"hide_unsafe"` (default: the SDK sees the tool without
+            `outputSchema`, so it neither hangs nor raises; the guard validated the output
+            with a linear-time engine; event `output_schema_hidden`) or `"keep"` (the SDK
+            sees the listing as sent and runs its own check: a hostile value can hang
+            `call_tool`, an ECMA-only pattern makes it raise). The cost of hiding: the SDK's
+            `Tool.output_schema` is `None` for those tools, and FastMCP's `.data` is the plain
+            `structuredContent` instead of a typed object. With `invalid_output="pass"`
+            nothing checks those tools' output.
     """
 
     new: NewPolicy = "pin"
@@ -45,6 +60,7 @@ class Policy:
     check_arguments: bool = True
     invalid_output: InvalidOutputPolicy = "withhold"
     output_timeout: float = 2.0
+    sdk_output_schema: SdkOutputSchemaPolicy = "hide_unsafe"
 
 
 POLICY_KEYWORDS: Final = frozenset(Policy.__dataclass_fields__)

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 import anyio
+import orjson
 from conduit_mcp_wire import VERSIONS as KNOWN_VERSIONS
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import JSONRPCError, JSONRPCRequest, JSONRPCResponse
@@ -27,6 +28,7 @@ from mcp_types import PROTOCOL_VERSION_META_KEY
 from ..client import (
     Error,
     InputRequired,
+    Intake,
     OutputValidation,
     PathItem,
     Tool,
@@ -36,6 +38,7 @@ from ..client import (
 from ..client import version_at_least as at_least
 from . import _checks
 from ._events import GuardEvent, logger
+from ._guard import ToolState
 from ._jsonrpc import (
     INVALID_RESULT_CODE,
     REFUSED_CALL_CODE,
@@ -44,25 +47,36 @@ from ._jsonrpc import (
     withheld_result,
 )
 from ._sdkcheck import sdk_refusals
+from ._sdkschema import unsafe_output_schema
 
 if TYPE_CHECKING:
-    from ._guard import Guard, ToolState, Transport
+    from ._guard import Guard, Transport
 
 #: Requests remembered while their response is outstanding (oldest forgotten first).
 MAX_PENDING: Final = 4096
+#: tools/list pages whose intake a connection keeps for re-listings (most recent first kept).
+_PAGE_CACHE_SIZE: Final = 8
 
 _LIST: Final = "tools/list"
 _CALL: Final = "tools/call"
 
 
 class _Pending:
-    __slots__ = ("cursor", "method", "name", "tool")
+    __slots__ = ("cursor", "method", "name", "state", "tool")
 
-    def __init__(self, method: str, name: str | None, tool: Tool | None, cursor: bool) -> None:
+    def __init__(
+        self,
+        method: str,
+        name: str | None,
+        tool: Tool | None,
+        cursor: bool,
+        state: ToolState | None = None,
+    ) -> None:
         self.method = method
         self.name = name
         self.tool = tool
         self.cursor = cursor
+        self.state = state  # the tool's state when the call went out (per-tool memos)
 
 
 class Connection:
@@ -71,12 +85,19 @@ class Connection:
     def __init__(self, guard: Guard, transport: Transport) -> None:
         self.guard = guard
         self.transport: Transport = transport
-        self.version: str | None = None
+        self._version: str | None = None
+        self._known: str | None = None
+        self._structured = False  # outputSchema exists at the version (2025-06-18 on)
+        self._result_type = False  # results carry resultType (2026-07-28 on)
         self.pending: dict[Any, _Pending] = {}
         self.local: collections.deque[SessionMessage] = collections.deque()
         self.reader: GuardedReadStream | None = None
         #: names of the listing being paged through (None: no listing in progress).
         self.listing: set[str] | None = None
+        #: (version, page JSON bytes) -> (the page as parsed back, its Intake, tool indexes).
+        self._pages: collections.OrderedDict[
+            tuple[str, bytes | None], tuple[Any, Intake, list[int]]
+        ] = collections.OrderedDict()
 
     # -- small helpers ---------------------------------------------------------------------
 
@@ -103,13 +124,26 @@ class Connection:
         if self.reader is not None:
             self.reader.wake()
 
+    @property
+    def version(self) -> str | None:
+        """The protocol version learned on this connection (`None` until known)."""
+        return self._version
+
+    @version.setter
+    def version(self, version: str | None) -> None:
+        # What each message asks of the version is worked out once, here.
+        self._version = version
+        known = version if version in KNOWN_VERSIONS else None
+        self._known = known
+        self._structured = known is not None and at_least(known, "2025-06-18")
+        self._result_type = known is not None and at_least(known, "2026-07-28")
+
     def learn_version(self, version: object) -> None:
-        if isinstance(version, str) and version:
+        if isinstance(version, str) and version and version != self._version:
             self.version = version
 
     def known_version(self) -> str | None:
-        version = self.version
-        return version if version in KNOWN_VERSIONS else None
+        return self._known
 
     def _take_pending(self, request_id: Any) -> _Pending | None:
         pending = self.pending.pop(request_id, None)
@@ -165,7 +199,8 @@ class Connection:
             refusal = ("guard_internal_error", (), f"the guard failed ({type(exc).__name__})")
         if refusal is None:
             state = self.guard._tools.get(name)
-            self._remember(message.id, _Pending(_CALL, name, state.tool if state else None, False))
+            tool = state.tool if state is not None else None
+            self._remember(message.id, _Pending(_CALL, name, tool, False, state))
             return None
         reason, path, why = refusal
         self.emit(
@@ -212,11 +247,14 @@ class Connection:
             arguments = {}
         if not isinstance(arguments, dict):
             return "invalid_arguments", ("arguments",), "arguments must be an object"
-        check = _bind(_checks.check_arguments, tool, arguments, protocol_version=version)
+        linear = state.input_linear
+        if linear is None:
+            linear = state.input_linear = _checks.is_linear(tool, "inputSchema")
         try:
-            if _checks.is_linear(tool, "inputSchema"):
-                verdict = check()  # linear in the arguments: no thread hop needed
+            if linear:  # linear in the arguments: checked inline, no thread hop
+                verdict = _checks.check_arguments(tool, arguments, protocol_version=version)
             else:
+                check = _bind(_checks.check_arguments, tool, arguments, protocol_version=version)
                 verdict = await _checks.run_bounded(check, self.guard.policy.output_timeout)
         except _checks.Timeout:
             return (
@@ -270,7 +308,22 @@ class Connection:
                 "passed",
                 message=f"the guard failed on a {pending.method} response",
             )
+            if pending.method == _LIST:
+                self._distrust_page(message.result)
         return item
+
+    def _distrust_page(self, result: Any) -> None:
+        """After a failure on a tools/list page (which then reaches the SDK unchanged): every
+        tool it names is blocked, so calls to them fail closed instead of running on what the
+        guard knew before (a rug pull must not pass because checking it failed)."""
+        try:
+            tools = result.get("tools") if isinstance(result, dict) else None
+            for raw in tools if isinstance(tools, list) else ():
+                name = raw.get("name") if isinstance(raw, dict) else None
+                if isinstance(name, str):
+                    self.guard._tools[name] = ToolState("blocked", None, "unchecked")
+        except Exception:  # never into the SDK's receive loop
+            logger.exception("guard failed to block the tools of an unchecked page")
 
     async def _on_list(
         self, item: SessionMessage, message: JSONRPCResponse, pending: _Pending
@@ -289,13 +342,7 @@ class Connection:
             )
             return item
         try:
-            page = intake(
-                guard.server_id,
-                result,
-                transport=self.transport,
-                protocol_version=version,
-                trusted=guard.trusted,
-            )
+            page, positions = self._intake(result, version)
         except Error as exc:
             self.emit(
                 "list_unreadable", None, exc.reason, "passed", path=exc.path, message=exc.message
@@ -307,6 +354,7 @@ class Connection:
         started = self.listing is not None  # this page belongs to a listing begun without a cursor
         listing = self.listing if self.listing is not None else set()
         rejections: list[tuple[int, GuardEvent]] = []
+        hidden: set[int] = set()  # indexes of tools listed without their outputSchema
         for rejection in page.rejected:
             removed.add(rejection.index)
             self.reject(
@@ -324,9 +372,7 @@ class Connection:
 
         # Accepted tools, with their index in the page (intake keeps server order).
         accepted: list[tuple[int, Tool]] = []
-        by_identity = {id(raw): index for index, raw in enumerate(raw_tools)}
-        for tool in page.tools:
-            index = by_identity[id(tool.raw)]
+        for index, tool in zip(positions, page.tools, strict=True):
             if tool.name in listing:  # named on an earlier page of this listing
                 removed.add(index)
                 self.reject(
@@ -389,7 +435,7 @@ class Connection:
                 )
                 if policy.new == "block":
                     removed.add(index)
-                    guard._tools[name] = _state("blocked", tool, "new")
+                    _set_state(guard._tools, name, "blocked", tool, "new")
                     continue
             elif status == "changed":
                 changes = verdict.changes or (
@@ -407,10 +453,11 @@ class Connection:
                 )
                 if policy.changed == "block":
                     removed.add(index)
-                    guard._tools[name] = _state("blocked", tool, "changed")
+                    _set_state(guard._tools, name, "blocked", tool, "changed")
                     continue
                 if policy.changed == "hold":
-                    guard._tools[name] = _state("held", tool, "changed")
+                    _set_state(guard._tools, name, "held", tool, "changed")
+                    self._hide_unsafe_output_schema(index, tool, hidden)
                     continue
             elif status == "cosmetic":  # issue 11's PinStore: not material, re-pinned
                 self.emit(
@@ -422,20 +469,90 @@ class Connection:
                     changes=verdict.changes,
                     message="the definition differs from its pin only cosmetically (re-pinned)",
                 )
-            guard._tools[name] = _state("ok", tool, "")
+            _set_state(guard._tools, name, "ok", tool, "")
+            self._hide_unsafe_output_schema(index, tool, hidden)
 
         for name in rejected_names:
             if name not in listing:
-                guard._tools[name] = _state("rejected", None, "rejected")
+                guard._tools[name] = ToolState("rejected", None, "rejected")
                 listing.add(name)
 
         if page.next_cursor is None:
             self._finish_listing(listing, complete=started)
 
-        if not removed:
+        if not removed and not hidden:
             return item
-        kept_raw = [raw for index, raw in enumerate(raw_tools) if index not in removed]
+        kept_raw = [
+            _without_output_schema(raw) if index in hidden else raw
+            for index, raw in enumerate(raw_tools)
+            if index not in removed
+        ]
         return result_response(message.id, {**result, "tools": kept_raw})
+
+    def _hide_unsafe_output_schema(self, index: int, tool: Tool, hidden: set[int]) -> None:
+        """Policy `sdk_output_schema`: mark a listed tool whose outputSchema the SDK's own
+        output check cannot run safely; one event per tool definition."""
+        guard = self.guard
+        if guard.policy.sdk_output_schema != "hide_unsafe":
+            return
+        unsafe = unsafe_output_schema(tool)
+        if unsafe is None:
+            return
+        hidden.add(index)
+        if guard._hidden.get(tool.name, _NOT_HIDDEN) == tool.fingerprint:
+            return  # already reported for this definition
+        guard._hidden[tool.name] = tool.fingerprint
+        self.emit(
+            "output_schema_hidden",
+            tool.name,
+            "sdk_unsafe_output_schema",
+            "hidden",
+            path=("tools", index, "outputSchema", *unsafe.path),
+            message=(
+                f"outputSchema left out of the SDK's listing: its `{unsafe.keyword}` is unsafe "
+                "for the SDK's own output check (Python jsonschema); the guard validates this "
+                "tool's output itself"
+            ),
+            details={"keyword": unsafe.keyword},
+        )
+
+    def _intake(self, result: dict[str, Any], version: str) -> tuple[Intake, list[int]]:
+        """`intake` of a page, and each accepted tool's index in it; a page that is exactly the
+        JSON of one seen lately on this connection reuses that page's intake.
+
+        Clients list the same tools again and again, and intake's per-tool fingerprint (RFC
+        8785 bytes + SHA-256) is most of a page's cost. The cache key is the page's orjson
+        bytes (which tell `1`, `1.0` and `true` apart) and, on a hit, Python equality with the
+        cached page as well (orjson writes NaN and infinities as `null`; `==` tells them from
+        `null`): a hit is the same JSON value, so intake's answer is the same.
+
+        Raises:
+            Error: as `intake` (never cached).
+        """
+        try:
+            data: bytes | None = orjson.dumps(result)
+        except (TypeError, orjson.JSONEncodeError):  # beyond orjson (huge ints, deep nesting)
+            data = None
+        key = (version, data)
+        if data is not None:
+            hit = self._pages.get(key)
+            if hit is not None and hit[0] == result:
+                self._pages.move_to_end(key)
+                return hit[1], hit[2]
+        page = intake(
+            self.guard.server_id,
+            result,
+            transport=self.transport,
+            protocol_version=version,
+            trusted=self.guard.trusted,
+        )
+        by_identity = {id(raw): index for index, raw in enumerate(result["tools"])}
+        positions = [by_identity[id(tool.raw)] for tool in page.tools]
+        if data is not None:
+            self._pages[key] = (orjson.loads(data), page, positions)
+            if len(self._pages) > _PAGE_CACHE_SIZE:
+                self._pages.popitem(last=False)
+        return page, positions
 
     async def _pin_verdicts(self, tools: list[Tool]) -> list[_checks.PinVerdict]:
         """The pin verdict of each tool: from the store, in one worker-thread hop.
@@ -529,14 +646,22 @@ class Connection:
             or policy.invalid_output == "pass"
             or parsed.is_error
             or tool.raw.get("outputSchema") is None
-            or not at_least(version, "2025-06-18")
+            or not self._structured
         ):
             return item  # nothing to validate (validate_structured would skip it)
-        check = _bind(_checks.validate_output, parsed, tool, protocol_version=version)
+        state = pending.state
+        linear = state.output_linear if state is not None else None
+        if linear is None:
+            linear = _checks.is_linear(tool, "outputSchema")
+            if state is not None:
+                state.output_linear = linear
         try:
-            if _checks.is_linear(tool, "outputSchema"):
-                verdict: OutputValidation = check()  # linear in the value: inline
+            if linear:  # linear in the value: checked inline
+                verdict: OutputValidation = _checks.validate_output(
+                    parsed, tool, protocol_version=version
+                )
             else:
+                check = _bind(_checks.validate_output, parsed, tool, protocol_version=version)
                 verdict = await _checks.run_bounded(check, policy.output_timeout)
         except _checks.Timeout:
             reason = "output_validation_timeout"
@@ -573,7 +698,7 @@ class Connection:
             message.id,
             withheld_result(
                 f"conduit-mcp guard withheld this result: {why}",
-                result_type=at_least(version, "2026-07-28"),
+                result_type=self._result_type,
             ),
         )
 
@@ -581,25 +706,48 @@ class Connection:
 _STATUS_REFUSAL: Final[dict[str, Callable[[ToolState], tuple[str, tuple[PathItem, ...], str]]]] = {
     "rejected": lambda s: ("tool_rejected", ("name",), "the tool was rejected when listed"),
     "blocked": lambda s: (
-        "tool_blocked",
-        ("name",),
-        (
-            "the tool's definition changed since it was pinned"
-            if s.reason == "changed"
-            else "new tools are blocked for this server"
-        ),
+        ("guard_internal_error", ("name",), "the guard failed while checking this tool's listing")
+        if s.reason == "unchecked"
+        else (
+            "tool_blocked",
+            ("name",),
+            (
+                "the tool's definition changed since it was pinned"
+                if s.reason == "changed"
+                else "new tools are blocked for this server"
+            ),
+        )
     ),
     "held": lambda s: ("tool_held", ("name",), "the tool changed and awaits approval"),
 }
 
 
 _APPROVED: Final = _checks.PinVerdict("approved", False)
+_NOT_HIDDEN: Final = object()
 
 
-def _state(status: str, tool: Tool | None, reason: str) -> ToolState:
-    from ._guard import ToolState
+def _without_output_schema(raw: Any) -> Any:
+    """A copy of a tool definition without `outputSchema` (the server's dict is left as is)."""
+    return {key: value for key, value in raw.items() if key != "outputSchema"}
 
-    return ToolState(status, tool, reason)  # type: ignore[arg-type]
+
+def _set_state(
+    tools: dict[str, ToolState], name: str, status: str, tool: Tool, reason: str
+) -> None:
+    """Record a listed tool's state; an unchanged one (same status, same definition) keeps its
+    state object, so its per-tool memos and the validators compiled for its schema objects
+    stay warm across listings."""
+    old = tools.get(name)
+    if (
+        old is not None
+        and old.status == status
+        and old.reason == reason
+        and old.tool is not None
+        and tool.fingerprint is not None
+        and old.tool.fingerprint == tool.fingerprint
+    ):
+        return
+    tools[name] = ToolState(status, tool, reason)  # type: ignore[arg-type]
 
 
 def _bind(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Callable[[], Any]:
