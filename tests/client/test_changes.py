@@ -172,3 +172,12 @@ def _same_types(a: Any, b: Any) -> bool:
         elif isinstance(x, list):
             stack.extend(zip(x, y, strict=True))
     return True
+
+
+def test_a_property_named_with_a_non_ascii_digit_is_a_key_not_an_index() -> None:
+    """Hypothesis found `{"¹": None}`: `"¹".isdigit()` is true but it is no array index (RFC 6901
+    section 4 allows ASCII digits only), and sorting the changes must not raise."""
+    old = {"name": "t", "inputSchema": {"type": "object", "properties": {}}}
+    new = {"name": "t", "inputSchema": {"type": "object", "properties": {"¹": None, "2": None}}}
+    changes = field_changes(old, new)
+    assert [c.path for c in changes] == ["/inputSchema/properties/2", "/inputSchema/properties/¹"]

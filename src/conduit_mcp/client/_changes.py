@@ -189,8 +189,12 @@ def _change(cosmetic: frozenset[str], path: str, op: ChangeOp, old: Any, new: An
 
 
 def _order(change: FieldChange) -> list[tuple[int, int, str]]:
-    # Document order: array indexes compare as numbers ("/2" before "/10").
-    return [(0, int(t), "") if t.isdigit() else (1, 0, t) for t in change.path.split("/")]
+    # Document order: array indexes compare as numbers ("/2" before "/10"). Only ASCII digits
+    # are an index (RFC 6901 section 4); `str.isdigit` also takes "¹" and "٣", which int() refuses.
+    return [
+        (0, int(t), "") if t.isascii() and t.isdigit() else (1, 0, t)
+        for t in change.path.split("/")
+    ]
 
 
 def _escape(key: str) -> str:
