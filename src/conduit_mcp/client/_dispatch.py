@@ -14,6 +14,7 @@ from typing import Any, Final, NoReturn
 from . import _wire as w
 from ._errors import Error, json_type_name, render_path, type_error
 from ._jsoncopy import copy_json
+from ._jsonrules import MISSING
 from ._result import ToolResult
 from ._versions import at_least, check_version
 
@@ -32,7 +33,6 @@ _RESULT_TYPE_SINCE: Final = "2026-07-28"
 #: TypeScript SDK keys its refusal on the same three members: `TOOL_RESULT_FOREIGN_FAMILY_KEYS`.)
 FOREIGN_RESULT_KEYS: Final = ("task", w.INPUT_REQUESTS, w.REQUEST_STATE)
 
-_MISSING: Any = object()
 
 
 class InputRequired:
@@ -122,25 +122,25 @@ class InputRequired:
         """
         if not isinstance(raw, dict):
             raise type_error("invalid_tool_result", (), "an object", raw)
-        result_type = raw.get(w.RESULT_TYPE, _MISSING)
+        result_type = raw.get(w.RESULT_TYPE, MISSING)
         if not isinstance(result_type, str) or result_type != INPUT_REQUIRED:
             _reject_result_type(result_type, expected=f'"{INPUT_REQUIRED}"')
         if copy:
             raw = copy_json(raw)
-        requests = raw.get(w.INPUT_REQUESTS, _MISSING)
-        state = raw.get(w.REQUEST_STATE, _MISSING)
-        if requests is _MISSING and state is _MISSING:
+        requests = raw.get(w.INPUT_REQUESTS, MISSING)
+        state = raw.get(w.REQUEST_STATE, MISSING)
+        if requests is MISSING and state is MISSING:
             raise Error(
                 "protocol",
                 "invalid_tool_result",
                 "an InputRequiredResult must carry inputRequests or requestState",
                 details={"expected": "inputRequests or requestState", "got": "neither"},
             )
-        if requests is _MISSING:
+        if requests is MISSING:
             requests = {}
         else:
             _check_requests(requests)
-        if state is _MISSING:
+        if state is MISSING:
             state = None
         elif not isinstance(state, str):
             raise type_error("invalid_tool_result", (w.REQUEST_STATE,), "a string", state)
@@ -189,10 +189,10 @@ def _check_requests(requests: object) -> None:
     for key, request in requests.items():
         if not isinstance(request, dict):
             raise type_error("invalid_tool_result", (w.INPUT_REQUESTS, key), "an object", request)
-        method = request.get("method", _MISSING)
+        method = request.get("method", MISSING)
         if not isinstance(method, str):
             path = (w.INPUT_REQUESTS, key, "method")
-            if method is _MISSING:
+            if method is MISSING:
                 raise Error(
                     "protocol",
                     "invalid_tool_result",
@@ -205,7 +205,7 @@ def _check_requests(requests: object) -> None:
 
 def _reject_result_type(result_type: object, *, expected: str) -> NoReturn:
     details: dict[str, Any] = {"expected": expected, "got": json_type_name(result_type)}
-    if result_type is _MISSING:
+    if result_type is MISSING:
         details["got"] = "missing"
         message = (
             f"$.resultType is required at protocol 2026-07-28 and later ({expected}); "
@@ -304,7 +304,7 @@ def parse_call_result(
     if not isinstance(raw, dict):
         raise type_error("invalid_tool_result", (), "an object", raw)
     if at_least(protocol_version, _RESULT_TYPE_SINCE):
-        result_type = raw.get(w.RESULT_TYPE, _MISSING)
+        result_type = raw.get(w.RESULT_TYPE, MISSING)
         if isinstance(result_type, str) and result_type == INPUT_REQUIRED:
             return InputRequired.from_wire(raw, copy=copy)
         if not isinstance(result_type, str) or result_type != COMPLETE:

@@ -11,6 +11,7 @@ from typing import Any, Final, Literal
 
 from . import _translate as t
 from ._errors import Error
+from ._jsonrules import Link, link_depth
 from ._messages import (
     EMPTY_RESULT,
     ERROR_PREFIX,
@@ -22,7 +23,7 @@ from ._messages import (
 from ._provider_names import ToolNameMap
 from ._result import ToolResult
 from ._tool import Tool
-from ._translate import JSONObject, Link, SchemaWalk
+from ._translate import JSONObject, SchemaWalk
 
 #: Root keywords refused: "schema must have type 'object' and not have
 #: 'oneOf'/'anyOf'/'allOf'/'enum'/'const'/'not' at the top level" (invalid_function_parameters).
@@ -251,7 +252,7 @@ _strict_drop = t.drop_keyword("not supported in strict mode")
 
 def _nesting(path: Link) -> int:
     """Levels of nesting above a place (more than the limit when the path is long at all)."""
-    if t.link_depth(path, 4 * STRICT_MAX_NESTING) > 4 * STRICT_MAX_NESTING:
+    if link_depth(path, 4 * STRICT_MAX_NESTING) > 4 * STRICT_MAX_NESTING:
         return STRICT_MAX_NESTING + 1
     depth = 0
     while path is not None:

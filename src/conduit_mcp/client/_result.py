@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from . import _wire as w
 from ._errors import type_error
 from ._jsoncopy import copy_json
+from ._jsonrules import MISSING
 
 if TYPE_CHECKING:
     from ._shape import Provenance
@@ -110,8 +111,8 @@ class ToolResult:
             raise type_error("invalid_tool_result", (), "an object", raw)
         if copy:
             raw = copy_json(raw)
-        content = raw.get(w.CONTENT, _MISSING)
-        if content is _MISSING:
+        content = raw.get(w.CONTENT, MISSING)
+        if content is MISSING:
             content = []
         elif type(content) is not list and not isinstance(content, list):
             raise type_error("invalid_tool_result", (w.CONTENT,), "an array", content)
@@ -174,5 +175,3 @@ class ToolResult:
             f"has_structured={self.has_structured!r}, provenance={self.provenance!r})"
         )
 
-
-_MISSING: Any = object()

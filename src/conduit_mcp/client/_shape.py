@@ -48,9 +48,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-import orjson
-
 from . import _wire as w
+from ._jsonrules import compact_json
 from ._media import MIME_ALIASES, known_signature, normalize_mime, sniff
 from ._result import ToolResult
 from ._tool import check_server_id
@@ -712,13 +711,7 @@ def _dump_json(value: Any) -> str:
     NaN and infinities (not JSON; only lenient parsers make them) are written as `null`.
     """
     try:
-        # orjson is ~20x faster than `json` here; it refuses integers past 64 bits, non-str
-        # keys, lone surrogates, more than 255 levels and cycles (JSONEncodeError, a TypeError).
-        return orjson.dumps(value).decode("utf-8")
-    except TypeError:
-        pass
-    try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return compact_json(value, allow_nan=False).decode("utf-8", "surrogatepass")
     except (RecursionError, ValueError, TypeError):
         # Too deep for the C encoder, an integer past `sys.get_int_max_str_digits()`, a cycle,
         # NaN, or a value JSON cannot hold: the explicit-stack encoder copes with all of them.
