@@ -10,7 +10,7 @@ from ._contenthash import CONTENT_HASH_PREFIX, content_hash
 from ._dispatch import InputRequired, parse_call_result
 from ._drift import ToolDiff, diff_tools
 from ._errors import REASONS, Error, PathItem, render_path
-from ._fingerprint import FINGERPRINT_PREFIX, canonical_json, fingerprint
+from ._fingerprint import FINGERPRINT_PREFIX, fingerprint
 from ._gemini import to_gemini_function, to_gemini_function_response
 from ._headers import (
     decode_header_value,
@@ -30,6 +30,7 @@ from ._intake import (
     intake_json,
     unwrap_response,
 )
+from ._jcs import canonical_json
 from ._json import parse_json
 from ._messages import AdaptedResult
 from ._names import check_tool_name
