@@ -34,7 +34,6 @@ _RESULT_TYPE_SINCE: Final = "2026-07-28"
 FOREIGN_RESULT_KEYS: Final = ("task", w.INPUT_REQUESTS, w.REQUEST_STATE)
 
 
-
 class InputRequired:
     """A `tools/call` the server cannot finish without more input (an `InputRequiredResult`).
 

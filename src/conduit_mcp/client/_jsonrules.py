@@ -8,6 +8,7 @@ JSON Pointers and the compact serializer with its standard-library fallback. Par
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any, Final, TypeAlias
 
 import orjson
@@ -71,6 +72,14 @@ def escape_token(key: str) -> str:
     return key.replace("~", "~0").replace("/", "~1")
 
 
+def unescape_token(token: str) -> str:
+    """One JSON Pointer reference token as the key it names: `~1` -> `/`, then `~0` -> `~`.
+
+    Spec: RFC 6901 section 4 (this order, so `~01` reads as `~1`).
+    """
+    return token.replace("~1", "/").replace("~0", "~")
+
+
 def fragment_tokens(ref: str) -> tuple[str, ...] | None:
     """The reference tokens of a same-document `$ref` (`#` or `#/...`), unescaped.
 
@@ -87,7 +96,7 @@ def fragment_tokens(ref: str) -> tuple[str, ...] | None:
         return ()
     if not ref.startswith("#/"):
         return None
-    return tuple(token.replace("~1", "/").replace("~0", "~") for token in ref[2:].split("/"))
+    return tuple(unescape_token(token) for token in ref[2:].split("/"))
 
 
 def is_index_token(token: str) -> bool:
@@ -100,8 +109,13 @@ def is_index_token(token: str) -> bool:
     return token.isascii() and token.isdigit()
 
 
-def resolve_tokens(root: object, tokens: tuple[str, ...]) -> object:
+def resolve_tokens(
+    root: object, tokens: tuple[str, ...], aliases: Mapping[str, str] | None = None
+) -> object:
     """The value at `tokens` inside `root`, or `MISSING` when there is none.
+
+    `aliases` maps a token to the key tried instead when an object lacks the token itself
+    (`{"definitions": "$defs"}` for schemas whose definitions were renamed on the way).
 
     An array index is a run of ASCII digits below the array's length (`"-"`, indexes past the
     end and other Unicode digits such as `"¹"` find nothing). Never raises; O(len(tokens)).
@@ -111,6 +125,8 @@ def resolve_tokens(root: object, tokens: tuple[str, ...]) -> object:
     node = root
     for token in tokens:
         if isinstance(node, dict):
+            if aliases and token in aliases and token not in node:
+                token = aliases[token]
             node = node.get(token, MISSING)
             if node is MISSING:
                 return MISSING

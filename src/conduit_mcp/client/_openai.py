@@ -11,7 +11,7 @@ from typing import Any, Final, Literal
 
 from . import _translate as t
 from ._errors import Error
-from ._jsonrules import Link, link_depth
+from ._jsonrules import MISSING, Link, fragment_tokens, link_depth, resolve_tokens
 from ._messages import (
     EMPTY_RESULT,
     ERROR_PREFIX,
@@ -440,6 +440,7 @@ def to_openai_tool(
 # -- strict-mode arguments back to the tool's schema ----------------------------------------------
 
 _MAX_REF_HOPS: Final = 64
+_RENAMED: Final = {"definitions": "$defs"}  # the strict schema holds draft-07's under $defs
 
 
 def _resolve(root: object, schema: object) -> object:
@@ -448,19 +449,12 @@ def _resolve(root: object, schema: object) -> object:
         if not isinstance(schema, dict):
             return schema
         ref = schema.get("$ref")
-        if not isinstance(ref, str) or not (ref == "#" or ref.startswith("#/")):
+        tokens = fragment_tokens(ref) if isinstance(ref, str) else None
+        if tokens is None:
             return schema
-        node: object = root
-        for raw in ref[2:].split("/") if ref != "#" else ():
-            part = raw.replace("~1", "/").replace("~0", "~")
-            if part == "definitions" and isinstance(node, dict) and part not in node:
-                part = "$defs"
-            if isinstance(node, dict):
-                node = node.get(part)
-            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-                node = node[int(part)]
-            else:
-                return None
+        node = resolve_tokens(root, tokens, _RENAMED)
+        if node is MISSING:
+            return None
         schema = node
     return None
 

@@ -174,4 +174,3 @@ class ToolResult:
             f"ToolResult(is_error={self.is_error!r}, content=<{len(self.content)} blocks>, "
             f"has_structured={self.has_structured!r}, provenance={self.provenance!r})"
         )
-

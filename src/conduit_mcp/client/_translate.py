@@ -25,7 +25,7 @@ from typing import Any, Final, Literal, NamedTuple, overload
 
 from . import _wire as w
 from ._errors import Error, PathItem, json_type_name
-from ._jsonrules import Link, link_keys
+from ._jsonrules import Link, escape_token, is_index_token, link_keys, unescape_token
 from ._provider_names import ToolNameMap, standalone_name
 from ._tool import Tool
 from ._unicode import clean_model_text
@@ -492,12 +492,12 @@ class SchemaWalk:
             prefix: list[PathItem] = []
             changed = False
             for index, raw in enumerate(parts):
-                key = raw.replace("~1", "/").replace("~0", "~")
+                key = unescape_token(raw)
                 new = self.moved.get((tuple(prefix), key))
                 if new is not None:
-                    parts[index] = new.replace("~", "~0").replace("/", "~1")
+                    parts[index] = escape_token(new)
                     changed = True
-                prefix.append(int(key) if key.isdigit() else key)
+                prefix.append(int(key) if is_index_token(key) else key)
             if changed:
                 dst["$ref"] = "#/" + "/".join(parts)
 
