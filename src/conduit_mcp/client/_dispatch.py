@@ -9,7 +9,8 @@ would let a caller act on an answer the server never gave.
 
 from __future__ import annotations
 
-from typing import Any, Final, NoReturn
+from dataclasses import dataclass
+from typing import Any, ClassVar, Final, Literal, NoReturn
 
 from . import _wire as w
 from ._errors import Error, json_type_name, render_path, type_error
@@ -34,6 +35,7 @@ _RESULT_TYPE_SINCE: Final = "2026-07-28"
 FOREIGN_RESULT_KEYS: Final = ("task", w.INPUT_REQUESTS, w.REQUEST_STATE)
 
 
+@dataclass(frozen=True, slots=True, init=False, eq=False, repr=False)
 class InputRequired:
     """A `tools/call` the server cannot finish without more input (an `InputRequiredResult`).
 
@@ -56,9 +58,7 @@ class InputRequired:
     "InputRequiredResult".
     """
 
-    __slots__ = ("input_requests", "meta", "raw", "request_state")
-
-    result_type: Final = INPUT_REQUIRED
+    result_type: ClassVar[Literal["input_required"]] = INPUT_REQUIRED
 
     input_requests: JSONObject
     request_state: str | None
@@ -73,7 +73,8 @@ class InputRequired:
         meta: JSONObject,
         raw: JSONObject,
     ) -> None:
-        # Internal: use `from_wire` (or `parse_call_result`), which checks the shape.
+        # Internal: use `from_wire` (or `parse_call_result`), which checks the shape. Written
+        # out, not the dataclass's: one local setter is ~8% faster (as `ToolResult`).
         setter = object.__setattr__
         setter(self, "input_requests", input_requests)
         setter(self, "request_state", request_state)
@@ -161,12 +162,6 @@ class InputRequired:
             meta=meta if isinstance(meta, dict) else {},
             raw=raw,
         )
-
-    def __setattr__(self, key: str, value: object) -> NoReturn:
-        raise AttributeError(f"InputRequired is immutable; cannot set {key!r}")
-
-    def __delattr__(self, key: str) -> NoReturn:
-        raise AttributeError(f"InputRequired is immutable; cannot delete {key!r}")
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, InputRequired):

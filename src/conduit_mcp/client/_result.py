@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NoReturn
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from . import _wire as w
 from ._errors import type_error
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
 JSONObject = dict[str, Any]
 
 
+@dataclass(frozen=True, slots=True, init=False, eq=False, repr=False)
 class ToolResult:
     """The outcome of a `tools/call` the server completed (a `CallToolResult`). Immutable.
 
@@ -36,25 +38,14 @@ class ToolResult:
     Spec: 2026-07-28 schema `CallToolResult`.
     """
 
-    __slots__ = (
-        "content",
-        "extra",
-        "has_structured",
-        "is_error",
-        "meta",
-        "provenance",
-        "raw",
-        "structured",
-    )
-
     content: list[Any]
     structured: Any
     has_structured: bool
     is_error: bool
     meta: JSONObject
     extra: JSONObject
-    provenance: Provenance | None
     raw: JSONObject
+    provenance: Provenance | None
 
     def __init__(
         self,
@@ -68,7 +59,8 @@ class ToolResult:
         raw: JSONObject,
         provenance: Provenance | None = None,
     ) -> None:
-        # Internal: use `from_wire` (or `shape_for_llm` / `withheld`).
+        # Internal: use `from_wire` (or `shape_for_llm` / `withheld`). Written out, not the
+        # dataclass's: one local setter for eight fields is ~10% faster (bench row 3).
         setter = object.__setattr__
         setter(self, "content", content)
         setter(self, "structured", structured)
@@ -155,12 +147,6 @@ class ToolResult:
         fields = {name: getattr(self, name) for name in self.__slots__}
         fields.update(changes)
         return ToolResult(**fields)
-
-    def __setattr__(self, key: str, value: object) -> NoReturn:
-        raise AttributeError(f"ToolResult is immutable; cannot set {key!r}")
-
-    def __delattr__(self, key: str) -> NoReturn:
-        raise AttributeError(f"ToolResult is immutable; cannot delete {key!r}")
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ToolResult):
