@@ -44,6 +44,7 @@ from ._pins import (
     PinStore,
     redacted_location,
 )
+from ._provenance import PROVENANCE_FLAGS, Provenance
 from ._provider_names import (
     ANTHROPIC_NAME_RULE,
     GEMINI_NAME_RULE,
@@ -58,9 +59,7 @@ from ._shape import (
     DEFAULT_ACCEPTED_MIME_TYPES,
     DEFAULT_MAX_CHARS,
     MIN_MAX_CHARS,
-    PROVENANCE_FLAGS,
     IncludeStructured,
-    Provenance,
     is_strict_base64,
     shape_for_llm,
     shaped_text,

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import _wire as w
 from ._errors import type_error
 from ._jsoncopy import copy_json
 from ._jsonrules import MISSING
-
-if TYPE_CHECKING:
-    from ._shape import Provenance
+from ._provenance import FLAG_WITHHELD, Provenance, clean_text
+from ._tool import check_server_id
 
 JSONObject = dict[str, Any]
 
@@ -129,18 +128,38 @@ class ToolResult:
 
         Args:
             server_id: the operator-assigned id of the server whose result was withheld.
-            reason: one line for the model saying why (no payload).
+            reason: one line for the model saying why (no payload); invisible characters are
+                removed from it. `""` gives a text without a reason.
 
         Returns:
-            A `ToolResult` with `is_error=True`, one text block saying the result was withheld,
-            and provenance flag `withheld`.
+            A new `ToolResult` with `is_error=True`, one text block
+            `[result withheld by the client: <reason>]`, no `structuredContent`, `raw` a
+            synthetic `{"content": [...], "isError": true}` object, and provenance flag
+            `withheld`. `is_error` is true so the model treats it as a failed call, which it is
+            from the model's side (2026-07-28 server/tools "Error Handling").
 
         Raises:
-            TypeError, ValueError: `server_id` is not a non-empty `str`.
+            TypeError: `server_id` or `reason` is not a `str` (caller bugs).
+            ValueError: `server_id` is empty.
         """
-        from ._shape import withheld_result
-
-        return withheld_result(server_id, reason)
+        check_server_id(server_id)
+        if not isinstance(reason, str):
+            raise TypeError(f"reason must be a str, got {type(reason).__name__}")
+        flags: set[str] = {FLAG_WITHHELD}
+        reason = clean_text(reason, flags)
+        text = "[result withheld by the client]"
+        if reason:
+            text = f"[result withheld by the client: {reason}]"
+        return cls(
+            content=[{w.BLOCK_TYPE: w.TYPE_TEXT, w.BLOCK_TEXT: text}],
+            structured=None,
+            has_structured=False,
+            is_error=True,
+            meta={},
+            extra={},
+            raw={"content": [{w.BLOCK_TYPE: w.TYPE_TEXT, w.BLOCK_TEXT: text}], "isError": True},
+            provenance=Provenance(server_id, False, tuple(flags)),
+        )
 
     def replace(self, **changes: Any) -> ToolResult:
         """Return a new `ToolResult` with the named attributes replaced (this one is immutable)."""
