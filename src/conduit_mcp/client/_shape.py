@@ -46,21 +46,11 @@ import math
 from collections.abc import Iterable
 from typing import Any, Final, Literal
 
+from . import _provenance as pv
 from . import _wire as w
 from ._jsonrules import compact_json
 from ._media import MIME_ALIASES, known_signature, normalize_mime, sniff
-from ._provenance import (
-    FLAG_AUDIENCE_WITHHELD,
-    FLAG_BINARY_OMITTED,
-    FLAG_INVALID_BASE64,
-    FLAG_MIME_TYPE_MISMATCH,
-    FLAG_RESOURCE_LINK_INCOMPLETE,
-    FLAG_STRUCTURED_INVALID,
-    FLAG_STRUCTURED_SERIALIZED,
-    FLAG_TRUNCATED,
-    FLAG_UNKNOWN_CONTENT_TYPE,
-    Provenance,
-)
+from ._provenance import Provenance
 from ._provenance import clean_text as _clean
 from ._result import ToolResult
 from ._tool import check_server_id
@@ -74,7 +64,7 @@ def _provenance(server_id: str, flags: set[str]) -> Provenance:
     provenance = object.__new__(Provenance)
     setter = object.__setattr__
     setter(provenance, "server_id", server_id)
-    setter(provenance, "truncated", FLAG_TRUNCATED in flags)
+    setter(provenance, "truncated", pv.FLAG_TRUNCATED in flags)
     setter(provenance, "flags", tuple(sorted(flags)))
     return provenance
 
@@ -222,7 +212,7 @@ def shape_for_llm(
     shows_something = False
     content = result.content
     if not isinstance(content, (list, tuple)):
-        flags.add(FLAG_UNKNOWN_CONTENT_TYPE)
+        flags.add(pv.FLAG_UNKNOWN_CONTENT_TYPE)
         items.append("[content omitted: not an array]")
         content = ()
     for block in content:
@@ -238,9 +228,9 @@ def shape_for_llm(
     ):
         structured = _clean_structured(result.structured, flags)
         items.append(_clean(_dump_json(structured), flags))
-        flags.add(FLAG_STRUCTURED_SERIALIZED)
+        flags.add(pv.FLAG_STRUCTURED_SERIALIZED)
     if validation is not None and getattr(validation, "outcome", None) == "invalid":
-        flags.add(FLAG_STRUCTURED_INVALID)
+        flags.add(pv.FLAG_STRUCTURED_INVALID)
 
     items = _cap(items, max_chars, flags)
     shaped_content: list[dict[str, Any]] = [
@@ -292,10 +282,10 @@ def shaped_text(result: ToolResult) -> str:
 
 def _shape_block(block: object, accepted: frozenset[str], flags: set[str]) -> str | dict[str, Any]:
     if not isinstance(block, dict):
-        flags.add(FLAG_UNKNOWN_CONTENT_TYPE)
+        flags.add(pv.FLAG_UNKNOWN_CONTENT_TYPE)
         return "[content block omitted: not an object]"
     if _for_user_only(block):
-        flags.add(FLAG_AUDIENCE_WITHHELD)
+        flags.add(pv.FLAG_AUDIENCE_WITHHELD)
         return "[content withheld: meant for the user only]"
     kind = block.get(w.BLOCK_TYPE)
     if kind == w.TYPE_TEXT:
@@ -309,7 +299,7 @@ def _shape_block(block: object, accepted: frozenset[str], flags: set[str]) -> st
         return _shape_resource_link(block, flags)
     if kind == w.TYPE_RESOURCE:
         return _shape_embedded(block, flags)
-    flags.add(FLAG_UNKNOWN_CONTENT_TYPE)
+    flags.add(pv.FLAG_UNKNOWN_CONTENT_TYPE)
     if isinstance(kind, str):
         return f"[content block omitted: unsupported type {_label(kind, flags)}]"
     return "[content block omitted: no type]"
@@ -327,7 +317,7 @@ def _for_user_only(block: dict[str, Any]) -> bool:
 
 
 def _malformed(kind: str, flags: set[str]) -> str:
-    flags.add(FLAG_UNKNOWN_CONTENT_TYPE)
+    flags.add(pv.FLAG_UNKNOWN_CONTENT_TYPE)
     return f"[content block omitted: malformed {kind} block]"
 
 
@@ -336,25 +326,25 @@ def _shape_media(
 ) -> str | dict[str, Any]:
     data = block.get(w.BLOCK_DATA)
     if not isinstance(data, str) or not is_strict_base64(data):
-        flags.add(FLAG_INVALID_BASE64)
+        flags.add(pv.FLAG_INVALID_BASE64)
         return f"[{kind} omitted: data is not valid base64]"
     declared = block.get(w.BLOCK_MIME_TYPE)
     mime = normalize_mime(declared)  # before anything reads it: a short canonical token
     if mime is None:
-        flags.add(FLAG_BINARY_OMITTED)
+        flags.add(pv.FLAG_BINARY_OMITTED)
         if not isinstance(declared, str) or not declared:
             return f"[{kind} omitted: no MIME type]"
         return f"[{kind} omitted: not a valid MIME type]"
     if known_signature(mime) or mime in accepted:
         real = sniff(kind, data)
         if real != mime and (real is not None or known_signature(mime)):
-            flags.add(FLAG_MIME_TYPE_MISMATCH)
+            flags.add(pv.FLAG_MIME_TYPE_MISMATCH)
             if real is None:
-                flags.add(FLAG_BINARY_OMITTED)
+                flags.add(pv.FLAG_BINARY_OMITTED)
                 return f"[{kind} omitted: data is not {mime}]"
             mime = real
     if mime not in accepted:
-        flags.add(FLAG_BINARY_OMITTED)
+        flags.add(pv.FLAG_BINARY_OMITTED)
         return f"[{kind} omitted: {mime} is not an accepted type]"
     return {w.BLOCK_TYPE: kind, w.BLOCK_DATA: data, w.BLOCK_MIME_TYPE: mime}
 
@@ -365,7 +355,7 @@ def _shape_resource_link(block: dict[str, Any], flags: set[str]) -> str:
     uri = uri if isinstance(uri, str) and uri else None
     name = name if isinstance(name, str) and name else None
     if uri is None or name is None:
-        flags.add(FLAG_RESOURCE_LINK_INCOMPLETE)
+        flags.add(pv.FLAG_RESOURCE_LINK_INCOMPLETE)
     head = "[resource link]" if name is None else f"[resource link: {_clean(name, flags)}]"
     return f"{head} (no URI)" if uri is None else f"{head} {_clean(uri, flags)}"
 
@@ -382,7 +372,7 @@ def _shape_embedded(block: dict[str, Any], flags: set[str]) -> str:
     if isinstance(text, str):
         return f"{head}\n{_clean(text, flags)}"
     if w.BLOCK_BLOB in resource:
-        flags.add(FLAG_BINARY_OMITTED)
+        flags.add(pv.FLAG_BINARY_OMITTED)
         mime = normalize_mime(resource.get(w.BLOCK_MIME_TYPE))
         if mime is not None:
             return f"{head} ({mime}, binary content omitted)"
@@ -458,7 +448,7 @@ def _cap(items: list[str | dict[str, Any]], max_chars: int, flags: set[str]) -> 
     # lengthens it, so this budget always fits.
     budget = max_chars - len(_marker(max_chars, total))
     marker = _marker(budget, total)
-    flags.add(FLAG_TRUNCATED)
+    flags.add(pv.FLAG_TRUNCATED)
     capped: list[Any] = []
     remaining = budget
     cut = False
