@@ -158,6 +158,8 @@ def compact_json(value: object, *, sort_keys: bool = False, allow_nan: bool = Tr
         ValueError: a cycle, NaN with `allow_nan=False`, or an integer past
             `sys.get_int_max_str_digits()`.
         TypeError: a value or key JSON cannot hold.
+
+    Spec: RFC 8259 section 2 (no insignificant whitespace is written).
     """
     try:
         return orjson.dumps(value, option=orjson.OPT_SORT_KEYS if sort_keys else None)
