@@ -49,8 +49,8 @@ def test_the_docstring_examples_are_found() -> None:
     }
     assert with_examples >= {
         "conduit_mcp.client._dispatch",
-        "conduit_mcp.client._fingerprint",
         "conduit_mcp.client._headers",
+        "conduit_mcp.client._jcs",
         "conduit_mcp.client._provider_names",
         "conduit_mcp.client._result",
         "conduit_mcp.client._tool",

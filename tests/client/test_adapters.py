@@ -684,3 +684,19 @@ def test_gemini_ref_inlining_is_bounded_in_bytes_not_only_nodes() -> None:
     adapted = to_gemini_function(Tool.from_wire("s", {"name": "t", "inputSchema": schema}))
     assert len(json.dumps(adapted.declaration)) < 2 * 1024 * 1024
     assert any(n.detail == "inlining size budget exhausted" for n in adapted.notes)
+
+
+def test_a_ref_through_a_key_of_unicode_digits_is_rewritten_not_a_crash() -> None:
+    """Spec-mandated: RFC 6901 section 4 (an array index is ASCII digits): the key `"¹"`, for
+    which `str.isdigit` is true and `int` raises, is a key on the path of a rewritten `$ref`."""
+    raw = {
+        "name": "a",
+        "inputSchema": {
+            "type": "object",
+            "definitions": {"x": {"type": "string"}},
+            "properties": {"¹": {"$ref": "#/definitions/x"}, "b": {"$ref": "#/properties/¹"}},
+        },
+    }
+    for adapt in (to_openai_tool, to_anthropic_tool):
+        out = json.dumps(adapt(Tool.from_wire("srv", raw)).declaration, ensure_ascii=False)
+        assert '"$ref": "#/$defs/x"' in out and '"$ref": "#/properties/¹"' in out

@@ -140,9 +140,21 @@ def test_applying_the_changes_to_the_old_value_gives_the_new_value(
     assert normalized(apply(a, changes)) == b
 
     def order(path: str) -> list[tuple[int, int, str]]:
-        return [(0, int(t), "") if t.isdigit() else (1, 0, t) for t in path.split("/")]
+        # RFC 6901 array-index: ASCII digits (`"¹".isdigit()` is true, `int("¹")` raises).
+        return [
+            (0, int(t), "") if t.isascii() and t.isdigit() else (1, 0, t) for t in path.split("/")
+        ]
 
     assert [c.path for c in changes] == sorted((c.path for c in changes), key=order)
+
+
+def test_a_key_of_unicode_digits_is_a_key_not_an_array_index() -> None:
+    """RFC 6901 section 4: an array index is ASCII digits; `"¹"` (a superscript one, for
+    which `str.isdigit` is true and `int` raises) sorts as a key, in code point order."""
+    changes = field_changes({}, {"¹": None, "a": [0, 1, 2]})
+    assert [c.path for c in changes] == ["/a", "/¹"]
+    changes = field_changes({"a": [0, 1]}, {"a": [0, 1, 2, 3]})
+    assert [c.path for c in changes] == ["/a/2", "/a/3"]
 
 
 @bounded(100)

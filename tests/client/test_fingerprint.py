@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conduit_mcp.client import FINGERPRINT_PREFIX, Error, Tool, canonical_json, fingerprint
-from conduit_mcp.client._fingerprint import _canonical_fast, _canonical_slow
+from conduit_mcp.client._jcs import _canonical_fast, _canonical_slow
 from tests.corpus import all_tools, cases
 from tests.property.profiles import bounded
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import copy
+from pathlib import Path
 
 import pytest
 
@@ -122,3 +124,18 @@ def test_tool_result_is_immutable() -> None:
         result.is_error = True  # type: ignore[misc]
     assert result.replace(is_error=True).is_error is True
     assert result.is_error is False
+
+
+def test_result_and_shape_do_not_import_each_other() -> None:
+    """conduit-defined (issue 15 item 6): `_shape` builds `ToolResult`s, so `_result` (and
+    `_provenance`, which both use) must not import `_shape`, not even lazily."""
+    client = Path(__file__).resolve().parents[2] / "src" / "conduit_mcp" / "client"
+    for name in ("_result", "_provenance"):
+        tree = ast.parse((client / f"{name}.py").read_text(encoding="utf-8"))
+        imported = {
+            node.module
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module
+        }
+        assert "_shape" not in imported, name
+        assert name != "_provenance" or "_result" not in imported

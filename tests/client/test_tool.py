@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import pickle
 
 import pytest
 
-from conduit_mcp.client import DEFAULT_HINTS, Error, Hints, Tool
+from conduit_mcp.client import DEFAULT_HINTS, Error, Hints, InputRequired, Tool, ToolResult
 
 SCHEMA = {"type": "object"}
 
@@ -292,3 +293,26 @@ def test_error_survives_pickling_with_its_fields() -> None:
         ("name",),
         {"expected": "a string", "got": "integer"},
     )
+
+
+def test_the_wire_values_are_frozen_slotted_dataclasses_that_do_not_hash() -> None:
+    """conduit-defined (issue 15 item 6): one idiom for immutable values. Assigning or deleting
+    a field raises `FrozenInstanceError`, adding an attribute fails; the values hold dicts, so
+    they are not hashable."""
+    values = [
+        tool(),
+        ToolResult.from_wire({"content": []}),
+        InputRequired.from_wire({"resultType": "input_required", "requestState": "s"}),
+    ]
+    for value in values:
+        assert dataclasses.is_dataclass(value) and not hasattr(value, "__dict__")
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            value.raw = {}  # type: ignore[misc]
+        # A name that is not a field: TypeError on CPython before the gh-105936 fix (slotted
+        # frozen dataclasses call super() with the pre-slots class), FrozenInstanceError after.
+        with pytest.raises((dataclasses.FrozenInstanceError, TypeError)):
+            value.other = 1  # type: ignore[attr-defined]
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            del value.raw
+        with pytest.raises(TypeError):
+            hash(value)

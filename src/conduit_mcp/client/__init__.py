@@ -12,7 +12,7 @@ from ._contenthash import CONTENT_HASH_PREFIX, content_hash
 from ._dispatch import InputRequired, parse_call_result
 from ._drift import ToolDiff, diff_tools
 from ._errors import REASONS, Error, PathItem, render_path
-from ._fingerprint import FINGERPRINT_PREFIX, canonical_json, fingerprint
+from ._fingerprint import FINGERPRINT_PREFIX, fingerprint
 from ._gemini import to_gemini_function, to_gemini_function_response
 from ._headers import (
     decode_header_value,
@@ -32,6 +32,7 @@ from ._intake import (
     intake_json,
     unwrap_response,
 )
+from ._jcs import canonical_json
 from ._json import parse_json
 from ._messages import AdaptedResult
 from ._names import check_tool_name
@@ -45,6 +46,7 @@ from ._pins import (
     PinStore,
     redacted_location,
 )
+from ._provenance import PROVENANCE_FLAGS, Provenance
 from ._provider_names import (
     ANTHROPIC_NAME_RULE,
     GEMINI_NAME_RULE,
@@ -59,9 +61,7 @@ from ._shape import (
     DEFAULT_ACCEPTED_MIME_TYPES,
     DEFAULT_MAX_CHARS,
     MIN_MAX_CHARS,
-    PROVENANCE_FLAGS,
     IncludeStructured,
-    Provenance,
     is_strict_base64,
     shape_for_llm,
     shaped_text,

@@ -12,11 +12,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from ._jsonrules import MAX_SAFE_INTEGER, TWO_53, escape_token, is_index_token
+
 ChangeOp = Literal["add", "remove", "replace"]
 """What happened at a `FieldChange.path`: RFC 6902's operation names."""
-
-_MAX_SAFE_INT: Final = 2**53 - 1
-_TWO_53: Final = 9007199254740992.0
 
 #: The JSON Pointers (RFC 6901) under which a change is cosmetic by default: display text only.
 DEFAULT_COSMETIC: Final = frozenset({"/title", "/icons", "/annotations/title"})
@@ -89,10 +88,10 @@ def normalized(value: object) -> Any:
             into[key] = str.__str__(item)
         elif isinstance(item, int):
             number = int(item)
-            into[key] = number if -_MAX_SAFE_INT <= number <= _MAX_SAFE_INT else float(number)
+            into[key] = number if -MAX_SAFE_INTEGER <= number <= MAX_SAFE_INTEGER else float(number)
         elif isinstance(item, float):
             real = float(item)
-            is_int = real.is_integer() and -_TWO_53 < real < _TWO_53
+            is_int = real.is_integer() and -TWO_53 < real < TWO_53
             into[key] = int(real) if is_int else real
         else:
             into[key] = item
@@ -130,7 +129,7 @@ def field_changes(
         path, a, b = stack.pop()
         if type(a) is dict and type(b) is dict:
             for key in a.keys() | b.keys():
-                child = path + "/" + _escape(key)
+                child = path + "/" + escape_token(key)
                 if key not in b:
                     _absent(out, prefixes, cosmetic, child, a[key], "remove")
                 elif key not in a:
@@ -179,7 +178,7 @@ def _all_cosmetic(
     if path not in prefixes or type(value) is not dict or not value:
         return False
     return all(
-        _all_cosmetic(path + "/" + _escape(key), child, prefixes, cosmetic)
+        _all_cosmetic(path + "/" + escape_token(key), child, prefixes, cosmetic)
         for key, child in value.items()
     )
 
@@ -189,16 +188,8 @@ def _change(cosmetic: frozenset[str], path: str, op: ChangeOp, old: Any, new: An
 
 
 def _order(change: FieldChange) -> list[tuple[int, int, str]]:
-    # Document order: array indexes compare as numbers ("/2" before "/10"). Only ASCII digits
-    # are an index (RFC 6901 section 4); `str.isdigit` also takes "¹" and "٣", which int() refuses.
-    return [
-        (0, int(t), "") if t.isascii() and t.isdigit() else (1, 0, t)
-        for t in change.path.split("/")
-    ]
-
-
-def _escape(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")  # RFC 6901 section 3
+    # Document order: array indexes compare as numbers ("/2" before "/10").
+    return [(0, int(t), "") if is_index_token(t) else (1, 0, t) for t in change.path.split("/")]
 
 
 def _is_cosmetic(path: str, cosmetic: frozenset[str]) -> bool:

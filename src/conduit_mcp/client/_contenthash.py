@@ -7,7 +7,7 @@ import hashlib
 from typing import Final
 
 from ._errors import type_error
-from ._fingerprint import canonical_json
+from ._jcs import canonical_json
 
 #: Every SEP-3140 content hash starts with this: the hash algorithm and a dash.
 CONTENT_HASH_PREFIX: Final = "sha256-"

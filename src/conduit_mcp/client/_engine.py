@@ -33,6 +33,7 @@ import orjson
 
 from ._dialects import DRAFT_07, DRAFT_2019_09, DRAFT_2020_12
 from ._errors import Error, PathItem, cycle_error, json_type_name, render_path
+from ._jsonrules import compact_json, fragment_tokens
 from ._verdict import OutputIssue
 
 #: How many compiled schemas are kept (least recently used evicted first).
@@ -188,22 +189,16 @@ def compiled(schema: dict[str, Any], dialect: str, role: str) -> Compiled:
 
 def _canonical(schema: dict[str, Any], role: str) -> bytes:
     try:
-        data = orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)
-    except TypeError:
-        # orjson refuses integers beyond 64 bits, nesting beyond 255, lone surrogates and
-        # non-str keys; the standard library takes all but the last (a caller bug).
-        try:
-            data = json.dumps(
-                schema, sort_keys=True, separators=(",", ":"), ensure_ascii=False
-            ).encode("utf-8", "surrogatepass")
-        except RecursionError:
-            _too_deep_schema(role)
-        except (TypeError, ValueError) as exc:
-            if isinstance(exc, ValueError) and "Circular reference" in str(exc):
-                raise cycle_error((role,)) from None  # the one treatment of cycles
-            raise TypeError(
-                f"{role} holds a value JSON cannot represent ({type(exc).__name__})"
-            ) from None
+        # The standard library takes what orjson refuses but non-str keys (a caller bug).
+        data = compact_json(schema, sort_keys=True)
+    except RecursionError:
+        _too_deep_schema(role)
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, ValueError) and "Circular reference" in str(exc):
+            raise cycle_error((role,)) from None  # the one treatment of cycles
+        raise TypeError(
+            f"{role} holds a value JSON cannot represent ({type(exc).__name__})"
+        ) from None
     if len(data) > MAX_SCHEMA_BYTES:
         raise Error(
             "policy",
@@ -393,11 +388,7 @@ def _analyse(schema: Any) -> tuple[int, bool]:
 
 
 def _pointer(ref: str) -> tuple[str, ...] | None:
-    if ref == "#":
-        return ()
-    if not ref.startswith("#/") or "%" in ref:
-        return None
-    return tuple(p.replace("~1", "/").replace("~0", "~") for p in ref[2:].split("/"))
+    return None if "%" in ref else fragment_tokens(ref)  # percent-escapes: not analysed
 
 
 def _has_cycle(refs: list[tuple[tuple[str, ...], tuple[str, ...]]]) -> bool:

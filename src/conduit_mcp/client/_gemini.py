@@ -15,6 +15,7 @@ import orjson
 
 from . import _translate as t
 from ._errors import PathItem, json_type_name
+from ._jsonrules import MISSING, Link, fragment_tokens, link_depth, resolve_tokens
 from ._messages import (
     EMPTY_RESULT,
     AdaptedResult,
@@ -25,7 +26,7 @@ from ._messages import (
 from ._provider_names import ToolNameMap
 from ._result import ToolResult
 from ._tool import Tool
-from ._translate import JSONObject, Link, NoteAction
+from ._translate import JSONObject, NoteAction
 
 #: "parameters schema should be of type OBJECT" (Vertex AI); no composition at the root.
 ROOT_FORBIDDEN: Final = ("allOf", "anyOf", "oneOf", "not", "enum", "const")
@@ -313,20 +314,9 @@ class _GeminiSubset:
 
     def pointer(self, ref: str) -> object:
         """Resolve a local JSON pointer (`#`, `#/$defs/X`, ...) against the root, or `None`."""
-        if ref == "#":
-            return self.root
-        if not ref.startswith("#/"):
-            return None
-        node: object = self.root
-        for raw in ref[2:].split("/"):
-            part = raw.replace("~1", "/").replace("~0", "~")
-            if isinstance(node, dict):
-                node = node.get(part)
-            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-                node = node[int(part)]
-            else:
-                return None
-        return node
+        tokens = fragment_tokens(ref)
+        node = MISSING if tokens is None else resolve_tokens(self.root, tokens)
+        return None if node is MISSING else node
 
     def size_of(self, ref: str, target: JSONObject) -> int:
         """Serialized size of a `$ref` target, once per reference (too deep to serialize:
@@ -355,7 +345,7 @@ class _GeminiSubset:
                 problem = "recursive reference not inlined"
             elif len(chain) >= _MAX_REF_CHAIN:
                 problem = "references nested too deeply"
-            elif t.link_depth(path, _MAX_INLINE_PATH) > _MAX_INLINE_PATH:
+            elif link_depth(path, _MAX_INLINE_PATH) > _MAX_INLINE_PATH:
                 problem = "inlining would nest the declaration too deeply"
             elif self.count > _REF_BUDGET:
                 problem = "inlining budget exhausted"

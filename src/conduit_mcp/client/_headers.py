@@ -17,12 +17,9 @@ from typing import Any, Final
 
 from . import _wire as w
 from ._errors import Error, PathItem, cycle_error, json_type_name
+from ._jsonrules import MAX_SAFE_INTEGER, MISSING, Link, link_keys
 from ._tool import Tool
 from ._versions import at_least
-
-# A link is `(parent_link, step)`: paths are materialized only when one is reported, so a walk
-# over deep input stays linear instead of copying a growing tuple at every level.
-_Link = tuple[Any, PathItem] | None
 
 _X: Final = w.X_MCP_HEADER
 _PROPERTIES: Final = "properties"
@@ -37,8 +34,6 @@ _NOT_TCHAR: Final = re.compile(r"[^!#$%&'*+\-.^_`|~0-9A-Za-z]")
 HEADER_PROPERTY_TYPES: Final = frozenset({"integer", "string", "boolean"})
 _OTHER_TYPES: Final = frozenset({"number", "object", "array", "null"})
 
-#: The largest magnitude of an integer header value: 2^53 - 1 (IEEE 754 double "safe" range).
-MAX_SAFE_INTEGER: Final = 2**53 - 1
 
 # Keywords whose values are instance data or plain names, never schemas: nothing below them is
 # an annotation (`x-mcp-header` itself included: its value is checked, not walked). `example`
@@ -66,18 +61,8 @@ _B64_PREFIX: Final = w.HEADER_B64_PREFIX
 _B64_SUFFIX: Final = w.HEADER_B64_SUFFIX
 _B64_MIN_LEN: Final = len(_B64_PREFIX) + len(_B64_SUFFIX)
 
-_MISSING: Final[Any] = object()
 _ROOT: Final[Any] = object()  # the step of the root, which has no link
 _UNSET: Final[Any] = object()
-
-
-def _path(link: _Link) -> tuple[PathItem, ...]:
-    steps: list[PathItem] = []
-    while link is not None:
-        link, step = link
-        steps.append(step)
-    steps.reverse()
-    return tuple(steps)
 
 
 def _left_chain_at(path: tuple[PathItem, ...]) -> PathItem | None:
@@ -89,11 +74,11 @@ def _left_chain_at(path: tuple[PathItem, ...]) -> PathItem | None:
 
 
 def _check_annotation(
-    node: Mapping[str, Any], link: _Link, chain: bool, seen: dict[str, _Link]
+    node: Mapping[str, Any], link: Link, chain: bool, seen: dict[str, Link]
 ) -> Error | None:
     value = node[_X]
     if not chain or link is None:
-        path = _path(link)
+        path = link_keys(link)
         via = _left_chain_at(path)
         if via is None:
             message = "x-mcp-header sits on the schema root, not on a property"
@@ -127,9 +112,9 @@ def _check_annotation(
             f"must be an RFC 9110 token; {codepoint} at index {index} is not a tchar",
             {"problem": problem, "index": index, "codepoint": codepoint},
         )
-    declared = node.get(_TYPE, _MISSING)
+    declared = node.get(_TYPE, MISSING)
     if not isinstance(declared, str) or declared not in HEADER_PROPERTY_TYPES:
-        if declared is _MISSING:
+        if declared is MISSING:
             got = said = "missing"
         elif isinstance(declared, str):
             got = declared
@@ -143,14 +128,14 @@ def _check_annotation(
             "x_mcp_header_type",
             "x-mcp-header is on a property whose `type` is not one of integer, string, "
             f"boolean (got {said})",
-            path=(*_path(link), _X),
+            path=(*link_keys(link), _X),
             details={"expected": "integer, string or boolean", "got": got},
         )
     folded = value.lower()  # tokens are ASCII: lower() is exact ASCII case-folding
-    first = seen.get(folded, _MISSING)
-    if first is not _MISSING:
-        path = (*_path(link), _X)
-        first_path = (*_path(first), _X)
+    first = seen.get(folded, MISSING)
+    if first is not MISSING:
+        path = (*link_keys(link), _X)
+        first_path = (*link_keys(first), _X)
         return Error(
             "protocol",
             "x_mcp_header_duplicate",
@@ -163,8 +148,8 @@ def _check_annotation(
     return None
 
 
-def _invalid_name(link: _Link, what: str, details: dict[str, Any]) -> Error:
-    path = (*_path(link), _X)
+def _invalid_name(link: Link, what: str, details: dict[str, Any]) -> Error:
+    path = (*link_keys(link), _X)
     return Error(
         "protocol",
         "x_mcp_header_invalid_name",
@@ -174,7 +159,7 @@ def _invalid_name(link: _Link, what: str, details: dict[str, Any]) -> Error:
     )
 
 
-def _scan(root: object, collect: bool) -> tuple[Error | None, list[tuple[str, _Link]]]:
+def _scan(root: object, collect: bool) -> tuple[Error | None, list[tuple[str, Link]]]:
     """Walk every schema position of `root` in document order; stop at the first bad annotation.
 
     Returns the error (or `None`) and, when `collect`, every valid annotation seen before it
@@ -183,8 +168,8 @@ def _scan(root: object, collect: bool) -> tuple[Error | None, list[tuple[str, _L
     Raises:
         Error: `root` contains itself (`cycle_error`: kind `"protocol"`, `"invalid_json"`).
     """
-    found: list[tuple[str, _Link]] = []
-    seen: dict[str, _Link] = {}
+    found: list[tuple[str, Link]] = []
+    seen: dict[str, Link] = {}
     on_path: set[int] = set()  # ids of the containers being walked: a revisit is a cycle
     # Entries are (node, parent link, step, chain); a node's own link (parent, step) is built
     # only when needed, so a leaf costs one small tuple. Children are pushed in reverse
@@ -200,7 +185,7 @@ def _scan(root: object, collect: bool) -> tuple[Error | None, list[tuple[str, _L
         node_id = id(node)
         if node_id in on_path:
             link = None if step is _ROOT else (parent, step)
-            raise cycle_error(_path(None if step is _ROOT else (parent, step)))
+            raise cycle_error(link_keys(link))
         mark = len(stack)
         link = _UNSET
         if isinstance(node, dict):
@@ -386,7 +371,7 @@ def header_map(tool: Tool) -> dict[str, tuple[str, ...]]:
     result: dict[str, tuple[str, ...]] = {}
     for name, link in found:
         # A valid annotation's full path is ("properties", key)*: keep the keys.
-        keys: tuple[Any, ...] = _path(link)[1::2]
+        keys: tuple[Any, ...] = link_keys(link)[1::2]
         result[name] = keys
     return result
 

@@ -7,7 +7,6 @@ warnings) or rejected on its own, with a reason and a path.
 from __future__ import annotations
 
 import bisect
-import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
@@ -15,8 +14,9 @@ from typing import Any, Final, Literal
 from . import _wire as w
 from ._contenthash import CONTENT_HASH_KEY, content_hash
 from ._errors import Error, PathItem, render_path, type_error
-from ._fingerprint import FINGERPRINT_PREFIX, canonical_json
+from ._fingerprint import fingerprint_of
 from ._headers import find_invalid_x_mcp_header
+from ._jcs import canonical_json
 from ._json import MAX_DEPTH, parse_json
 from ._model_view import iter_model_text
 from ._names import check_tool_name
@@ -212,7 +212,6 @@ def intake(
     warnings: list[IntakeWarning] = []
     seen: set[str] = set()
 
-    sha256 = hashlib.sha256
     for index, raw in enumerate(tools):
         try:
             check_tool_shape(raw)
@@ -265,7 +264,7 @@ def intake(
                 continue
         if CONTENT_HASH_KEY in raw:
             warnings.extend(_content_hash_warnings(raw, index))
-        accepted.append(Tool(server_id, raw, FINGERPRINT_PREFIX + sha256(canonical).hexdigest()))
+        accepted.append(Tool(server_id, raw, fingerprint_of(canonical)))
 
     return Intake(
         server_id=server_id,

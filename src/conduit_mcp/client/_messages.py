@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from typing import Any, Final, NamedTuple
 
 from . import _wire as w
+from ._provenance import Provenance
 from ._result import ToolResult
-from ._shape import Provenance
 
 JSONObject = dict[str, Any]
 

@@ -26,6 +26,7 @@ import orjson
 
 from . import _wire as w
 from ._errors import PathItem
+from ._jsonrules import Link, link_keys
 from ._unicode import has_hidden, has_hidden_utf8
 
 #: Schema keywords whose value is data (an instance), not a subschema: every string in it is read.
@@ -54,7 +55,7 @@ class ModelText:
 
     __slots__ = ("_parent", "_step", "is_key", "text")
 
-    def __init__(self, text: str, parent: _Node, step: PathItem, is_key: bool) -> None:
+    def __init__(self, text: str, parent: Link, step: PathItem, is_key: bool) -> None:
         self.text = text
         self.is_key = is_key
         self._parent = parent
@@ -63,20 +64,14 @@ class ModelText:
     @property
     def path(self) -> tuple[PathItem, ...]:
         """The path from the tool object to this string (see the class docstring)."""
-        steps: list[PathItem] = [self._step]
-        node = self._parent
-        while node is not None:
-            node, step = node
-            steps.append(step)
-        steps.reverse()
-        return tuple(steps)
+        return link_keys((self._parent, self._step))
 
     def __repr__(self) -> str:
         return f"ModelText(path={self.path!r}, is_key={self.is_key})"
 
 
-# One step of a path linked to its parent, `(parent, step)` or `None` at the tool: paths are
-# shared, not copied per node (a plain tuple: the walk allocates one per container).
+# The place of a container: a `Link` from the tool object, shared, not copied per node
+# (typed `Any`: a data-mode entry is never the root, so `node[0]` needs no check).
 _Node = Any
 
 

@@ -11,6 +11,7 @@ from typing import Any, Final, Literal
 
 from . import _translate as t
 from ._errors import Error
+from ._jsonrules import MISSING, Link, fragment_tokens, link_depth, resolve_tokens
 from ._messages import (
     EMPTY_RESULT,
     ERROR_PREFIX,
@@ -22,7 +23,7 @@ from ._messages import (
 from ._provider_names import ToolNameMap
 from ._result import ToolResult
 from ._tool import Tool
-from ._translate import JSONObject, Link, SchemaWalk
+from ._translate import JSONObject, SchemaWalk
 
 #: Root keywords refused: "schema must have type 'object' and not have
 #: 'oneOf'/'anyOf'/'allOf'/'enum'/'const'/'not' at the top level" (invalid_function_parameters).
@@ -251,7 +252,7 @@ _strict_drop = t.drop_keyword("not supported in strict mode")
 
 def _nesting(path: Link) -> int:
     """Levels of nesting above a place (more than the limit when the path is long at all)."""
-    if t.link_depth(path, 4 * STRICT_MAX_NESTING) > 4 * STRICT_MAX_NESTING:
+    if link_depth(path, 4 * STRICT_MAX_NESTING) > 4 * STRICT_MAX_NESTING:
         return STRICT_MAX_NESTING + 1
     depth = 0
     while path is not None:
@@ -439,6 +440,7 @@ def to_openai_tool(
 # -- strict-mode arguments back to the tool's schema ----------------------------------------------
 
 _MAX_REF_HOPS: Final = 64
+_RENAMED: Final = {"definitions": "$defs"}  # the strict schema holds draft-07's under $defs
 
 
 def _resolve(root: object, schema: object) -> object:
@@ -447,19 +449,12 @@ def _resolve(root: object, schema: object) -> object:
         if not isinstance(schema, dict):
             return schema
         ref = schema.get("$ref")
-        if not isinstance(ref, str) or not (ref == "#" or ref.startswith("#/")):
+        tokens = fragment_tokens(ref) if isinstance(ref, str) else None
+        if tokens is None:
             return schema
-        node: object = root
-        for raw in ref[2:].split("/") if ref != "#" else ():
-            part = raw.replace("~1", "/").replace("~0", "~")
-            if part == "definitions" and isinstance(node, dict) and part not in node:
-                part = "$defs"
-            if isinstance(node, dict):
-                node = node.get(part)
-            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-                node = node[int(part)]
-            else:
-                return None
+        node = resolve_tokens(root, tokens, _RENAMED)
+        if node is MISSING:
+            return None
         schema = node
     return None
 

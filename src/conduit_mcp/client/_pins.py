@@ -22,8 +22,8 @@ from typing import Any, Final, Literal, NamedTuple
 from ._changes import DEFAULT_COSMETIC, FieldChange, field_changes, normalized
 from ._drift import ToolDiff, diff_tools
 from ._errors import Error
-from ._fingerprint import canonical_json
 from ._fingerprint import fingerprint as _fingerprint
+from ._jcs import canonical_json
 from ._json import parse_json
 from ._pinsql import AuditRow, Backend, CheckRow, PinRow, PostgresBackend, SqliteBackend
 from ._tool import Tool, check_server_id

@@ -43,122 +43,21 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-import orjson
-
+from . import _provenance as pv
 from . import _wire as w
 from ._errors import PathItem, cycle_error
+from ._jsonrules import compact_json
 from ._media import MIME_ALIASES, known_signature, normalize_mime, sniff
+from ._provenance import Provenance
+from ._provenance import clean_text as _clean
 from ._result import ToolResult
 from ._tool import check_server_id
-from ._unicode import has_hidden, strip_controls, strip_invisible
+from ._unicode import has_hidden
 
-# -- provenance -----------------------------------------------------------------------------
-
-FLAG_AUDIENCE_WITHHELD: Final = "audience_withheld"
-FLAG_BINARY_OMITTED: Final = "binary_omitted"
-FLAG_CONTROL_CHARACTERS_REMOVED: Final = "control_characters_removed"
-FLAG_INVALID_BASE64: Final = "invalid_base64"
-FLAG_INVISIBLE_UNICODE_REMOVED: Final = "invisible_unicode_removed"
-FLAG_LONE_SURROGATE_REPLACED: Final = "lone_surrogate_replaced"
-FLAG_MIME_TYPE_MISMATCH: Final = "mime_type_mismatch"
-FLAG_RESOURCE_LINK_INCOMPLETE: Final = "resource_link_incomplete"
-FLAG_STRUCTURED_INVALID: Final = "structured_invalid"
-FLAG_STRUCTURED_SERIALIZED: Final = "structured_serialized"
-FLAG_TRUNCATED: Final = "truncated"
-FLAG_UNKNOWN_CONTENT_TYPE: Final = "unknown_content_type"
-FLAG_WITHHELD: Final = "withheld"
-
-#: The closed set of provenance flags. Each names one way the shaped view differs from what the
-#: server sent:
-#:
-#: - `audience_withheld`: a block whose `annotations.audience` does not include `"assistant"`
-#:   (it is meant for the user only) was replaced by a placeholder.
-#: - `binary_omitted`: an image or audio block whose MIME type the model does not accept (or that
-#:   has none, or not a valid one), or an embedded blob resource, was replaced by a placeholder.
-#: - `control_characters_removed`: terminal escape sequences, C0/C1 controls (except tab, LF,
-#:   CR) or DEL were removed from text the model sees (serialized `structuredContent` included).
-#: - `invalid_base64`: an image or audio block whose `data` is not a non-empty strict base64
-#:   string (e.g. a `data:` URI) was replaced by a placeholder.
-#: - `invisible_unicode_removed`: invisible characters were removed from text the model sees.
-#: - `lone_surrogate_replaced`: unpaired UTF-16 surrogates (not encodable as UTF-8) became U+FFFD.
-#: - `mime_type_mismatch`: an image or audio block's bytes are not the type its `mimeType`
-#:   declares (by their signature); the detected type was used when the model accepts it, else
-#:   the block was replaced by a placeholder.
-#: - `resource_link_incomplete`: a `resource_link` block lacks a string `uri` or `name` (both
-#:   required by the schema); it is shown with what it has.
-#: - `structured_invalid`: the caller's output validation said `structuredContent` is invalid.
-#: - `structured_serialized`: `structuredContent` was serialized into a text block.
-#: - `truncated`: text was cut at `max_chars` (then `Provenance.truncated` is true as well).
-#: - `unknown_content_type`: a block that is not an object, has an unknown or missing `type`, or
-#:   is of a known type with fields of the wrong JSON type, was replaced by a placeholder.
-#: - `withheld`: the real result was withheld by the client (`ToolResult.withheld`).
-PROVENANCE_FLAGS: Final = frozenset(
-    {
-        FLAG_AUDIENCE_WITHHELD,
-        FLAG_BINARY_OMITTED,
-        FLAG_CONTROL_CHARACTERS_REMOVED,
-        FLAG_INVALID_BASE64,
-        FLAG_INVISIBLE_UNICODE_REMOVED,
-        FLAG_LONE_SURROGATE_REPLACED,
-        FLAG_MIME_TYPE_MISMATCH,
-        FLAG_RESOURCE_LINK_INCOMPLETE,
-        FLAG_STRUCTURED_INVALID,
-        FLAG_STRUCTURED_SERIALIZED,
-        FLAG_TRUNCATED,
-        FLAG_UNKNOWN_CONTENT_TYPE,
-        FLAG_WITHHELD,
-    }
-)
-
-
-@dataclass(frozen=True, slots=True)
-class Provenance:
-    """Where a shaped result came from and what shaping changed. Immutable.
-
-    Attributes:
-        server_id: the operator-assigned id of the server that produced the result.
-        truncated: whether text was cut at the character cap.
-        flags: names from `PROVENANCE_FLAGS`, sorted and without duplicates (the constructor
-            normalizes any order).
-
-    Raises:
-        TypeError: `server_id` is not a `str`, `truncated` is not a `bool`, or a flag is not a
-            `str` (caller bugs).
-        ValueError: `server_id` is empty, a flag is not in `PROVENANCE_FLAGS`, or `truncated`
-            disagrees with the presence of the `truncated` flag.
-    """
-
-    server_id: str
-    truncated: bool
-    flags: tuple[str, ...]
-
-    def __post_init__(self) -> None:
-        check_server_id(self.server_id)
-        if type(self.truncated) is not bool:
-            raise TypeError(f"truncated must be a bool, got {type(self.truncated).__name__}")
-        flags = tuple(self.flags)
-        for flag in flags:
-            if not isinstance(flag, str):
-                raise TypeError(f"provenance flags must be str, got {type(flag).__name__}")
-            if flag not in PROVENANCE_FLAGS:
-                raise ValueError(f"unknown provenance flag {flag!r}")
-        normalized = tuple(sorted(set(flags)))
-        if (FLAG_TRUNCATED in normalized) != self.truncated:
-            raise ValueError("truncated must be true exactly when the 'truncated' flag is set")
-        object.__setattr__(self, "flags", normalized)
-
-    def as_dict(self) -> dict[str, Any]:
-        """The provenance as a JSON object.
-
-        Returns:
-            A new `{"server_id": str, "truncated": bool, "flags": [str, ...]}` (flags sorted).
-        """
-        return {"server_id": self.server_id, "truncated": self.truncated, "flags": list(self.flags)}
+# -- provenance (the flags and the record live in `_provenance.py`) --------------------------
 
 
 def _provenance(server_id: str, flags: set[str]) -> Provenance:
@@ -166,7 +65,7 @@ def _provenance(server_id: str, flags: set[str]) -> Provenance:
     provenance = object.__new__(Provenance)
     setter = object.__setattr__
     setter(provenance, "server_id", server_id)
-    setter(provenance, "truncated", FLAG_TRUNCATED in flags)
+    setter(provenance, "truncated", pv.FLAG_TRUNCATED in flags)
     setter(provenance, "flags", tuple(sorted(flags)))
     return provenance
 
@@ -195,7 +94,6 @@ _INCLUDE_STRUCTURED: Final = frozenset({"auto", "always", "never"})
 # The RFC 4648 section 4 alphabet, deleted with `bytes.translate` to check base64 without
 # decoding it (about twice as fast as a regex scan: images are the big strings here).
 _BASE64_ALPHABET: Final = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 _AUDIENCE: Final = "audience"
 _ASSISTANT: Final = "assistant"
@@ -318,7 +216,7 @@ def shape_for_llm(
     shows_something = False
     content = result.content
     if not isinstance(content, (list, tuple)):
-        flags.add(FLAG_UNKNOWN_CONTENT_TYPE)
+        flags.add(pv.FLAG_UNKNOWN_CONTENT_TYPE)
         items.append("[content omitted: not an array]")
         content = ()
     for block in content:
@@ -334,9 +232,9 @@ def shape_for_llm(
     ):
         structured = _clean_structured(result.structured, flags)
         items.append(_clean(_dump_json(structured), flags))
-        flags.add(FLAG_STRUCTURED_SERIALIZED)
+        flags.add(pv.FLAG_STRUCTURED_SERIALIZED)
     if validation is not None and getattr(validation, "outcome", None) == "invalid":
-        flags.add(FLAG_STRUCTURED_INVALID)
+        flags.add(pv.FLAG_STRUCTURED_INVALID)
 
     items = _cap(items, max_chars, flags)
     shaped_content: list[dict[str, Any]] = [
@@ -383,54 +281,15 @@ def shaped_text(result: ToolResult) -> str:
     )
 
 
-def withheld_result(server_id: str, reason: str) -> ToolResult:
-    """The synthetic result a client returns when a post-call hook failed (`ToolResult.withheld`).
-
-    Args:
-        server_id: the operator-assigned id of the server whose result was withheld.
-        reason: one line for the model saying why (no payload); invisible characters are
-            removed from it. `""` gives a text without a reason.
-
-    Returns:
-        A new `ToolResult` with `is_error=True`, one text block
-        `[result withheld by the client: <reason>]`, no `structuredContent`, `raw` a synthetic
-        `{"content": [...], "isError": true}` object, and provenance flag `withheld`.
-        `is_error` is true so the model treats it as a failed call, which it is from the
-        model's side (2026-07-28 server/tools "Error Handling").
-
-    Raises:
-        TypeError: `server_id` or `reason` is not a `str` (caller bugs).
-        ValueError: `server_id` is empty.
-    """
-    check_server_id(server_id)
-    if not isinstance(reason, str):
-        raise TypeError(f"reason must be a str, got {type(reason).__name__}")
-    flags: set[str] = {FLAG_WITHHELD}
-    reason = _clean(reason, flags)
-    text = "[result withheld by the client]"
-    if reason:
-        text = f"[result withheld by the client: {reason}]"
-    return ToolResult(
-        content=[{w.BLOCK_TYPE: w.TYPE_TEXT, w.BLOCK_TEXT: text}],
-        structured=None,
-        has_structured=False,
-        is_error=True,
-        meta={},
-        extra={},
-        raw={"content": [{w.BLOCK_TYPE: w.TYPE_TEXT, w.BLOCK_TEXT: text}], "isError": True},
-        provenance=Provenance(server_id, False, tuple(flags)),
-    )
-
-
 # -- blocks ---------------------------------------------------------------------------------
 
 
 def _shape_block(block: object, accepted: frozenset[str], flags: set[str]) -> str | dict[str, Any]:
     if not isinstance(block, dict):
-        flags.add(FLAG_UNKNOWN_CONTENT_TYPE)
+        flags.add(pv.FLAG_UNKNOWN_CONTENT_TYPE)
         return "[content block omitted: not an object]"
     if _for_user_only(block):
-        flags.add(FLAG_AUDIENCE_WITHHELD)
+        flags.add(pv.FLAG_AUDIENCE_WITHHELD)
         return "[content withheld: meant for the user only]"
     kind = block.get(w.BLOCK_TYPE)
     if kind == w.TYPE_TEXT:
@@ -444,7 +303,7 @@ def _shape_block(block: object, accepted: frozenset[str], flags: set[str]) -> st
         return _shape_resource_link(block, flags)
     if kind == w.TYPE_RESOURCE:
         return _shape_embedded(block, flags)
-    flags.add(FLAG_UNKNOWN_CONTENT_TYPE)
+    flags.add(pv.FLAG_UNKNOWN_CONTENT_TYPE)
     if isinstance(kind, str):
         return f"[content block omitted: unsupported type {_label(kind, flags)}]"
     return "[content block omitted: no type]"
@@ -462,7 +321,7 @@ def _for_user_only(block: dict[str, Any]) -> bool:
 
 
 def _malformed(kind: str, flags: set[str]) -> str:
-    flags.add(FLAG_UNKNOWN_CONTENT_TYPE)
+    flags.add(pv.FLAG_UNKNOWN_CONTENT_TYPE)
     return f"[content block omitted: malformed {kind} block]"
 
 
@@ -471,25 +330,25 @@ def _shape_media(
 ) -> str | dict[str, Any]:
     data = block.get(w.BLOCK_DATA)
     if not isinstance(data, str) or not is_strict_base64(data):
-        flags.add(FLAG_INVALID_BASE64)
+        flags.add(pv.FLAG_INVALID_BASE64)
         return f"[{kind} omitted: data is not valid base64]"
     declared = block.get(w.BLOCK_MIME_TYPE)
     mime = normalize_mime(declared)  # before anything reads it: a short canonical token
     if mime is None:
-        flags.add(FLAG_BINARY_OMITTED)
+        flags.add(pv.FLAG_BINARY_OMITTED)
         if not isinstance(declared, str) or not declared:
             return f"[{kind} omitted: no MIME type]"
         return f"[{kind} omitted: not a valid MIME type]"
     if known_signature(mime) or mime in accepted:
         real = sniff(kind, data)
         if real != mime and (real is not None or known_signature(mime)):
-            flags.add(FLAG_MIME_TYPE_MISMATCH)
+            flags.add(pv.FLAG_MIME_TYPE_MISMATCH)
             if real is None:
-                flags.add(FLAG_BINARY_OMITTED)
+                flags.add(pv.FLAG_BINARY_OMITTED)
                 return f"[{kind} omitted: data is not {mime}]"
             mime = real
     if mime not in accepted:
-        flags.add(FLAG_BINARY_OMITTED)
+        flags.add(pv.FLAG_BINARY_OMITTED)
         return f"[{kind} omitted: {mime} is not an accepted type]"
     return {w.BLOCK_TYPE: kind, w.BLOCK_DATA: data, w.BLOCK_MIME_TYPE: mime}
 
@@ -500,7 +359,7 @@ def _shape_resource_link(block: dict[str, Any], flags: set[str]) -> str:
     uri = uri if isinstance(uri, str) and uri else None
     name = name if isinstance(name, str) and name else None
     if uri is None or name is None:
-        flags.add(FLAG_RESOURCE_LINK_INCOMPLETE)
+        flags.add(pv.FLAG_RESOURCE_LINK_INCOMPLETE)
     head = "[resource link]" if name is None else f"[resource link: {_clean(name, flags)}]"
     return f"{head} (no URI)" if uri is None else f"{head} {_clean(uri, flags)}"
 
@@ -517,7 +376,7 @@ def _shape_embedded(block: dict[str, Any], flags: set[str]) -> str:
     if isinstance(text, str):
         return f"{head}\n{_clean(text, flags)}"
     if w.BLOCK_BLOB in resource:
-        flags.add(FLAG_BINARY_OMITTED)
+        flags.add(pv.FLAG_BINARY_OMITTED)
         mime = normalize_mime(resource.get(w.BLOCK_MIME_TYPE))
         if mime is not None:
             return f"{head} ({mime}, binary content omitted)"
@@ -551,26 +410,6 @@ def is_strict_base64(value: object) -> bool:
 
 
 # -- text -----------------------------------------------------------------------------------
-
-
-def _clean(text: str, flags: set[str]) -> str:
-    """The text as the model may see it (`_unicode.clean_model_text`, with a flag per kind of
-    removal), and no lone surrogates."""
-    if has_hidden(text):  # C-speed check first: most text holds nothing to remove
-        text, removed = strip_controls(text)  # ASCII included: ESC, BEL, NUL, DEL are ASCII
-        if removed:
-            flags.add(FLAG_CONTROL_CHARACTERS_REMOVED)
-        text, removed = strip_invisible(text)
-        if removed:
-            flags.add(FLAG_INVISIBLE_UNICODE_REMOVED)
-    if text.isascii():  # O(1) for str; no surrogate is ASCII
-        return text
-    try:
-        text.encode("utf-8")  # fails only on a lone surrogate; faster than a regex scan
-    except UnicodeEncodeError:
-        text = _LONE_SURROGATE.sub("\ufffd", text)
-        flags.add(FLAG_LONE_SURROGATE_REPLACED)
-    return text
 
 
 def _label(value: str, flags: set[str], *, quote: bool = True) -> str:
@@ -613,7 +452,7 @@ def _cap(items: list[str | dict[str, Any]], max_chars: int, flags: set[str]) -> 
     # lengthens it, so this budget always fits.
     budget = max_chars - len(_marker(max_chars, total))
     marker = _marker(budget, total)
-    flags.add(FLAG_TRUNCATED)
+    flags.add(pv.FLAG_TRUNCATED)
     capped: list[Any] = []
     remaining = budget
     cut = False
@@ -717,13 +556,7 @@ def _dump_json(value: Any) -> str:
     JSON cannot hold as `"<type>"`. Raises `Error` only for a cycle (`_dump_json_iterative`).
     """
     try:
-        # orjson is ~20x faster than `json` here; it refuses integers past 64 bits, non-str
-        # keys, lone surrogates, more than 255 levels and cycles (JSONEncodeError, a TypeError).
-        return orjson.dumps(value).decode("utf-8")
-    except TypeError:
-        pass
-    try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return compact_json(value, allow_nan=False).decode("utf-8", "surrogatepass")
     except (RecursionError, ValueError, TypeError):
         # Too deep for the C encoder, an integer past `sys.get_int_max_str_digits()`, a cycle,
         # NaN, or a value JSON cannot hold: the explicit-stack encoder copes (or, for a cycle,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, NamedTuple, NoReturn
 
 from . import _wire as w
@@ -54,6 +55,7 @@ def _dict_or_none(value: object) -> JSONObject | None:
     return value if isinstance(value, dict) else None
 
 
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Tool:
     """A tool advertised by one server in `tools/list`, as the client holds it. Immutable.
 
@@ -71,17 +73,10 @@ class Tool:
     Spec: 2026-07-28 `server/tools` "Tool" and schema `Tool`.
     """
 
-    __slots__ = ("fingerprint", "raw", "server_id")
-
+    # The constructor is internal: use `from_wire`, which checks the shape.
     server_id: str
     raw: JSONObject
-    fingerprint: str | None
-
-    def __init__(self, server_id: str, raw: JSONObject, fingerprint: str | None = None) -> None:
-        # Internal: use `from_wire`, which checks the shape.
-        object.__setattr__(self, "server_id", server_id)
-        object.__setattr__(self, "raw", raw)
-        object.__setattr__(self, "fingerprint", fingerprint)
+    fingerprint: str | None = None
 
     @classmethod
     def from_wire(
@@ -230,12 +225,6 @@ class Tool:
         return Hints(*values)
 
     # -- value semantics ---------------------------------------------------------------------
-
-    def __setattr__(self, key: str, value: object) -> NoReturn:
-        raise AttributeError(f"Tool is immutable; cannot set {key!r}")
-
-    def __delattr__(self, key: str) -> NoReturn:
-        raise AttributeError(f"Tool is immutable; cannot delete {key!r}")
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Tool):

@@ -21,10 +21,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, Final, Literal, NamedTuple, TypeAlias, overload
+from typing import Any, Final, Literal, NamedTuple, overload
 
 from . import _wire as w
 from ._errors import Error, PathItem, json_type_name
+from ._jsonrules import Link, escape_token, is_index_token, link_keys, unescape_token
 from ._provider_names import ToolNameMap, standalone_name
 from ._tool import Tool
 from ._unicode import clean_model_text
@@ -37,30 +38,6 @@ left something in place that the provider documents as unsupported."""
 
 #: Notes listed per declaration; past it one note counts the rest.
 MAX_NOTES: Final = 1_000
-
-
-Link: TypeAlias = "tuple[Link, PathItem] | None"
-"""A path inside a walk: `(parent link, key)` pairs ending in `None` (the root). Built with one
-C-level tuple per step and shared by every child; a `SchemaPath` wraps one for the caller."""
-
-
-def link_keys(link: Link) -> tuple[PathItem, ...]:
-    """The keys of a link from the root, as a new tuple (O(depth))."""
-    keys: list[PathItem] = []
-    while link is not None:
-        link, key = link
-        keys.append(key)
-    keys.reverse()
-    return tuple(keys)
-
-
-def link_depth(link: Link, limit: int) -> int:
-    """The number of keys in `link`, counted up to `limit + 1` at most (O(limit))."""
-    depth = 0
-    while link is not None and depth <= limit:
-        link = link[0]
-        depth += 1
-    return depth
 
 
 class SchemaPath(Sequence[PathItem]):
@@ -515,12 +492,12 @@ class SchemaWalk:
             prefix: list[PathItem] = []
             changed = False
             for index, raw in enumerate(parts):
-                key = raw.replace("~1", "/").replace("~0", "~")
+                key = unescape_token(raw)
                 new = self.moved.get((tuple(prefix), key))
                 if new is not None:
-                    parts[index] = new.replace("~", "~0").replace("/", "~1")
+                    parts[index] = escape_token(new)
                     changed = True
-                prefix.append(int(key) if key.isdigit() else key)
+                prefix.append(int(key) if is_index_token(key) else key)
             if changed:
                 dst["$ref"] = "#/" + "/".join(parts)
 

@@ -39,6 +39,7 @@ from ._engine import (
     meta_problem,
 )
 from ._errors import Error, json_type_name
+from ._jsonrules import MISSING
 from ._result import ToolResult
 from ._tool import Tool
 from ._verdict import IssueKind, Outcome, OutputIssue, OutputValidation
@@ -90,7 +91,6 @@ _BY_VERSION: Final = {
 }
 
 _SCHEMA_KEY: Final = "$schema"
-_MISSING: Any = object()
 # The common verdict, built once per dialect (the warm path allocates nothing).
 _VALID: Final = {
     dialect: OutputValidation("valid", dialect=dialect) for dialect in SUPPORTED_DIALECTS
@@ -334,8 +334,8 @@ def _verdict(
 
 
 def _dialect(schema: dict[str, Any], protocol_version: str, role: str) -> str:
-    declared = schema.get(_SCHEMA_KEY, _MISSING)
-    if declared is _MISSING:
+    declared = schema.get(_SCHEMA_KEY, MISSING)
+    if declared is MISSING:
         return DRAFT_2020_12 if at_least(protocol_version, _DEFAULT_2020_12_SINCE) else DRAFT_07
     dialect = _DIALECT_BY_URI.get(declared) if isinstance(declared, str) else None
     if dialect is None:
