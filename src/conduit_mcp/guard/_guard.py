@@ -78,13 +78,17 @@ class Guard:
         server_id: the operator-assigned id of the server (non-empty `str`); keys the pins.
         pins: a `PinStore` that persists across sessions (a file or URL), or `None` (default):
             a private in-memory store for the guard's life, so a rug pull within one session
-            is still caught. A caller's store is never closed by the guard.
+            is still caught. A caller's store is never closed by the guard, and with one the
+            default `new` policy is `"hold"` (new tools listed, calls refused until
+            `approve(name, approver=...)`): pass `new="pin"` to write trust-on-first-use pins
+            into it (approver `"conduit-mcp guard"`).
         trusted: whether the operator trusts this server's self-description (passed to
             `intake`; affects `Intake.hints` only).
         on_event: called with each `GuardEvent`, synchronously, in order; what it raises is
             logged, never propagated.
         max_events: how many events `events` keeps (oldest dropped first).
-        **policy: `new` ("pin" | "allow" | "block"), `changed` ("block" | "allow" | "hold"),
+        **policy: `new` ("pin" | "allow" | "hold" | "block"), `changed` ("block" | "allow" |
+            "hold"),
             `check_arguments` (bool), `invalid_output` ("withhold" | "flag" | "pass"),
             `output_timeout` (seconds), `sdk_output_schema` ("hide_unsafe" | "keep"); see
             `Policy` for meanings and defaults.
@@ -125,7 +129,11 @@ class Guard:
             raise ValueError("max_events must be a positive int")
         self.server_id: Final = server_id
         self.trusted: Final = trusted
-        self.policy: Final[Policy] = make_policy(dict(policy))
+        options = dict(policy)
+        if pins is not None:
+            # A caller's store may be a team's: never written without a person's name.
+            options.setdefault("new", "hold")
+        self.policy: Final[Policy] = make_policy(options)
         self._owns_pins = pins is None
         self.pins: Final[PinStore] = pins if pins is not None else PinStore(":memory:")
         if self._owns_pins:
@@ -139,6 +147,8 @@ class Guard:
         self._pinned: dict[str, str | None] = {}
         #: tool name -> fingerprint whose outputSchema was reported hidden from the SDK.
         self._hidden: dict[str, str | None] = {}
+        #: names whose pin the store's audit log shows revoked (read once; never re-pinned).
+        self._revoked: set[str] = set()
 
     # -- public ----------------------------------------------------------------------------
 
@@ -258,24 +268,43 @@ class Guard:
 
         return fastmcp_transport(self, target)
 
-    def approve(self, name: str) -> bool:
+    def approve(self, name: str, *, approver: str) -> bool:
         """Approve the current definition of a held or blocked tool: pin it and allow calls.
+
+        Only a tool the guard holds (`tool_status(name)` is `"held"`) or blocked by policy
+        (`"blocked"`: new, changed or revoked) is approved; anything else returns `False`
+        and writes nothing (no pin, no audit row).
 
         Args:
             name: the tool name as listed.
+            approver: who approves (required, e.g. `"alice@example.com"`): recorded with the
+                pin and in the store's audit log, so a shared store says who trusted what.
 
         Returns:
-            `True` when a definition was pinned; `False` when the guard holds no accepted
-            definition under that name (never listed, or rejected at intake).
+            `True` when the definition was pinned; `False` when the guard neither holds nor
+            blocks a definition under that name (never listed, already allowed, rejected at
+            intake, or blocked because the guard could not check its listing).
 
         Raises:
-            sqlite3.Error: the pin store cannot be written.
+            TypeError: `approver` is not a `str`.
+            ValueError: `approver` is empty or holds a lone surrogate.
+            sqlite3.Error, psycopg.Error: the pin store cannot be written (nothing changes).
         """
+        if not isinstance(approver, str):
+            raise TypeError(f"approver must be a str, got {type(approver).__name__}")
+        if not approver.strip():
+            raise ValueError("approver must name who approves (non-empty)")
         state = self._tools.get(name)
-        if state is None or state.tool is None:
+        if (
+            state is None
+            or state.tool is None
+            or state.status not in ("held", "blocked")
+            or state.reason == "unchecked"
+        ):
             return False
-        self.pins.approve(self.server_id, state.tool)
+        self.pins.approve(self.server_id, state.tool, approver=approver)
         self._pinned[name] = state.tool.fingerprint
+        self._revoked.discard(name)
         state.status = "ok"
         state.reason = ""
         return True
