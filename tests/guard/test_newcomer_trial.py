@@ -238,8 +238,7 @@ def test_the_guard_logger_has_a_null_handler() -> None:
 
 def test_guard_events_print_nothing_when_the_app_configured_no_logging() -> None:
     """Without the NullHandler, logging's last resort writes WARNING records to stderr."""
-    script = textwrap.dedent(
-        """
+    script = textwrap.dedent("""
         import anyio
         from tests.guard.scripted import scripted_session, text, tool
         from conduit_mcp.guard import Guard
@@ -256,8 +255,7 @@ def test_guard_events_print_nothing_when_the_app_configured_no_logging() -> None
             assert [e.kind for e in guard.events] == ["tool_new", "call_refused"]
 
         anyio.run(main)
-        """
-    )
+        """)
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
     )
