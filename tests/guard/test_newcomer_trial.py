@@ -116,8 +116,10 @@ async def test_withheld_result_under_fastmcp_raises_tool_error(
         await client.list_tools()
         with pytest.raises(ToolError, match="withheld"):
             await client.call_tool("weather", {"city": "Oslo"})
+        returned = await client.call_tool("weather", {"city": "Oslo"}, raise_on_error=False)
         with pytest.raises(MCPError) as refused:
             await client.call_tool("never_listed", {})
+    assert returned.is_error is True and returned.structured_content is None
     assert not isinstance(refused.value, ToolError)
     assert refused.value.error.code == REFUSED_CALL_CODE
 
