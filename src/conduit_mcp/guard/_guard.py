@@ -63,7 +63,9 @@ class Guard:
       ECMA-only pattern. By default (`sdk_output_schema="hide_unsafe"`) a tool whose
       outputSchema holds `pattern`, `patternProperties` or `uniqueItems: true` anywhere is
       listed to the SDK without `outputSchema` (event `output_schema_hidden`, once per
-      definition): the guard has validated that output with a linear-time engine.
+      definition): the guard has validated that output with a linear-time engine. Under
+      `invalid_output="flag"` or `"pass"` every outputSchema is left out (reason
+      `sdk_output_recheck`): the SDK would raise on the result the guard lets through.
 
     Never raises into the SDK's receive loop and never waits on the server: a message the
     guard cannot read goes to the SDK unchanged. A bug inside the guard fails closed for a
