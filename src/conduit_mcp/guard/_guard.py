@@ -291,6 +291,10 @@ class Guard:
             TypeError: `approver` is not a `str`.
             ValueError: `approver` is empty or holds a lone surrogate.
             sqlite3.Error, psycopg.Error: the pin store cannot be written (nothing changes).
+
+        Spec: conduit-defined; serves MCP 2026-07-28 server/tools "Security Considerations"
+        (clients SHOULD prompt for user confirmation on sensitive operations; MCP has no
+        approval step of its own).
         """
         if not isinstance(approver, str):
             raise TypeError(f"approver must be a str, got {type(approver).__name__}")
