@@ -115,10 +115,11 @@ async def test_policy_changed_allow_repins_the_new_definition() -> None:
 
 async def test_pins_persist_across_guards_through_a_file_store(tmp_path: Path) -> None:
     """A caller's PinStore outlives the session: the next session's first listing already
-    compares with the pins (the rug pull happened between sessions)."""
+    compares with the pins (the rug pull happened between sessions). With a caller's store
+    trust on first use is opt-in (`new="pin"`; the default there is "hold")."""
     db = tmp_path / "pins.db"
     with PinStore(db) as store:
-        first = Guard("s", pins=store)
+        first = Guard("s", pins=store, new="pin")
         async with scripted_session(first, lambda m, p: {"tools": [tool("a")]}) as (session, _):
             await session.list_tools()
     with PinStore(db) as store:

@@ -153,7 +153,7 @@ async def test_rug_pull_with_hold_keeps_the_tool_listed_until_approved(
         second = await session.list_tools()
         with pytest.raises(MCPError) as held:
             await session.call_tool("echo", {"message": "x"})
-        assert guard.approve("echo") is True
+        assert guard.approve("echo", approver="alice@example.com") is True
         after = await session.call_tool("echo", {"message": "y", "notes": "n"})
     assert [t.name for t in second.tools] == ["echo", "add"]
     assert held.value.error.data["reason"] == "tool_held"
@@ -175,7 +175,7 @@ async def test_invalid_structured_output_is_withheld_as_an_error_result(
     assert result.is_error is True
     assert result.structured_content is None
     text = result.content[0].text  # type: ignore[union-attr]
-    assert "withheld" in text and "$.temperature" in text
+    assert "withheld" in text and "$.structuredContent.temperature" in text
     assert '"hot"' not in text and "hot" not in text  # never echoes the value
     invalid = [e for e in guard.events if e.kind == "output_invalid"]
     assert [(e.tool, e.reason, e.decision, e.json_path) for e in invalid] == [
@@ -186,14 +186,15 @@ async def test_invalid_structured_output_is_withheld_as_an_error_result(
 async def test_invalid_output_flag_policy_passes_the_result_to_the_sdk(
     hostile: Callable[[str], Hostile],
 ) -> None:
-    """conduit-defined policy invalid_output="flag": an event, and the SDK decides (mcp 2.3.0
-    raises RuntimeError for invalid structured content: pinned)."""
+    """conduit-defined policy invalid_output="flag": an event, and the SDK receives the
+    server's result unchanged without raising (the guard hid weather's outputSchema from the
+    SDK's listing, so mcp 2.3.0 does not re-check it; test_newcomer_trial.py has the rest)."""
     server = hostile("output")
     guard = Guard("hostile", invalid_output="flag")
     async with guarded_session(guard, server) as session:
         await session.list_tools()
-        with pytest.raises(RuntimeError, match="Invalid structured content"):
-            await session.call_tool("weather", {"city": "Oslo"})
+        result = await session.call_tool("weather", {"city": "Oslo"})
+    assert result.structured_content == {"temperature": "hot", "conditions": "sunny"}
     assert [e.decision for e in guard.events if e.kind == "output_invalid"] == ["flagged"]
 
 

@@ -200,7 +200,7 @@ def _walk_linear(schema: object) -> bool:
 class PinVerdict:
     """What the pin store says about one tool of a page."""
 
-    status: str  # "approved" | "new" | "changed" | "cosmetic"
+    status: str  # "approved" | "new" | "changed" | "cosmetic" | "revoked" (new, pin revoked)
     pinned: bool  # the guard pinned it now (new + "pin", changed + "allow", cosmetic)
     changes: tuple[Any, ...] = ()  # FieldChange: RFC 6901 path, op, old, new, material
 
@@ -217,6 +217,7 @@ def pin_page(
     pin_new: bool,
     pin_changed: bool,
     protocol_version: str | None = None,
+    revoked: frozenset[str] = frozenset(),
 ) -> list[PinVerdict]:
     """Check every tool of a page against its pin; pin the new (and changed) ones as told.
 
@@ -224,12 +225,23 @@ def pin_page(
     pin are approved in one `approve_all` transaction, recorded with the approver
     `"conduit-mcp guard"`. A `"cosmetic"` status (only title, icons or annotations.title changed)
     is re-pinned, so the listing carries the new display text.
+
+    Before pinning a new tool (`pin_new`), the names in `revoked` and those whose last approve
+    or revoke row in the store's audit log is a revoke come back as `"revoked"`, unpinned: a
+    pin someone removed is not put back by trust on first use. The log is read only when a
+    page has a new tool not already known revoked (new tools are rare: once per tool).
     """
     checks = store.check_page(server_id, tools, protocol_version=protocol_version)
+    fresh = [c.name for c in checks if pin_new and str(c.status) == "new" and c.name not in revoked]
+    if fresh:
+        revoked = revoked | _revoked_names(store, server_id, fresh)
     verdicts: list[PinVerdict] = []
     to_pin: list[Tool] = []
     for tool, check in zip(tools, checks, strict=True):
         status = str(check.status)
+        if status == "new" and pin_new and check.name in revoked:
+            verdicts.append(PinVerdict("revoked", False))
+            continue
         pinned = (
             (status == "new" and pin_new)
             or (status == "changed" and pin_changed)
@@ -243,6 +255,17 @@ def pin_page(
             server_id, to_pin, approver=GUARD_APPROVER, protocol_version=protocol_version
         )
     return verdicts
+
+
+def _revoked_names(store: PinStore, server_id: str, names: Sequence[str]) -> frozenset[str]:
+    """Which of `names` (unpinned now) had a pin that was revoked: the last approve/revoke row
+    of the name in the audit log is a revoke."""
+    wanted = set(names)
+    last: dict[str, str] = {}
+    for entry in store.audit_log(server_id):
+        if entry.name in wanted and entry.action in ("approve", "revoke"):
+            last[entry.name] = entry.action
+    return frozenset(name for name, action in last.items() if action == "revoke")
 
 
 def top_level_changes(old: dict[str, Any], new: dict[str, Any]) -> tuple[PathItem, ...]:

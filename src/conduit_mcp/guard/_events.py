@@ -14,8 +14,11 @@ from typing import Any, Final
 
 from ..client import PathItem, render_path
 
-#: The logger every event is written to (stdlib `logging`).
+#: The logger every event is written to (stdlib `logging`). A library adds only a
+#: NullHandler: records go where the application's logging config sends them, and nowhere
+#: (not to stderr through logging's last resort) when it configured none.
 logger: Final = logging.getLogger("conduit_mcp.guard")
+logger.addHandler(logging.NullHandler())
 
 #: Every `GuardEvent.kind`. The kinds are public API.
 EVENT_KINDS: Final = frozenset(
@@ -42,15 +45,17 @@ EVENT_KINDS: Final = frozenset(
 GUARD_REASONS: Final = frozenset(
     {
         "new_tool",  # tool_new
+        "pin_revoked",  # tool_new, new="pin": the store's pin was revoked (blocked, not re-pinned)
         "tool_definition_changed",  # tool_changed
         "cosmetic_change",  # tool_changed: the pin store calls the change cosmetic (re-pinned)
         "tool_not_listed",  # tool_removed
         "sdk_rejects_tool",  # tool_rejected: the SDK's own model for the version refuses it
         "sdk_unsafe_output_schema",  # output_schema_hidden: pattern/patternProperties/uniqueItems
+        "sdk_output_recheck",  # output_schema_hidden: invalid_output "flag"/"pass"
         "unknown_tool",  # call_refused: never listed, or removed
         "tool_rejected",  # call_refused: the tool was rejected at intake
-        "tool_blocked",  # call_refused: new/changed policy "block"
-        "tool_held",  # call_refused: changed policy "hold", awaiting `Guard.approve`
+        "tool_blocked",  # call_refused: new/changed policy "block", or a revoked pin
+        "tool_held",  # call_refused: new/changed policy "hold", awaiting `Guard.approve`
         "invalid_arguments",  # call_refused: arguments fail the tool's inputSchema
         "argument_check_timeout",  # call_refused: the argument check did not finish in time
         "invalid_structured_content",  # output_invalid

@@ -63,7 +63,9 @@ class Guard:
       ECMA-only pattern. By default (`sdk_output_schema="hide_unsafe"`) a tool whose
       outputSchema holds `pattern`, `patternProperties` or `uniqueItems: true` anywhere is
       listed to the SDK without `outputSchema` (event `output_schema_hidden`, once per
-      definition): the guard has validated that output with a linear-time engine.
+      definition): the guard has validated that output with a linear-time engine. Under
+      `invalid_output="flag"` or `"pass"` every outputSchema is left out (reason
+      `sdk_output_recheck`): the SDK would raise on the result the guard lets through.
 
     Never raises into the SDK's receive loop and never waits on the server: a message the
     guard cannot read goes to the SDK unchanged. A bug inside the guard fails closed for a
@@ -78,13 +80,17 @@ class Guard:
         server_id: the operator-assigned id of the server (non-empty `str`); keys the pins.
         pins: a `PinStore` that persists across sessions (a file or URL), or `None` (default):
             a private in-memory store for the guard's life, so a rug pull within one session
-            is still caught. A caller's store is never closed by the guard.
+            is still caught. A caller's store is never closed by the guard, and with one the
+            default `new` policy is `"hold"` (new tools listed, calls refused until
+            `approve(name, approver=...)`): pass `new="pin"` to write trust-on-first-use pins
+            into it (approver `"conduit-mcp guard"`).
         trusted: whether the operator trusts this server's self-description (passed to
             `intake`; affects `Intake.hints` only).
         on_event: called with each `GuardEvent`, synchronously, in order; what it raises is
             logged, never propagated.
         max_events: how many events `events` keeps (oldest dropped first).
-        **policy: `new` ("pin" | "allow" | "block"), `changed` ("block" | "allow" | "hold"),
+        **policy: `new` ("pin" | "allow" | "hold" | "block"), `changed` ("block" | "allow" |
+            "hold"),
             `check_arguments` (bool), `invalid_output` ("withhold" | "flag" | "pass"),
             `output_timeout` (seconds), `sdk_output_schema` ("hide_unsafe" | "keep"); see
             `Policy` for meanings and defaults.
@@ -125,7 +131,11 @@ class Guard:
             raise ValueError("max_events must be a positive int")
         self.server_id: Final = server_id
         self.trusted: Final = trusted
-        self.policy: Final[Policy] = make_policy(dict(policy))
+        options = dict(policy)
+        if pins is not None:
+            # A caller's store may be a team's: never written without a person's name.
+            options.setdefault("new", "hold")
+        self.policy: Final[Policy] = make_policy(options)
         self._owns_pins = pins is None
         self.pins: Final[PinStore] = pins if pins is not None else PinStore(":memory:")
         if self._owns_pins:
@@ -139,6 +149,8 @@ class Guard:
         self._pinned: dict[str, str | None] = {}
         #: tool name -> fingerprint whose outputSchema was reported hidden from the SDK.
         self._hidden: dict[str, str | None] = {}
+        #: names whose pin the store's audit log shows revoked (read once; never re-pinned).
+        self._revoked: set[str] = set()
 
     # -- public ----------------------------------------------------------------------------
 
@@ -258,24 +270,47 @@ class Guard:
 
         return fastmcp_transport(self, target)
 
-    def approve(self, name: str) -> bool:
+    def approve(self, name: str, *, approver: str) -> bool:
         """Approve the current definition of a held or blocked tool: pin it and allow calls.
+
+        Only a tool the guard holds (`tool_status(name)` is `"held"`) or blocked by policy
+        (`"blocked"`: new, changed or revoked) is approved; anything else returns `False`
+        and writes nothing (no pin, no audit row).
 
         Args:
             name: the tool name as listed.
+            approver: who approves (required, e.g. `"alice@example.com"`): recorded with the
+                pin and in the store's audit log, so a shared store says who trusted what.
 
         Returns:
-            `True` when a definition was pinned; `False` when the guard holds no accepted
-            definition under that name (never listed, or rejected at intake).
+            `True` when the definition was pinned; `False` when the guard neither holds nor
+            blocks a definition under that name (never listed, already allowed, rejected at
+            intake, or blocked because the guard could not check its listing).
 
         Raises:
-            sqlite3.Error: the pin store cannot be written.
+            TypeError: `approver` is not a `str`.
+            ValueError: `approver` is empty or holds a lone surrogate.
+            sqlite3.Error, psycopg.Error: the pin store cannot be written (nothing changes).
+
+        Spec: conduit-defined; serves MCP 2026-07-28 server/tools "Security Considerations"
+        (clients SHOULD prompt for user confirmation on sensitive operations; MCP has no
+        approval step of its own).
         """
+        if not isinstance(approver, str):
+            raise TypeError(f"approver must be a str, got {type(approver).__name__}")
+        if not approver.strip():
+            raise ValueError("approver must name who approves (non-empty)")
         state = self._tools.get(name)
-        if state is None or state.tool is None:
+        if (
+            state is None
+            or state.tool is None
+            or state.status not in ("held", "blocked")
+            or state.reason == "unchecked"
+        ):
             return False
-        self.pins.approve(self.server_id, state.tool)
+        self.pins.approve(self.server_id, state.tool, approver=approver)
         self._pinned[name] = state.tool.fingerprint
+        self._revoked.discard(name)
         state.status = "ok"
         state.reason = ""
         return True

@@ -9,13 +9,13 @@ import math
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-NewPolicy = Literal["pin", "allow", "block"]
+NewPolicy = Literal["pin", "allow", "hold", "block"]
 ChangedPolicy = Literal["block", "allow", "hold"]
 InvalidOutputPolicy = Literal["withhold", "flag", "pass"]
 SdkOutputSchemaPolicy = Literal["hide_unsafe", "keep"]
 
 _CHOICES: Final[dict[str, frozenset[str]]] = {
-    "new": frozenset({"pin", "allow", "block"}),
+    "new": frozenset({"pin", "allow", "hold", "block"}),
     "changed": frozenset({"block", "allow", "hold"}),
     "invalid_output": frozenset({"withhold", "flag", "pass"}),
     "sdk_output_schema": frozenset({"hide_unsafe", "keep"}),
@@ -27,17 +27,27 @@ class Policy:
     """What the guard does at each decision point. Immutable.
 
     Attributes:
-        new: a tool never pinned for this server: `"pin"` (default: pin it and pass it — trust
-            on first use), `"allow"` (pass it without pinning: it is new again next session)
-            or `"block"` (remove it from the page; calls are refused).
+        new: a tool never pinned for this server: `"pin"` (pin it, approver
+            `"conduit-mcp guard"`, and pass it — trust on first use; the default with the
+            guard's private store), `"allow"` (pass it without pinning: it is new again next
+            session), `"hold"` (keep it on the page, refuse calls until `Guard.approve`; the
+            default when the caller passes `pins=`, so a shared store is never written without
+            a person's name) or `"block"` (remove it from the page; calls are refused). Under
+            `"pin"` a tool whose pin was revoked in the store (its last audit row for the name
+            is a `"revoke"`) is not pinned again: it is blocked (reason `pin_revoked`).
         changed: a pinned tool whose definition differs from its pin: `"block"` (default:
             remove it from the page; calls are refused), `"allow"` (pin the new definition and
-            pass it) or `"hold"` (keep it on the page, refuse calls until `Guard.approve`).
+            pass it — this overwrites the store's pin, a team's included) or `"hold"` (keep it
+            on the page, refuse calls until `Guard.approve`).
         check_arguments: refuse a `tools/call` whose arguments fail the tool's `inputSchema`
             (default `True`).
         invalid_output: `structuredContent` that fails the tool's `outputSchema`:
             `"withhold"` (default: the SDK receives an `isError: true` result saying why),
             `"flag"` (an event; the result passes unchanged) or `"pass"` (not validated).
+            Under `"flag"` and `"pass"` (with `sdk_output_schema="hide_unsafe"`) every tool is
+            listed to the SDK without its `outputSchema` (event `output_schema_hidden`, reason
+            `sdk_output_recheck`): mcp 2.3.0's `ClientSession` and fastmcp 4.1.6's `Client`
+            check `structuredContent` again and raise on the result the guard let through.
         output_timeout: seconds a structured-output or argument check may take (default 2.0);
             past it the check counts as failed with its own reason.
         sdk_output_schema: what the SDK's listing carries of an outputSchema that its own
@@ -52,10 +62,11 @@ class Policy:
             `call_tool`, an ECMA-only pattern makes it raise). The cost of hiding: the SDK's
             `Tool.output_schema` is `None` for those tools, and FastMCP's `.data` is the plain
             `structuredContent` instead of a typed object. With `invalid_output="pass"`
-            nothing checks those tools' output.
+            nothing checks those tools' output. `"keep"` also keeps every outputSchema under
+            `invalid_output="flag"`/`"pass"`: the SDK then raises on output the guard passed.
     """
 
-    new: NewPolicy = "pin"
+    new: NewPolicy = "pin"  # `Guard` makes it "hold" when the caller passes `pins=`
     changed: ChangedPolicy = "block"
     check_arguments: bool = True
     invalid_output: InvalidOutputPolicy = "withhold"

@@ -34,6 +34,7 @@ from ..client import (
     Tool,
     intake,
     parse_call_result,
+    render_path,
 )
 from ..client import version_at_least as at_least
 from . import _checks
@@ -265,10 +266,11 @@ class Connection:
         if verdict.outcome != "invalid":
             return None
         first = verdict.errors[0]
+        path = ("arguments", *first.path)  # from the request's params, as in `data.path`
         return (
             "invalid_arguments",
-            ("arguments", *first.path),
-            f"arguments fail the tool's inputSchema at {first.json_path}: {first.message}",
+            path,
+            f"arguments fail the tool's inputSchema at {render_path(path)}: {first.message}",
         )
 
     # -- inbound -----------------------------------------------------------------------------
@@ -423,8 +425,20 @@ class Connection:
             previous = guard._last_raw.get(name)
             guard._last_raw[name] = tool.raw
             status = verdict.status
+            if status == "revoked":  # new="pin", but someone revoked this tool's pin
+                self.emit(
+                    "tool_new",
+                    name,
+                    "pin_revoked",
+                    "blocked",
+                    path=("tools", index),
+                    message="the tool's pin was revoked in the store: not pinned again (blocked)",
+                )
+                removed.add(index)
+                _set_state(guard._tools, name, "blocked", tool, "revoked")
+                continue
             if status == "new":
-                decision = {"pin": "pinned", "allow": "allowed", "block": "blocked"}[policy.new]
+                decision = _NEW_DECISIONS[policy.new]
                 self.emit(
                     "tool_new",
                     name,
@@ -436,6 +450,10 @@ class Connection:
                 if policy.new == "block":
                     removed.add(index)
                     _set_state(guard._tools, name, "blocked", tool, "new")
+                    continue
+                if policy.new == "hold":
+                    _set_state(guard._tools, name, "held", tool, "new")
+                    self._hide_output_schema(index, tool, hidden)
                     continue
             elif status == "changed":
                 changes = verdict.changes or (
@@ -457,7 +475,7 @@ class Connection:
                     continue
                 if policy.changed == "hold":
                     _set_state(guard._tools, name, "held", tool, "changed")
-                    self._hide_unsafe_output_schema(index, tool, hidden)
+                    self._hide_output_schema(index, tool, hidden)
                     continue
             elif status == "cosmetic":  # issue 11's PinStore: not material, re-pinned
                 self.emit(
@@ -470,7 +488,7 @@ class Connection:
                     message="the definition differs from its pin only cosmetically (re-pinned)",
                 )
             _set_state(guard._tools, name, "ok", tool, "")
-            self._hide_unsafe_output_schema(index, tool, hidden)
+            self._hide_output_schema(index, tool, hidden)
 
         for name in rejected_names:
             if name not in listing:
@@ -489,11 +507,35 @@ class Connection:
         ]
         return result_response(message.id, {**result, "tools": kept_raw})
 
-    def _hide_unsafe_output_schema(self, index: int, tool: Tool, hidden: set[int]) -> None:
+    def _hide_output_schema(self, index: int, tool: Tool, hidden: set[int]) -> None:
         """Policy `sdk_output_schema`: mark a listed tool whose outputSchema the SDK's own
-        output check cannot run safely; one event per tool definition."""
+        output check must not see: every one under `invalid_output` "flag"/"pass" (the SDK
+        would raise on the result the guard lets through), else one it cannot run safely;
+        one event per tool definition."""
         guard = self.guard
-        if guard.policy.sdk_output_schema != "hide_unsafe":
+        policy = guard.policy
+        if policy.sdk_output_schema != "hide_unsafe":
+            return
+        if policy.invalid_output != "withhold":
+            if tool.raw.get("outputSchema") is None:
+                return
+            hidden.add(index)
+            if guard._hidden.get(tool.name, _NOT_HIDDEN) == tool.fingerprint:
+                return
+            guard._hidden[tool.name] = tool.fingerprint
+            self.emit(
+                "output_schema_hidden",
+                tool.name,
+                "sdk_output_recheck",
+                "hidden",
+                path=("tools", index, "outputSchema"),
+                message=(
+                    f"outputSchema left out of the SDK's listing: under invalid_output="
+                    f"{policy.invalid_output!r} the SDK's own output check would raise on a "
+                    "result the guard lets through"
+                ),
+                details={"invalid_output": policy.invalid_output},
+            )
             return
         unsafe = unsafe_output_schema(tool)
         if unsafe is None:
@@ -579,10 +621,13 @@ class Connection:
                     pin_new=policy.new == "pin",
                     pin_changed=policy.changed == "allow",
                     protocol_version=self.known_version(),
+                    revoked=frozenset(guard._revoked),
                 )
             )
             for i, answer in zip(ask, answers, strict=True):
                 verdicts[i] = answer
+                if answer.status == "revoked":
+                    guard._revoked.add(tools[i].name)
                 if answer.status == "approved" or answer.pinned:
                     guard._pinned[tools[i].name] = tools[i].fingerprint
         return [v if v is not None else _APPROVED for v in verdicts]
@@ -680,7 +725,7 @@ class Connection:
             count = len(verdict.errors)
             why = (
                 f"structuredContent fails the tool's outputSchema ({count} issue(s); "
-                f"first at {first.json_path}: {first.message})"
+                f"first at {render_path(path)}: {first.message})"
             )
         decision = "withheld" if policy.invalid_output == "withhold" else "flagged"
         self.emit(
@@ -703,6 +748,11 @@ class Connection:
         )
 
 
+_BLOCKED_WHY: Final = {
+    "changed": "the tool's definition changed since it was pinned",
+    "revoked": "the tool's pin was revoked in the pin store",
+}
+
 _STATUS_REFUSAL: Final[dict[str, Callable[[ToolState], tuple[str, tuple[PathItem, ...], str]]]] = {
     "rejected": lambda s: ("tool_rejected", ("name",), "the tool was rejected when listed"),
     "blocked": lambda s: (
@@ -711,15 +761,21 @@ _STATUS_REFUSAL: Final[dict[str, Callable[[ToolState], tuple[str, tuple[PathItem
         else (
             "tool_blocked",
             ("name",),
-            (
-                "the tool's definition changed since it was pinned"
-                if s.reason == "changed"
-                else "new tools are blocked for this server"
-            ),
+            (_BLOCKED_WHY.get(s.reason, "new tools are blocked for this server")),
         )
     ),
-    "held": lambda s: ("tool_held", ("name",), "the tool changed and awaits approval"),
+    "held": lambda s: (
+        "tool_held",
+        ("name",),
+        (
+            "the tool is new and awaits approval"
+            if s.reason == "new"
+            else "the tool changed and awaits approval"
+        ),
+    ),
 }
+
+_NEW_DECISIONS: Final = {"pin": "pinned", "allow": "allowed", "hold": "held", "block": "blocked"}
 
 
 _APPROVED: Final = _checks.PinVerdict("approved", False)
