@@ -84,6 +84,9 @@ def to_anthropic_tool(tool: Tool, names: ToolNameMap | None = None) -> t.Adapted
     Raises:
         Error: `invalid_tool` at `("inputSchema", "type")` when the root `type` admits no
             object.
+        Error: `cycle_error` (kind `"protocol"`, `"invalid_json"`) when a hand-built
+            `inputSchema` contains itself, path from `("inputSchema",)` to the container met
+            again (checked before the walk, which would never end).
         TypeError, ValueError: `tool` is not a `Tool` or `names` is not a map for
             `"anthropic"` (caller bugs).
 
@@ -93,7 +96,7 @@ def to_anthropic_tool(tool: Tool, names: ToolNameMap | None = None) -> t.Adapted
     """
     tool = t.check_tool(tool)
     notes = t.Notes()
-    root = t.object_root(tool.input_schema, ROOT_FORBIDDEN, notes, need_properties=False)
+    root = t.object_root(t.input_schema(tool), ROOT_FORBIDDEN, notes, need_properties=False)
     t.flag_parameter_names(root, PARAMETER_NAME, "anthropic", notes)
     name = t.declared_name(tool, "anthropic", names)
     declaration: JSONObject = {"name": name}

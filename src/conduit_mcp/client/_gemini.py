@@ -124,6 +124,9 @@ def to_gemini_function(
     Raises:
         Error: `invalid_tool` at `("inputSchema", "type")` when the root `type` admits no
             object.
+        Error: `cycle_error` (kind `"protocol"`, `"invalid_json"`) when a hand-built
+            `inputSchema` contains itself, path from `("inputSchema",)` to the container met
+            again (checked before the walk, which would never end).
         TypeError, ValueError: `tool` is not a `Tool`, `names` is not a map for `"gemini"`, or
             `schema` is unknown (caller bugs).
 
@@ -141,7 +144,7 @@ def to_gemini_function(
     if schema not in ("subset", "json_schema"):
         raise ValueError(f"unknown Gemini schema mode {schema!r}")
     notes = t.Notes()
-    root = t.object_root(tool.input_schema, ROOT_FORBIDDEN, notes, need_properties=False)
+    root = t.object_root(t.input_schema(tool), ROOT_FORBIDDEN, notes, need_properties=False)
     t.flag_parameter_names(root, PARAMETER_NAME, "gemini", notes)
     name = t.declared_name(tool, "gemini", names)
     declaration: JSONObject = {"name": name}

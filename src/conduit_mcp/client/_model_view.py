@@ -19,13 +19,13 @@ yielded; the schemas under them are walked.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
 import orjson
 
 from . import _wire as w
-from ._errors import PathItem
+from ._errors import PathItem, cycle_error
 from ._jsonrules import Link, link_keys
 from ._unicode import has_hidden, has_hidden_utf8
 
@@ -39,6 +39,70 @@ PROSE_KEYWORDS: Final = frozenset({w.TITLE, w.DESCRIPTION})
 SCHEMA_MEMBERS: Final = (w.INPUT_SCHEMA, w.OUTPUT_SCHEMA)
 
 _PROPERTIES: Final = "properties"
+
+
+def cycle_path(value: object) -> tuple[PathItem, ...] | None:
+    """The path to the first container met again inside itself, or None when `value` has no
+    reference cycle.
+
+    Args:
+        value: any Python value; dicts (and other mappings), lists and tuples are walked. Not
+            mutated.
+
+    Returns:
+        Keys and indexes from `value` to the place where a container on the current path
+        appears again (e.g. `("properties", "a")` for `s["properties"]["a"] = s`), or None.
+        Shared, acyclic sub-values are not cycles.
+
+    Total: an explicit stack; each container is walked once (a finished one is acyclic
+    below, so meeting it again is skipped), linear in the number of members.
+    """
+    on_path: set[int] = set()
+    done: set[int] = set()
+    # (container, place, leaving): a leaving entry takes its container off the current path
+    stack: list[tuple[Any, Link, bool]] = [(value, None, False)]
+    while stack:
+        item, place, leaving = stack.pop()
+        ident = id(item)
+        if leaving:
+            on_path.discard(ident)
+            done.add(ident)
+            continue
+        if ident in on_path:
+            return link_keys(place)
+        if ident in done:
+            continue
+        on_path.add(ident)
+        stack.append((item, place, True))
+        members = item.items() if isinstance(item, Mapping) else enumerate(item)
+        for key, child in members:
+            if isinstance(child, (Mapping, list, tuple)):
+                stack.append((child, (place, key), False))
+    return None
+
+
+def refuse_cycle(value: object, prefix: tuple[PathItem, ...] = ()) -> None:
+    """Raise the one cycle error when `value` contains itself; return None otherwise.
+
+    orjson serializes the common value at C speed and refuses every cycle (as it refuses huge
+    integers, non-`str` keys or depth over 255); only then does `cycle_path` walk it.
+
+    Args:
+        value: the value a walker is about to traverse. Not mutated.
+        prefix: the path of `value` in the caller's input, put before the cycle's path.
+
+    Raises:
+        Error: `cycle_error` (kind `"protocol"`, reason `"invalid_json"`), path `prefix` plus
+            the path to the container met again.
+    """
+    try:
+        orjson.dumps(value)
+        return
+    except TypeError:  # orjson.JSONEncodeError; the cause may not be a cycle
+        pass
+    path = cycle_path(value)
+    if path is not None:
+        raise cycle_error((*prefix, *path))
 
 
 class ModelText:
@@ -93,6 +157,11 @@ def iter_model_text(tool: object, *, plain: bool = True) -> Iterator[ModelText]:
         names first, then its members' contents in member order (see the module docstring for
         which strings).
 
+    Raises:
+        Error: `cycle_error` (kind `"protocol"`, `"invalid_json"`) when `tool` (with
+            `plain=False`) or a schema member contains itself, path from the tool object to
+            the container met again; raised before the walk that would meet it.
+
     Total: an explicit stack, one visit per JSON node (no recursion, no `RecursionError` at any
     depth); paths are materialized only when `ModelText.path` is read.
 
@@ -117,7 +186,11 @@ def iter_model_text(tool: object, *, plain: bool = True) -> Iterator[ModelText]:
             yield ModelText(value, (None, w.ANNOTATIONS), w.TITLE, False)
     for member in SCHEMA_MEMBERS:
         schema = get(member)
-        if (type(schema) is dict or type(schema) is list) and (plain or _maybe_hidden(schema)):
+        if type(schema) is dict or type(schema) is list:
+            if plain:
+                refuse_cycle(schema, (member,))  # (not plain: checked with the whole tool)
+            elif not _maybe_hidden(schema):
+                continue
             yield from _walk(schema, (None, member), plain)
 
 
@@ -136,11 +209,15 @@ def _maybe_hidden(schema: Any) -> bool:
 
     One C-speed serialization and one regex scan instead of a Python walk for the common
     schema that holds none; `True` whenever orjson refuses the value (huge integers, lone
-    surrogates, non-str keys, depth over 255), so the walk decides.
+    surrogates, non-str keys, depth over 255), so the walk decides, unless the value
+    contains itself (then `cycle_error`, the walk would never end).
     """
     try:
         data = orjson.dumps(schema)
     except TypeError:  # orjson.JSONEncodeError
+        path = cycle_path(schema)
+        if path is not None:
+            raise cycle_error(path) from None
         return True
     if b"\\u00" in data or b"\\b" in data or b"\\f" in data or b"\x7f" in data:
         return True

@@ -12,6 +12,7 @@ from typing import Any, Final, Literal
 from . import _translate as t
 from ._errors import Error
 from ._jsonrules import MISSING, Link, fragment_tokens, link_depth, resolve_tokens
+from ._model_view import refuse_cycle
 from ._messages import (
     EMPTY_RESULT,
     ERROR_PREFIX,
@@ -394,6 +395,9 @@ def to_openai_tool(
     Raises:
         Error: `invalid_tool` at `("inputSchema", "type")` when the root `type` admits no
             object.
+        Error: `cycle_error` (kind `"protocol"`, `"invalid_json"`) when a hand-built
+            `inputSchema` contains itself, path from `("inputSchema",)` to the container met
+            again (checked before the walk, which would never end).
         TypeError, ValueError: `tool` is not a `Tool`, `names` is not a map for `"openai"`,
             `api` is unknown or `strict` is not a bool (caller bugs).
 
@@ -410,7 +414,7 @@ def to_openai_tool(
     if not isinstance(strict, bool):
         raise TypeError(f"strict must be a bool, got {type(strict).__name__}")
     notes = t.Notes()
-    root = t.object_root(tool.input_schema, ROOT_FORBIDDEN, notes, need_properties=True)
+    root = t.object_root(t.input_schema(tool), ROOT_FORBIDDEN, notes, need_properties=True)
     name = t.declared_name(tool, "openai", names)  # after the root: no name for a refused tool
     description = t.tool_description(tool, notes)
     parameters: JSONObject | None = None
@@ -497,6 +501,9 @@ def from_openai_strict_arguments(tool: Tool, arguments: Mapping[str, Any]) -> JS
 
     Raises:
         TypeError: `tool` is not a `Tool` or `arguments` is not a mapping (caller bugs).
+        Error: `cycle_error` (kind `"protocol"`, `"invalid_json"`) when a hand-built
+            `inputSchema` or `arguments` contains itself, path from `("inputSchema",)` or
+            `("arguments",)` to the container met again.
 
     Total: explicit stack over the arguments, each value visited once; `$ref`s in the schema
     are followed locally (at most 64 hops per place).
@@ -508,7 +515,8 @@ def from_openai_strict_arguments(tool: Tool, arguments: Mapping[str, Any]) -> JS
     tool = t.check_tool(tool)
     if not isinstance(arguments, Mapping):
         raise TypeError(f"arguments must be a mapping, got {type(arguments).__name__}")
-    source = tool.input_schema
+    source = t.input_schema(tool)
+    refuse_cycle(arguments, ("arguments",))  # the walk below follows the arguments
     try:  # the root as declared (branches of a root oneOf merged, as in the declaration)
         root: JSONObject = t.object_root(source, ROOT_FORBIDDEN, t.Notes(), need_properties=True)
     except Error:

@@ -26,6 +26,7 @@ from typing import Any, Final, Literal, NamedTuple, overload
 from . import _wire as w
 from ._errors import Error, PathItem, json_type_name
 from ._jsonrules import Link, escape_token, is_index_token, link_keys, unescape_token
+from ._model_view import refuse_cycle
 from ._provider_names import ToolNameMap, standalone_name
 from ._tool import Tool
 from ._unicode import clean_model_text
@@ -230,6 +231,18 @@ def check_tool(tool: object) -> Tool:
     if not isinstance(tool, Tool):
         raise TypeError(f"expected a Tool, got {type(tool).__name__}")
     return tool
+
+
+def input_schema(tool: Tool) -> JSONObject:
+    """`tool.input_schema`, once it is known to hold no reference cycle (the walks would not end).
+
+    Raises:
+        Error: `cycle_error` (kind `"protocol"`, `"invalid_json"`), path from `("inputSchema",)`
+            to the container met again, when a hand-built schema contains itself.
+    """
+    schema = tool.input_schema
+    refuse_cycle(schema, (w.INPUT_SCHEMA,))
+    return schema
 
 
 def declared_name(tool: Tool, provider: str, names: ToolNameMap | None) -> str:
