@@ -12,7 +12,6 @@ from typing import Any, Final, Literal
 from . import _translate as t
 from ._errors import Error
 from ._jsonrules import MISSING, Link, fragment_tokens, link_depth, resolve_tokens
-from ._model_view import refuse_cycle
 from ._messages import (
     EMPTY_RESULT,
     ERROR_PREFIX,
@@ -21,6 +20,7 @@ from ._messages import (
     check_shaped,
     placeholder,
 )
+from ._model_view import refuse_cycle
 from ._provider_names import ToolNameMap
 from ._result import ToolResult
 from ._tool import Tool
