@@ -19,7 +19,7 @@ yielded; the schemas under them are walked.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Final
 
 import orjson
@@ -41,6 +41,10 @@ SCHEMA_MEMBERS: Final = (w.INPUT_SCHEMA, w.OUTPUT_SCHEMA)
 _PROPERTIES: Final = "properties"
 
 
+_LEAVE: Final = object()  # a `cycle_path` stack entry that closes a container
+_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+
+
 def cycle_path(value: object) -> tuple[PathItem, ...] | None:
     """The path to the first container met again inside itself, or None when `value` has no
     reference cycle.
@@ -59,25 +63,37 @@ def cycle_path(value: object) -> tuple[PathItem, ...] | None:
     """
     on_path: set[int] = set()
     done: set[int] = set()
-    # (container, place, leaving): a leaving entry takes its container off the current path
-    stack: list[tuple[Any, Link, bool]] = [(value, None, False)]
+    # (container, its place) to enter, or (_LEAVE, its id) to take it off the current path
+    stack: list[tuple[Any, Any]] = [(value, None)]
+    pop, push = stack.pop, stack.append
     while stack:
-        item, place, leaving = stack.pop()
-        ident = id(item)
-        if leaving:
-            on_path.discard(ident)
-            done.add(ident)
+        item, place = pop()
+        if item is _LEAVE:
+            on_path.discard(place)
+            done.add(place)
             continue
+        ident = id(item)
         if ident in on_path:
             return link_keys(place)
         if ident in done:
             continue
         on_path.add(ident)
-        stack.append((item, place, True))
-        members = item.items() if isinstance(item, Mapping) else enumerate(item)
+        push((_LEAVE, ident))
+        kind = type(item)
+        if kind is dict or (kind is not list and kind is not tuple and isinstance(item, Mapping)):
+            members: Iterable[tuple[PathItem, Any]] = item.items()
+        else:
+            members = enumerate(item)
         for key, child in members:
-            if isinstance(child, (Mapping, list, tuple)):
-                stack.append((child, (place, key), False))
+            child_kind = type(child)
+            if child_kind in _SCALARS:  # the common case, one set lookup
+                continue
+            if (
+                child_kind is dict
+                or child_kind is list
+                or isinstance(child, (Mapping, list, tuple))
+            ):
+                push((child, (place, key)))
     return None
 
 
