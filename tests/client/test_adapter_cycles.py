@@ -199,3 +199,28 @@ def test_a_cycle_built_into_a_random_schema_is_found(
     # without the back-reference the same schema goes through
     del node["loop"]
     ENTRY_POINTS[entry](tool)
+
+
+def test_shared_values_cost_one_visit_each() -> None:
+    """A value shared twice at each of 200 levels (2**200 paths, 201 containers) is acyclic:
+    the finder visits each container once, so it answers at all."""
+    node: list[Any] = []
+    for _ in range(200):
+        node = [node, node]
+    assert cycle_path(node) is None
+    assert cycle_path({"a": node, "b": [node]}) is None
+
+
+def test_a_deep_acyclic_schema_orjson_refuses_is_no_cycle() -> None:
+    """1,000 levels (orjson stops at 255, so the Python finder decides): no cycle error, and
+    the adapters translate it as before."""
+    schema: dict[str, Any] = {"type": "string"}
+    for _ in range(1_000):
+        schema = {"type": "object", "properties": {"p": schema}}
+    tool = Tool.from_wire("srv", {"name": "t", "inputSchema": schema})
+    for entry in ENTRY_POINTS.values():
+        entry(tool)
+    parameters = to_anthropic_tool(tool).declaration["input_schema"]
+    for _ in range(1_000):
+        parameters = parameters["properties"]["p"]
+    assert parameters == {"type": "string"}
