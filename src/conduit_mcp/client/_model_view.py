@@ -60,6 +60,9 @@ def cycle_path(value: object) -> tuple[PathItem, ...] | None:
 
     Total: an explicit stack; each container is walked once (a finished one is acyclic
     below, so meeting it again is skipped), linear in the number of members.
+
+    Spec: RFC 8259 (a JSON value is a finite tree); conduit-defined: the one treatment of
+    cycles (`_errors.cycle_error`).
     """
     on_path: set[int] = set()
     done: set[int] = set()
@@ -110,6 +113,9 @@ def refuse_cycle(value: object, prefix: tuple[PathItem, ...] = ()) -> None:
     Raises:
         Error: `cycle_error` (kind `"protocol"`, reason `"invalid_json"`), path `prefix` plus
             the path to the container met again.
+
+    Spec: RFC 8259 (a JSON value is a finite tree); conduit-defined: the one treatment of
+    cycles (`_errors.cycle_error`).
     """
     try:
         orjson.dumps(value)
