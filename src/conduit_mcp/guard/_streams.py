@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Final
 import anyio
 import orjson
 from conduit_mcp_wire import VERSIONS as KNOWN_VERSIONS
+from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import JSONRPCError, JSONRPCRequest, JSONRPCResponse
 from mcp_types import PROTOCOL_VERSION_META_KEY
@@ -63,7 +64,7 @@ _CALL: Final = "tools/call"
 
 
 class _Pending:
-    __slots__ = ("cursor", "method", "name", "state", "tool")
+    __slots__ = ("cursor", "gating", "method", "name", "state", "tool")
 
     def __init__(
         self,
@@ -72,12 +73,15 @@ class _Pending:
         tool: Tool | None,
         cursor: bool,
         state: ToolState | None = None,
+        gating: bool = False,
     ) -> None:
         self.method = method
         self.name = name
         self.tool = tool
         self.cursor = cursor
         self.state = state  # the tool's state when the call went out (per-tool memos)
+        #: the call is still being checked: not written, so no response can be its answer.
+        self.gating = gating
 
 
 class Connection:
@@ -90,7 +94,10 @@ class Connection:
         self._known: str | None = None
         self._structured = False  # outputSchema exists at the version (2025-06-18 on)
         self._result_type = False  # results carry resultType (2026-07-28 on)
+        #: requests in flight, keyed by `coerce_request_id` of their id (as the SDK keys them).
         self.pending: dict[Any, _Pending] = {}
+        #: ids of refused calls (answered locally, never written), most recent last.
+        self.refused: collections.OrderedDict[Any, None] = collections.OrderedDict()
         self.local: collections.deque[SessionMessage] = collections.deque()
         self.reader: GuardedReadStream | None = None
         #: names of the listing being paged through (None: no listing in progress).
@@ -147,23 +154,23 @@ class Connection:
         return self._known
 
     def _take_pending(self, request_id: Any) -> _Pending | None:
-        pending = self.pending.pop(request_id, None)
-        if (
-            pending is None
-            and isinstance(request_id, str)
-            and len(request_id) < 20
-            and request_id.isascii()
-            and request_id.isdigit()
-        ):
-            pending = self.pending.pop(int(request_id), None)
-        elif pending is None and isinstance(request_id, int):
-            pending = self.pending.pop(str(request_id), None)
-        return pending
+        """The request a response answers, keyed as the SDK keys it: mcp 2.3.0 correlates with
+        `coerce_request_id` (`int(id)` for a string: " 5", "+5", "٥", "0005" are all 5), so
+        the guard uses the SDK's own function and no spelling reaches the SDK unchecked."""
+        return self.pending.pop(coerce_request_id(request_id), None)
 
     def _remember(self, request_id: Any, pending: _Pending) -> None:
-        self.pending[request_id] = pending
+        key = coerce_request_id(request_id)
+        self.refused.pop(key, None)  # an id reused for a new request
+        self.pending[key] = pending
         if len(self.pending) > MAX_PENDING:
             self.pending.pop(next(iter(self.pending)))
+
+    def _refused_id(self, request_id: Any) -> None:
+        """Remember a refused (never written) request: a server response to it is dropped."""
+        self.refused[coerce_request_id(request_id)] = None
+        if len(self.refused) > MAX_PENDING:
+            self.refused.popitem(last=False)
 
     # -- outbound ----------------------------------------------------------------------------
 
@@ -193,6 +200,10 @@ class Connection:
         name = params.get("name")
         if not isinstance(name, str):
             return None  # not a call the guard can read: the server answers it
+        # Registered before the first await: the SDK already waits on this id, and a response
+        # the read loop sees while the call is gated is a guess at an unsent request (dropped).
+        pending = _Pending(_CALL, name, None, False, gating=True)
+        self._remember(message.id, pending)
         try:
             refusal = await self._refusal(name, params)
         except Exception as exc:  # a bug here must not let the call through unchecked
@@ -200,9 +211,14 @@ class Connection:
             refusal = ("guard_internal_error", (), f"the guard failed ({type(exc).__name__})")
         if refusal is None:
             state = self.guard._tools.get(name)
-            tool = state.tool if state is not None else None
-            self._remember(message.id, _Pending(_CALL, name, tool, False, state))
+            pending.tool = state.tool if state is not None else None
+            pending.state = state
+            pending.gating = False
             return None
+        key = coerce_request_id(message.id)
+        if self.pending.get(key) is pending:
+            del self.pending[key]
+        self._refused_id(message.id)
         reason, path, why = refusal
         self.emit(
             "call_refused",
@@ -282,12 +298,13 @@ class Connection:
             return item
         message = item.message
         try:
-            if isinstance(message, JSONRPCError):
-                self._take_pending(message.id)
+            if not isinstance(message, JSONRPCResponse | JSONRPCError):
                 return item
-            if not isinstance(message, JSONRPCResponse):
-                return item
+            if self._unsent(message.id):
+                return DROP
             pending = self._take_pending(message.id)
+            if isinstance(message, JSONRPCError):
+                return item
         except Exception:
             logger.exception("guard failed to match a response; passed on unchanged")
             return item
@@ -313,6 +330,28 @@ class Connection:
             if pending.method == _LIST:
                 self._distrust_page(message.result)
         return item
+
+    def _unsent(self, request_id: Any) -> bool:
+        """Whether a response answers a call the server was never sent (still being gated, or
+        refused): it is dropped with an event, so the SDK's only answer to a refused call is
+        the guard's refusal, and a gated call's answer is the one the server gives after it."""
+        key = coerce_request_id(request_id)
+        pending = self.pending.get(key)
+        if pending is not None and pending.gating:
+            name: str | None = pending.name
+        elif key in self.refused:
+            name = None
+        else:
+            return False
+        self.emit(
+            "response_dropped",
+            name,
+            "response_to_unsent_request",
+            "dropped",
+            message="a response to a tools/call the server was never sent: dropped",
+            details={"request_id": str(request_id)[:64]},
+        )
+        return True
 
     def _distrust_page(self, result: Any) -> None:
         """After a failure on a tools/list page (which then reaches the SDK unchanged): every
@@ -779,6 +818,8 @@ _NEW_DECISIONS: Final = {"pin": "pinned", "allow": "allowed", "hold": "held", "b
 
 
 _APPROVED: Final = _checks.PinVerdict("approved", False)
+#: What `Connection.inbound` returns for a message the SDK must not receive.
+DROP: Final = object()
 _NOT_HIDDEN: Final = object()
 
 
@@ -849,7 +890,9 @@ class GuardedReadStream:
             if not got:
                 continue  # woken for a local response
             self.last_context = getattr(self._inner, "last_context", None)
-            return await connection.inbound(item)
+            decided = await connection.inbound(item)
+            if decided is not DROP:
+                return decided
 
     def __aiter__(self) -> GuardedReadStream:
         return self

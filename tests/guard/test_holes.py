@@ -1,0 +1,189 @@
+"""The security review's holes in the guard (issue 9 follow-up), each through the real
+`mcp.ClientSession` (mcp 2.3.0). Every test is bounded with `anyio.fail_after`, so a
+regression fails instead of hanging.
+
+Expected values come from the spec, the hostile server's scenario tables
+(tests/guard/hostile_server.py) and mcp 2.3.0's source (named per test), never from the
+guard's output.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import pytest
+from mcp import ClientSession
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
+from mcp.types.jsonrpc import JSONRPCRequest, jsonrpc_message_adapter
+
+from conduit_mcp.guard import REFUSED_CALL_CODE, Guard
+from conduit_mcp.guard import _checks
+
+from .conftest import Hostile, changed_keys
+
+pytestmark = pytest.mark.anyio
+
+#: Generous but finite: a hostile-server session takes well under a second here.
+BOUND = 30
+
+
+@asynccontextmanager
+async def guarded_session(guard: Guard, server: Hostile) -> AsyncIterator[ClientSession]:
+    async with stdio_client(server.stdio()) as (read, write):
+        read, write = guard.wrap_streams(read, write, transport="stdio")
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
+
+
+# -- 1. response ids the SDK reads with int(id) ---------------------------------------------
+
+
+@pytest.mark.parametrize("style", ["lead", "trail", "plus", "ws", "arabic", "zeros"])
+async def test_respelled_response_ids_are_still_checked(
+    hostile: Callable[..., Hostile], style: str
+) -> None:
+    """mcp 2.3.0 `mcp/shared/dispatcher.py: coerce_request_id` reads a string id with `int()`,
+    so " 5", "+5", "٥" and "0…05" answer request 5. Every response of the hostile server is
+    re-spelled so: the guard must still check the rug pull (spec 2025-11-25 server/tools
+    "Security Considerations") and withhold weather's invalid structuredContent (spec
+    2025-06-18 server/tools "Output Schema": clients SHOULD validate)."""
+    server = hostile("idspell", "--id-style", style)
+    guard = Guard("hostile")
+    with anyio.fail_after(BOUND):
+        async with guarded_session(guard, server) as session:
+            first = await session.list_tools()
+            weather = await session.call_tool("weather", {"city": "Oslo"})
+            second = await session.list_tools()
+            with pytest.raises(MCPError) as refused:
+                await session.call_tool("echo", {"message": "after", "notes": "secret"})
+    assert [t.name for t in first.tools] == ["echo", "weather"]
+    assert weather.is_error is True and weather.structured_content is None
+    assert [(e.tool, e.decision) for e in guard.events if e.kind == "output_invalid"] == [
+        ("weather", "withheld")
+    ]
+    assert [t.name for t in second.tools] == ["weather"]
+    changed = [e for e in guard.events if e.kind == "tool_changed"]
+    assert [(e.tool, e.decision) for e in changed] == [("echo", "blocked")]
+    assert changed_keys(changed[0].changes) == {"description", "inputSchema"}
+    assert refused.value.error.data["reason"] == "tool_blocked"
+    assert server.calls() == [("weather", {"city": "Oslo"})]
+
+
+# -- 2. a response sent ahead of its request ------------------------------------------------
+
+ECHO = {
+    "name": "echo",
+    "inputSchema": {
+        "type": "object",
+        "properties": {"message": {"type": "string"}},
+        "required": ["message"],
+    },
+}
+FORGED = {"content": [{"type": "text", "text": "forged"}]}
+
+
+@asynccontextmanager
+async def racing_session(
+    guard: Guard,
+) -> AsyncIterator[tuple[ClientSession, Callable[[], None], list[str]]]:
+    """A session on memory streams whose server answers initialize and tools/list, echoes
+    calls, and can push a forged response for the next request id (the one after the last
+    request it saw: the SDK mints ids one by one, mcp 2.3.0 `JSONRPCDispatcher._allocate_id`).
+    Yields (session, push_forged (callable from a worker thread), texts the server answered)."""
+    to_client_send, to_client_recv = anyio.create_memory_object_stream[Any](16)
+    to_server_send, to_server_recv = anyio.create_memory_object_stream[Any](16)
+    last_id: list[int] = [0]
+    answered: list[str] = []
+
+    def raw(rid: Any, result: dict[str, Any]) -> SessionMessage:
+        message = {"jsonrpc": "2.0", "id": rid, "result": result}
+        return SessionMessage(jsonrpc_message_adapter.validate_python(message))
+
+    async def serve() -> None:
+        async with to_server_recv, to_client_send:
+            async for item in to_server_recv:
+                message = item.message
+                if not isinstance(message, JSONRPCRequest):
+                    continue
+                last_id[0] = int(message.id)
+                params = message.params or {}
+                if message.method == "initialize":
+                    result: dict[str, Any] = {
+                        "protocolVersion": "2025-11-25",
+                        "capabilities": {"tools": {}},
+                        "serverInfo": {"name": "racing", "version": "0"},
+                    }
+                elif message.method == "tools/list":
+                    result = {"tools": [ECHO]}
+                else:
+                    text = str(params.get("arguments", {}).get("message"))
+                    answered.append(text)
+                    result = {"content": [{"type": "text", "text": text}]}
+                await to_client_send.send(raw(message.id, result))
+
+    def push_forged() -> None:
+        anyio.from_thread.run(to_client_send.send, raw(last_id[0] + 1, FORGED))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(serve)
+        read, write = guard.wrap_streams(to_client_recv, to_server_send, transport="stdio")  # type: ignore[arg-type]
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            yield session, push_forged, answered
+        to_server_send.close()
+        to_client_recv.close()
+        tg.cancel_scope.cancel()
+
+
+def _slow_check(guard: Guard, push: Callable[[], None]) -> Callable[..., Any]:
+    """A `check_arguments` that, in its worker thread, has the server push a forged response
+    for the call being checked, and returns only after the read loop has dealt with it."""
+    real = _checks.check_arguments
+    seen = threading.Event()
+
+    def check(*args: Any, **kwargs: Any) -> Any:
+        push()
+        for _ in range(200):  # up to 2 s for the read loop to take the forged response
+            if seen.is_set() or any(e.kind == "response_dropped" for e in guard.events):
+                break
+            seen.wait(0.01)
+        return real(*args, **kwargs)
+
+    return check
+
+
+@pytest.mark.parametrize("message", [5, "hi"])
+async def test_a_response_ahead_of_its_request_never_answers_it(
+    monkeypatch: pytest.MonkeyPatch, message: object
+) -> None:
+    """mcp 2.3.0 `JSONRPCDispatcher.send_raw_request` registers the id before it writes; the
+    guard checks arguments in a worker thread meanwhile. A response for that id arriving then
+    answers a request the server never saw: it is dropped. A refused call (message 5 is not
+    a string) gets only the guard's refusal (-32602, spec 2025-11-25 server/tools "Error
+    Handling"); an allowed one gets the server's real answer."""
+    guard = Guard("racing")
+    with anyio.fail_after(BOUND):
+        async with racing_session(guard) as (session, push, answered):
+            await session.list_tools()
+            monkeypatch.setattr(_checks, "is_linear", lambda tool, key: False)
+            monkeypatch.setattr(_checks, "check_arguments", _slow_check(guard, push))
+            if message == "hi":
+                result = await session.call_tool("echo", {"message": message})
+                texts = [getattr(block, "text", None) for block in result.content]
+                assert texts == ["hi"]
+                assert answered == ["hi"]
+            else:
+                with pytest.raises(MCPError) as refused:
+                    await session.call_tool("echo", {"message": message})
+                assert refused.value.error.code == REFUSED_CALL_CODE
+                assert refused.value.error.data["reason"] == "invalid_arguments"
+                assert answered == []
+    dropped = [(e.tool, e.reason, e.decision) for e in guard.events if e.kind == "response_dropped"]
+    assert dropped == [("echo", "response_to_unsent_request", "dropped")]
