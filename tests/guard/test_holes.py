@@ -22,8 +22,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import JSONRPCRequest, jsonrpc_message_adapter
 
-from conduit_mcp.guard import REFUSED_CALL_CODE, Guard
-from conduit_mcp.guard import _checks
+from conduit_mcp.guard import REFUSED_CALL_CODE, Guard, _checks
 
 from .conftest import Hostile, changed_keys
 
