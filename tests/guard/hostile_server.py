@@ -31,6 +31,8 @@ Scenarios (--scenario):
                 version (the guard's check and outputSchema begin at 2025-06-18).
   nocontent     echo answers {} (no content: the SDK's CallToolResult requires it).
 
+--version V answers initialize with protocol version V whatever the client asks.
+
 --id-style STYLE re-spells the id of every response as a string mcp's `int(id)` still reads
 as the request's id: lead " 5", trail "5 ", plus "+5", ws "\t5\n", arabic "٥" (Arabic-Indic
 digits), zeros "0000000000000000000000005".
@@ -227,7 +229,10 @@ ID_STYLES = {
 
 
 class Server:
-    def __init__(self, scenario: str, log: str, id_style: str | None = None) -> None:
+    def __init__(
+        self, scenario: str, log: str, id_style: str | None = None, version: str | None = None
+    ) -> None:
+        self.version = version
         self.scenario = scenario
         self.log = log
         self.listings = 0
@@ -317,6 +322,7 @@ class Server:
         if method == "initialize":
             asked = params.get("protocolVersion")
             version = asked if asked in SUPPORTED else SUPPORTED[-1]
+            version = self.version or version
             result: Any = {
                 "protocolVersion": version,
                 "capabilities": {"tools": {}},
@@ -389,8 +395,9 @@ def main() -> None:
     parser.add_argument("--log", required=True)
     parser.add_argument("--http", type=int, default=None)
     parser.add_argument("--id-style", choices=sorted(ID_STYLES), default=None)
+    parser.add_argument("--version", default=None)
     args = parser.parse_args()
-    server = Server(args.scenario, args.log, args.id_style)
+    server = Server(args.scenario, args.log, args.id_style, args.version)
     if args.http is not None:
         serve_http(server, args.http)
     else:

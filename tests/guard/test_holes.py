@@ -186,3 +186,34 @@ async def test_a_response_ahead_of_its_request_never_answers_it(
                 assert answered == []
     dropped = [(e.tool, e.reason, e.decision) for e in guard.events if e.kind == "response_dropped"]
     assert dropped == [("echo", "response_to_unsent_request", "dropped")]
+
+
+# -- 3. outputSchema before 2025-06-18 ------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26"])
+async def test_output_schema_is_hidden_from_the_sdk_before_2025_06_18(
+    hostile: Callable[..., Hostile], version: str
+) -> None:
+    """outputSchema and structuredContent begin at spec 2025-06-18 (schema `Tool`); the guard
+    checks no output before it, but mcp 2.3.0 `ClientSession._validate_tool_result` checks
+    structuredContent against any listed outputSchema on every version and raises on weather's
+    {"temperature": "hot"} (a plain type error: a regression fails, never hangs). So the SDK
+    must list weather without outputSchema, and the call returns the server's result."""
+    server = hostile("oldoutput", "--version", version)
+    guard = Guard("hostile")
+    with anyio.fail_after(BOUND):
+        async with guarded_session(guard, server) as session:
+            listed = await session.list_tools()
+            result = await session.call_tool("weather", {"city": "Oslo"})
+    schemas = {t.name: t.output_schema for t in listed.tools}
+    assert schemas["weather"] is None and schemas["match"] is None
+    assert result.is_error is not True
+    texts = [getattr(block, "text", None) for block in result.content]
+    assert texts == ['{"temperature": "hot", "conditions": "sunny"}']
+    hidden = [(e.tool, e.reason) for e in guard.events if e.kind == "output_schema_hidden"]
+    assert hidden == [
+        ("weather", "output_schema_not_in_version"),
+        ("match", "output_schema_not_in_version"),
+        ("big", "output_schema_not_in_version"),
+    ]

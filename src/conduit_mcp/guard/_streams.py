@@ -553,6 +553,9 @@ class Connection:
         one event per tool definition."""
         guard = self.guard
         policy = guard.policy
+        if not self._structured:
+            self._hide_pre_output_schema(index, tool, hidden)
+            return
         if policy.sdk_output_schema != "hide_unsafe":
             return
         if policy.invalid_output != "withhold":
@@ -595,6 +598,33 @@ class Connection:
                 "tool's output itself"
             ),
             details={"keyword": unsafe.keyword},
+        )
+
+    def _hide_pre_output_schema(self, index: int, tool: Tool, hidden: set[int]) -> None:
+        """Before 2025-06-18 a tool has no outputSchema (spec 2025-03-26 schema `Tool`), and
+        the guard checks no output there; mcp 2.3.0 still validates structuredContent against
+        any outputSchema it was listed (`ClientSession._validate_tool_result`, on every
+        version), where a hostile schema hangs or raises. So the SDK never sees one, whatever
+        the policy; one event per tool definition."""
+        if tool.raw.get("outputSchema") is None:
+            return
+        hidden.add(index)
+        guard = self.guard
+        if guard._hidden.get(tool.name, _NOT_HIDDEN) == tool.fingerprint:
+            return
+        guard._hidden[tool.name] = tool.fingerprint
+        self.emit(
+            "output_schema_hidden",
+            tool.name,
+            "output_schema_not_in_version",
+            "hidden",
+            path=("tools", index, "outputSchema"),
+            message=(
+                f"outputSchema left out of the SDK's listing: protocol version {self.version} "
+                "has no outputSchema (it begins at 2025-06-18), so neither the guard nor the "
+                "SDK validates this tool's output"
+            ),
+            details={"version": str(self.version)[:64]},
         )
 
     def _intake(self, result: dict[str, Any], version: str) -> tuple[Intake, list[int]]:
