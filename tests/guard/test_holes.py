@@ -217,3 +217,85 @@ async def test_output_schema_is_hidden_from_the_sdk_before_2025_06_18(
         ("match", "output_schema_not_in_version"),
         ("big", "output_schema_not_in_version"),
     ]
+
+
+# -- 4. heavy schemas leave the event loop ----------------------------------------------------
+
+
+def _names(count: int) -> list[str]:
+    return [f"k{i}" for i in range(count)]
+
+
+def _tool(schema_key: str, schema: dict[str, Any]) -> Any:
+    from conduit_mcp.client import Tool, fingerprint
+
+    raw = {"name": "heavy", "inputSchema": {"type": "object"}, schema_key: schema}
+    return Tool("heavy", raw, fingerprint(raw))
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "array", "items": {"type": "object", "required": _names(1500)}},
+        {"type": "array", "items": {"enum": list(range(20_000))}},
+        {"type": "object", "properties": {name: {"type": "string"} for name in _names(600)}},
+    ],
+    ids=["required-1500", "enum-20000", "properties-600"],
+)
+def test_a_heavy_linear_schema_is_not_checked_inline(schema: dict[str, Any]) -> None:
+    """Linear keywords only, but each instance value meets 600 to 20,000 schema parts: the
+    review measured 25-60 s on the event loop for required 1,500 x 1,500 items and enum
+    20,000 x 10,000 items. Such a schema goes to the bounded worker thread."""
+    for key in ("inputSchema", "outputSchema"):
+        wrapped = {"type": "object", "properties": {"xs": schema}}
+        assert _checks.is_linear(_tool(key, wrapped), key) is False
+
+
+def test_a_light_schema_is_still_checked_inline() -> None:
+    """Weather's outputSchema (hostile_server.WEATHER): 4 schema objects, 2 required names."""
+    from . import hostile_server as hs
+
+    raw = hs.WEATHER
+    from conduit_mcp.client import Tool, fingerprint
+
+    assert _checks.is_linear(Tool("weather", raw, fingerprint(raw)), "outputSchema") is True
+
+
+async def test_heavy_output_schema_is_checked_off_the_event_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """structuredContent of 300 empty objects against items requiring 300 names each: invalid
+    (spec 2025-06-18 server/tools "Output Schema"; 300 x 300 missing names, of which the
+    guard reports its cap), checked in the worker thread and withheld as an isError result."""
+    from .scripted import scripted_session, text
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "xs": {"type": "array", "items": {"type": "object", "required": _names(300)}}
+        },
+    }
+    heavy = {"name": "heavy", "inputSchema": {"type": "object"}, "outputSchema": schema}
+
+    def handler(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method == "tools/list":
+            return {"tools": [heavy]}
+        return {**text("ok"), "structuredContent": {"xs": [{} for _ in range(300)]}}
+
+    bounded: list[str] = []
+    real = _checks.run_bounded
+
+    async def spy(fn: Callable[[], Any], seconds: float) -> Any:
+        bounded.append("thread")
+        return await real(fn, seconds)
+
+    monkeypatch.setattr(_checks, "run_bounded", spy)
+    guard = Guard("scripted")
+    with anyio.fail_after(BOUND):
+        async with scripted_session(guard, handler) as (session, _):
+            await session.list_tools()
+            result = await session.call_tool("heavy", {})
+    assert bounded == ["thread"]
+    assert result.is_error is True and result.structured_content is None
+    events = [(e.kind, e.decision) for e in guard.events if e.tool == "heavy"]
+    assert ("output_invalid", "withheld") in events
