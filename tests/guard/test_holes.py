@@ -22,7 +22,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import JSONRPCRequest, jsonrpc_message_adapter
 
-from conduit_mcp.guard import REFUSED_CALL_CODE, Guard, _checks
+from conduit_mcp.guard import INVALID_RESULT_CODE, REFUSED_CALL_CODE, Guard, _checks
 
 from .conftest import Hostile, changed_keys
 
@@ -299,3 +299,29 @@ async def test_heavy_output_schema_is_checked_off_the_event_loop(
     assert result.is_error is True and result.structured_content is None
     events = [(e.kind, e.decision) for e in guard.events if e.tool == "heavy"]
     assert ("output_invalid", "withheld") in events
+
+
+# -- 5. results the SDK's own model refuses ---------------------------------------------------
+
+
+async def test_a_result_the_sdk_model_refuses_becomes_an_error_response(
+    hostile: Callable[..., Hostile],
+) -> None:
+    """echo answers {}: spec 2025-11-25 schema `CallToolResult` requires `content`, and so
+    does mcp 2.3.0's model (its `call_tool` raised pydantic's ValidationError). The SDK gets
+    the guard's -32603 error response instead (conduit-defined code)."""
+    server = hostile("nocontent")
+    guard = Guard("hostile")
+    with anyio.fail_after(BOUND):
+        async with guarded_session(guard, server) as session:
+            await session.list_tools()
+            with pytest.raises(MCPError) as caught:
+                await session.call_tool("echo", {"message": "x"})
+            after = await session.call_tool("add", {"a": 2, "b": 3})
+    assert caught.value.error.code == INVALID_RESULT_CODE
+    assert caught.value.error.data["reason"] == "sdk_rejects_result"
+    assert caught.value.error.data["path"] == "$.content"
+    assert [(e.tool, e.reason, e.decision) for e in guard.events if e.kind == "result_invalid"] == [
+        ("echo", "sdk_rejects_result", "answered_error")
+    ]
+    assert [getattr(block, "text", None) for block in after.content] == ["5"]

@@ -48,7 +48,7 @@ from ._jsonrpc import (
     result_response,
     withheld_result,
 )
-from ._sdkcheck import sdk_refusals
+from ._sdkcheck import sdk_refusals, sdk_result_refusal
 from ._sdkschema import unsafe_output_schema
 
 if TYPE_CHECKING:
@@ -750,6 +750,26 @@ class Connection:
                 reason=exc.reason,
                 tool=name,
                 path=exc.path,
+            )
+        refused = sdk_result_refusal(message.result, version)
+        if refused is not None:  # the SDK's own model would raise out of call_tool
+            where = tuple(refused)
+            self.emit(
+                "result_invalid",
+                name,
+                "sdk_rejects_result",
+                "answered_error",
+                path=where,
+                message="the MCP SDK's model for this protocol version refuses this result",
+            )
+            return error_response(
+                message.id,
+                INVALID_RESULT_CODE,
+                "conduit-mcp guard: the MCP SDK's model refuses the server's tools/call result "
+                f"at {render_path(where)}",
+                reason="sdk_rejects_result",
+                tool=name,
+                path=where,
             )
         if isinstance(parsed, InputRequired):
             return item
