@@ -33,6 +33,8 @@ Scenarios (--scenario):
 
 --version V answers initialize with protocol version V whatever the client asks.
 
+--garbage writes a line that is not UTF-8 (bytes ff fe) before every response.
+
 --id-style STYLE re-spells the id of every response as a string mcp's `int(id)` still reads
 as the request's id: lead " 5", trail "5 ", plus "+5", ws "\t5\n", arabic "٥" (Arabic-Indic
 digits), zeros "0000000000000000000000005".
@@ -233,6 +235,7 @@ class Server:
         self, scenario: str, log: str, id_style: str | None = None, version: str | None = None
     ) -> None:
         self.version = version
+        self.garbage = False
         self.scenario = scenario
         self.log = log
         self.listings = 0
@@ -351,6 +354,9 @@ def serve_stdio(server: Server) -> None:
         if not line:
             continue
         reply = server.respell(server.handle(json.loads(line)))
+        if reply is not None and server.garbage:
+            sys.stdout.flush()
+            sys.stdout.buffer.write(b"\xff\xfe not utf-8\n")
         if reply is not None:
             sys.stdout.write(json.dumps(reply) + "\n")
             sys.stdout.flush()
@@ -396,8 +402,10 @@ def main() -> None:
     parser.add_argument("--http", type=int, default=None)
     parser.add_argument("--id-style", choices=sorted(ID_STYLES), default=None)
     parser.add_argument("--version", default=None)
+    parser.add_argument("--garbage", action="store_true")
     args = parser.parse_args()
     server = Server(args.scenario, args.log, args.id_style, args.version)
+    server.garbage = args.garbage
     if args.http is not None:
         serve_http(server, args.http)
     else:

@@ -325,3 +325,27 @@ async def test_a_result_the_sdk_model_refuses_becomes_an_error_response(
         ("echo", "sdk_rejects_result", "answered_error")
     ]
     assert [getattr(block, "text", None) for block in after.content] == ["5"]
+
+
+# -- 6. a line of stdout that is not UTF-8 ----------------------------------------------------
+
+
+async def test_a_non_utf8_line_does_not_end_a_guarded_stdio_session(
+    hostile: Callable[..., Hostile],
+) -> None:
+    """The hostile server writes bytes ff fe (never UTF-8, RFC 3629 section 3) before every
+    response. Under mcp 2.3.0's default `encoding_error_handler="strict"` the SDK's stdout
+    reader raises and the session ends; `guard.stdio_client` sets "replace", so the line is
+    one more non-JSON line and the session goes on."""
+    server = hostile("rugpull", "--garbage")
+    params = server.stdio()
+    guard = Guard("hostile")
+    with anyio.fail_after(BOUND):
+        async with guard.stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                listed = await session.list_tools()
+                result = await session.call_tool("add", {"a": 2, "b": 3})
+    assert [t.name for t in listed.tools] == ["echo", "add"]
+    assert [getattr(block, "text", None) for block in result.content] == ["5"]
+    assert params.encoding_error_handler == "strict"  # the caller's object is unchanged
