@@ -166,9 +166,13 @@ class Connection:
         if len(self.pending) > MAX_PENDING:
             self.pending.pop(next(iter(self.pending)))
 
-    def _refused_id(self, request_id: Any) -> None:
-        """Remember a refused (never written) request: a server response to it is dropped."""
-        self.refused[coerce_request_id(request_id)] = None
+    def _forget_unsent(self, request_id: Any, pending: _Pending) -> None:
+        """A gated call that will not be written (refused or cancelled): from now on a server
+        response to its id is dropped."""
+        key = coerce_request_id(request_id)
+        if self.pending.get(key) is pending:
+            del self.pending[key]
+        self.refused[key] = None
         if len(self.refused) > MAX_PENDING:
             self.refused.popitem(last=False)
 
@@ -209,16 +213,16 @@ class Connection:
         except Exception as exc:  # a bug here must not let the call through unchecked
             logger.exception("guard failed while gating tools/call")
             refusal = ("guard_internal_error", (), f"the guard failed ({type(exc).__name__})")
+        except BaseException:  # cancelled while gated: never written, so never answered
+            self._forget_unsent(message.id, pending)
+            raise
         if refusal is None:
             state = self.guard._tools.get(name)
             pending.tool = state.tool if state is not None else None
             pending.state = state
             pending.gating = False
             return None
-        key = coerce_request_id(message.id)
-        if self.pending.get(key) is pending:
-            del self.pending[key]
-        self._refused_id(message.id)
+        self._forget_unsent(message.id, pending)
         reason, path, why = refusal
         self.emit(
             "call_refused",
