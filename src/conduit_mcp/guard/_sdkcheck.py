@@ -114,12 +114,14 @@ def sdk_result_refusal(result: Any, version: str) -> tuple[Any, ...] | None:
     global _result_adapter
     if _methods is None or not isinstance(result, dict):
         return None
+    if ("tools/call", version) not in _methods.SERVER_RESULTS:
+        return None  # a version the SDK's table lacks: the SDK decides
     try:
         _methods.validate_server_result("tools/call", version, result)
-    except (KeyError, ValueError) as exc:
-        if isinstance(exc, ValidationError):  # a ValueError subclass
-            return _location(exc)
-        return None  # a version or method the SDK's table lacks: the SDK decides
+    except ValidationError as exc:
+        return _location(exc)
+    except Exception:  # e.g. its JSON dump fails: the SDK would raise the same
+        return ()
     if _result_adapter is None:
         from pydantic import TypeAdapter
 
