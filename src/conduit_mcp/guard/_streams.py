@@ -3,7 +3,9 @@
 Not a public module. `GuardedWriteStream.send` gates `tools/call` requests (a refusal is
 queued as a local error response and never written); `GuardedReadStream.receive` reads every
 server message before the SDK: `tools/list` pages and `tools/call` results are rewritten when a
-decision says so, everything else is handed on as received (the same object).
+decision says so, a response to a call the server was never sent is dropped, everything else is
+handed on as received (the same object). Responses are matched to requests with the SDK's own
+`coerce_request_id`, so every id spelling the SDK accepts is checked.
 
 Structured concurrency: no task is started here. A local response wakes a reader parked on
 the transport by cancelling the reader's own inner cancel scope; anyio delivers that
@@ -296,8 +298,9 @@ class Connection:
     # -- inbound -----------------------------------------------------------------------------
 
     async def inbound(self, item: Any) -> Any:
-        """Decide on one item from the server; returns what the SDK receives. Never raises
-        (except cancellation)."""
+        """Decide on one item from the server; returns what the SDK receives, or `DROP` for a
+        response to a call never written (the reader then reads on). Never raises (except
+        cancellation)."""
         if not isinstance(item, SessionMessage):
             return item
         message = item.message
