@@ -28,14 +28,15 @@ def anyio_backend() -> str:
 class Hostile:
     """One hostile-server scenario: how to start it and what it received."""
 
-    def __init__(self, scenario: str, log: Path) -> None:
+    def __init__(self, scenario: str, log: Path, extra: tuple[str, ...] = ()) -> None:
         self.scenario = scenario
         self.log = log
+        self.extra = extra  # more command-line arguments (e.g. --id-style lead)
 
     def stdio(self) -> StdioServerParameters:
         return StdioServerParameters(
             command=sys.executable,
-            args=[str(HOSTILE), "--scenario", self.scenario, "--log", str(self.log)],
+            args=[str(HOSTILE), "--scenario", self.scenario, "--log", str(self.log), *self.extra],
         )
 
     def received(self) -> list[dict[str, Any]]:
@@ -54,8 +55,8 @@ class Hostile:
 
 @pytest.fixture
 def hostile(tmp_path: Path) -> Callable[[str], Hostile]:
-    def make(scenario: str) -> Hostile:
-        return Hostile(scenario, tmp_path / f"{scenario}.jsonl")
+    def make(scenario: str, *extra: str) -> Hostile:
+        return Hostile(scenario, tmp_path / f"{scenario}.jsonl", extra)
 
     return make
 

@@ -37,6 +37,8 @@ EVENT_KINDS: Final = frozenset(
         "output_invalid",  # structuredContent failed the outputSchema (or its check timed out)
         "result_invalid",  # the tools/call result is not a result: the SDK gets an error response
         "unchecked",  # the guard could not check a message (e.g. unknown protocol version)
+        # a response to a tools/call still being checked or refused (never written): dropped
+        "response_dropped",
     }
 )
 
@@ -52,6 +54,10 @@ GUARD_REASONS: Final = frozenset(
         "sdk_rejects_tool",  # tool_rejected: the SDK's own model for the version refuses it
         "sdk_unsafe_output_schema",  # output_schema_hidden: pattern/patternProperties/uniqueItems
         "sdk_output_recheck",  # output_schema_hidden: invalid_output "flag"/"pass"
+        # output_schema_hidden: the version predates outputSchema (before 2025-06-18)
+        "output_schema_not_in_version",
+        "sdk_rejects_result",  # result_invalid: the SDK's own model refuses the tools/call result
+        "response_to_unsent_request",  # response_dropped
         "unknown_tool",  # call_refused: never listed, or removed
         "tool_rejected",  # call_refused: the tool was rejected at intake
         "tool_blocked",  # call_refused: new/changed policy "block", or a revoked pin
@@ -79,8 +85,8 @@ class GuardEvent:
         reason: a snake_case code from `conduit_mcp.client.REASONS` or `GUARD_REASONS`.
         decision: what the guard did: `"removed"` (from the page the SDK sees), `"pinned"`,
             `"allowed"`, `"blocked"`, `"held"`, `"refused"`, `"withheld"`, `"flagged"`,
-            `"answered_error"`, `"hidden"` (a part left out of what the SDK sees) or
-            `"passed"` (handed on unchanged).
+            `"answered_error"`, `"hidden"` (a part left out of what the SDK sees),
+            `"dropped"` (a message the SDK never receives) or `"passed"` (handed on unchanged).
         path: keys and indexes into the message the decision is about: from the `tools/list`
             result root (`("tools", 3, "inputSchema")`), from the call's `arguments`, or from
             `structuredContent`.

@@ -221,6 +221,13 @@ class Guard:
     ) -> AbstractAsyncContextManager[tuple[Any, Any]]:
         """`mcp.client.stdio.stdio_client(server, **kwargs)`, guarded (transport `"stdio"`).
 
+        Unless the caller set it, the server's `encoding_error_handler` is `"replace"` (on a
+        copy; `server` is not changed): under the SDK's default `"strict"` one line of stdout
+        that is not UTF-8 raises in the SDK's reader and ends the session before the guard sees
+        a message; replaced, the line is just not JSON, and the SDK skips it. (A message
+        nested deeper than the SDK's JSON parser allows, ~900 levels, fails in the SDK the
+        same way, before the guard: an SDK limit the guard cannot reach.)
+
         Args:
             server: an `mcp.StdioServerParameters`.
             **kwargs: passed on (e.g. `errlog`).
@@ -230,6 +237,11 @@ class Guard:
         """
         from mcp.client.stdio import stdio_client
 
+        fields = getattr(type(server), "model_fields", {})
+        if "encoding_error_handler" in fields and "encoding_error_handler" not in getattr(
+            server, "model_fields_set", {"encoding_error_handler"}
+        ):
+            server = server.model_copy(update={"encoding_error_handler": "replace"})
         return self.transport(stdio_client(server, **kwargs), transport="stdio")
 
     def streamable_http_client(

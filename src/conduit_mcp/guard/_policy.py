@@ -64,6 +64,10 @@ class Policy:
             `structuredContent` instead of a typed object. With `invalid_output="pass"`
             nothing checks those tools' output. `"keep"` also keeps every outputSchema under
             `invalid_output="flag"`/`"pass"`: the SDK then raises on output the guard passed.
+            Before protocol version 2025-06-18 (which has no outputSchema, spec 2025-03-26
+            schema `Tool`) every tool is listed without it whatever this says (event
+            `output_schema_hidden`, reason `output_schema_not_in_version`): mcp 2.3.0 checks
+            structuredContent on every version, and the guard checks no output there.
     """
 
     new: NewPolicy = "pin"  # `Guard` makes it "hold" when the caller passes `pins=`

@@ -87,3 +87,63 @@ def _check(raw: dict[str, Any], models: tuple[type[BaseModel], ...]) -> tuple[An
             errors = exc.errors(include_url=False, include_input=False, include_context=False)
             return tuple(errors[0].get("loc", ())) if errors else ()
     return None
+
+
+_result_adapter: Any = None
+
+
+def sdk_result_refusal(result: Any, version: str) -> tuple[Any, ...] | None:
+    """Where the SDK's own models refuse a `tools/call` result, or `None` when they accept it.
+
+    mcp 2.3.0 `ClientSession.send_request` validates the result against the negotiated
+    version's wire type (`mcp_types.methods.validate_server_result`), drops a later
+    revision's fields, then parses it with `CallToolResult | InputRequiredResult`; a refusal
+    there raises pydantic's `ValidationError` out of `call_tool`. conduit-mcp's
+    `parse_call_result` is more liberal (a missing `content` reads as `[]`), so a result it
+    accepts can still sink the SDK's call. This asks the same models the same way.
+
+    Args:
+        result: the response's `result` (a JSON object as parsed; not mutated).
+        version: the negotiated protocol version.
+
+    Returns:
+        The error's location within `result` (keys and indexes), `()` when pydantic gives
+        none; `None` when the SDK accepts the result or does not know the version (then the
+        SDK decides).
+    """
+    global _result_adapter
+    if _methods is None or not isinstance(result, dict):
+        return None
+    if ("tools/call", version) not in _methods.SERVER_RESULTS:
+        return None  # a version the SDK's table lacks: the SDK decides
+    try:
+        _methods.validate_server_result("tools/call", version, result)
+    except ValidationError as exc:
+        return _location(exc)
+    except Exception:  # e.g. its JSON dump fails: the SDK would raise the same
+        return ()
+    if _result_adapter is None:
+        from pydantic import TypeAdapter
+
+        _result_adapter = TypeAdapter(_types.CallToolResult | _types.InputRequiredResult)
+    foreign = _later_fields(version)
+    raw = {k: v for k, v in result.items() if k not in foreign} if foreign else result
+    try:
+        _result_adapter.validate_python(raw, by_name=False)
+    except ValidationError as exc:
+        return _location(exc)
+    return None
+
+
+def _later_fields(version: str) -> frozenset[str]:
+    """The later-revision fields the SDK drops from a tools/call result at `version`."""
+    try:
+        from mcp.client.session import _later_revision_fields
+    except ImportError:  # pragma: no cover - a later SDK: check the result as it is
+        return frozenset()
+    return frozenset(_later_revision_fields("tools/call", version))
+
+
+def _location(exc: ValidationError) -> tuple[Any, ...]:
+    errors = exc.errors(include_url=False, include_input=False, include_context=False)
+    return tuple(errors[0].get("loc", ())) if errors else ()

@@ -3,7 +3,9 @@
 Not a public module. `GuardedWriteStream.send` gates `tools/call` requests (a refusal is
 queued as a local error response and never written); `GuardedReadStream.receive` reads every
 server message before the SDK: `tools/list` pages and `tools/call` results are rewritten when a
-decision says so, everything else is handed on as received (the same object).
+decision says so, a response to a call the server was never sent is dropped, everything else is
+handed on as received (the same object). Responses are matched to requests with the SDK's own
+`coerce_request_id`, so every id spelling the SDK accepts is checked.
 
 Structured concurrency: no task is started here. A local response wakes a reader parked on
 the transport by cancelling the reader's own inner cancel scope; anyio delivers that
@@ -21,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 import anyio
 import orjson
 from conduit_mcp_wire import VERSIONS as KNOWN_VERSIONS
+from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import JSONRPCError, JSONRPCRequest, JSONRPCResponse
 from mcp_types import PROTOCOL_VERSION_META_KEY
@@ -47,7 +50,7 @@ from ._jsonrpc import (
     result_response,
     withheld_result,
 )
-from ._sdkcheck import sdk_refusals
+from ._sdkcheck import sdk_refusals, sdk_result_refusal
 from ._sdkschema import unsafe_output_schema
 
 if TYPE_CHECKING:
@@ -63,7 +66,7 @@ _CALL: Final = "tools/call"
 
 
 class _Pending:
-    __slots__ = ("cursor", "method", "name", "state", "tool")
+    __slots__ = ("cursor", "gating", "method", "name", "state", "tool")
 
     def __init__(
         self,
@@ -72,12 +75,15 @@ class _Pending:
         tool: Tool | None,
         cursor: bool,
         state: ToolState | None = None,
+        gating: bool = False,
     ) -> None:
         self.method = method
         self.name = name
         self.tool = tool
         self.cursor = cursor
         self.state = state  # the tool's state when the call went out (per-tool memos)
+        #: the call is still being checked: not written, so no response can be its answer.
+        self.gating = gating
 
 
 class Connection:
@@ -90,7 +96,10 @@ class Connection:
         self._known: str | None = None
         self._structured = False  # outputSchema exists at the version (2025-06-18 on)
         self._result_type = False  # results carry resultType (2026-07-28 on)
+        #: requests in flight, keyed by `coerce_request_id` of their id (as the SDK keys them).
         self.pending: dict[Any, _Pending] = {}
+        #: ids of refused calls (answered locally, never written), most recent last.
+        self.refused: collections.OrderedDict[Any, None] = collections.OrderedDict()
         self.local: collections.deque[SessionMessage] = collections.deque()
         self.reader: GuardedReadStream | None = None
         #: names of the listing being paged through (None: no listing in progress).
@@ -147,23 +156,27 @@ class Connection:
         return self._known
 
     def _take_pending(self, request_id: Any) -> _Pending | None:
-        pending = self.pending.pop(request_id, None)
-        if (
-            pending is None
-            and isinstance(request_id, str)
-            and len(request_id) < 20
-            and request_id.isascii()
-            and request_id.isdigit()
-        ):
-            pending = self.pending.pop(int(request_id), None)
-        elif pending is None and isinstance(request_id, int):
-            pending = self.pending.pop(str(request_id), None)
-        return pending
+        """The request a response answers, keyed as the SDK keys it: mcp 2.3.0 correlates with
+        `coerce_request_id` (`int(id)` for a string: " 5", "+5", "٥", "0005" are all 5), so
+        the guard uses the SDK's own function and no spelling reaches the SDK unchecked."""
+        return self.pending.pop(coerce_request_id(request_id), None)
 
     def _remember(self, request_id: Any, pending: _Pending) -> None:
-        self.pending[request_id] = pending
+        key = coerce_request_id(request_id)
+        self.refused.pop(key, None)  # an id reused for a new request
+        self.pending[key] = pending
         if len(self.pending) > MAX_PENDING:
             self.pending.pop(next(iter(self.pending)))
+
+    def _forget_unsent(self, request_id: Any, pending: _Pending) -> None:
+        """A gated call that will not be written (refused or cancelled): from now on a server
+        response to its id is dropped."""
+        key = coerce_request_id(request_id)
+        if self.pending.get(key) is pending:
+            del self.pending[key]
+        self.refused[key] = None
+        if len(self.refused) > MAX_PENDING:
+            self.refused.popitem(last=False)
 
     # -- outbound ----------------------------------------------------------------------------
 
@@ -193,16 +206,25 @@ class Connection:
         name = params.get("name")
         if not isinstance(name, str):
             return None  # not a call the guard can read: the server answers it
+        # Registered before the first await: the SDK already waits on this id, and a response
+        # the read loop sees while the call is gated is a guess at an unsent request (dropped).
+        pending = _Pending(_CALL, name, None, False, gating=True)
+        self._remember(message.id, pending)
         try:
             refusal = await self._refusal(name, params)
         except Exception as exc:  # a bug here must not let the call through unchecked
             logger.exception("guard failed while gating tools/call")
             refusal = ("guard_internal_error", (), f"the guard failed ({type(exc).__name__})")
+        except BaseException:  # cancelled while gated: never written, so never answered
+            self._forget_unsent(message.id, pending)
+            raise
         if refusal is None:
             state = self.guard._tools.get(name)
-            tool = state.tool if state is not None else None
-            self._remember(message.id, _Pending(_CALL, name, tool, False, state))
+            pending.tool = state.tool if state is not None else None
+            pending.state = state
+            pending.gating = False
             return None
+        self._forget_unsent(message.id, pending)
         reason, path, why = refusal
         self.emit(
             "call_refused",
@@ -276,18 +298,20 @@ class Connection:
     # -- inbound -----------------------------------------------------------------------------
 
     async def inbound(self, item: Any) -> Any:
-        """Decide on one item from the server; returns what the SDK receives. Never raises
-        (except cancellation)."""
+        """Decide on one item from the server; returns what the SDK receives, or `DROP` for a
+        response to a call never written (the reader then reads on). Never raises (except
+        cancellation)."""
         if not isinstance(item, SessionMessage):
             return item
         message = item.message
         try:
-            if isinstance(message, JSONRPCError):
-                self._take_pending(message.id)
+            if not isinstance(message, JSONRPCResponse | JSONRPCError):
                 return item
-            if not isinstance(message, JSONRPCResponse):
-                return item
+            if self._unsent(message.id):
+                return DROP
             pending = self._take_pending(message.id)
+            if isinstance(message, JSONRPCError):
+                return item
         except Exception:
             logger.exception("guard failed to match a response; passed on unchanged")
             return item
@@ -313,6 +337,28 @@ class Connection:
             if pending.method == _LIST:
                 self._distrust_page(message.result)
         return item
+
+    def _unsent(self, request_id: Any) -> bool:
+        """Whether a response answers a call the server was never sent (still being gated, or
+        refused): it is dropped with an event, so the SDK's only answer to a refused call is
+        the guard's refusal, and a gated call's answer is the one the server gives after it."""
+        key = coerce_request_id(request_id)
+        pending = self.pending.get(key)
+        if pending is not None and pending.gating:
+            name: str | None = pending.name
+        elif key in self.refused:
+            name = None
+        else:
+            return False
+        self.emit(
+            "response_dropped",
+            name,
+            "response_to_unsent_request",
+            "dropped",
+            message="a response to a tools/call the server was never sent: dropped",
+            details={"request_id": str(request_id)[:64]},
+        )
+        return True
 
     def _distrust_page(self, result: Any) -> None:
         """After a failure on a tools/list page (which then reaches the SDK unchanged): every
@@ -514,6 +560,9 @@ class Connection:
         one event per tool definition."""
         guard = self.guard
         policy = guard.policy
+        if not self._structured:
+            self._hide_pre_output_schema(index, tool, hidden)
+            return
         if policy.sdk_output_schema != "hide_unsafe":
             return
         if policy.invalid_output != "withhold":
@@ -556,6 +605,33 @@ class Connection:
                 "tool's output itself"
             ),
             details={"keyword": unsafe.keyword},
+        )
+
+    def _hide_pre_output_schema(self, index: int, tool: Tool, hidden: set[int]) -> None:
+        """Before 2025-06-18 a tool has no outputSchema (spec 2025-03-26 schema `Tool`), and
+        the guard checks no output there; mcp 2.3.0 still validates structuredContent against
+        any outputSchema it was listed (`ClientSession._validate_tool_result`, on every
+        version), where a hostile schema hangs or raises. So the SDK never sees one, whatever
+        the policy; one event per tool definition."""
+        if tool.raw.get("outputSchema") is None:
+            return
+        hidden.add(index)
+        guard = self.guard
+        if guard._hidden.get(tool.name, _NOT_HIDDEN) == tool.fingerprint:
+            return
+        guard._hidden[tool.name] = tool.fingerprint
+        self.emit(
+            "output_schema_hidden",
+            tool.name,
+            "output_schema_not_in_version",
+            "hidden",
+            path=("tools", index, "outputSchema"),
+            message=(
+                f"outputSchema left out of the SDK's listing: protocol version {self.version} "
+                "has no outputSchema (it begins at 2025-06-18), so neither the guard nor the "
+                "SDK validates this tool's output"
+            ),
+            details={"version": str(self.version)[:64]},
         )
 
     def _intake(self, result: dict[str, Any], version: str) -> tuple[Intake, list[int]]:
@@ -682,6 +758,26 @@ class Connection:
                 tool=name,
                 path=exc.path,
             )
+        refused = sdk_result_refusal(message.result, version)
+        if refused is not None:  # the SDK's own model would raise out of call_tool
+            where = tuple(refused)
+            self.emit(
+                "result_invalid",
+                name,
+                "sdk_rejects_result",
+                "answered_error",
+                path=where,
+                message="the MCP SDK's model for this protocol version refuses this result",
+            )
+            return error_response(
+                message.id,
+                INVALID_RESULT_CODE,
+                "conduit-mcp guard: the MCP SDK's model refuses the server's tools/call result "
+                f"at {render_path(where)}",
+                reason="sdk_rejects_result",
+                tool=name,
+                path=where,
+            )
         if isinstance(parsed, InputRequired):
             return item
         tool = pending.tool
@@ -779,6 +875,8 @@ _NEW_DECISIONS: Final = {"pin": "pinned", "allow": "allowed", "hold": "held", "b
 
 
 _APPROVED: Final = _checks.PinVerdict("approved", False)
+#: What `Connection.inbound` returns for a message the SDK must not receive.
+DROP: Final = object()
 _NOT_HIDDEN: Final = object()
 
 
@@ -849,7 +947,9 @@ class GuardedReadStream:
             if not got:
                 continue  # woken for a local response
             self.last_context = getattr(self._inner, "last_context", None)
-            return await connection.inbound(item)
+            decided = await connection.inbound(item)
+            if decided is not DROP:
+                return decided
 
     def __aiter__(self) -> GuardedReadStream:
         return self
