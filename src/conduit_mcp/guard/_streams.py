@@ -18,7 +18,7 @@ from __future__ import annotations
 import collections
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import anyio
 import orjson
@@ -914,12 +914,36 @@ def _bind(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Callable[[], Any
 # -- the streams ----------------------------------------------------------------------------
 
 
-class GuardedReadStream:
-    """The receive side the SDK reads: server messages after the guard's decisions."""
+class _GuardedStream:
+    """What both guarded ends share: the wrapped stream, the connection, closing."""
 
     def __init__(self, inner: Any, connection: Connection) -> None:
         self._inner = inner
         self._connection = connection
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def close(self) -> None:
+        close = getattr(self._inner, "close", None)
+        if close is not None:
+            close()
+
+    async def __aenter__(self: _S) -> _S:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+_S = TypeVar("_S", bound=_GuardedStream)
+
+
+class GuardedReadStream(_GuardedStream):
+    """The receive side the SDK reads: server messages after the guard's decisions."""
+
+    def __init__(self, inner: Any, connection: Connection) -> None:
+        super().__init__(inner, connection)
         self._waiting: anyio.CancelScope | None = None
         #: the sender's contextvars snapshot for the last item (Streamable HTTP), for the SDK.
         self.last_context: Any = None
@@ -960,27 +984,9 @@ class GuardedReadStream:
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
 
-    def close(self) -> None:
-        close = getattr(self._inner, "close", None)
-        if close is not None:
-            close()
-
-    async def __aenter__(self) -> GuardedReadStream:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
-
-
-class GuardedWriteStream:
+class GuardedWriteStream(_GuardedStream):
     """The send side the SDK writes: refused `tools/call` requests stop here."""
-
-    def __init__(self, inner: Any, connection: Connection) -> None:
-        self._inner = inner
-        self._connection = connection
 
     async def send(self, item: Any, /) -> None:
         connection = self._connection
@@ -996,17 +1002,3 @@ class GuardedWriteStream:
                 connection.inject(local)
                 return
         await self._inner.send(item)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    def close(self) -> None:
-        close = getattr(self._inner, "close", None)
-        if close is not None:
-            close()
-
-    async def __aenter__(self) -> GuardedWriteStream:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
