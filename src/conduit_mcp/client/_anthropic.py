@@ -96,15 +96,11 @@ def to_anthropic_tool(tool: Tool, names: ToolNameMap | None = None) -> t.Adapted
     """
     tool = t.check_tool(tool)
     notes = t.Notes()
-    root = t.object_root(t.input_schema(tool), ROOT_FORBIDDEN, notes, need_properties=False)
-    t.flag_parameter_names(root, PARAMETER_NAME, "anthropic", notes)
-    name = t.declared_name(tool, "anthropic", names)
-    declaration: JSONObject = {"name": name}
-    description = t.tool_description(tool, notes)
-    if description is not None:
-        declaration["description"] = description
+    root, declaration = t.declaration_start(
+        tool, "anthropic", names, ROOT_FORBIDDEN, PARAMETER_NAME, notes
+    )
     declaration["input_schema"] = SchemaWalk(HANDLERS, FIXERS, notes).run(root)
-    return t.AdaptedTool(name, declaration, notes.finish())
+    return t.AdaptedTool(declaration["name"], declaration, notes.finish())
 
 
 def to_anthropic_tool_result(result: ToolResult, *, tool_use_id: str) -> AdaptedResult:

@@ -144,13 +144,10 @@ def to_gemini_function(
     if schema not in ("subset", "json_schema"):
         raise ValueError(f"unknown Gemini schema mode {schema!r}")
     notes = t.Notes()
-    root = t.object_root(t.input_schema(tool), ROOT_FORBIDDEN, notes, need_properties=False)
-    t.flag_parameter_names(root, PARAMETER_NAME, "gemini", notes)
-    name = t.declared_name(tool, "gemini", names)
-    declaration: JSONObject = {"name": name}
-    description = t.tool_description(tool, notes)
-    if description is not None:
-        declaration["description"] = description
+    root, declaration = t.declaration_start(
+        tool, "gemini", names, ROOT_FORBIDDEN, PARAMETER_NAME, notes
+    )
+    name: str = declaration["name"]
     if schema == "json_schema":
         walk = t.SchemaWalk(t.JSON_SCHEMA_HANDLERS, (), notes)
         declaration["parametersJsonSchema"] = walk.run(root)

@@ -264,6 +264,34 @@ def tool_description(tool: Tool, notes: Notes) -> str | None:
     return clean_text(description, notes, (ROOT, "description"), "tool")
 
 
+def declaration_start(
+    tool: Tool,
+    provider: str,
+    names: ToolNameMap | None,
+    forbidden: Sequence[str],
+    parameter_name: re.Pattern[str],
+    notes: Notes,
+) -> tuple[JSONObject, JSONObject]:
+    """The part of a function declaration every name-checked provider shares.
+
+    Returns `(root, declaration)`: the accepted `inputSchema` root (`object_root`, properties
+    optional, top-level names outside `parameter_name` flagged) and `{"name"[, "description"]}`
+    with the declared name (taken after the root, so a refused tool claims no name) and the
+    cleaned description.
+
+    Raises:
+        Error: as `object_root` and `input_schema` (`invalid_tool`, a cycle).
+        TypeError, ValueError: as `declared_name`.
+    """
+    root = object_root(input_schema(tool), forbidden, notes, need_properties=False)
+    flag_parameter_names(root, parameter_name, provider, notes)
+    declaration: JSONObject = {"name": declared_name(tool, provider, names)}
+    description = tool_description(tool, notes)
+    if description is not None:
+        declaration["description"] = description
+    return root, declaration
+
+
 # -- the root -----------------------------------------------------------------------------------
 
 _MERGEABLE: Final = frozenset({"allOf", "anyOf", "oneOf"})
