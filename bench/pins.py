@@ -37,7 +37,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench import workload  # noqa: E402
-from conduit_mcp.client import PinStore, Tool, intake  # noqa: E402
+from conduit_mcp.client import Tool, intake  # noqa: E402
+from conduit_mcp.pins import PinStore  # noqa: E402
 
 TARGET_MS = {"sqlite": 5.0, "postgresql": 20.0}
 

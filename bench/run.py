@@ -58,9 +58,9 @@ from conduit_mcp.client import (  # noqa: E402
     fingerprint,
     intake,
     intake_json,
-    shape_for_llm,
     validate_structured,
 )
+from conduit_mcp.llm import shape_for_llm  # noqa: E402
 
 RESULTS_FILE = ROOT / "bench" / "results.json"
 SERVER_ID = "bench"

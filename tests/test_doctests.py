@@ -51,7 +51,7 @@ def test_the_docstring_examples_are_found() -> None:
         "conduit_mcp.client._dispatch",
         "conduit_mcp.client._headers",
         "conduit_mcp.client._jcs",
-        "conduit_mcp.client._provider_names",
+        "conduit_mcp.llm._provider_names",
         "conduit_mcp.client._result",
         "conduit_mcp.client._tool",
         "conduit_mcp.client._validate",

@@ -1,7 +1,7 @@
-"""The public names of conduit_mcp.client and conduit_mcp.guard, pinned (issue 15 item 2).
+"""The public names of conduit_mcp.client, .llm, .pins and .guard, pinned.
 
 A name added to or dropped from an `__all__` fails here until this file (and CHANGELOG.md) say
-so. conduit_mcp.client's `__all__` is grouped by concept, each group under a comment in
+so. Each face's `__all__` is grouped by concept, each group under a comment in its
 `__init__.py`; the groups are pinned too, in order.
 """
 
@@ -28,8 +28,6 @@ CLIENT_GROUPS: dict[str, list[str]] = {
         "ToolResult",
         "InputRequired",
         "parse_call_result",
-        "ToolDiff",
-        "diff_tools",
     ],
     "Intake": [
         "intake",
@@ -43,24 +41,32 @@ CLIENT_GROUPS: dict[str, list[str]] = {
         "WARNING_CODES",
         "find_invisible",
     ],
-    "Pins": [
-        "fingerprint",
-        "FINGERPRINT_PREFIX",
-        "content_hash",
-        "CONTENT_HASH_PREFIX",
-        "PinStore",
-        "AsyncPinStore",
-        "Pin",
-        "PinCheck",
-        "PinStatus",
-        "AuditEntry",
-        "redacted_location",
-        "ChangeOp",
-        "FieldChange",
-        "DEFAULT_COSMETIC",
-    ],
+    "Fingerprints": ["fingerprint", "FINGERPRINT_PREFIX"],
     "Validation": ["validate_structured", "validate_arguments", "OutputValidation", "OutputIssue"],
     "Conformance": ["conformance_violations", "is_conformant", "ConformanceKind"],
+    "Headers": [
+        "header_map",
+        "mcp_param_headers",
+        "mcp_name_header",
+        "encode_header_value",
+        "decode_header_value",
+        "find_invalid_x_mcp_header",
+        "param_headers_apply",
+    ],
+    "JSON": ["parse_json", "canonical_json"],
+    "Errors": ["Error", "REASONS", "PathItem", "render_path"],
+    "Versions": [
+        "KNOWN_VERSIONS",
+        "LATEST",
+        "version_at_least",
+        "SINCE",
+        "Rule",
+        "version_supports",
+    ],
+}
+
+#: conduit_mcp.llm's `__all__`, the same way.
+LLM_GROUPS: dict[str, list[str]] = {
     "Shaping": [
         "shape_for_llm",
         "shaped_text",
@@ -92,18 +98,21 @@ CLIENT_GROUPS: dict[str, list[str]] = {
         "ANTHROPIC_NAME_RULE",
         "GEMINI_NAME_RULE",
     ],
-    "Headers": [
-        "header_map",
-        "mcp_param_headers",
-        "mcp_name_header",
-        "encode_header_value",
-        "decode_header_value",
-        "find_invalid_x_mcp_header",
-        "param_headers_apply",
+}
+
+#: conduit_mcp.pins's `__all__`, the same way.
+PINS_GROUPS: dict[str, list[str]] = {
+    "The store": [
+        "PinStore",
+        "AsyncPinStore",
+        "Pin",
+        "PinCheck",
+        "PinStatus",
+        "AuditEntry",
+        "redacted_location",
     ],
-    "JSON": ["parse_json", "canonical_json"],
-    "Errors": ["Error", "REASONS", "PathItem", "render_path"],
-    "Versions": ["KNOWN_VERSIONS", "LATEST", "version_at_least"],
+    "Changes": ["ToolDiff", "diff_tools", "ChangeOp", "FieldChange", "DEFAULT_COSMETIC"],
+    "Content hashes": ["content_hash", "CONTENT_HASH_PREFIX"],
 }
 
 GUARD_ALL = [
@@ -138,14 +147,24 @@ def _groups_in_source(path: Path) -> dict[str, list[str]]:
     return groups
 
 
-def test_client_all_is_pinned_and_grouped_by_concept() -> None:
-    """conduit-defined: the exact names, in the groups and order of `__init__.py`."""
-    client = importlib.import_module("conduit_mcp.client")
-    expected = [name for names in CLIENT_GROUPS.values() for name in names]
-    assert list(client.__all__) == expected
+FACES = {"client": CLIENT_GROUPS, "llm": LLM_GROUPS, "pins": PINS_GROUPS}
+
+
+@pytest.mark.parametrize("face", sorted(FACES))
+def test_each_face_all_is_pinned_and_grouped_by_concept(face: str) -> None:
+    """conduit-defined: the exact names, in the groups and order of the face's `__init__.py`."""
+    module = importlib.import_module(f"conduit_mcp.{face}")
+    expected = [name for names in FACES[face].values() for name in names]
+    assert list(module.__all__) == expected
     assert len(set(expected)) == len(expected)
-    source = ROOT / "src" / "conduit_mcp" / "client" / "__init__.py"
-    assert _groups_in_source(source) == CLIENT_GROUPS
+    source = ROOT / "src" / "conduit_mcp" / face / "__init__.py"
+    assert _groups_in_source(source) == FACES[face]
+
+
+def test_no_name_is_exported_by_two_faces() -> None:
+    """conduit-defined: one home per public name."""
+    names = [n for groups in FACES.values() for group in groups.values() for n in group]
+    assert len(names) == len(set(names))
 
 
 def test_guard_all_is_pinned() -> None:
@@ -155,7 +174,9 @@ def test_guard_all_is_pinned() -> None:
     assert sorted(guard.__all__) == sorted(GUARD_ALL)
 
 
-@pytest.mark.parametrize("module", ["conduit_mcp.client", "conduit_mcp.guard"])
+@pytest.mark.parametrize(
+    "module", ["conduit_mcp.client", "conduit_mcp.llm", "conduit_mcp.pins", "conduit_mcp.guard"]
+)
 def test_every_public_attribute_is_in_all_and_every_name_resolves(module: str) -> None:
     """conduit-defined: nothing public by accident (submodules aside), nothing listed missing."""
     if module == "conduit_mcp.guard":
@@ -201,16 +222,18 @@ def test_changelog_lists_every_reason_with_its_kind() -> None:
 def test_changelog_lists_every_code(title: str, codes: str) -> None:
     """conduit-defined: each code set of the client is listed in CHANGELOG.md, exactly."""
     client = importlib.import_module("conduit_mcp.client")
+    llm = importlib.import_module("conduit_mcp.llm")
     section = _changelog_section(title).split("\n", 1)[1]
     listed = {part.strip("`") for part in section.replace("\n", " ").split("`") if part.strip()}
     listed = {code for code in listed if code.replace("_", "").isalnum()}
-    assert listed == set(getattr(client, codes))
+    assert listed == set(getattr(client, codes, None) or getattr(llm, codes))
 
 
 def test_changelog_lists_every_public_name() -> None:
     """conduit-defined: every name of both `__all__`s appears in the Public API section."""
     section = (ROOT / "CHANGELOG.md").read_text("utf-8").split("## Public API", 1)[1]
-    names = [name for group in CLIENT_GROUPS.values() for name in group] + GUARD_ALL
+    names = [n for groups in FACES.values() for group in groups.values() for n in group]
+    names += GUARD_ALL
     assert [name for name in names if f"`{name}`" not in section] == []
 
 

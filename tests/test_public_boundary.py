@@ -1,8 +1,10 @@
-"""The public boundary: outside `conduit_mcp/client/`, nothing uses its private modules or names.
+"""The public boundary: each face's private modules are used only where the layering allows.
 
-`conduit_mcp.client` exports its API from `client/__init__.py`; the `_x.py` modules beside it
-are private (issue 15 item 3). Every module of `conduit_mcp` outside `client/` (the CLI and its
-helpers, the guard package, anything added later) and every script of `bench/` is parsed and
+`conduit_mcp.client`, `conduit_mcp.llm` and `conduit_mcp.pins` export their API from their
+`__init__.py`; the `_x.py` modules beside it are private. Inside the package family the core
+(`client`) is shared: `llm` and `pins` build on its private modules; nothing else does, and no
+face reaches into another's privates. Every module of `conduit_mcp` (the CLI and its helpers,
+the guard package, the faces, anything added later) and every script of `bench/` is parsed and
 its imports resolved, relative ones included; a test on hand-written sources shows each form
 the scanner must catch.
 """
@@ -17,6 +19,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "conduit_mcp"
 CLIENT = "conduit_mcp.client"
+#: The faces whose `_x` modules are private, and which other faces may use them.
+FACES = ("conduit_mcp.client", "conduit_mcp.llm", "conduit_mcp.pins")
+_SHARED_CORE = {"conduit_mcp.llm": CLIENT, "conduit_mcp.pins": CLIENT}
 
 
 def _module_name(path: Path) -> str:
@@ -37,12 +42,29 @@ def _resolve(module: str | None, level: int, importer: str, is_package: bool) ->
     return ".".join([*base, module] if module else base)
 
 
-def _private_client(dotted: str) -> bool:
-    """Whether a dotted name reaches into `conduit_mcp.client` past its public face."""
-    if not dotted.startswith(CLIENT + "."):
+def _face_of(module: str) -> str | None:
+    """The face `module` belongs to (`conduit_mcp.llm` for `conduit_mcp.llm._shape`), if any."""
+    return next((f for f in FACES if module == f or module.startswith(f + ".")), None)
+
+
+def _private_of(dotted: str) -> str | None:
+    """The face whose private module or name `dotted` reaches into, if it does."""
+    face = _face_of(dotted)
+    if face is None or dotted == face:
+        return None
+    step = dotted[len(face) + 1 :].split(".")[0]
+    if step.startswith("_") and not (step.startswith("__") and step.endswith("__")):
+        return face
+    return None
+
+
+def _private_client(dotted: str, importer: str = "") -> bool:
+    """Whether `dotted` reaches past a face's public names where `importer` may not."""
+    face = _private_of(dotted)
+    if face is None:
         return False
-    step = dotted[len(CLIENT) + 1 :].split(".")[0]
-    return step.startswith("_") and not (step.startswith("__") and step.endswith("__"))
+    own = _face_of(importer)
+    return not (own == face or _SHARED_CORE.get(own or "") == face)
 
 
 def violations(source: str, importer: str, is_package: bool = False) -> list[str]:
@@ -52,30 +74,32 @@ def violations(source: str, importer: str, is_package: bool = False) -> list[str
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                if _private_client(alias.name):
+                if _private_client(alias.name, importer):
                     found.append(f"{node.lineno}: import {alias.name}")
                 aliases[alias.asname or alias.name.split(".")[0]] = (
                     alias.name if alias.asname else alias.name.split(".")[0]
                 )
         elif isinstance(node, ast.ImportFrom):
             module = _resolve(node.module, node.level, importer, is_package)
-            if _private_client(module):
+            if _private_client(module, importer):
                 found.append(f"{node.lineno}: from {module} import ...")
                 continue
             for alias in node.names:
                 target = f"{module}.{alias.name}"
-                if _private_client(target):
+                if _private_client(target, importer):
                     found.append(f"{node.lineno}: from {module} import {alias.name}")
                 aliases[alias.asname or alias.name] = target
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            if _private_client(node.value):  # importlib.import_module("conduit_mcp.client._x")
+            if _private_client(
+                node.value, importer
+            ):  # importlib.import_module("conduit_mcp.client._x")
                 found.append(f"{node.lineno}: string {node.value!r}")
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Attribute):
             dotted = _dotted(node, aliases)
             # Reported once, at the step that crosses the boundary (not at every longer chain).
-            if dotted is not None and _private_client(dotted):
-                if not _private_client(dotted.rsplit(".", 1)[0]):
+            if dotted is not None and _private_client(dotted, importer):
+                if not _private_client(dotted.rsplit(".", 1)[0], importer):
                     found.append(f"{node.lineno}: attribute {dotted}")
     return found
 
@@ -93,21 +117,20 @@ def _dotted(node: ast.Attribute, aliases: dict[str, str]) -> str | None:
 
 
 def scanned_files() -> list[Path]:
-    """Every module of `conduit_mcp` outside `client/`, and every script of `bench/`."""
-    package = [p for p in PACKAGE.rglob("*.py") if not p.is_relative_to(PACKAGE / "client")]
-    return sorted([*package, *(ROOT / "bench").rglob("*.py")])
+    """Every module of `conduit_mcp`, and every script of `bench/`."""
+    return sorted([*PACKAGE.rglob("*.py"), *(ROOT / "bench").rglob("*.py")])
 
 
 def test_the_scan_covers_the_cli_and_bench() -> None:
     """conduit-defined: the files the boundary is about are really scanned."""
     names = {_module_name(p) for p in scanned_files()}
     assert {"conduit_mcp", "conduit_mcp.cli", "bench.run", "bench.pins"} <= names
-    assert not any(name.startswith(CLIENT) for name in names)
+    assert {"conduit_mcp.llm._shape", "conduit_mcp.pins._store", "conduit_mcp.guard"} <= names
 
 
 @pytest.mark.parametrize("path", scanned_files(), ids=lambda p: str(p.relative_to(ROOT)))
-def test_no_module_outside_the_client_package_uses_its_private_names(path: Path) -> None:
-    """conduit-defined (issue 15 item 3): only names exported by `conduit_mcp.client`."""
+def test_no_module_uses_a_private_name_the_layering_forbids(path: Path) -> None:
+    """conduit-defined: only exported names, but for a face's own and the shared core's."""
     source = path.read_text(encoding="utf-8")
     assert violations(source, _module_name(path), path.name == "__init__.py") == []
 
@@ -116,10 +139,10 @@ def test_no_module_outside_the_client_package_uses_its_private_names(path: Path)
     ("source", "importer", "is_package", "expected"),
     [
         pytest.param(
-            "from conduit_mcp.client._pins import x",
+            "from conduit_mcp.client._validate import x",
             "bench.run",
             False,
-            ["1: from conduit_mcp.client._pins import ..."],
+            ["1: from conduit_mcp.client._validate import ..."],
             id="absolute-from",
         ),
         pytest.param(
@@ -144,10 +167,10 @@ def test_no_module_outside_the_client_package_uses_its_private_names(path: Path)
             id="relative-from-guard",
         ),
         pytest.param(
-            "from ..client import _pins",
+            "from ..client import _validate",
             "conduit_mcp.guard",
             True,
-            ["1: from conduit_mcp.client import _pins"],
+            ["1: from conduit_mcp.client import _validate"],
             id="private-module-as-name-from-package-init",
         ),
         pytest.param(
@@ -170,6 +193,27 @@ def test_no_module_outside_the_client_package_uses_its_private_names(path: Path)
             False,
             [],
             id="public-names-are-fine",
+        ),
+        pytest.param(
+            "from ..client._errors import Error\nfrom ._media import sniff",
+            "conduit_mcp.llm._shape",
+            False,
+            [],
+            id="a-face-builds-on-the-core",
+        ),
+        pytest.param(
+            "from ..pins._store import PinStore",
+            "conduit_mcp.llm._shape",
+            False,
+            ["1: from conduit_mcp.pins._store import ..."],
+            id="no-face-reaches-into-another",
+        ),
+        pytest.param(
+            "from ..llm._shape import shape_for_llm",
+            "conduit_mcp.client._intake",
+            False,
+            ["1: from conduit_mcp.llm._shape import ..."],
+            id="the-core-never-reaches-into-a-face",
         ),
         pytest.param(
             "from ._cli_text import visible\nfrom .client import Error",

@@ -37,20 +37,17 @@ from ._cli_text import JSON_TYPES, clipped, emit, json_text, show, visible, warn
 from .client import (
     TRANSPORTS,
     Error,
-    FieldChange,
     Intake,
-    PinStore,
     Tool,
     conformance_violations,
-    diff_tools,
     fingerprint,
     header_map,
     intake,
     param_headers_apply,
     parse_json,
-    redacted_location,
     unwrap_response,
 )
+from .pins import FieldChange, PinStore, diff_tools, redacted_location
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1

@@ -20,10 +20,9 @@ from conduit_mcp.client import (
     fingerprint,
     header_map,
     intake,
-    shape_for_llm,
-    shaped_text,
     validate_structured,
 )
+from conduit_mcp.llm import shape_for_llm, shaped_text
 from tests.corpus import cases
 
 CASES = cases()

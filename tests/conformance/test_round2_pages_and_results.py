@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import conduit_mcp.client as C
+import conduit_mcp.llm as L
 
 ROUND2 = Path(__file__).resolve().parents[1] / "fixtures" / "cases" / "round2"
 
@@ -47,8 +48,8 @@ def test_case_48_terminal_escapes_never_reach_the_model() -> None:
     case = load("48-result-ansi-escapes-in-text")
     x = case["input"]
     before = copy.deepcopy(x)
-    shaped = C.shape_for_llm(C.ToolResult.from_wire(x), server_id="srv")
-    text = C.shaped_text(shaped)
+    shaped = L.shape_for_llm(C.ToolResult.from_wire(x), server_id="srv")
+    text = L.shaped_text(shaped)
     assert not any(ord(c) < 0x20 and c not in "\t\n\r" for c in text)
     assert not any(0x7F <= ord(c) <= 0x9F for c in text)
     assert "build ok" in text and "docs" in text

@@ -19,7 +19,6 @@ from conduit_mcp.client import (
     REASONS,
     Error,
     Tool,
-    ToolNameMap,
     ToolResult,
     canonical_json,
     conformance_violations,
@@ -29,11 +28,14 @@ from conduit_mcp.client import (
     mcp_param_headers,
     parse_call_result,
     parse_json,
+    validate_structured,
+)
+from conduit_mcp.llm import (
+    ToolNameMap,
     shape_for_llm,
     to_anthropic_tool,
     to_gemini_function,
     to_openai_tool,
-    validate_structured,
 )
 
 VERSIONS: Final = ("2024-11-05", "2025-06-18", "2025-11-25", "2026-07-28")

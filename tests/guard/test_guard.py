@@ -13,8 +13,8 @@ import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from conduit_mcp.client import PinStore
 from conduit_mcp.guard import EVENT_KINDS, GUARD_REASONS, Guard, GuardEvent, Policy
+from conduit_mcp.pins import PinStore
 
 from .conftest import changed_keys
 from .scripted import scripted_session, text, tool

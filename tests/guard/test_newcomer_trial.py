@@ -22,8 +22,9 @@ from mcp import ClientSession
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
-from conduit_mcp.client import PinStore, Tool
+from conduit_mcp.client import Tool
 from conduit_mcp.guard import REFUSED_CALL_CODE, Guard
+from conduit_mcp.pins import PinStore
 
 from .conftest import Hostile
 from .scripted import scripted_session, text, tool

@@ -19,14 +19,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from conduit_mcp.client import (
-    Tool,
-    canonical_json,
-    to_anthropic_tool,
-    to_gemini_function,
-    to_openai_tool,
-)
+from conduit_mcp.client import Tool, canonical_json
 from conduit_mcp.client._jsoncopy import copy_json
+from conduit_mcp.llm import to_anthropic_tool, to_gemini_function, to_openai_tool
 
 LEVELS = 120  # objects nested inside each definition
 DEFINITIONS = 32  # chained: each one's deepest object refers to the next

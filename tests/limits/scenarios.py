@@ -21,12 +21,10 @@ from conduit_mcp.client import (
     REASONS,
     Error,
     Tool,
-    ToolNameMap,
     ToolResult,
     canonical_json,
     check_tool_name,
     conformance_violations,
-    diff_tools,
     find_invalid_x_mcp_header,
     fingerprint,
     header_map,
@@ -36,13 +34,17 @@ from conduit_mcp.client import (
     mcp_param_headers,
     parse_call_result,
     parse_json,
+    validate_structured,
+)
+from conduit_mcp.client._validate import MAX_SCHEMA_BYTES
+from conduit_mcp.llm import (
+    ToolNameMap,
     shape_for_llm,
     to_anthropic_tool,
     to_gemini_function,
     to_openai_tool,
-    validate_structured,
 )
-from conduit_mcp.client._validate import MAX_SCHEMA_BYTES
+from conduit_mcp.pins import diff_tools
 
 #: The issue's sizes: nesting levels, characters, tools, characters, properties.
 FULL = {

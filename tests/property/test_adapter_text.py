@@ -7,7 +7,8 @@ from typing import Any
 
 from hypothesis import given
 
-from conduit_mcp.client import Tool, to_anthropic_tool, to_gemini_function, to_openai_tool
+from conduit_mcp.client import Tool
+from conduit_mcp.llm import to_anthropic_tool, to_gemini_function, to_openai_tool
 from tests.property.hidden import FORBIDDEN, hostile_texts
 from tests.property.profiles import bounded
 

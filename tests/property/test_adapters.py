@@ -8,9 +8,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conduit_mcp.client import (
-    Error,
-    Tool,
+from conduit_mcp.client import Error, Tool
+from conduit_mcp.llm import (
     ToolNameMap,
     from_openai_strict_arguments,
     provider_accepts_name,

@@ -8,14 +8,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conduit_mcp.client import (
-    MIN_MAX_CHARS,
-    PROVENANCE_FLAGS,
-    Error,
-    ToolResult,
-    shape_for_llm,
-    shaped_text,
-)
+from conduit_mcp.client import Error, ToolResult
+from conduit_mcp.llm import MIN_MAX_CHARS, PROVENANCE_FLAGS, shape_for_llm, shaped_text
 from tests.property.hidden import FORBIDDEN, hostile_texts
 from tests.property.profiles import bounded
 from tests.property.strategies import json_values, real_or_mutated, real_results, texts

@@ -17,7 +17,7 @@ from ._errors import Error, json_type_name, render_path, type_error
 from ._jsoncopy import copy_json
 from ._jsonrules import MISSING
 from ._result import ToolResult
-from ._versions import at_least, check_version
+from ._versions import check_version, supports
 
 JSONObject = dict[str, Any]
 
@@ -26,7 +26,6 @@ COMPLETE: Final = "complete"
 INPUT_REQUIRED: Final = "input_required"
 
 #: The first revision whose results carry `resultType`.
-_RESULT_TYPE_SINCE: Final = "2026-07-28"
 
 #: Members of the other results a `tools/call` can get back instead of a `CallToolResult`:
 #: 2025-11-25 `CreateTaskResult.task`; 2026-07-28 `InputRequiredResult.inputRequests` and
@@ -296,7 +295,7 @@ def parse_call_result(
     check_version(protocol_version)
     if not isinstance(raw, dict):
         raise type_error("invalid_tool_result", (), "an object", raw)
-    if at_least(protocol_version, _RESULT_TYPE_SINCE):
+    if supports(protocol_version, "result_type"):
         result_type = raw.get(w.RESULT_TYPE, MISSING)
         if isinstance(result_type, str) and result_type == INPUT_REQUIRED:
             return InputRequired.from_wire(raw, copy=copy)

@@ -19,7 +19,7 @@ from . import _wire as w
 from ._errors import Error, PathItem, cycle_error, json_type_name
 from ._jsonrules import MAX_SAFE_INTEGER, MISSING, Link, link_keys
 from ._tool import Tool
-from ._versions import at_least
+from ._versions import supports
 
 _X: Final = w.X_MCP_HEADER
 _PROPERTIES: Final = "properties"
@@ -325,9 +325,8 @@ def param_headers_apply(transport: str, protocol_version: str) -> bool:
     (Streamable HTTP only; a stdio client MAY ignore the annotations).
     """
     # Imported here: intake imports this module, and the revision has its one home there.
-    from ._intake import HEADERS_SINCE
 
-    return transport == "streamable-http" and at_least(protocol_version, HEADERS_SINCE)
+    return transport == "streamable-http" and supports(protocol_version, "x_mcp_header")
 
 
 def header_map(tool: Tool) -> dict[str, tuple[str, ...]]:

@@ -23,14 +23,13 @@ from ._names import check_tool_name
 from ._tool import Hints, Tool, check_server_id, check_tool_shape
 from ._unicode import find_hidden
 from ._validate import schema_warnings
-from ._versions import at_least, check_version
+from ._versions import check_version, supports
 from ._warnings import IntakeWarning
 
 Transport = Literal["stdio", "streamable-http"]
 TRANSPORTS: Final = frozenset({"stdio", "streamable-http"})
 
 #: x-mcp-header annotations are defined from this revision on.
-HEADERS_SINCE: Final = "2026-07-28"
 
 _HEADER_KEY: Final = b'"x-mcp-header"'
 
@@ -206,7 +205,7 @@ def intake(
             )
         raise type_error("invalid_tools_list", (w.TOOLS,), "an array", tools)
 
-    check_headers = transport == "streamable-http" and at_least(protocol_version, HEADERS_SINCE)
+    check_headers = transport == "streamable-http" and supports(protocol_version, "x_mcp_header")
     accepted: list[Tool] = []
     rejected: list[Rejection] = []
     warnings: list[IntakeWarning] = []

@@ -43,7 +43,7 @@ from ._jsonrules import MISSING
 from ._result import ToolResult
 from ._tool import Tool
 from ._verdict import IssueKind, Outcome, OutputIssue, OutputValidation
-from ._versions import KNOWN_VERSIONS, at_least, check_version
+from ._versions import KNOWN_VERSIONS, SINCE, check_version, supports
 from ._warnings import IntakeWarning
 
 __all__ = [
@@ -76,16 +76,13 @@ _DIALECT_BY_URI: Final = {
 }
 
 # Validation starts at protocol 2025-06-18 (server/tools "Output Schema" appears there).
-_OUTPUT_SCHEMA_SINCE: Final = "2025-06-18"
-_DEFAULT_2020_12_SINCE: Final = "2025-11-25"
-_ANY_JSON_SINCE: Final = "2026-07-28"
 
 # Per known revision, computed once: (outputSchema exists, default dialect, any JSON allowed).
 _BY_VERSION: Final = {
     version: (
-        at_least(version, _OUTPUT_SCHEMA_SINCE),
-        DRAFT_2020_12 if at_least(version, _DEFAULT_2020_12_SINCE) else DRAFT_07,
-        at_least(version, _ANY_JSON_SINCE),
+        supports(version, "output_schema"),
+        DRAFT_2020_12 if supports(version, "json_schema_2020_12_default") else DRAFT_07,
+        supports(version, "structured_content_any_json"),
     )
     for version in KNOWN_VERSIONS
 }
@@ -243,7 +240,8 @@ def validate_structured(
         issues.append(
             OutputIssue(
                 (),
-                f"structuredContent must be an object before protocol {_ANY_JSON_SINCE}, "
+                "structuredContent must be an object before protocol "
+                f"{SINCE['structured_content_any_json']}, "
                 f"got {json_type_name(instance)}",
                 "type",
                 kind="protocol",
@@ -336,7 +334,8 @@ def _verdict(
 def _dialect(schema: dict[str, Any], protocol_version: str, role: str) -> str:
     declared = schema.get(_SCHEMA_KEY, MISSING)
     if declared is MISSING:
-        return DRAFT_2020_12 if at_least(protocol_version, _DEFAULT_2020_12_SINCE) else DRAFT_07
+        default_2020_12 = supports(protocol_version, "json_schema_2020_12_default")
+        return DRAFT_2020_12 if default_2020_12 else DRAFT_07
     dialect = _DIALECT_BY_URI.get(declared) if isinstance(declared, str) else None
     if dialect is None:
         got = json_type_name(declared)

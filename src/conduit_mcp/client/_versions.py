@@ -2,7 +2,7 @@
 
 Not a public module. A caller passes the *negotiated* protocol version (from `initialize`, or the
 per-request `_meta` protocol version on 2026-07-28); behaviour that changed between revisions
-is gated with `at_least`.
+is gated with `supports(version, rule)` on the one table `SINCE`.
 
 Decision: an unknown version string is refused (`unknown_protocol_version`) rather than ordered
 by string comparison. A later dated revision may change the very rules this library gates on
@@ -11,7 +11,7 @@ by string comparison. A later dated revision may change the very rules this libr
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, Literal
 
 from conduit_mcp_wire import LATEST, VERSIONS
 
@@ -24,7 +24,41 @@ KNOWN_VERSIONS: Final = VERSIONS
 
 # `LATEST` (re-exported): the newest released revision, `conduit_mcp_wire.LATEST`, the last
 # dated pin in schema/PINNED.json.
-__all__ = ["KNOWN_VERSIONS", "LATEST", "at_least", "check_version", "version_at_least"]
+__all__ = [
+    "KNOWN_VERSIONS",
+    "LATEST",
+    "SINCE",
+    "Rule",
+    "at_least",
+    "check_version",
+    "supports",
+    "version_at_least",
+    "version_supports",
+]
+
+#: A behaviour of the protocol that changed between revisions.
+Rule = Literal[
+    "output_schema",
+    "json_schema_2020_12_default",
+    "structured_content_any_json",
+    "result_type",
+    "x_mcp_header",
+]
+
+#: Each rule -> the first revision it holds in: the one table every "since version X" rule of
+#: this library reads (a spec bump that moves a rule changes one line here).
+SINCE: Final[dict[Rule, str]] = {
+    # `Tool.outputSchema` and `CallToolResult.structuredContent` (2025-06-18 server/tools).
+    "output_schema": "2025-06-18",
+    # A schema without `$schema` is JSON Schema 2020-12 (2025-11-25 basic "JSON Schema Usage").
+    "json_schema_2020_12_default": "2025-11-25",
+    # `structuredContent` may be any JSON value, not only an object (2026-07-28 server/tools).
+    "structured_content_any_json": "2026-07-28",
+    # Results carry `resultType` (2026-07-28 basic "Result types").
+    "result_type": "2026-07-28",
+    # `x-mcp-header` and the Mcp-Name / Mcp-Param-{Name} headers (2026-07-28 basic/transports).
+    "x_mcp_header": "2026-07-28",
+}
 
 _RANK: Final = {version: rank for rank, version in enumerate(KNOWN_VERSIONS)}
 
@@ -86,3 +120,24 @@ def at_least(version: str, other: str) -> bool:
 
 #: The public name of `at_least` (exported from `conduit_mcp.client`): the same function.
 version_at_least = at_least
+
+
+def supports(version: str, rule: Rule) -> bool:
+    """Whether revision `version` has behaviour `rule` (its `SINCE` revision or later).
+
+    Args:
+        version: the negotiated protocol version.
+        rule: a key of `SINCE`.
+
+    Returns:
+        `True` when `version` is `SINCE[rule]` or later.
+
+    Raises:
+        TypeError, Error: as `at_least` for a `version` that is not a known revision.
+        KeyError: `rule` is not a key of `SINCE` (a bug in this library).
+    """
+    return at_least(version, SINCE[rule])
+
+
+#: The public name of `supports` (exported from `conduit_mcp.client`): the same function.
+version_supports = supports

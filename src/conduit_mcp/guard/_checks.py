@@ -27,13 +27,13 @@ from ..client import (
     OutputIssue,
     OutputValidation,
     PathItem,
-    PinStore,
     Tool,
     ToolResult,
     canonical_json,
 )
 from ..client import validate_arguments as _validate_arguments
 from ..client import validate_structured as _validate_structured
+from ..pins import PinStore
 
 _T = TypeVar("_T")
 

@@ -11,7 +11,8 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from ..client import PinStore, Tool, check_server_id
+from ..client import Tool, check_server_id
+from ..pins import PinStore
 from ._events import MAX_EVENTS, EventSink, GuardEvent
 from ._policy import Policy, make_policy
 

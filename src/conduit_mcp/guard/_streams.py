@@ -38,8 +38,8 @@ from ..client import (
     intake,
     parse_call_result,
     render_path,
+    version_supports,
 )
-from ..client import version_at_least as at_least
 from . import _checks
 from ._events import GuardEvent, logger
 from ._guard import ToolState
@@ -145,8 +145,8 @@ class Connection:
         self._version = version
         known = version if version in KNOWN_VERSIONS else None
         self._known = known
-        self._structured = known is not None and at_least(known, "2025-06-18")
-        self._result_type = known is not None and at_least(known, "2026-07-28")
+        self._structured = known is not None and version_supports(known, "output_schema")
+        self._result_type = known is not None and version_supports(known, "result_type")
 
     def learn_version(self, version: object) -> None:
         if isinstance(version, str) and version and version != self._version:

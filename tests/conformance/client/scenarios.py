@@ -11,15 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from conduit_mcp.client import (
-    InputRequired,
-    Intake,
-    Tool,
-    ToolResult,
-    to_anthropic_tool,
-    to_gemini_function,
-    to_openai_tool,
-)
+from conduit_mcp.client import InputRequired, Intake, Tool, ToolResult
+from conduit_mcp.llm import to_anthropic_tool, to_gemini_function, to_openai_tool
 
 from .http_session import McpHttpSession
 

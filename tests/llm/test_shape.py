@@ -17,20 +17,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conduit_mcp.client import (
+from conduit_mcp.client import Error, Tool, ToolResult, canonical_json, validate_structured
+from conduit_mcp.llm import (
     DEFAULT_ACCEPTED_MIME_TYPES,
     DEFAULT_MAX_CHARS,
     MIN_MAX_CHARS,
     PROVENANCE_FLAGS,
-    Error,
     Provenance,
-    Tool,
-    ToolResult,
-    canonical_json,
     is_strict_base64,
     shape_for_llm,
     shaped_text,
-    validate_structured,
 )
 from tests.corpus import CORPUS, cases, results
 from tests.property.profiles import bounded

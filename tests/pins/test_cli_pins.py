@@ -17,10 +17,10 @@ import rfc8785
 from typer.testing import CliRunner
 
 from conduit_mcp.cli import app
-from conduit_mcp.client import PinStore
+from conduit_mcp.pins import PinStore
 from tests.pgserver import postgres_server, postgres_url  # noqa: F401 (fixtures)
 
-CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
+CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "corpus"
 EVERYTHING = CORPUS / "tools" / "server-everything" / "tools-list--none-client-caps.json"
 
 runner = CliRunner()
@@ -412,7 +412,7 @@ def test_audit_to_a_closed_pipe_is_quiet_with_exit_code_0(tmp_path: Path) -> Non
 
 # -- README: a page from a live server ------------------------------------------------------------
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_the_readme_page_from_a_live_server_is_what_the_guard_pins(tmp_path: Path) -> None:

@@ -23,11 +23,10 @@ from hypothesis import strategies as st
 from openai.types.chat import ChatCompletionFunctionTool, ChatCompletionFunctionToolParam
 from openai.types.responses import FunctionTool, FunctionToolParam
 
-from conduit_mcp.client import (
+from conduit_mcp.client import Error, Tool
+from conduit_mcp.llm import (
     AdaptedTool,
-    Error,
     SchemaNote,
-    Tool,
     ToolNameMap,
     ToolRef,
     to_anthropic_tool,

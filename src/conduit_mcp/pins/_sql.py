@@ -1,6 +1,6 @@
 """The two databases behind `PinStore`: one schema, versioned migrations, sqlite and PostgreSQL.
 
-Not a public module. Every value arrives already checked and escaped by `_pins.py`; every
+Not a public module. Every value arrives already checked and escaped by `_store.py`; every
 value is a bound parameter (the SQL text holds only numbers this module generates). Each
 backend call is one transaction.
 

@@ -20,12 +20,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conduit_mcp.client import (
+from conduit_mcp.client import Error, Tool
+from conduit_mcp.llm import (
     ANTHROPIC_NAME_RULE,
     GEMINI_NAME_RULE,
     OPENAI_NAME_RULE,
-    Error,
-    Tool,
     ToolNameMap,
     ToolRef,
     provider_accepts_name,

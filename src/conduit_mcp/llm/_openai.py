@@ -9,9 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final, Literal
 
+from ..client._errors import Error
+from ..client._jsonrules import MISSING, Link, fragment_tokens, link_depth, resolve_tokens
+from ..client._model_view import refuse_cycle
+from ..client._result import ToolResult
+from ..client._tool import Tool
 from . import _translate as t
-from ._errors import Error
-from ._jsonrules import MISSING, Link, fragment_tokens, link_depth, resolve_tokens
 from ._messages import (
     EMPTY_RESULT,
     ERROR_PREFIX,
@@ -20,10 +23,7 @@ from ._messages import (
     check_shaped,
     placeholder,
 )
-from ._model_view import refuse_cycle
 from ._provider_names import ToolNameMap
-from ._result import ToolResult
-from ._tool import Tool
 from ._translate import JSONObject, SchemaWalk
 
 #: Root keywords refused: "schema must have type 'object' and not have

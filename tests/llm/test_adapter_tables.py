@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from jsonschema_specifications import REGISTRY
 
-from conduit_mcp.client import _anthropic, _gemini, _openai, _translate
+from conduit_mcp.llm import _anthropic, _gemini, _openai, _translate
 
 #: Keywords whose values the 2020-12 meta-schema leaves free: the default handler keeps them.
 KEPT_AS_IS = {"const", "default"}

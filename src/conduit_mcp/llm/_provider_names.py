@@ -18,8 +18,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Final, Literal, NamedTuple
 
-from ._errors import Error
-from ._tool import Tool, check_server_id
+from ..client._errors import Error
+from ..client._tool import Tool, check_server_id
 
 Provider = Literal["openai", "anthropic", "gemini"]
 """A model API whose tool-name rule this module knows."""

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from ..client._errors import Error
+from ..client._fingerprint import fingerprint as _fingerprint
+from ..client._tool import Tool
 from ._changes import DEFAULT_COSMETIC, FieldChange, field_changes, normalized
-from ._errors import Error
-from ._fingerprint import fingerprint as _fingerprint
-from ._tool import Tool
 
 
 @dataclass(frozen=True)

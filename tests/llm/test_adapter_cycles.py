@@ -17,15 +17,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conduit_mcp.client import (
-    Error,
-    Tool,
+from conduit_mcp.client import Error, Tool
+from conduit_mcp.client._model_view import cycle_path, iter_model_text
+from conduit_mcp.llm import (
     from_openai_strict_arguments,
     to_anthropic_tool,
     to_gemini_function,
     to_openai_tool,
 )
-from conduit_mcp.client._model_view import cycle_path, iter_model_text
 from tests.property.profiles import bounded
 
 CYCLE = {"expected": "a JSON value", "got": "cycle"}

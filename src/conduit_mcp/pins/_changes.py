@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from ._jsonrules import MAX_SAFE_INTEGER, TWO_53, escape_token, is_index_token
+from ..client._jsonrules import MAX_SAFE_INTEGER, TWO_53, escape_token, is_index_token
 
 ChangeOp = Literal["add", "remove", "replace"]
 """What happened at a `FieldChange.path`: RFC 6902's operation names."""

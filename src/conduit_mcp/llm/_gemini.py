@@ -13,9 +13,11 @@ from typing import Any, Final, Literal
 
 import orjson
 
+from ..client._errors import PathItem, json_type_name
+from ..client._jsonrules import MISSING, Link, fragment_tokens, link_depth, resolve_tokens
+from ..client._result import ToolResult
+from ..client._tool import Tool
 from . import _translate as t
-from ._errors import PathItem, json_type_name
-from ._jsonrules import MISSING, Link, fragment_tokens, link_depth, resolve_tokens
 from ._messages import (
     EMPTY_RESULT,
     AdaptedResult,
@@ -24,8 +26,6 @@ from ._messages import (
     placeholder,
 )
 from ._provider_names import ToolNameMap
-from ._result import ToolResult
-from ._tool import Tool
 from ._translate import JSONObject, NoteAction
 
 #: "parameters schema should be of type OBJECT" (Vertex AI); no composition at the root.

@@ -19,15 +19,15 @@ from itertools import repeat
 from types import TracebackType
 from typing import Any, Final, Literal, NamedTuple
 
+from ..client._errors import Error
+from ..client._fingerprint import fingerprint as _fingerprint
+from ..client._jcs import canonical_json
+from ..client._json import parse_json
+from ..client._tool import Tool, check_server_id
+from ..client._versions import check_version
 from ._changes import DEFAULT_COSMETIC, FieldChange, field_changes, normalized
 from ._drift import ToolDiff, diff_tools
-from ._errors import Error
-from ._fingerprint import fingerprint as _fingerprint
-from ._jcs import canonical_json
-from ._json import parse_json
-from ._pinsql import AuditRow, Backend, CheckRow, PinRow, PostgresBackend, SqliteBackend
-from ._tool import Tool, check_server_id
-from ._versions import check_version
+from ._sql import AuditRow, Backend, CheckRow, PinRow, PostgresBackend, SqliteBackend
 
 PinStatus = Literal["approved", "new", "changed", "cosmetic"]
 """`PinStore.check`'s answer: the pinned definition; no pin; a material change; or a change

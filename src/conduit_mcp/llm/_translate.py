@@ -23,13 +23,13 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Final, Literal, NamedTuple, overload
 
-from . import _wire as w
-from ._errors import Error, PathItem, json_type_name
-from ._jsonrules import Link, escape_token, is_index_token, link_keys, unescape_token
-from ._model_view import refuse_cycle
+from ..client import _wire as w
+from ..client._errors import Error, PathItem, json_type_name
+from ..client._jsonrules import Link, escape_token, is_index_token, link_keys, unescape_token
+from ..client._model_view import refuse_cycle
+from ..client._tool import Tool
+from ..client._unicode import clean_model_text
 from ._provider_names import ToolNameMap, standalone_name
-from ._tool import Tool
-from ._unicode import clean_model_text
 
 JSONObject = dict[str, Any]
 

@@ -10,11 +10,11 @@ import re
 from collections.abc import Mapping
 from typing import Final
 
+from ..client._result import ToolResult
+from ..client._tool import Tool
 from . import _translate as t
 from ._messages import EMPTY_RESULT, AdaptedResult, blocks, check_shaped, placeholder
 from ._provider_names import ToolNameMap
-from ._result import ToolResult
-from ._tool import Tool
 from ._translate import JSONObject, SchemaWalk
 
 #: "input_schema does not support oneOf, allOf, or anyOf at the top level" (API 400 message).

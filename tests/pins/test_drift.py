@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conduit_mcp.client import Error, PinStore, Tool, ToolDiff, diff_tools, fingerprint
+from conduit_mcp.client import Error, Tool, fingerprint
+from conduit_mcp.pins import PinStore, ToolDiff, diff_tools
 from tests.corpus import tool_lists
 from tests.property.profiles import bounded
 

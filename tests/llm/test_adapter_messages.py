@@ -13,9 +13,8 @@ from google.genai import types as genai_types
 from openai.types.chat import ChatCompletionToolMessageParam
 from openai.types.responses import ResponseInputItemParam
 
-from conduit_mcp.client import (
-    Error,
-    ToolResult,
+from conduit_mcp.client import Error, ToolResult
+from conduit_mcp.llm import (
     shape_for_llm,
     to_anthropic_tool_result,
     to_gemini_function_response,

@@ -24,15 +24,10 @@ from hypothesis import strategies as st
 from openai.types.chat import ChatCompletionFunctionTool, ChatCompletionFunctionToolParam
 from openai.types.responses import FunctionTool, FunctionToolParam
 
-from conduit_mcp.client import (
-    Error,
-    Tool,
-    to_anthropic_tool,
-    to_gemini_function,
-    to_openai_tool,
-)
-from tests.client.adapter_rules import anthropic_problems, gemini_problems, openai_problems
+from conduit_mcp.client import Error, Tool
+from conduit_mcp.llm import to_anthropic_tool, to_gemini_function, to_openai_tool
 from tests.corpus import CASES, all_tools, cases
+from tests.llm.adapter_rules import anthropic_problems, gemini_problems, openai_problems
 from tests.property.profiles import bounded
 
 OPENAI_CHAT = pydantic.TypeAdapter(ChatCompletionFunctionToolParam)

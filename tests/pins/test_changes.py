@@ -12,8 +12,9 @@ from typing import Any
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from conduit_mcp.client import DEFAULT_COSMETIC, Tool, diff_tools
-from conduit_mcp.client._changes import field_changes, normalized
+from conduit_mcp.client import Tool
+from conduit_mcp.pins import DEFAULT_COSMETIC, diff_tools
+from conduit_mcp.pins._changes import field_changes, normalized
 from tests.property.profiles import bounded
 from tests.property.strategies import json_objects, json_values
 

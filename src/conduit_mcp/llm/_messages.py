@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Final, NamedTuple
 
-from . import _wire as w
-from ._provenance import Provenance
-from ._result import ToolResult
+from ..client import _wire as w
+from ..client._provenance import Provenance
+from ..client._result import ToolResult
 
 JSONObject = dict[str, Any]
 

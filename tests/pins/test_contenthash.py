@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 import rfc8785
 
-from conduit_mcp.client import CONTENT_HASH_PREFIX, Error, content_hash, intake
+from conduit_mcp.client import Error, intake
+from conduit_mcp.pins import CONTENT_HASH_PREFIX, content_hash
 from tests.corpus import all_tools
 
 

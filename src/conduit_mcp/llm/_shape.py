@@ -46,16 +46,16 @@ import math
 from collections.abc import Iterable
 from typing import Any, Final, Literal
 
-from . import _provenance as pv
-from . import _wire as w
-from ._errors import PathItem, cycle_error
-from ._jsonrules import compact_json
+from ..client import _provenance as pv
+from ..client import _wire as w
+from ..client._errors import PathItem, cycle_error
+from ..client._jsonrules import compact_json
+from ..client._provenance import Provenance
+from ..client._provenance import clean_text as _clean
+from ..client._result import ToolResult
+from ..client._tool import check_server_id
+from ..client._unicode import has_hidden
 from ._media import MIME_ALIASES, known_signature, normalize_mime, sniff
-from ._provenance import Provenance
-from ._provenance import clean_text as _clean
-from ._result import ToolResult
-from ._tool import check_server_id
-from ._unicode import has_hidden
 
 # -- provenance (the flags and the record live in `_provenance.py`) --------------------------
 

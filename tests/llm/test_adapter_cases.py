@@ -9,9 +9,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from conduit_mcp.client import (
+from conduit_mcp.client import Tool
+from conduit_mcp.llm import (
     SchemaNote,
-    Tool,
     from_openai_strict_arguments,
     to_anthropic_tool,
     to_gemini_function,

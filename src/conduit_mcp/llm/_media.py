@@ -16,7 +16,7 @@ from typing import Final
 
 import filetype
 
-from ._unicode import clean_model_text
+from ..client._unicode import clean_model_text
 
 #: The longest `mimeType` looked at, in characters; RFC 6838 section 4.2 bounds type and subtype
 #: names to 127 characters each, and parameters are dropped anyway.

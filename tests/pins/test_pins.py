@@ -18,14 +18,8 @@ from typing import Any
 import pytest
 import rfc8785
 
-from conduit_mcp.client import (
-    AsyncPinStore,
-    FieldChange,
-    PinStore,
-    Tool,
-    intake,
-    redacted_location,
-)
+from conduit_mcp.client import Tool, intake
+from conduit_mcp.pins import AsyncPinStore, FieldChange, PinStore, redacted_location
 from tests.corpus import tool_lists
 from tests.pgserver import postgres_server, postgres_url  # noqa: F401 (fixtures)
 
@@ -213,7 +207,7 @@ def test_an_approved_tool_has_no_changes(store: PinStore) -> None:
 def test_approve_keeps_canonical_definition_fingerprint_approver_time_and_version(
     store: PinStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import conduit_mcp.client._pins as pins_module
+    import conduit_mcp.pins._store as pins_module
 
     # The store's clock, pinned: approved_at is the time of approval, read once.
     monkeypatch.setattr(pins_module.time, "time", lambda: 1_767_225_600.25)
@@ -424,7 +418,7 @@ def test_check_outcomes_of_awkward_names_are_audited_exactly_in_page_order(
     """Names with U+0000, backslashes, quotes, commas and non-ASCII (astral too) reach the
     audit log as sent, in page order, with the store's clock (to the last bit) and the
     protocol version."""
-    import conduit_mcp.client._pins as pins_module
+    import conduit_mcp.pins._store as pins_module
 
     clock = 1_767_225_600.1234567
     monkeypatch.setattr(pins_module.time, "time", lambda: clock)
@@ -583,7 +577,8 @@ def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
 
 _WRITER = """
 import sys
-from conduit_mcp.client import PinStore, Tool
+from conduit_mcp.client import Tool
+from conduit_mcp.pins import PinStore
 location, worker = sys.argv[1], sys.argv[2]
 with PinStore(location, timeout=60) as pins:
     for i in range(500):

@@ -1,0 +1,44 @@
+"""conduit_mcp.pins: what a client trusted about each tool, and what changed since.
+
+A `PinStore` (sqlite for one host, PostgreSQL for a team) keeps, per server and tool name, the
+approved definition, its fingerprint and who approved it, and an append-only audit log;
+`diff_tools` and `FieldChange` say what changed between two definitions, field by field, and
+which changes are cosmetic; `content_hash` is a declaration's SEP-3140 hash. Builds on
+`conduit_mcp.client`.
+
+`__all__` is grouped by concept (tests/test_public_api.py pins it).
+"""
+
+from ..client._contenthash import CONTENT_HASH_PREFIX, content_hash
+from ._changes import DEFAULT_COSMETIC, ChangeOp, FieldChange
+from ._drift import ToolDiff, diff_tools
+from ._store import (
+    AsyncPinStore,
+    AuditEntry,
+    Pin,
+    PinCheck,
+    PinStatus,
+    PinStore,
+    redacted_location,
+)
+
+# Grouped by concept, not sorted: the groups are the map of the API.
+__all__ = [  # noqa: RUF022
+    # The store: pins per server and tool, the audit log, and the location's redacted form
+    "PinStore",
+    "AsyncPinStore",
+    "Pin",
+    "PinCheck",
+    "PinStatus",
+    "AuditEntry",
+    "redacted_location",
+    # Changes: what changed between two definitions of a tool, field by field
+    "ToolDiff",
+    "diff_tools",
+    "ChangeOp",
+    "FieldChange",
+    "DEFAULT_COSMETIC",
+    # Content hashes: a declaration's SEP-3140 hash
+    "content_hash",
+    "CONTENT_HASH_PREFIX",
+]
