@@ -36,6 +36,7 @@ import jinja2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from patches import MISSING, PATCHES, Patch
+from postprocess import PostprocessError, nullable_optional_members, postprocess
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_DIR = ROOT / "schema"
@@ -74,6 +75,10 @@ DCG_ARGS = (
     "--use-schema-description",
     "--use-annotated",
     "--use-union-operator",
+    # A union or a plain value type is a type alias (`ContentBlock`, `Role`, `MetaObject`), not a
+    # RootModel: `result.content[0]` is the concrete block, `audience[0] == "user"` holds, and
+    # `_meta` is a dict. Python 3.10 has no `type` statement, so dcg writes `TypeAliasType`.
+    "--use-type-alias",
     "--use-standard-collections",
     "--enum-field-as-literal=all",
     "--keep-model-order",
@@ -302,7 +307,10 @@ def run_codegen(pruned: dict[str, Any], header: str, workdir: Path, stem: str) -
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"datamodel-codegen failed for {stem}:\n{done.stderr}")
-    return target.read_text(encoding="utf-8")
+    try:
+        return postprocess(target.read_text(encoding="utf-8"), stem)
+    except PostprocessError as exc:
+        raise GenerationError(str(exc)) from None
 
 
 def module_name(version: str) -> str:
@@ -333,6 +341,10 @@ def build(workdir: Path) -> dict[str, str]:
         pin, schema = load_pinned(version)
         patched, applied = patch_schema(version, schema)
         pruned, roots, total = prune(patched)
+        nullable = nullable_optional_members(pruned)
+        if nullable:
+            # postprocess.mark_not_null would refuse the null these members allow.
+            raise GenerationError(f"{version}: optional members that admit null: {nullable}")
         header = _render(
             "header.py.jinja",
             version=version,

@@ -41,14 +41,15 @@ def test_attributes_are_snake_case_and_read_the_wire_members() -> None:
     assert tool.output_schema is not None and tool.output_schema.type == "object"
     assert tool.annotations is not None
     assert (tool.annotations.read_only_hint, tool.annotations.open_world_hint) == (True, False)
-    assert tool.meta is not None and tool.meta.root == {"com.example/k": 1}
+    assert tool.meta == {"com.example/k": 1}
     result = LATEST_MODULE.CallToolResult.model_validate(RESULT)
     assert (result.is_error, result.structured_content, result.result_type) == (
         False,
         {"t": 18},
         "complete",
     )
-    assert result.content[0].root.mime_type == "image/png"
+    block = result.content[0]
+    assert isinstance(block, LATEST_MODULE.ImageContent) and block.mime_type == "image/png"
 
 
 @pytest.mark.parametrize(
