@@ -12,6 +12,13 @@ Only what no dcg 0.89 option, template or recorded schema patch can express:
    0.89 cannot render from a copy of its own BaseModel template (a custom template dir fails
    on the first multi-line docstring).
 
+3. `type_json_objects`: the members holding one of `JSON_OBJECTS` (a JSON object a user fills
+   by hand: `inputSchema`, `outputSchema`, a result's `_meta`) are typed `dict[str, Any]`,
+   checked at run time by `AsDict(<model>)` (conduit_mcp_wire._base): `Tool(name="t",
+   input_schema={"type": "object"})` type-checks, and `tool.input_schema` is the wire's dict,
+   as in `mcp_types`. dcg types such a member with its model class and has no option to do
+   otherwise.
+
 Each step checks that it found what it expects, so a dcg upgrade that changes its output
 stops the generator instead of silently skipping a step. The text is re-formatted with the
 pinned black in the mode dcg itself used (88 columns, quotes as written), so an unchanged
@@ -30,7 +37,11 @@ ROOT_PLACEHOLDER = '\n\nModel = TypeAliasType("Model", Any)\n'
 
 #: The import line of the base class dcg writes, and the same line with the marker.
 BASE_IMPORT = "from conduit_mcp_wire._base import WireModel\n"
-BASE_IMPORT_WITH_MARKER = "from conduit_mcp_wire._base import NOT_NULL, WireModel\n"
+BASE_IMPORT_WITH_MARKER = "from conduit_mcp_wire._base import NOT_NULL, AsDict, WireModel\n"
+
+#: The generated models of JSON objects a user fills by hand (step 3). The naming table
+#: (codegen/names.json) gives these names to the definitions dcg names after their member.
+JSON_OBJECTS = frozenset({"InputSchema", "OutputSchema", "ResultMetaObject"})
 
 BLACK_MODE = black.Mode(
     target_versions={black.TargetVersion.PY310}, line_length=88, string_normalization=False
@@ -92,16 +103,41 @@ def nullable_optional_members(schema: dict[str, Any]) -> list[str]:
     return found
 
 
+class _LineIndex:
+    """Source offsets (str indices) of ast positions (lines from 1, UTF-8 byte columns)."""
+
+    def __init__(self, source: str) -> None:
+        self.lines = source.splitlines(keepends=True)
+        self.starts = [0]
+        for line in self.lines:
+            self.starts.append(self.starts[-1] + len(line))
+
+    def offset(self, lineno: int, col: int) -> int:
+        line = self.lines[lineno - 1]
+        return self.starts[lineno - 1] + len(line.encode("utf-8")[:col].decode("utf-8"))
+
+    def span(self, node: ast.expr) -> tuple[int, int]:
+        if node.end_lineno is None or node.end_col_offset is None:
+            raise PostprocessError("an annotation without an end position")
+        return self.offset(node.lineno, node.col_offset), self.offset(
+            node.end_lineno, node.end_col_offset
+        )
+
+
+def _is_annotated(node: ast.expr) -> bool:
+    return (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "Annotated"
+        and isinstance(node.slice, ast.Tuple)
+    )
+
+
 def _optional_none(annotation: ast.expr) -> ast.expr | None:
     """The `X | None` inside an annotation (bare or first argument of `Annotated`), else None."""
     inner = annotation
-    if (
-        isinstance(annotation, ast.Subscript)
-        and isinstance(annotation.value, ast.Name)
-        and annotation.value.id == "Annotated"
-        and isinstance(annotation.slice, ast.Tuple)
-    ):
-        inner = annotation.slice.elts[0]
+    if _is_annotated(annotation):
+        inner = annotation.slice.elts[0]  # type: ignore[attr-defined]
     if not (isinstance(inner, ast.BinOp) and isinstance(inner.op, ast.BitOr)):
         return None
     if not (isinstance(inner.right, ast.Constant) and inner.right.value is None):
@@ -119,16 +155,7 @@ def mark_not_null(source: str, stem: str) -> str:
         PostprocessError: no member was marked, or the base-class import is not dcg's.
     """
     tree = ast.parse(source)
-    lines = source.splitlines(keepends=True)
-    offsets = [0]
-    for line in lines:
-        offsets.append(offsets[-1] + len(line))
-
-    def offset(lineno: int, col: int) -> int:
-        # ast columns are UTF-8 byte offsets; convert within the line.
-        line = lines[lineno - 1]
-        return offsets[lineno - 1] + len(line.encode("utf-8")[:col].decode("utf-8"))
-
+    index = _LineIndex(source)
     edits: list[tuple[int, int, str]] = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.ClassDef):
@@ -142,10 +169,7 @@ def mark_not_null(source: str, stem: str) -> str:
             ):
                 continue
             annotation = statement.annotation
-            if annotation.end_lineno is None or annotation.end_col_offset is None:
-                raise PostprocessError(f"{stem}: an annotation without an end position")
-            start = offset(annotation.lineno, annotation.col_offset)
-            end = offset(annotation.end_lineno, annotation.end_col_offset)
+            start, end = index.span(annotation)
             text = source[start:end]
             if isinstance(annotation, ast.Subscript):  # Annotated[X | None, Field(...)]
                 new = text[:-1].rstrip().rstrip(",") + ", NOT_NULL]"
@@ -163,6 +187,43 @@ def mark_not_null(source: str, stem: str) -> str:
     return source.replace(BASE_IMPORT, BASE_IMPORT_WITH_MARKER)
 
 
+def type_json_objects(source: str, stem: str) -> str:
+    """Type every member holding one of `JSON_OBJECTS` as `dict[str, Any]` + `AsDict(model)`.
+
+    Raises:
+        PostprocessError: no member was retyped (every version has `Tool.inputSchema`).
+    """
+    tree = ast.parse(source)
+    edits: list[tuple[int, int, str]] = []
+    index = _LineIndex(source)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for statement in node.body:
+            if not isinstance(statement, ast.AnnAssign):
+                continue
+            annotation = statement.annotation
+            metadata: list[ast.expr] = []
+            base = annotation
+            if _is_annotated(annotation):
+                elements = annotation.slice  # type: ignore[attr-defined]
+                base, metadata = elements.elts[0], list(elements.elts[1:])
+            optional = isinstance(base, ast.BinOp) and isinstance(base.op, ast.BitOr)
+            named = base.left if optional else base  # type: ignore[attr-defined]
+            if not (isinstance(named, ast.Name) and named.id in JSON_OBJECTS):
+                continue
+            parts = ["dict[str, Any] | None" if optional else "dict[str, Any]"]
+            parts += [ast.unparse(item) for item in metadata]
+            parts.append(f"AsDict({named.id})")
+            start, end = index.span(annotation)
+            edits.append((start, end, f"Annotated[{', '.join(parts)}]"))
+    if not edits:
+        raise PostprocessError(f"{stem}: no JSON-object member found to type as a dict")
+    for start, end, new in sorted(edits, reverse=True):
+        source = source[:start] + new + source[end:]
+    return source
+
+
 def postprocess(source: str, stem: str) -> str:
     """Run every step on one module's source and re-format it (see the module docstring).
 
@@ -170,5 +231,6 @@ def postprocess(source: str, stem: str) -> str:
         PostprocessError: a step did not find what it expects.
     """
     source = drop_root_placeholder(source, stem)
+    source = type_json_objects(source, stem)
     source = mark_not_null(source, stem)
     return black.format_str(source, mode=BLACK_MODE)

@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler
-from pydantic_core import CoreSchema
+from pydantic_core import CoreSchema, core_schema
 
 
 class _NotNull:
@@ -50,6 +50,55 @@ class _NotNull:
 
 #: Marks an optional member that may be absent but never `null` (see `_NotNull`).
 NOT_NULL: Final = _NotNull()
+
+
+class AsDict:
+    """`Annotated` metadata of a JSON-object member a user fills by hand (`inputSchema`,
+    `outputSchema`, a result's `_meta`): typed `dict[str, Any]`, checked as `model`.
+
+    The value is validated against the members `model` (a generated `WireModel` of that JSON
+    object) declares, by their wire names, with the model's strictness and unknown members kept
+    where the model is open, and it is kept as the plain dict the wire sent (wire names as keys;
+    pydantic's typed-dict validator, so no model instance is built).
+
+    Args:
+        model: the generated model of the JSON object, e.g. `InputSchema`.
+
+    Raises:
+        TypeError: at class creation, when `model`'s schema is not a plain model (a generator
+            change this marker does not know).
+    """
+
+    def __init__(self, model: type[BaseModel]) -> None:
+        self.model = model
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        schema: Any = handler.resolve_ref_schema(handler.generate_schema(self.model))
+        fields_schema = schema.get("schema", {})
+        if schema.get("type") != "model" or fields_schema.get("type") != "model-fields":
+            raise TypeError(f"AsDict({self.model.__name__}): not a plain model schema")
+        config = schema.get("config", {})
+        fields: dict[str, core_schema.TypedDictField] = {}
+        for name, field in fields_schema["fields"].items():
+            inner, required = field["schema"], True
+            if inner["type"] == "default":  # optional: absent stays absent, no default written
+                inner, required = inner["schema"], False
+            key = field.get("validation_alias", name)
+            if not isinstance(key, str):
+                raise TypeError(f"AsDict({self.model.__name__}): alias of {name} is not a name")
+            fields[key] = core_schema.typed_dict_field(inner, required=required)
+        return core_schema.typed_dict_schema(
+            fields,
+            extra_behavior=config.get("extra_fields_behavior", "ignore"),
+            extras_schema=fields_schema.get("extras_schema"),
+            strict=config.get("strict", False),
+            ref=f"AsDict:{schema.get('ref', self.model.__qualname__)}",
+        )
+
+    def __repr__(self) -> str:
+        return f"AsDict({self.model.__name__})"
 
 
 class WireModel(BaseModel):
@@ -74,4 +123,4 @@ class WireModel(BaseModel):
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
 
-__all__ = ["NOT_NULL", "WireModel"]
+__all__ = ["NOT_NULL", "AsDict", "WireModel"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from conduit_mcp_wire._base import NOT_NULL, WireModel
+from conduit_mcp_wire._base import NOT_NULL, AsDict, WireModel
 from pydantic import ConfigDict, Field
 from typing_extensions import TypeAliasType
 
@@ -213,7 +213,9 @@ class Tool(WireModel):
     """
     A human-readable description of the tool.
     """
-    input_schema: Annotated[InputSchema, Field(alias='inputSchema')]
+    input_schema: Annotated[
+        dict[str, Any], Field(alias='inputSchema'), AsDict(InputSchema)
+    ]
     """
     A JSON Schema object defining the expected parameters for the tool.
     """

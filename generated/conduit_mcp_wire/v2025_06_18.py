@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from conduit_mcp_wire._base import NOT_NULL, WireModel
+from conduit_mcp_wire._base import NOT_NULL, AsDict, WireModel
 from pydantic import ConfigDict, Field
 from typing_extensions import TypeAliasType
 
@@ -372,7 +372,9 @@ class Tool(WireModel):
 
     This can be used by clients to improve the LLM's understanding of available tools. It can be thought of like a "hint" to the model.
     """
-    input_schema: Annotated[InputSchema, Field(alias='inputSchema')]
+    input_schema: Annotated[
+        dict[str, Any], Field(alias='inputSchema'), AsDict(InputSchema)
+    ]
     """
     A JSON Schema object defining the expected parameters for the tool.
     """
@@ -381,7 +383,10 @@ class Tool(WireModel):
     Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     """
     output_schema: Annotated[
-        OutputSchema | None, Field(alias='outputSchema'), NOT_NULL
+        dict[str, Any] | None,
+        Field(alias='outputSchema'),
+        AsDict(OutputSchema),
+        NOT_NULL,
     ] = None
     """
     An optional JSON Schema object defining the structure of the tool's output returned in

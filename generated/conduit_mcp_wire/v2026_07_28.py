@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Dict, Literal, Union
 
-from conduit_mcp_wire._base import NOT_NULL, WireModel
+from conduit_mcp_wire._base import NOT_NULL, AsDict, WireModel
 from pydantic import ConfigDict, Field
 from typing_extensions import TypeAliasType
 
@@ -128,7 +128,9 @@ class CallToolResult(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[ResultMetaObject | None, Field(alias='_meta'), NOT_NULL] = None
+    meta: Annotated[
+        dict[str, Any] | None, Field(alias='_meta'), AsDict(ResultMetaObject), NOT_NULL
+    ] = None
     content: list[ContentBlock]
     """
     A list of content objects that represent the unstructured result of the tool call.
@@ -414,7 +416,9 @@ class InputRequiredResult(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[ResultMetaObject | None, Field(alias='_meta'), NOT_NULL] = None
+    meta: Annotated[
+        dict[str, Any] | None, Field(alias='_meta'), AsDict(ResultMetaObject), NOT_NULL
+    ] = None
     input_requests: Annotated[
         InputRequests | None, Field(alias='inputRequests'), NOT_NULL
     ] = None
@@ -559,7 +563,9 @@ class ListToolsResult(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[ResultMetaObject | None, Field(alias='_meta'), NOT_NULL] = None
+    meta: Annotated[
+        dict[str, Any] | None, Field(alias='_meta'), AsDict(ResultMetaObject), NOT_NULL
+    ] = None
     cache_scope: Annotated[Literal['private', 'public'], Field(alias='cacheScope')]
     """
     Indicates the intended scope of the cached response, analogous to HTTP
@@ -1058,7 +1064,9 @@ class Tool(WireModel):
     - `image/svg+xml` - SVG images (scalable but requires security precautions)
     - `image/webp` - WebP images (modern, efficient format)
     """
-    input_schema: Annotated[InputSchema, Field(alias='inputSchema')]
+    input_schema: Annotated[
+        dict[str, Any], Field(alias='inputSchema'), AsDict(InputSchema)
+    ]
     """
     A JSON Schema object defining the expected parameters for the tool.
 
@@ -1080,7 +1088,10 @@ class Tool(WireModel):
     Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     """
     output_schema: Annotated[
-        OutputSchema | None, Field(alias='outputSchema'), NOT_NULL
+        dict[str, Any] | None,
+        Field(alias='outputSchema'),
+        AsDict(OutputSchema),
+        NOT_NULL,
     ] = None
     """
     An optional JSON Schema object defining the structure of the tool's output returned in
