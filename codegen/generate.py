@@ -43,6 +43,7 @@ SCHEMA_DIR = ROOT / "schema"
 PIN_FILE = SCHEMA_DIR / "PINNED.json"
 OUTPUT_DIR = ROOT / "generated" / "conduit_mcp_wire"
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+NAMES = Path(__file__).resolve().parent / "names.json"
 
 # -- knobs -----------------------------------------------------------------------------------
 
@@ -288,11 +289,51 @@ def prune(schema: dict[str, Any]) -> tuple[dict[str, Any], list[str], int]:
     return {"$schema": schema["$schema"], key: kept}, roots, len(defs)
 
 
+class NamingError(GenerationError):
+    """An entry of codegen/names.json does not fit: bad range, or a name dcg no longer gives."""
+
+
+def naming_table(version: str) -> tuple[dict[str, str], dict[str, str]]:
+    """The entries of codegen/names.json for one version.
+
+    Returns:
+        (dcg class name -> our class name, `Class.wire_member` -> our attribute name), the forms
+        dcg's `--model-name-map` and `--aliases` take.
+
+    Raises:
+        NamingError: an entry's range names a version that is not pinned.
+    """
+    table = json.loads(NAMES.read_text(encoding="utf-8"))
+    order = read_registry().versions
+    models: dict[str, str] = {}
+    members: dict[str, str] = {}
+    for kind, target, key in (("models", models, "dcg_name"), ("members", members, "member")):
+        for entry in table[kind]:
+            # The same inclusive range rule as a recorded patch.
+            span = Patch(entry["since"], key, None, None, "", "", entry.get("until"))
+            try:
+                if span.applies_to(version, order):
+                    target[entry[key]] = entry["name"]
+            except ValueError as exc:
+                raise NamingError(f"codegen/names.json: {exc}") from None
+    return models, members
+
+
 def run_codegen(pruned: dict[str, Any], header: str, workdir: Path, stem: str) -> str:
-    """Run datamodel-code-generator on one pruned schema; return the module source."""
+    """Run datamodel-code-generator on one pruned schema; return the module source.
+
+    Raises:
+        NamingError: a class name of the naming table matched no model dcg generated.
+        GenerationError: dcg failed, or the post-processing pass did not find what it expects.
+    """
     source = workdir / f"{stem}.json"
     target = workdir / f"{stem}.py"
     source.write_text(json.dumps(pruned, indent=1, ensure_ascii=False), encoding="utf-8")
+    models, members = naming_table(version_of(stem))
+    names = workdir / f"{stem}.names.json"
+    aliases = workdir / f"{stem}.aliases.json"
+    names.write_text(json.dumps(models), encoding="utf-8")
+    aliases.write_text(json.dumps(members), encoding="utf-8")
     cmd = [
         sys.executable,
         "-W",
@@ -303,14 +344,26 @@ def run_codegen(pruned: dict[str, Any], header: str, workdir: Path, stem: str) -
         f"--output={target}",
         f"--custom-file-header={header}",
         *DCG_ARGS,
+        *([f"--model-name-map={names}"] if models else []),
+        *([f"--aliases={aliases}"] if members else []),
     ]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"datamodel-codegen failed for {stem}:\n{done.stderr}")
+    if "matched no generated model" in done.stderr:
+        raise NamingError(
+            f"{stem}: codegen/names.json names a class dcg did not generate:"
+            f" {done.stderr.strip()}"
+        )
     try:
         return postprocess(target.read_text(encoding="utf-8"), stem)
     except PostprocessError as exc:
         raise GenerationError(str(exc)) from None
+
+
+def version_of(stem: str) -> str:
+    """`v2025_06_18` -> `2025-06-18`; `draft` -> `draft` (the inverse of `module_name`)."""
+    return stem if stem == DRAFT else stem[1:].replace("_", "-")
 
 
 def module_name(version: str) -> str:

@@ -53,20 +53,6 @@ class Annotations(WireModel):
     """
 
 
-class AnyOfItem(WireModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    const: str
-    """
-    The constant enum value.
-    """
-    title: str
-    """
-    Display title for this option.
-    """
-
-
 class AudioContent(WireModel):
     """
     Audio provided to or from an LLM.
@@ -463,35 +449,6 @@ class InputSchema(WireModel):
     type: Literal['object']
 
 
-class Items(WireModel):
-    """
-    Schema for array items with enum options and display labels.
-    """
-
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    any_of: Annotated[list[AnyOfItem], Field(alias='anyOf')]
-    """
-    Array of enum options with values and display labels.
-    """
-
-
-class Items1(WireModel):
-    """
-    Schema for the array items.
-    """
-
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    enum: list[str]
-    """
-    Array of enum values to choose from.
-    """
-    type: Literal['string']
-
-
 JSONObject = TypeAliasType("JSONObject", dict[str, "JSONValue"])
 
 
@@ -536,7 +493,7 @@ class ListRootsRequest(WireModel):
         extra='allow',
     )
     method: Literal['roots/list']
-    params: Annotated[Params | None, NOT_NULL] = None
+    params: Annotated[ListRootsRequestParams | None, NOT_NULL] = None
 
 
 InputRequest = TypeAliasType(
@@ -553,6 +510,13 @@ InputRequests = TypeAliasType("InputRequests", dict[str, InputRequest])
 A map of server-initiated requests that the client must fulfill.
 Keys are server-assigned identifiers; values are the request objects.
 """
+
+
+class ListRootsRequestParams(WireModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    meta: Annotated[MetaObject | None, Field(alias='_meta'), NOT_NULL] = None
 
 
 class ListToolsResult(WireModel):
@@ -732,20 +696,6 @@ class NumberSchema(WireModel):
     type: Literal['integer', 'number']
 
 
-class OneOfItem(WireModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    const: str
-    """
-    The enum value.
-    """
-    title: str
-    """
-    Display label for this option.
-    """
-
-
 class OutputSchema(WireModel):
     """
     An optional JSON Schema object defining the structure of the tool's output returned in
@@ -761,13 +711,6 @@ class OutputSchema(WireModel):
         '__pydantic_extra__': Dict[str, Any],
     }
     schema_: Annotated[str | None, Field(alias='$schema'), NOT_NULL] = None
-
-
-class Params(WireModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    meta: Annotated[MetaObject | None, Field(alias='_meta'), NOT_NULL] = None
 
 
 RequestId = TypeAliasType("RequestId", str | int)
@@ -862,7 +805,7 @@ class ResultMetaObject(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    io_modelcontextprotocol_server_info: Annotated[
+    server_info: Annotated[
         Any | None, Field(alias='io.modelcontextprotocol/serverInfo')
     ] = None
     """
@@ -985,7 +928,7 @@ class TitledMultiSelectEnumSchema(WireModel):
     """
     Optional description for the enum field.
     """
-    items: Items
+    items: TitledMultiSelectItems
     """
     Schema for array items with enum options and display labels.
     """
@@ -1004,6 +947,34 @@ class TitledMultiSelectEnumSchema(WireModel):
     type: Literal['array']
 
 
+class TitledMultiSelectItems(WireModel):
+    """
+    Schema for array items with enum options and display labels.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    any_of: Annotated[list[TitledMultiSelectOption], Field(alias='anyOf')]
+    """
+    Array of enum options with values and display labels.
+    """
+
+
+class TitledMultiSelectOption(WireModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    const: str
+    """
+    The constant enum value.
+    """
+    title: str
+    """
+    Display title for this option.
+    """
+
+
 class TitledSingleSelectEnumSchema(WireModel):
     """
     Schema for single-selection enumeration with display titles for each option.
@@ -1020,7 +991,7 @@ class TitledSingleSelectEnumSchema(WireModel):
     """
     Optional description for the enum field.
     """
-    one_of: Annotated[list[OneOfItem], Field(alias='oneOf')]
+    one_of: Annotated[list[TitledSingleSelectOption], Field(alias='oneOf')]
     """
     Array of enum options with values and display labels.
     """
@@ -1029,6 +1000,20 @@ class TitledSingleSelectEnumSchema(WireModel):
     Optional title for the enum field.
     """
     type: Literal['string']
+
+
+class TitledSingleSelectOption(WireModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    const: str
+    """
+    The enum value.
+    """
+    title: str
+    """
+    Display label for this option.
+    """
 
 
 class Tool(WireModel):
@@ -1285,7 +1270,7 @@ class UntitledMultiSelectEnumSchema(WireModel):
     """
     Optional description for the enum field.
     """
-    items: Items1
+    items: UntitledMultiSelectItems
     """
     Schema for the array items.
     """
@@ -1302,6 +1287,21 @@ class UntitledMultiSelectEnumSchema(WireModel):
     Optional title for the enum field.
     """
     type: Literal['array']
+
+
+class UntitledMultiSelectItems(WireModel):
+    """
+    Schema for the array items.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    enum: list[str]
+    """
+    Array of enum values to choose from.
+    """
+    type: Literal['string']
 
 
 class UntitledSingleSelectEnumSchema(WireModel):

@@ -102,7 +102,7 @@ class CallToolResult(WireModel):
     """
     This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
     """
-    content: list[Content]
+    content: list[ContentBlock]
     is_error: Annotated[bool | None, Field(alias='isError'), NOT_NULL] = None
     """
     Whether the tool call ended in an error.
@@ -211,8 +211,8 @@ class TextContent(WireModel):
     type: Literal['text']
 
 
-Content = TypeAliasType(
-    "Content",
+ContentBlock = TypeAliasType(
+    "ContentBlock",
     Annotated[
         TextContent | ImageContent | AudioContent | EmbeddedResource,
         Field(discriminator='type'),

@@ -68,7 +68,9 @@ def pyright_errors() -> dict[str, set[int]]:
 
 def marked_lines() -> set[int]:
     lines = MISUSE.read_text(encoding="utf-8").splitlines()
-    return {n for n, line in enumerate(lines, 1) if line.rstrip().split("#")[-1].startswith(" misuse:")}
+    return {
+        n for n, line in enumerate(lines, 1) if line.rstrip().split("#")[-1].startswith(" misuse:")
+    }
 
 
 @pytest.mark.parametrize("checker", [mypy_errors, pyright_errors], ids=["mypy", "pyright"])
