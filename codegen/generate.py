@@ -58,7 +58,14 @@ ROOTS = (
     "ListToolsResult",
     "CallToolResultResponse",
     "ListToolsResultResponse",
+    # The other answers to tools/call (`ToolsCallResult`, templates/answers.py.jinja).
+    "InputRequiredResult",
+    "CreateTaskResult",
 )
+
+#: The definitions that answer tools/call, in the order `ToolsCallResult` lists those a version
+#: has (basic "Result types" at 2026-07-28; task-augmented calls at 2025-11-25).
+TOOLS_CALL_ANSWERS = ("CallToolResult", "InputRequiredResult", "CreateTaskResult")
 
 DCG_ARGS = (
     "--input-file-type=jsonschema",
@@ -319,7 +326,7 @@ def naming_table(version: str) -> tuple[dict[str, str], dict[str, str]]:
     return models, members
 
 
-def run_codegen(pruned: dict[str, Any], header: str, workdir: Path, stem: str) -> str:
+def run_codegen(pruned: dict[str, Any], header: str, workdir: Path, stem: str, answers: str) -> str:
     """Run datamodel-code-generator on one pruned schema; return the module source.
 
     Raises:
@@ -356,7 +363,7 @@ def run_codegen(pruned: dict[str, Any], header: str, workdir: Path, stem: str) -
             f" {done.stderr.strip()}"
         )
     try:
-        return postprocess(target.read_text(encoding="utf-8"), stem)
+        return postprocess(target.read_text(encoding="utf-8"), stem, answers)
     except PostprocessError as exc:
         raise GenerationError(str(exc)) from None
 
@@ -378,6 +385,7 @@ def _render(template: str, **context: Any) -> str:
         undefined=jinja2.StrictUndefined,
         autoescape=False,
     )
+    env.filters["format_code"] = lambda name: f"`{name}`"
     return env.get_template(template).render(**context)
 
 
@@ -411,13 +419,17 @@ def build(workdir: Path) -> dict[str, str]:
             patches=[p.pointer.replace("{defs}", defs_key(pruned)) for p in applied],
             **tools,
         ).rstrip("\n")
-        jobs.append((version, pruned, header))
+        arms = [name for name in TOOLS_CALL_ANSWERS if name in pruned[defs_key(pruned)]]
+        answers = _render("answers.py.jinja", version=version, arms=arms)
+        jobs.append((version, pruned, header, answers))
     # dcg is a separate process per schema; two at a time fits the 2-core machines.
     with ThreadPoolExecutor(max_workers=2) as pool:
         sources = list(
-            pool.map(lambda job: run_codegen(job[1], job[2], workdir, module_name(job[0])), jobs)
+            pool.map(
+                lambda job: run_codegen(job[1], job[2], workdir, module_name(job[0]), job[3]), jobs
+            )
         )
-    files = {f"{module_name(v)}.py": text for (v, _, _), text in zip(jobs, sources, strict=True)}
+    files = {f"{module_name(job[0])}.py": text for job, text in zip(jobs, sources, strict=True)}
     files["__init__.py"] = _render(
         "__init__.py.jinja",
         roots=ROOTS[:2],

@@ -19,6 +19,12 @@ Only what no dcg 0.89 option, template or recorded schema patch can express:
    as in `mcp_types`. dcg types such a member with its model class and has no option to do
    otherwise.
 
+4. `append_answers`: the per-version `ToolsCallResult` alias (templates/answers.py.jinja,
+   rendered by generate.py) is appended. The spec has no definition of "the answer to
+   tools/call", and at 2026-07-28 its arms are chosen by `resultType`, which the schema types as
+   a plain string: no JSON Schema `discriminator` a patch could add would be true to it, so the
+   alias uses pydantic's callable `Discriminator` (`result_type_tag`, conduit_mcp_wire._base).
+
 Each step checks that it found what it expects, so a dcg upgrade that changes its output
 stops the generator instead of silently skipping a step. The text is re-formatted with the
 pinned black in the mode dcg itself used (88 columns, quotes as written), so an unchanged
@@ -224,8 +230,36 @@ def type_json_objects(source: str, stem: str) -> str:
     return source
 
 
-def postprocess(source: str, stem: str) -> str:
+PYDANTIC_IMPORT = "from pydantic import ConfigDict, Field\n"
+PYDANTIC_IMPORT_WITH_TAGS = "from pydantic import ConfigDict, Discriminator, Field, Tag\n"
+
+
+def append_answers(source: str, stem: str, answers: str) -> str:
+    """Append the rendered `ToolsCallResult` alias, with the imports it needs.
+
+    Raises:
+        PostprocessError: the imports to extend are not dcg's.
+    """
+    if "Tag(" in answers:
+        if source.count(PYDANTIC_IMPORT) != 1 or source.count(BASE_IMPORT_WITH_MARKER) != 1:
+            raise PostprocessError(f"{stem}: dcg's pydantic import is not where expected")
+        source = source.replace(PYDANTIC_IMPORT, PYDANTIC_IMPORT_WITH_TAGS)
+        source = source.replace(
+            BASE_IMPORT_WITH_MARKER,
+            BASE_IMPORT_WITH_MARKER.replace("WireModel", "WireModel, result_type_tag"),
+        )
+    if "TypeAliasType" not in source:
+        raise PostprocessError(f"{stem}: dcg did not import TypeAliasType")
+    return source.rstrip("\n") + "\n" + answers
+
+
+def postprocess(source: str, stem: str, answers: str) -> str:
     """Run every step on one module's source and re-format it (see the module docstring).
+
+    Args:
+        source: dcg's output for one version.
+        stem: the module name, for messages.
+        answers: the rendered templates/answers.py.jinja for that version.
 
     Raises:
         PostprocessError: a step did not find what it expects.
@@ -233,4 +267,5 @@ def postprocess(source: str, stem: str) -> str:
     source = drop_root_placeholder(source, stem)
     source = type_json_objects(source, stem)
     source = mark_not_null(source, stem)
+    source = append_answers(source, stem, answers)
     return black.format_str(source, mode=BLACK_MODE)

@@ -52,6 +52,23 @@ class _NotNull:
 NOT_NULL: Final = _NotNull()
 
 
+def result_type_tag(value: Any) -> str:
+    """The tag `ToolsCallResult` reads a `tools/call` answer by (basic "Result types").
+
+    Args:
+        value: the answer: a dict off the wire, or a model (a value being re-validated).
+
+    Returns:
+        `"complete"` or `"input_required"` when `resultType` (`result_type` on a model) says so,
+        `"other"` for any other value or none (the answer is then read as whichever arm it fits).
+    """
+    if isinstance(value, dict):
+        kind = value.get("resultType")
+    else:
+        kind = getattr(value, "result_type", None)
+    return kind if kind in ("complete", "input_required") else "other"
+
+
 class AsDict:
     """`Annotated` metadata of a JSON-object member a user fills by hand (`inputSchema`,
     `outputSchema`, a result's `_meta`): typed `dict[str, Any]`, checked as `model`.
@@ -123,4 +140,4 @@ class WireModel(BaseModel):
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
 
-__all__ = ["NOT_NULL", "AsDict", "WireModel"]
+__all__ = ["NOT_NULL", "AsDict", "WireModel", "result_type_tag"]

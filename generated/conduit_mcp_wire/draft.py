@@ -2,7 +2,7 @@
 # Source: schema/draft/schema.json
 #   github.com/modelcontextprotocol/modelcontextprotocol schema/draft/schema.json @ b0f60ba5409db7a6582440a7b473cc0398890f15
 #   sha256 ef70b61f99b6d2e5e3b46863822eab08dff6a45bedc7a08914e0e5b133f40203
-# Models for the definitions reachable from Tool, CallToolResult, ListToolsResult, CallToolResultResponse, ListToolsResultResponse
+# Models for the definitions reachable from Tool, CallToolResult, ListToolsResult, CallToolResultResponse, ListToolsResultResponse, InputRequiredResult
 # (48 of 155 definitions), with the patches in codegen/patches.py:
 #   - /$defs/ContentBlock/discriminator
 #   - /$defs/SamplingMessageContentBlock/discriminator
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Dict, Literal, Union
 
-from conduit_mcp_wire._base import NOT_NULL, AsDict, WireModel
-from pydantic import ConfigDict, Field
+from conduit_mcp_wire._base import NOT_NULL, AsDict, WireModel, result_type_tag
+from pydantic import ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
 
@@ -1351,3 +1351,22 @@ without nested objects or arrays.
 CallToolResultResponse.model_rebuild()
 CreateMessageRequest.model_rebuild()
 CreateMessageRequestParams.model_rebuild()
+
+
+ToolsCallResult = TypeAliasType(
+    "ToolsCallResult",
+    Annotated[
+        Annotated[CallToolResult, Tag("complete")]
+        | Annotated[InputRequiredResult, Tag("input_required")]
+        | Annotated[CallToolResult | InputRequiredResult, Tag("other")],
+        Discriminator(result_type_tag),
+    ],
+)
+"""
+The answer to `tools/call` at draft: a `CallToolResult` or an `InputRequiredResult`.
+
+Chosen by `resultType` (basic "Result types"): `"complete"` reads a `CallToolResult`,
+`"input_required"` an `InputRequiredResult`; any other value is read as whichever of the two it
+fits, as the schema's `anyOf` would. Read it with `parse_result("draft", "tools/call", raw)`
+or `TypeAdapter(ToolsCallResult)`, then narrow with `isinstance`.
+"""

@@ -223,3 +223,10 @@ class Tool(WireModel):
     """
     The name of the tool.
     """
+
+
+ToolsCallResult = TypeAliasType("ToolsCallResult", CallToolResult)
+"""
+The answer to `tools/call` at 2024-11-05: `CallToolResult`.
+Read it with `parse_result("2024-11-05", "tools/call", raw)` or `TypeAdapter(ToolsCallResult)`.
+"""

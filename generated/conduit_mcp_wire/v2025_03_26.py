@@ -326,3 +326,10 @@ class ToolAnnotations(WireModel):
     """
     A human-readable title for the tool.
     """
+
+
+ToolsCallResult = TypeAliasType("ToolsCallResult", CallToolResult)
+"""
+The answer to `tools/call` at 2025-03-26: `CallToolResult`.
+Read it with `parse_result("2025-03-26", "tools/call", raw)` or `TypeAdapter(ToolsCallResult)`.
+"""

@@ -461,3 +461,10 @@ class ToolAnnotations(WireModel):
     """
     A human-readable title for the tool.
     """
+
+
+ToolsCallResult = TypeAliasType("ToolsCallResult", CallToolResult)
+"""
+The answer to `tools/call` at 2025-06-18: `CallToolResult`.
+Read it with `parse_result("2025-06-18", "tools/call", raw)` or `TypeAdapter(ToolsCallResult)`.
+"""

@@ -2,8 +2,8 @@
 # Source: schema/2025-11-25/schema.json
 #   github.com/modelcontextprotocol/modelcontextprotocol schema/2025-11-25/schema.json @ b0f60ba5409db7a6582440a7b473cc0398890f15
 #   sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7
-# Models for the definitions reachable from Tool, CallToolResult, ListToolsResult
-# (16 of 145 definitions), with the patches in codegen/patches.py:
+# Models for the definitions reachable from Tool, CallToolResult, ListToolsResult, CreateTaskResult
+# (19 of 145 definitions), with the patches in codegen/patches.py:
 #   - /$defs/ContentBlock/discriminator
 # Generator: datamodel-code-generator 0.89.0, black 26.10.1, isort 8.0.1.
 
@@ -135,6 +135,21 @@ class CallToolResult(WireModel):
     """
     An optional JSON object that represents the structured result of the tool call.
     """
+
+
+class CreateTaskResult(WireModel):
+    """
+    A response to a task-augmented request.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta'), NOT_NULL] = None
+    """
+    See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+    """
+    task: Task
 
 
 class EmbeddedResource(WireModel):
@@ -352,6 +367,57 @@ The sender or recipient of messages and data in a conversation.
 """
 
 
+class Task(WireModel):
+    """
+    Data associated with a task.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    created_at: Annotated[str, Field(alias='createdAt')]
+    """
+    ISO 8601 timestamp when the task was created.
+    """
+    last_updated_at: Annotated[str, Field(alias='lastUpdatedAt')]
+    """
+    ISO 8601 timestamp when the task was last updated.
+    """
+    poll_interval: Annotated[int | None, Field(alias='pollInterval'), NOT_NULL] = None
+    """
+    Suggested polling interval in milliseconds.
+    """
+    status: TaskStatus
+    """
+    Current task state.
+    """
+    status_message: Annotated[str | None, Field(alias='statusMessage'), NOT_NULL] = None
+    """
+    Optional human-readable message describing the current task state.
+    This can provide context for any status, including:
+    - Reasons for "cancelled" status
+    - Summaries for "completed" status
+    - Diagnostic information for "failed" status (e.g., error details, what went wrong)
+    """
+    task_id: Annotated[str, Field(alias='taskId')]
+    """
+    The task identifier.
+    """
+    ttl: int | None
+    """
+    Actual retention duration from creation in milliseconds, null for unlimited.
+    """
+
+
+TaskStatus = TypeAliasType(
+    "TaskStatus",
+    Literal['cancelled', 'completed', 'failed', 'input_required', 'working'],
+)
+"""
+The status of a task.
+"""
+
+
 class TextContent(WireModel):
     """
     Text provided to or from an LLM.
@@ -564,3 +630,13 @@ class ToolExecution(WireModel):
 
     Default: "forbidden"
     """
+
+
+ToolsCallResult = TypeAliasType("ToolsCallResult", CallToolResult | CreateTaskResult)
+"""
+The answer to `tools/call` at 2025-11-25: `CallToolResult` or `CreateTaskResult`.
+
+The arms have no tag at this version; the one the answer fits is read (a task-augmented call
+answers `CreateTaskResult`, holding `task`; a plain call `CallToolResult`, holding `content`).
+Read it with `parse_result("2025-11-25", "tools/call", raw)` or `TypeAdapter(ToolsCallResult)`.
+"""

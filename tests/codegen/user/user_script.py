@@ -11,7 +11,9 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
+from conduit_mcp_wire import parse_result
 from conduit_mcp_wire import v2026_07_28 as mcp
+from pydantic import TypeAdapter
 
 # A tool built by hand: JSON objects are plain dicts, in the checker and at run time.
 schema: dict[str, Any] = {"type": "object", "properties": {"city": {"type": "string"}}}
@@ -50,3 +52,16 @@ assert audience == "user"
 texts = [b.text for b in result.content if isinstance(b, mcp.TextContent)]
 assert texts == ["18°C"]
 assert result.is_error is None  # absent on the wire
+
+# The answer to tools/call at 2026-07-28: one type, narrowed by isinstance.
+answers = TypeAdapter(mcp.ToolsCallResult)
+asked = answers.validate_json(
+    '{"resultType": "input_required", "inputRequests": {"roots": {"method": "roots/list"}},'
+    ' "requestState": "s1"}'
+)
+if isinstance(asked, mcp.InputRequiredResult):
+    assert asked.request_state == "s1"
+else:
+    raise AssertionError(asked.content)
+done = parse_result("2026-07-28", "tools/call", raw)
+assert isinstance(done, mcp.CallToolResult) and done == result
