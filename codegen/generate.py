@@ -3,8 +3,11 @@
 Steps: `read_registry` (the versions and their order, from schema/PINNED.json) -> `load_pinned`
 (refuse a schema whose sha256 is not its pin) -> `patch_schema` (codegen/patches.py, each patch
 checking its old value) -> `prune` (keep the definitions reachable from the roots, in file order)
--> `run_codegen` (datamodel-code-generator, pinned) -> header, package index and the
-`WireModel` base class from codegen/templates/ -> write, or compare with `--check`.
+-> `run_codegen` (datamodel-code-generator, pinned, with the naming table codegen/names.json;
+then codegen/postprocess.py, with the `ToolsCallResult` alias from templates/answers.py.jinja)
+-> header, package index and the `WireModel` base class from codegen/templates/ -> write, or
+compare with `--check`. Which property of the models comes from which of these, and why:
+codegen/README.md.
 
 schema/PINNED.json is the one version registry: the generated `conduit_mcp_wire.VERSIONS` and
 `LATEST` come from it, and `conduit_mcp.client` takes them from `conduit_mcp_wire`. The bump recipe
