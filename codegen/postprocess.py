@@ -25,6 +25,11 @@ Only what no dcg 0.89 option, template or recorded schema patch can express:
    a plain string: no JSON Schema `discriminator` a patch could add would be true to it, so the
    alias uses pydantic's callable `Discriminator` (`result_type_tag`, conduit_mcp_wire._base).
 
+5. `type_integers`: every `int` becomes `JSONInteger` (conduit_mcp_wire._base: `int`, and a
+   float with no fraction read as that int), because JSON Schema's `integer` admits `1.0` and
+   pydantic's strict `int` does not. dcg maps `integer` to `int` and `--type-mappings` only maps
+   to other format types, not to a type of our own.
+
 Each step checks that it found what it expects, so a dcg upgrade that changes its output
 stops the generator instead of silently skipping a step. The text is re-formatted with the
 pinned black in the mode dcg itself used (88 columns, quotes as written), so an unchanged
@@ -42,6 +47,7 @@ import black
 ROOT_PLACEHOLDER = '\n\nModel = TypeAliasType("Model", Any)\n'
 
 #: The import line of the base class dcg writes, and the same line with the marker.
+BASE_IMPORT_PREFIX = "from conduit_mcp_wire._base import "
 BASE_IMPORT = "from conduit_mcp_wire._base import WireModel\n"
 BASE_IMPORT_WITH_MARKER = "from conduit_mcp_wire._base import NOT_NULL, AsDict, WireModel\n"
 
@@ -56,6 +62,26 @@ BLACK_MODE = black.Mode(
 
 class PostprocessError(Exception):
     """dcg's output is not what a step of this pass expects."""
+
+
+def add_base_import(source: str, stem: str, name: str) -> str:
+    """Add `name` to the module's `from conduit_mcp_wire._base import ...` line, in isort's
+    order (constants, classes, then functions; each alphabetical).
+
+    Raises:
+        PostprocessError: there is not exactly one such line.
+    """
+    lines = [line for line in source.splitlines() if line.startswith(BASE_IMPORT_PREFIX)]
+    if len(lines) != 1:
+        raise PostprocessError(f"{stem}: the import of WireModel is not where expected")
+    names = set(lines[0][len(BASE_IMPORT_PREFIX) :].split(", ")) | {name}
+
+    def isort_key(item: str) -> tuple[int, str]:
+        kind = 0 if item.isupper() else 1 if item[0].isupper() else 2
+        return kind, item
+
+    line = BASE_IMPORT_PREFIX + ", ".join(sorted(names, key=isort_key))
+    return source.replace(lines[0] + "\n", line + "\n")
 
 
 def drop_root_placeholder(source: str, stem: str) -> str:
@@ -230,6 +256,26 @@ def type_json_objects(source: str, stem: str) -> str:
     return source
 
 
+def type_integers(source: str, stem: str) -> str:
+    """Replace every name `int` in the module with `JSONInteger` (imported from `_base`).
+
+    Raises:
+        PostprocessError: the base-class import is not where expected.
+    """
+    tree = ast.parse(source)
+    index = _LineIndex(source)
+    spans = [
+        index.span(node)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and node.id == "int"
+    ]
+    if not spans:
+        return source
+    for start, end in sorted(spans, reverse=True):
+        source = source[:start] + "JSONInteger" + source[end:]
+    return add_base_import(source, stem, "JSONInteger")
+
+
 PYDANTIC_IMPORT = "from pydantic import ConfigDict, Field\n"
 PYDANTIC_IMPORT_WITH_TAGS = "from pydantic import ConfigDict, Discriminator, Field, Tag\n"
 
@@ -241,13 +287,10 @@ def append_answers(source: str, stem: str, answers: str) -> str:
         PostprocessError: the imports to extend are not dcg's.
     """
     if "Tag(" in answers:
-        if source.count(PYDANTIC_IMPORT) != 1 or source.count(BASE_IMPORT_WITH_MARKER) != 1:
+        if source.count(PYDANTIC_IMPORT) != 1:
             raise PostprocessError(f"{stem}: dcg's pydantic import is not where expected")
         source = source.replace(PYDANTIC_IMPORT, PYDANTIC_IMPORT_WITH_TAGS)
-        source = source.replace(
-            BASE_IMPORT_WITH_MARKER,
-            BASE_IMPORT_WITH_MARKER.replace("WireModel", "WireModel, result_type_tag"),
-        )
+        source = add_base_import(source, stem, "result_type_tag")
     if "TypeAliasType" not in source:
         raise PostprocessError(f"{stem}: dcg did not import TypeAliasType")
     return source.rstrip("\n") + "\n" + answers
@@ -267,5 +310,6 @@ def postprocess(source: str, stem: str, answers: str) -> str:
     source = drop_root_placeholder(source, stem)
     source = type_json_objects(source, stem)
     source = mark_not_null(source, stem)
+    source = type_integers(source, stem)
     source = append_answers(source, stem, answers)
     return black.format_str(source, mode=BLACK_MODE)

@@ -25,7 +25,7 @@ Unknown members are kept where the schema is open (`extra="allow"`).
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Annotated, Any, Final
 
 from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler
 from pydantic_core import CoreSchema, core_schema
@@ -50,6 +50,32 @@ class _NotNull:
 
 #: Marks an optional member that may be absent but never `null` (see `_NotNull`).
 NOT_NULL: Final = _NotNull()
+
+
+class _IntegralFloat:
+    """`Annotated` metadata of `int`: also take a float with no fraction (`1.0`) as that int.
+
+    JSON Schema's `integer` is any number with a zero fractional part, so `1.0` is one; pydantic's
+    strict `int` refuses it. Everything else stays strict (no `"1"`, no `true`, no `1.5`).
+    """
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        return core_schema.no_info_before_validator_function(_integral_to_int, handler(source))
+
+    def __repr__(self) -> str:
+        return "IntegralFloat"
+
+
+def _integral_to_int(value: Any) -> Any:
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return value
+
+
+#: JSON Schema's `integer`: an `int`, or a float with no fraction read as that int.
+JSONInteger = Annotated[int, _IntegralFloat()]
 
 
 def result_type_tag(value: Any) -> str:
@@ -140,4 +166,4 @@ class WireModel(BaseModel):
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
 
-__all__ = ["NOT_NULL", "AsDict", "WireModel", "result_type_tag"]
+__all__ = ["NOT_NULL", "AsDict", "JSONInteger", "WireModel", "result_type_tag"]

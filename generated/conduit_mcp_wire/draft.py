@@ -15,7 +15,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Dict, Literal, Union
 
-from conduit_mcp_wire._base import NOT_NULL, AsDict, WireModel, result_type_tag
+from conduit_mcp_wire._base import (
+    NOT_NULL,
+    AsDict,
+    JSONInteger,
+    WireModel,
+    result_type_tag,
+)
 from pydantic import ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
@@ -201,7 +207,7 @@ class CreateMessageRequestParams(WireModel):
     omit this field or use `"none"`, and SHOULD only use the deprecated values if the client declares
     {@link ClientCapabilities.sampling.context}.
     """
-    max_tokens: Annotated[int, Field(alias='maxTokens')]
+    max_tokens: Annotated[JSONInteger, Field(alias='maxTokens')]
     """
     The requested maximum number of tokens to sample (to prevent runaway completions).
 
@@ -453,7 +459,7 @@ JSONObject = TypeAliasType("JSONObject", dict[str, "JSONValue"])
 
 
 JSONValue = TypeAliasType(
-    "JSONValue", Union[JSONObject, "list[JSONValue]", str, int, bool]
+    "JSONValue", Union[JSONObject, "list[JSONValue]", str, JSONInteger, bool]
 )
 
 
@@ -559,7 +565,7 @@ class ListToolsResult(WireModel):
     `resultType`), the client MUST treat the absent field as `"complete"`.
     """
     tools: list[Tool]
-    ttl_ms: Annotated[int, Field(alias='ttlMs', ge=0)]
+    ttl_ms: Annotated[JSONInteger, Field(alias='ttlMs', ge=0)]
     """
     A hint from the server indicating how long (in milliseconds) the
     client MAY cache this response before re-fetching. Semantics are
@@ -713,7 +719,7 @@ class OutputSchema(WireModel):
     schema_: Annotated[str | None, Field(alias='$schema'), NOT_NULL] = None
 
 
-RequestId = TypeAliasType("RequestId", str | int)
+RequestId = TypeAliasType("RequestId", str | JSONInteger)
 """
 A uniquely identifying ID for a request in JSON-RPC.
 """
@@ -775,7 +781,7 @@ class ResourceLink(WireModel):
     """
     Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     """
-    size: Annotated[int | None, NOT_NULL] = None
+    size: Annotated[JSONInteger | None, NOT_NULL] = None
     """
     The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
 
@@ -858,8 +864,8 @@ class StringSchema(WireModel):
     format: Annotated[Literal['date', 'date-time', 'email', 'uri'] | None, NOT_NULL] = (
         None
     )
-    max_length: Annotated[int | None, Field(alias='maxLength'), NOT_NULL] = None
-    min_length: Annotated[int | None, Field(alias='minLength'), NOT_NULL] = None
+    max_length: Annotated[JSONInteger | None, Field(alias='maxLength'), NOT_NULL] = None
+    min_length: Annotated[JSONInteger | None, Field(alias='minLength'), NOT_NULL] = None
     title: Annotated[str | None, NOT_NULL] = None
     type: Literal['string']
 
@@ -932,11 +938,11 @@ class TitledMultiSelectEnumSchema(WireModel):
     """
     Schema for array items with enum options and display labels.
     """
-    max_items: Annotated[int | None, Field(alias='maxItems'), NOT_NULL] = None
+    max_items: Annotated[JSONInteger | None, Field(alias='maxItems'), NOT_NULL] = None
     """
     Maximum number of items to select.
     """
-    min_items: Annotated[int | None, Field(alias='minItems'), NOT_NULL] = None
+    min_items: Annotated[JSONInteger | None, Field(alias='minItems'), NOT_NULL] = None
     """
     Minimum number of items to select.
     """
@@ -1274,11 +1280,11 @@ class UntitledMultiSelectEnumSchema(WireModel):
     """
     Schema for the array items.
     """
-    max_items: Annotated[int | None, Field(alias='maxItems'), NOT_NULL] = None
+    max_items: Annotated[JSONInteger | None, Field(alias='maxItems'), NOT_NULL] = None
     """
     Maximum number of items to select.
     """
-    min_items: Annotated[int | None, Field(alias='minItems'), NOT_NULL] = None
+    min_items: Annotated[JSONInteger | None, Field(alias='minItems'), NOT_NULL] = None
     """
     Minimum number of items to select.
     """

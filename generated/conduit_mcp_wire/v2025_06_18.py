@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from conduit_mcp_wire._base import NOT_NULL, AsDict, WireModel
+from conduit_mcp_wire._base import NOT_NULL, AsDict, JSONInteger, WireModel
 from pydantic import ConfigDict, Field
 from typing_extensions import TypeAliasType
 
@@ -266,7 +266,7 @@ class ResourceLink(WireModel):
     """
     Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     """
-    size: Annotated[int | None, NOT_NULL] = None
+    size: Annotated[JSONInteger | None, NOT_NULL] = None
     """
     The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from conduit_mcp_wire._base import NOT_NULL, AsDict, WireModel
+from conduit_mcp_wire._base import NOT_NULL, AsDict, JSONInteger, WireModel
 from pydantic import ConfigDict, Field
 from typing_extensions import TypeAliasType
 
@@ -339,7 +339,7 @@ class ResourceLink(WireModel):
     """
     Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     """
-    size: Annotated[int | None, NOT_NULL] = None
+    size: Annotated[JSONInteger | None, NOT_NULL] = None
     """
     The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
 
@@ -383,7 +383,9 @@ class Task(WireModel):
     """
     ISO 8601 timestamp when the task was last updated.
     """
-    poll_interval: Annotated[int | None, Field(alias='pollInterval'), NOT_NULL] = None
+    poll_interval: Annotated[
+        JSONInteger | None, Field(alias='pollInterval'), NOT_NULL
+    ] = None
     """
     Suggested polling interval in milliseconds.
     """
@@ -403,7 +405,7 @@ class Task(WireModel):
     """
     The task identifier.
     """
-    ttl: int | None
+    ttl: JSONInteger | None
     """
     Actual retention duration from creation in milliseconds, null for unlimited.
     """
