@@ -602,7 +602,10 @@ import sys, time
 if sys.argv[1] == "warm":
     import pydantic  # noqa: F401
 start, cpu = time.perf_counter(), time.process_time()
-import conduit_mcp_wire.v2026_07_28  # noqa: F401
+if sys.argv[2] == "peer":
+    import mcp_types  # noqa: F401
+else:
+    import conduit_mcp_wire.v2026_07_28  # noqa: F401
 print(time.perf_counter() - start, time.process_time() - cpu)
 """
 
@@ -625,18 +628,23 @@ def codegen_and_import(config: Config) -> dict[str, Any]:
         # what a quiet machine with as many cores would approach; the wall time is the target.
         out["generate_check_cpu_s"] = cpu
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    # ours: conduit_mcp_wire.v2026_07_28; peer: mcp_types (keys `import_peer_...`), alternating.
     for mode in ("cold", "warm"):
-        samples: list[float] = []
-        cpu_samples: list[float] = []
-        for _ in range(config.import_repeats):
-            _, _, stdout = _subprocess_seconds([sys.executable, "-c", _IMPORT_PROBE, mode], env)
-            wall, cpu = (float(x) * 1000 for x in stdout.split())
-            samples.append(wall)
-            cpu_samples.append(cpu)
-        # cold: pydantic imported too; warm: pydantic already imported, the module's own cost.
-        out[f"import_{mode}_ms_median"] = statistics.median(samples) if samples else None
-        out[f"import_{mode}_ms_min"] = min(samples) if samples else None
-        out[f"import_{mode}_cpu_ms_median"] = statistics.median(cpu_samples) if samples else None
+        for who, prefix in (("ours", "import"), ("peer", "import_peer")):
+            samples: list[float] = []
+            cpu_samples: list[float] = []
+            for _ in range(config.import_repeats):
+                args = [sys.executable, "-c", _IMPORT_PROBE, mode, who]
+                _, _, stdout = _subprocess_seconds(args, env)
+                wall, cpu = (float(x) * 1000 for x in stdout.split())
+                samples.append(wall)
+                cpu_samples.append(cpu)
+            # cold: pydantic imported too; warm: pydantic already imported, the module's own cost.
+            out[f"{prefix}_{mode}_ms_median"] = statistics.median(samples) if samples else None
+            out[f"{prefix}_{mode}_ms_min"] = min(samples) if samples else None
+            out[f"{prefix}_{mode}_cpu_ms_median"] = (
+                statistics.median(cpu_samples) if samples else None
+            )
     return out
 
 
@@ -828,7 +836,9 @@ def table(rows: list[Row], extras: dict[str, Any]) -> str:
         f"{_fmt(gen['import_cold_ms_median'], 0)} ms with pydantic, "
         f"{_fmt(gen['import_warm_ms_median'], 0)} ms after pydantic "
         f"({_fmt(gen['import_warm_cpu_ms_median'], 0)} ms CPU; median of "
-        f"{gen['import_repeats']} fresh processes)"
+        f"{gen['import_repeats']} fresh processes); import mcp_types: "
+        f"{_fmt(gen['import_peer_cold_ms_median'], 0)} / "
+        f"{_fmt(gen['import_peer_warm_ms_median'], 0)} ms"
     )
     sc = extras["row9"]
     small, large = sc["sizes"]
