@@ -98,3 +98,18 @@ def test_each_renamed_member_reads_its_wire_name(entry: dict[str, Any]) -> None:
     for version in versions:
         field = getattr(module_for(version), owner).model_fields[entry["name"]]
         assert field.alias == wire
+
+
+def test_a_table_entry_that_matches_no_class_stops_the_generator(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `dcg_name` dcg no longer gives (the spec or dcg moved) is a NamingError, not a no-op."""
+    table = {**TABLE, "models": [*TABLE["models"], {**TABLE["models"][0], "dcg_name": "Nope"}]}
+    names = tmp_path / "names.json"
+    names.write_text(json.dumps(table), encoding="utf-8")
+    monkeypatch.setattr(generate, "NAMES", names)
+    _, schema = generate.load_pinned("2024-11-05")
+    patched, _ = generate.patch_schema("2024-11-05", schema)
+    pruned, _, _ = generate.prune(patched)
+    with pytest.raises(generate.NamingError, match="Nope"):
+        generate.run_codegen(pruned, "# header", tmp_path, "v2024_11_05", "")
