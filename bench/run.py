@@ -517,6 +517,62 @@ def row_shape(results: list[dict[str, Any]]) -> Row:
     return row
 
 
+#: The generated module row 10 times (the latest released version, as a new user would import).
+GENERATED_VERSION = "2026-07-28"
+
+
+def _retained_mib(build: Callable[[], object]) -> float:
+    """MiB still allocated after `build()` returns, while its output is kept (tracemalloc)."""
+    gc.collect()
+    tracemalloc.start()
+    kept = build()
+    retained, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    del kept
+    return retained / 2**20
+
+
+def row_generated_tool(tools: list[dict[str, Any]]) -> Row:
+    """10. The generated `Tool.model_validate` vs `mcp_types.Tool.model_validate`; the memory
+    10,000 models of each retain in `extra` (an untimed tracemalloc pass)."""
+    ours_model = module_for(GENERATED_VERSION).Tool
+    ours_validate, peer_validate = ours_model.model_validate, mcp_types.Tool.model_validate
+
+    def verify(outputs: dict[str, object]) -> None:
+        built = outputs[f"conduit_mcp_wire.{ours_model.__module__.rsplit('.', 1)[1]}.Tool"]
+        assert isinstance(built, list) and len(built) == len(tools)
+
+    many = (tools * (10_000 // max(1, len(tools)) + 1))[:10_000]
+    row = Row(
+        "10-generated-tool",
+        f"generated Tool.model_validate ({GENERATED_VERSION})",
+        len(tools),
+        [
+            Candidate(
+                f"conduit_mcp_wire.{ours_model.__module__.rsplit('.', 1)[1]}.Tool",
+                "ours",
+                lambda: [ours_validate(t) for t in tools],
+            ),
+            Candidate(
+                "mcp_types.Tool.model_validate", "peer", lambda: [peer_validate(t) for t in tools]
+            ),
+        ],
+        ">= 1x (as fast); memory <= peer",
+        1.0,
+        verify,
+    )
+    row.extra["mib_per_10000_ours"] = _retained_mib(lambda: [ours_validate(t) for t in many])
+    row.extra["mib_per_10000_peer"] = _retained_mib(lambda: [peer_validate(t) for t in many])
+    return row
+
+
+def finish_row_10(row: Row) -> None:
+    """Row 10 has two targets: as fast as the peer, and no more memory per 10,000 models."""
+    memory_ok = row.extra["mib_per_10000_ours"] <= row.extra["mib_per_10000_peer"]
+    row.extra["met_memory"] = memory_ok
+    row.met = bool(row.met) and memory_ok
+
+
 def finish_row_7(row: Row) -> None:
     """µs per KiB of content (content blocks + structuredContent as compact JSON)."""
     ours = row.role("ours")
@@ -546,7 +602,10 @@ import sys, time
 if sys.argv[1] == "warm":
     import pydantic  # noqa: F401
 start, cpu = time.perf_counter(), time.process_time()
-import conduit_mcp_wire.v2026_07_28  # noqa: F401
+if sys.argv[2] == "peer":
+    import mcp_types  # noqa: F401
+else:
+    import conduit_mcp_wire.v2026_07_28  # noqa: F401
 print(time.perf_counter() - start, time.process_time() - cpu)
 """
 
@@ -569,18 +628,23 @@ def codegen_and_import(config: Config) -> dict[str, Any]:
         # what a quiet machine with as many cores would approach; the wall time is the target.
         out["generate_check_cpu_s"] = cpu
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    # ours: conduit_mcp_wire.v2026_07_28; peer: mcp_types (keys `import_peer_...`), alternating.
     for mode in ("cold", "warm"):
-        samples: list[float] = []
-        cpu_samples: list[float] = []
-        for _ in range(config.import_repeats):
-            _, _, stdout = _subprocess_seconds([sys.executable, "-c", _IMPORT_PROBE, mode], env)
-            wall, cpu = (float(x) * 1000 for x in stdout.split())
-            samples.append(wall)
-            cpu_samples.append(cpu)
-        # cold: pydantic imported too; warm: pydantic already imported, the module's own cost.
-        out[f"import_{mode}_ms_median"] = statistics.median(samples) if samples else None
-        out[f"import_{mode}_ms_min"] = min(samples) if samples else None
-        out[f"import_{mode}_cpu_ms_median"] = statistics.median(cpu_samples) if samples else None
+        for who, prefix in (("ours", "import"), ("peer", "import_peer")):
+            samples: list[float] = []
+            cpu_samples: list[float] = []
+            for _ in range(config.import_repeats):
+                args = [sys.executable, "-c", _IMPORT_PROBE, mode, who]
+                _, _, stdout = _subprocess_seconds(args, env)
+                wall, cpu = (float(x) * 1000 for x in stdout.split())
+                samples.append(wall)
+                cpu_samples.append(cpu)
+            # cold: pydantic imported too; warm: pydantic already imported, the module's own cost.
+            out[f"{prefix}_{mode}_ms_median"] = statistics.median(samples) if samples else None
+            out[f"{prefix}_{mode}_ms_min"] = min(samples) if samples else None
+            out[f"{prefix}_{mode}_cpu_ms_median"] = (
+                statistics.median(cpu_samples) if samples else None
+            )
     return out
 
 
@@ -755,6 +819,13 @@ def table(rows: list[Row], extras: dict[str, Any]) -> str:
         f"- row 7, shape_for_llm: {_fmt(r7.extra['us_per_kib_median'])} µs per KiB of content "
         f"(median; {_fmt(r7.extra['content_bytes_per_result'], 0)} bytes per result on average)"
     )
+    r10 = next(r for r in rows if r.id.startswith("10-"))
+    lines.append(
+        f"- row 10, memory retained by 10,000 Tool models from dicts: "
+        f"{_fmt(r10.extra['mib_per_10000_ours'], 1)} MiB generated, "
+        f"{_fmt(r10.extra['mib_per_10000_peer'], 1)} MiB mcp_types "
+        f"(target <= peer: {_met(r10.extra['met_memory'])})"
+    )
     gen = extras["row8"]
     gen_s = gen["generate_check_s"]
     lines.append(
@@ -765,7 +836,9 @@ def table(rows: list[Row], extras: dict[str, Any]) -> str:
         f"{_fmt(gen['import_cold_ms_median'], 0)} ms with pydantic, "
         f"{_fmt(gen['import_warm_ms_median'], 0)} ms after pydantic "
         f"({_fmt(gen['import_warm_cpu_ms_median'], 0)} ms CPU; median of "
-        f"{gen['import_repeats']} fresh processes)"
+        f"{gen['import_repeats']} fresh processes); import mcp_types: "
+        f"{_fmt(gen['import_peer_cold_ms_median'], 0)} / "
+        f"{_fmt(gen['import_peer_warm_ms_median'], 0)} ms"
     )
     sc = extras["row9"]
     small, large = sc["sizes"]
@@ -835,13 +908,16 @@ def _measure_all(
         lambda: row_fingerprint(tools),
         lambda: row_validate(pairs),
         lambda: row_shape(results),
+        lambda: row_generated_tool(tools),
     ]
     for step in steps:
         row = step()
         log(f"row {row.id} ({row.items} items x {config.rounds} rounds) ...")
         rows.append(measure(row, config.rounds))
-    finish_row_2(rows[1])
-    finish_row_7(rows[-1])
+    by_id = {row.id.split("-", 1)[0]: row for row in rows}
+    finish_row_2(by_id["2"])
+    finish_row_7(by_id["7"])
+    finish_row_10(by_id["10"])
     extras: dict[str, Any] = {}
     log("row 6: cold first calls ...")
     extras["row6_cold"] = cold_validation(pairs, max(1, config.rounds // 2))

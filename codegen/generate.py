@@ -3,8 +3,11 @@
 Steps: `read_registry` (the versions and their order, from schema/PINNED.json) -> `load_pinned`
 (refuse a schema whose sha256 is not its pin) -> `patch_schema` (codegen/patches.py, each patch
 checking its old value) -> `prune` (keep the definitions reachable from the roots, in file order)
--> `run_codegen` (datamodel-code-generator, pinned) -> header, package index and the
-`WireModel` base class from codegen/templates/ -> write, or compare with `--check`.
+-> `run_codegen` (datamodel-code-generator, pinned, with the naming table codegen/names.json;
+then codegen/postprocess.py, with the `ToolsCallResult` alias from templates/answers.py.jinja)
+-> header, package index and the `WireModel` base class from codegen/templates/ -> write, or
+compare with `--check`. Which property of the models comes from which of these, and why:
+codegen/README.md.
 
 schema/PINNED.json is the one version registry: the generated `conduit_mcp_wire.VERSIONS` and
 `LATEST` come from it, and `conduit_mcp.client` takes them from `conduit_mcp_wire`. The bump recipe
@@ -36,12 +39,14 @@ import jinja2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from patches import MISSING, PATCHES, Patch
+from postprocess import PostprocessError, nullable_optional_members, postprocess
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_DIR = ROOT / "schema"
 PIN_FILE = SCHEMA_DIR / "PINNED.json"
 OUTPUT_DIR = ROOT / "generated" / "conduit_mcp_wire"
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+NAMES = Path(__file__).resolve().parent / "names.json"
 
 # -- knobs -----------------------------------------------------------------------------------
 
@@ -56,7 +61,14 @@ ROOTS = (
     "ListToolsResult",
     "CallToolResultResponse",
     "ListToolsResultResponse",
+    # The other answers to tools/call (`ToolsCallResult`, templates/answers.py.jinja).
+    "InputRequiredResult",
+    "CreateTaskResult",
 )
+
+#: The definitions that answer tools/call, in the order `ToolsCallResult` lists those a version
+#: has (basic "Result types" at 2026-07-28; task-augmented calls at 2025-11-25).
+TOOLS_CALL_ANSWERS = ("CallToolResult", "InputRequiredResult", "CreateTaskResult")
 
 DCG_ARGS = (
     "--input-file-type=jsonschema",
@@ -74,6 +86,10 @@ DCG_ARGS = (
     "--use-schema-description",
     "--use-annotated",
     "--use-union-operator",
+    # A union or a plain value type is a type alias (`ContentBlock`, `Role`, `MetaObject`), not a
+    # RootModel: `result.content[0]` is the concrete block, `audience[0] == "user"` holds, and
+    # `_meta` is a dict. Python 3.10 has no `type` statement, so dcg writes `TypeAliasType`.
+    "--use-type-alias",
     "--use-standard-collections",
     "--enum-field-as-literal=all",
     "--keep-model-order",
@@ -283,11 +299,51 @@ def prune(schema: dict[str, Any]) -> tuple[dict[str, Any], list[str], int]:
     return {"$schema": schema["$schema"], key: kept}, roots, len(defs)
 
 
-def run_codegen(pruned: dict[str, Any], header: str, workdir: Path, stem: str) -> str:
-    """Run datamodel-code-generator on one pruned schema; return the module source."""
+class NamingError(GenerationError):
+    """An entry of codegen/names.json does not fit: bad range, or a name dcg no longer gives."""
+
+
+def naming_table(version: str) -> tuple[dict[str, str], dict[str, str]]:
+    """The entries of codegen/names.json for one version.
+
+    Returns:
+        (dcg class name -> our class name, `Class.wire_member` -> our attribute name), the forms
+        dcg's `--model-name-map` and `--aliases` take.
+
+    Raises:
+        NamingError: an entry's range names a version that is not pinned.
+    """
+    table = json.loads(NAMES.read_text(encoding="utf-8"))
+    order = read_registry().versions
+    models: dict[str, str] = {}
+    members: dict[str, str] = {}
+    for kind, target, key in (("models", models, "dcg_name"), ("members", members, "member")):
+        for entry in table[kind]:
+            # The same inclusive range rule as a recorded patch.
+            span = Patch(entry["since"], key, None, None, "", "", entry.get("until"))
+            try:
+                if span.applies_to(version, order):
+                    target[entry[key]] = entry["name"]
+            except ValueError as exc:
+                raise NamingError(f"codegen/names.json: {exc}") from None
+    return models, members
+
+
+def run_codegen(pruned: dict[str, Any], header: str, workdir: Path, stem: str, answers: str) -> str:
+    """Run datamodel-code-generator on one pruned schema; return the module source.
+
+    Raises:
+        NamingError: a class name of the naming table matched no model dcg generated.
+        GenerationError: dcg failed, or the post-processing pass did not find what it expects.
+    """
     source = workdir / f"{stem}.json"
     target = workdir / f"{stem}.py"
     source.write_text(json.dumps(pruned, indent=1, ensure_ascii=False), encoding="utf-8")
+    models, members = naming_table(version_of(stem))
+    names = workdir / f"{stem}.names.json"
+    aliases = workdir / f"{stem}.aliases.json"
+    names.write_text(json.dumps(models), encoding="utf-8")
+    aliases.write_text(json.dumps(members), encoding="utf-8")
     cmd = [
         sys.executable,
         "-W",
@@ -298,11 +354,26 @@ def run_codegen(pruned: dict[str, Any], header: str, workdir: Path, stem: str) -
         f"--output={target}",
         f"--custom-file-header={header}",
         *DCG_ARGS,
+        *([f"--model-name-map={names}"] if models else []),
+        *([f"--aliases={aliases}"] if members else []),
     ]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"datamodel-codegen failed for {stem}:\n{done.stderr}")
-    return target.read_text(encoding="utf-8")
+    if "matched no generated model" in done.stderr:
+        raise NamingError(
+            f"{stem}: codegen/names.json names a class dcg did not generate:"
+            f" {done.stderr.strip()}"
+        )
+    try:
+        return postprocess(target.read_text(encoding="utf-8"), stem, answers)
+    except PostprocessError as exc:
+        raise GenerationError(str(exc)) from None
+
+
+def version_of(stem: str) -> str:
+    """`v2025_06_18` -> `2025-06-18`; `draft` -> `draft` (the inverse of `module_name`)."""
+    return stem if stem == DRAFT else stem[1:].replace("_", "-")
 
 
 def module_name(version: str) -> str:
@@ -317,6 +388,7 @@ def _render(template: str, **context: Any) -> str:
         undefined=jinja2.StrictUndefined,
         autoescape=False,
     )
+    env.filters["format_code"] = lambda name: f"`{name}`"
     return env.get_template(template).render(**context)
 
 
@@ -333,6 +405,10 @@ def build(workdir: Path) -> dict[str, str]:
         pin, schema = load_pinned(version)
         patched, applied = patch_schema(version, schema)
         pruned, roots, total = prune(patched)
+        nullable = nullable_optional_members(pruned)
+        if nullable:
+            # postprocess.mark_not_null would refuse the null these members allow.
+            raise GenerationError(f"{version}: optional members that admit null: {nullable}")
         header = _render(
             "header.py.jinja",
             version=version,
@@ -346,13 +422,17 @@ def build(workdir: Path) -> dict[str, str]:
             patches=[p.pointer.replace("{defs}", defs_key(pruned)) for p in applied],
             **tools,
         ).rstrip("\n")
-        jobs.append((version, pruned, header))
+        arms = [name for name in TOOLS_CALL_ANSWERS if name in pruned[defs_key(pruned)]]
+        answers = _render("answers.py.jinja", version=version, arms=arms)
+        jobs.append((version, pruned, header, answers))
     # dcg is a separate process per schema; two at a time fits the 2-core machines.
     with ThreadPoolExecutor(max_workers=2) as pool:
         sources = list(
-            pool.map(lambda job: run_codegen(job[1], job[2], workdir, module_name(job[0])), jobs)
+            pool.map(
+                lambda job: run_codegen(job[1], job[2], workdir, module_name(job[0]), job[3]), jobs
+            )
         )
-    files = {f"{module_name(v)}.py": text for (v, _, _), text in zip(jobs, sources, strict=True)}
+    files = {f"{module_name(job[0])}.py": text for job, text in zip(jobs, sources, strict=True)}
     files["__init__.py"] = _render(
         "__init__.py.jinja",
         roots=ROOTS[:2],

@@ -85,6 +85,28 @@ PATCHES: Final[tuple[Patch, ...]] = (
     ),
     Patch(
         since="2026-07-28",
+        pointer="/{defs}/SamplingMessageContentBlock/discriminator",
+        old=MISSING,
+        new={"propertyName": "type"},
+        why=(
+            "The sampling content blocks (inside an InputRequiredResult's requests) are tagged by"
+            " a `type` const like ContentBlock: the block is the concrete model, found by its tag."
+        ),
+        drop_when="the spec's SamplingMessageContentBlock carries a discriminator itself.",
+    ),
+    Patch(
+        since="2026-07-28",
+        pointer="/{defs}/InputRequest/discriminator",
+        old=MISSING,
+        new={"propertyName": "method"},
+        why=(
+            "Each request an InputRequiredResult asks for has a required `method` const"
+            " (sampling/createMessage, roots/list, elicitation/create): the union is tagged by it."
+        ),
+        drop_when="the spec's InputRequest carries a discriminator itself.",
+    ),
+    Patch(
+        since="2026-07-28",
         pointer="/{defs}/MetaObject/additionalProperties",
         old=MISSING,
         new={},

@@ -59,6 +59,7 @@ def test_one_tiny_round_of_every_row_runs_and_serializes() -> None:
         "5-fingerprint",
         "6-validate-structured",
         "7-shape-for-llm",
+        "10-generated-tool",
     ]
     for row in report["rows"]:
         assert all(c["median_us"] > 0 for c in row["candidates"])

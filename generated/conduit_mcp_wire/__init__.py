@@ -9,13 +9,24 @@ look one up by its spec version string:
 >>> from conduit_mcp_wire import module_for
 >>> module_for("2026-07-28").Tool.__name__
 'Tool'
+
+`parse_result` reads the answer to a method with the right version's models:
+
+>>> answer = parse_result("2026-07-28", "tools/call",
+...                       {"content": [{"type": "text", "text": "18°C"}], "resultType": "complete"})
+>>> type(answer).__name__, answer.content[0].text
+('CallToolResult', '18°C')
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 from types import MappingProxyType, ModuleType
-from typing import Final
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 #: Spec version string -> module name, oldest first ("draft" last).
 MODULES: Final = MappingProxyType(
@@ -56,4 +67,51 @@ def module_for(version: str) -> ModuleType:
     return importlib.import_module(f"{__name__}.{name}")
 
 
-__all__ = ["LATEST", "MODULES", "VERSIONS", "module_for"]
+#: JSON-RPC method -> the name of the type of its result in every version module.
+ANSWERS: Final = MappingProxyType(
+    {
+        "tools/call": "ToolsCallResult",
+        "tools/list": "ListToolsResult",
+    }
+)
+
+
+@functools.cache
+def _answer_adapter(version: str, method: str) -> TypeAdapter[Any]:
+    from pydantic import TypeAdapter
+
+    try:
+        name = ANSWERS[method]
+    except KeyError:
+        known = ", ".join(ANSWERS)
+        raise KeyError(f"no answer type for method {method!r}; known: {known}") from None
+    return TypeAdapter(getattr(module_for(version), name))
+
+
+def parse_result(version: str, method: str, raw: Any) -> Any:
+    """Read the `result` of a JSON-RPC response to `method` with `version`'s models.
+
+    Exact to that version's schema, like `model_validate` (wire names, no coercion).
+
+    Args:
+        version: one of `VERSIONS`, e.g. `"2026-07-28"`.
+        method: one of `ANSWERS`: `"tools/call"` (the version's `ToolsCallResult`) or
+            `"tools/list"` (`ListToolsResult`).
+        raw: the `result` member as parsed JSON (a dict), or its JSON text (`str` / `bytes`).
+
+    Returns:
+        The model instance: for `tools/call` a `CallToolResult`, an `InputRequiredResult`
+        (2026-07-28 on, by `resultType`) or a `CreateTaskResult` (2025-11-25); narrow it with
+        `isinstance` against the version module's classes.
+
+    Raises:
+        KeyError: an unknown version or method.
+        pydantic.ValidationError: `raw` is not a valid answer at that version.
+    """
+    adapter = _answer_adapter(version, method)
+    if isinstance(raw, (str, bytes, bytearray)):
+        return adapter.validate_json(raw)
+    return adapter.validate_python(raw)
+
+
+__all__ = ["ANSWERS", "LATEST", "MODULES", "VERSIONS", "module_for", "parse_result"]

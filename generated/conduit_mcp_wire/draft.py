@@ -2,9 +2,11 @@
 # Source: schema/draft/schema.json
 #   github.com/modelcontextprotocol/modelcontextprotocol schema/draft/schema.json @ b0f60ba5409db7a6582440a7b473cc0398890f15
 #   sha256 ef70b61f99b6d2e5e3b46863822eab08dff6a45bedc7a08914e0e5b133f40203
-# Models for the definitions reachable from Tool, CallToolResult, ListToolsResult, CallToolResultResponse, ListToolsResultResponse
+# Models for the definitions reachable from Tool, CallToolResult, ListToolsResult, CallToolResultResponse, ListToolsResultResponse, InputRequiredResult
 # (48 of 155 definitions), with the patches in codegen/patches.py:
 #   - /$defs/ContentBlock/discriminator
+#   - /$defs/SamplingMessageContentBlock/discriminator
+#   - /$defs/InputRequest/discriminator
 #   - /$defs/MetaObject/additionalProperties
 #   - /$defs/ResultMetaObject/properties/io.modelcontextprotocol~1serverInfo/$ref
 # Generator: datamodel-code-generator 0.89.0, black 26.10.1, isort 8.0.1.
@@ -13,8 +15,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Dict, Literal, Union
 
-from conduit_mcp_wire._base import WireModel
-from pydantic import ConfigDict, Field, RootModel
+from conduit_mcp_wire._base import (
+    NOT_NULL,
+    AsDict,
+    JSONInteger,
+    WireModel,
+    result_type_tag,
+)
+from pydantic import ConfigDict, Discriminator, Field, Tag
+from typing_extensions import TypeAliasType
 
 
 class Annotations(WireModel):
@@ -25,13 +34,13 @@ class Annotations(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    audience: list[Role] | None = None
+    audience: Annotated[list[Role] | None, NOT_NULL] = None
     """
     Describes who the intended audience of this object or data is.
 
     It can include multiple entries to indicate content useful for multiple audiences (e.g., `["user", "assistant"]`).
     """
-    last_modified: Annotated[str | None, Field(alias='lastModified')] = None
+    last_modified: Annotated[str | None, Field(alias='lastModified'), NOT_NULL] = None
     """
     The moment the resource was last modified, as an ISO 8601 formatted string.
 
@@ -40,27 +49,13 @@ class Annotations(WireModel):
     Examples: last activity timestamp in an open file, timestamp when the resource
     was attached, etc.
     """
-    priority: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
+    priority: Annotated[float | None, Field(ge=0.0, le=1.0), NOT_NULL] = None
     """
     Describes how important this data is for operating the server.
 
     A value of 1 means "most important," and indicates that the data is
     effectively required, while 0 means "least important," and indicates that
     the data is entirely optional.
-    """
-
-
-class AnyOfItem(WireModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    const: str
-    """
-    The constant enum value.
-    """
-    title: str
-    """
-    Display title for this option.
     """
 
 
@@ -72,8 +67,8 @@ class AudioContent(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
-    annotations: Annotations | None = None
+    meta: Annotated[MetaObject | None, Field(alias='_meta'), NOT_NULL] = None
+    annotations: Annotated[Annotations | None, NOT_NULL] = None
     """
     Optional annotations for the client.
     """
@@ -92,12 +87,12 @@ class BlobResourceContents(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
+    meta: Annotated[MetaObject | None, Field(alias='_meta'), NOT_NULL] = None
     blob: str
     """
     A base64-encoded string representing the binary data of the item.
     """
-    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
+    mime_type: Annotated[str | None, Field(alias='mimeType'), NOT_NULL] = None
     """
     The MIME type of this resource, if known.
     """
@@ -111,9 +106,9 @@ class BooleanSchema(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    default: bool | None = None
-    description: str | None = None
-    title: str | None = None
+    default: Annotated[bool | None, NOT_NULL] = None
+    description: Annotated[str | None, NOT_NULL] = None
+    title: Annotated[str | None, NOT_NULL] = None
     type: Literal['boolean']
 
 
@@ -125,12 +120,14 @@ class CallToolResult(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[ResultMetaObject | None, Field(alias='_meta')] = None
+    meta: Annotated[
+        dict[str, Any] | None, Field(alias='_meta'), AsDict(ResultMetaObject), NOT_NULL
+    ] = None
     content: list[ContentBlock]
     """
     A list of content objects that represent the unstructured result of the tool call.
     """
-    is_error: Annotated[bool | None, Field(alias='isError')] = None
+    is_error: Annotated[bool | None, Field(alias='isError'), NOT_NULL] = None
     """
     Whether the tool call ended in an error.
 
@@ -200,6 +197,7 @@ class CreateMessageRequestParams(WireModel):
     include_context: Annotated[
         Literal['allServers', 'none', 'thisServer'] | None,
         Field(alias='includeContext'),
+        NOT_NULL,
     ] = None
     """
     A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
@@ -209,36 +207,40 @@ class CreateMessageRequestParams(WireModel):
     omit this field or use `"none"`, and SHOULD only use the deprecated values if the client declares
     {@link ClientCapabilities.sampling.context}.
     """
-    max_tokens: Annotated[int, Field(alias='maxTokens')]
+    max_tokens: Annotated[JSONInteger, Field(alias='maxTokens')]
     """
     The requested maximum number of tokens to sample (to prevent runaway completions).
 
     The client MAY choose to sample fewer tokens than the requested maximum.
     """
     messages: list[SamplingMessage]
-    metadata: JSONObject | None = None
+    metadata: Annotated[JSONObject | None, NOT_NULL] = None
     """
     Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific.
     """
     model_preferences: Annotated[
-        ModelPreferences | None, Field(alias='modelPreferences')
+        ModelPreferences | None, Field(alias='modelPreferences'), NOT_NULL
     ] = None
     """
     The server's preferences for which model to select. The client MAY ignore these preferences.
     """
-    stop_sequences: Annotated[list[str] | None, Field(alias='stopSequences')] = None
-    system_prompt: Annotated[str | None, Field(alias='systemPrompt')] = None
+    stop_sequences: Annotated[
+        list[str] | None, Field(alias='stopSequences'), NOT_NULL
+    ] = None
+    system_prompt: Annotated[str | None, Field(alias='systemPrompt'), NOT_NULL] = None
     """
     An optional system prompt the server wants to use for sampling. The client MAY modify or omit this prompt.
     """
-    temperature: float | None = None
-    tool_choice: Annotated[ToolChoice | None, Field(alias='toolChoice')] = None
+    temperature: Annotated[float | None, NOT_NULL] = None
+    tool_choice: Annotated[ToolChoice | None, Field(alias='toolChoice'), NOT_NULL] = (
+        None
+    )
     """
     Controls how the model uses tools.
     The client MUST return an error if this field is provided but {@link ClientCapabilities.sampling.tools} is not declared.
     Default is `{ mode: "auto" }`.
     """
-    tools: list[Tool] | None = None
+    tools: Annotated[list[Tool] | None, NOT_NULL] = None
     """
     Tools that the model may use during generation.
     The client MUST return an error if this field is provided but {@link ClientCapabilities.sampling.tools} is not declared.
@@ -269,7 +271,7 @@ class ElicitRequestFormParams(WireModel):
     """
     The message to present to the user describing what information is being requested.
     """
-    mode: Literal['form'] | None = None
+    mode: Annotated[Literal['form'] | None, NOT_NULL] = None
     """
     The elicitation mode.
     """
@@ -302,11 +304,12 @@ class ElicitRequestURLParams(WireModel):
     """
 
 
-class ElicitRequestParams(RootModel[ElicitRequestFormParams | ElicitRequestURLParams]):
-    root: ElicitRequestFormParams | ElicitRequestURLParams
-    """
-    The parameters for a request to elicit additional information from the user via the client.
-    """
+ElicitRequestParams = TypeAliasType(
+    "ElicitRequestParams", ElicitRequestFormParams | ElicitRequestURLParams
+)
+"""
+The parameters for a request to elicit additional information from the user via the client.
+"""
 
 
 class EmbeddedResource(WireModel):
@@ -320,8 +323,8 @@ class EmbeddedResource(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
-    annotations: Annotations | None = None
+    meta: Annotated[MetaObject | None, Field(alias='_meta'), NOT_NULL] = None
+    annotations: Annotated[Annotations | None, NOT_NULL] = None
     """
     Optional annotations for the client.
     """
@@ -337,12 +340,12 @@ class Icon(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
+    mime_type: Annotated[str | None, Field(alias='mimeType'), NOT_NULL] = None
     """
     Optional MIME type override if the source MIME type is missing or generic.
     For example: `"image/png"`, `"image/jpeg"`, or `"image/svg+xml"`.
     """
-    sizes: list[str] | None = None
+    sizes: Annotated[list[str] | None, NOT_NULL] = None
     """
     Optional array of strings that specify sizes at which the icon can be used.
     Each string should be in WxH format (e.g., `"48x48"`, `"96x96"`) or `"any"` for scalable formats like SVG.
@@ -360,7 +363,7 @@ class Icon(WireModel):
     Consumers SHOULD take appropriate precautions when consuming SVGs as they can contain
     executable JavaScript.
     """
-    theme: Literal['dark', 'light'] | None = None
+    theme: Annotated[Literal['dark', 'light'] | None, NOT_NULL] = None
     """
     Optional specifier for the theme this icon is designed for. `"light"` indicates
     the icon is designed to be used with a light background, and `"dark"` indicates
@@ -378,8 +381,8 @@ class ImageContent(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
-    annotations: Annotations | None = None
+    meta: Annotated[MetaObject | None, Field(alias='_meta'), NOT_NULL] = None
+    annotations: Annotated[Annotations | None, NOT_NULL] = None
     """
     Optional annotations for the client.
     """
@@ -405,9 +408,13 @@ class InputRequiredResult(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[ResultMetaObject | None, Field(alias='_meta')] = None
-    input_requests: Annotated[InputRequests | None, Field(alias='inputRequests')] = None
-    request_state: Annotated[str | None, Field(alias='requestState')] = None
+    meta: Annotated[
+        dict[str, Any] | None, Field(alias='_meta'), AsDict(ResultMetaObject), NOT_NULL
+    ] = None
+    input_requests: Annotated[
+        InputRequests | None, Field(alias='inputRequests'), NOT_NULL
+    ] = None
+    request_state: Annotated[str | None, Field(alias='requestState'), NOT_NULL] = None
     result_type: Annotated[str, Field(alias='resultType')]
     """
     Indicates the type of the result, which allows the client to determine
@@ -444,45 +451,16 @@ class InputSchema(WireModel):
     __annotations__ = {
         '__pydantic_extra__': Dict[str, Any],
     }
-    schema_: Annotated[str | None, Field(alias='$schema')] = None
+    schema_: Annotated[str | None, Field(alias='$schema'), NOT_NULL] = None
     type: Literal['object']
 
 
-class Items(WireModel):
-    """
-    Schema for array items with enum options and display labels.
-    """
-
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    any_of: Annotated[list[AnyOfItem], Field(alias='anyOf')]
-    """
-    Array of enum options with values and display labels.
-    """
+JSONObject = TypeAliasType("JSONObject", dict[str, "JSONValue"])
 
 
-class Items1(WireModel):
-    """
-    Schema for the array items.
-    """
-
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    enum: list[str]
-    """
-    Array of enum values to choose from.
-    """
-    type: Literal['string']
-
-
-class JSONObject(RootModel[dict[str, "JSONValue"]]):
-    root: dict[str, "JSONValue"]
-
-
-class JSONValue(RootModel[Union[JSONObject, list["JSONValue"], str, int, bool]]):
-    root: Union[JSONObject, list["JSONValue"], str, int, bool]
+JSONValue = TypeAliasType(
+    "JSONValue", Union[JSONObject, "list[JSONValue]", str, JSONInteger, bool]
+)
 
 
 class LegacyTitledEnumSchema(WireModel):
@@ -494,15 +472,15 @@ class LegacyTitledEnumSchema(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    default: str | None = None
-    description: str | None = None
+    default: Annotated[str | None, NOT_NULL] = None
+    description: Annotated[str | None, NOT_NULL] = None
     enum: list[str]
-    enum_names: Annotated[list[str] | None, Field(alias='enumNames')] = None
+    enum_names: Annotated[list[str] | None, Field(alias='enumNames'), NOT_NULL] = None
     """
     (Legacy) Display names for enum values.
     Non-standard according to JSON schema 2020-12.
     """
-    title: str | None = None
+    title: Annotated[str | None, NOT_NULL] = None
     type: Literal['string']
 
 
@@ -521,20 +499,30 @@ class ListRootsRequest(WireModel):
         extra='allow',
     )
     method: Literal['roots/list']
-    params: Params | None = None
+    params: Annotated[ListRootsRequestParams | None, NOT_NULL] = None
 
 
-class InputRequest(RootModel[CreateMessageRequest | ListRootsRequest | ElicitRequest]):
-    root: CreateMessageRequest | ListRootsRequest | ElicitRequest
+InputRequest = TypeAliasType(
+    "InputRequest",
+    Annotated[
+        CreateMessageRequest | ListRootsRequest | ElicitRequest,
+        Field(discriminator='method'),
+    ],
+)
 
 
-class InputRequests(RootModel[dict[str, InputRequest]]):
-    """
-    A map of server-initiated requests that the client must fulfill.
-    Keys are server-assigned identifiers; values are the request objects.
-    """
+InputRequests = TypeAliasType("InputRequests", dict[str, InputRequest])
+"""
+A map of server-initiated requests that the client must fulfill.
+Keys are server-assigned identifiers; values are the request objects.
+"""
 
-    root: dict[str, InputRequest]
+
+class ListRootsRequestParams(WireModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    meta: Annotated[MetaObject | None, Field(alias='_meta'), NOT_NULL] = None
 
 
 class ListToolsResult(WireModel):
@@ -545,7 +533,9 @@ class ListToolsResult(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[ResultMetaObject | None, Field(alias='_meta')] = None
+    meta: Annotated[
+        dict[str, Any] | None, Field(alias='_meta'), AsDict(ResultMetaObject), NOT_NULL
+    ] = None
     cache_scope: Annotated[Literal['private', 'public'], Field(alias='cacheScope')]
     """
     Indicates the intended scope of the cached response, analogous to HTTP
@@ -559,7 +549,7 @@ class ListToolsResult(WireModel):
       authorization contexts (e.g., a different access token requires a
       different cache).
     """
-    next_cursor: Annotated[str | None, Field(alias='nextCursor')] = None
+    next_cursor: Annotated[str | None, Field(alias='nextCursor'), NOT_NULL] = None
     """
     An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available.
@@ -575,7 +565,7 @@ class ListToolsResult(WireModel):
     `resultType`), the client MUST treat the absent field as `"complete"`.
     """
     tools: list[Tool]
-    ttl_ms: Annotated[int, Field(alias='ttlMs', ge=0)]
+    ttl_ms: Annotated[JSONInteger, Field(alias='ttlMs', ge=0)]
     """
     A hint from the server indicating how long (in milliseconds) the
     client MAY cache this response before re-fetching. Semantics are
@@ -601,30 +591,24 @@ class ListToolsResultResponse(WireModel):
     result: ListToolsResult
 
 
-class MetaObject(RootModel[dict[str, Any]]):
-    """
-    Represents the contents of a `_meta` field, which clients and servers use to attach additional metadata to their interactions.
+MetaObject = TypeAliasType("MetaObject", dict[str, Any])
+"""
+Represents the contents of a `_meta` field, which clients and servers use to attach additional metadata to their interactions.
 
-    Certain key names are reserved by MCP for protocol-level metadata; implementations MUST NOT make assumptions about values at these keys. Additionally, specific schema definitions may reserve particular names for purpose-specific metadata, as declared in those definitions.
+Certain key names are reserved by MCP for protocol-level metadata; implementations MUST NOT make assumptions about values at these keys. Additionally, specific schema definitions may reserve particular names for purpose-specific metadata, as declared in those definitions.
 
-    Valid keys have two segments:
+Valid keys have two segments:
 
-    **Prefix:**
-    - Optional — if specified, MUST be a series of _labels_ separated by dots (`.`), followed by a slash (`/`).
-    - Labels MUST start with a letter and end with a letter or digit. Interior characters may be letters, digits, or hyphens (`-`).
-    - Implementations SHOULD use reverse DNS notation (e.g., `com.example/` rather than `example.com/`).
-    - Any prefix where the second label is `modelcontextprotocol` or `mcp` is **reserved** for MCP use. For example: `io.modelcontextprotocol/`, `dev.mcp/`, `org.modelcontextprotocol.api/`, and `com.mcp.tools/` are all reserved. However, `com.example.mcp/` is NOT reserved, as the second label is `example`.
+**Prefix:**
+- Optional — if specified, MUST be a series of _labels_ separated by dots (`.`), followed by a slash (`/`).
+- Labels MUST start with a letter and end with a letter or digit. Interior characters may be letters, digits, or hyphens (`-`).
+- Implementations SHOULD use reverse DNS notation (e.g., `com.example/` rather than `example.com/`).
+- Any prefix where the second label is `modelcontextprotocol` or `mcp` is **reserved** for MCP use. For example: `io.modelcontextprotocol/`, `dev.mcp/`, `org.modelcontextprotocol.api/`, and `com.mcp.tools/` are all reserved. However, `com.example.mcp/` is NOT reserved, as the second label is `example`.
 
-    **Name:**
-    - Unless empty, MUST start and end with an alphanumeric character (`[a-z0-9A-Z]`).
-    - Interior characters may be alphanumeric, hyphens (`-`), underscores (`_`), or dots (`.`).
-    """
-
-    root: dict[str, Any]
-
-
-class Model(RootModel[Any]):
-    root: Any
+**Name:**
+- Unless empty, MUST start and end with an alphanumeric character (`[a-z0-9A-Z]`).
+- Interior characters may be alphanumeric, hyphens (`-`), underscores (`_`), or dots (`.`).
+"""
 
 
 class ModelHint(WireModel):
@@ -638,7 +622,7 @@ class ModelHint(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    name: str | None = None
+    name: Annotated[str | None, NOT_NULL] = None
     """
     A hint for a model name.
 
@@ -671,14 +655,14 @@ class ModelPreferences(WireModel):
         extra='allow',
     )
     cost_priority: Annotated[
-        float | None, Field(alias='costPriority', ge=0.0, le=1.0)
+        float | None, Field(alias='costPriority', ge=0.0, le=1.0), NOT_NULL
     ] = None
     """
     How much to prioritize cost when selecting a model. A value of 0 means cost
     is not important, while a value of 1 means cost is the most important
     factor.
     """
-    hints: list[ModelHint] | None = None
+    hints: Annotated[list[ModelHint] | None, NOT_NULL] = None
     """
     Optional hints to use for model selection.
 
@@ -689,7 +673,7 @@ class ModelPreferences(WireModel):
     MAY still use the priorities to select from ambiguous matches.
     """
     intelligence_priority: Annotated[
-        float | None, Field(alias='intelligencePriority', ge=0.0, le=1.0)
+        float | None, Field(alias='intelligencePriority', ge=0.0, le=1.0), NOT_NULL
     ] = None
     """
     How much to prioritize intelligence and capabilities when selecting a
@@ -697,7 +681,7 @@ class ModelPreferences(WireModel):
     means intelligence is the most important factor.
     """
     speed_priority: Annotated[
-        float | None, Field(alias='speedPriority', ge=0.0, le=1.0)
+        float | None, Field(alias='speedPriority', ge=0.0, le=1.0), NOT_NULL
     ] = None
     """
     How much to prioritize sampling speed (latency) when selecting a model. A
@@ -710,26 +694,12 @@ class NumberSchema(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    default: float | None = None
-    description: str | None = None
-    maximum: float | None = None
-    minimum: float | None = None
-    title: str | None = None
+    default: Annotated[float | None, NOT_NULL] = None
+    description: Annotated[str | None, NOT_NULL] = None
+    maximum: Annotated[float | None, NOT_NULL] = None
+    minimum: Annotated[float | None, NOT_NULL] = None
+    title: Annotated[str | None, NOT_NULL] = None
     type: Literal['integer', 'number']
-
-
-class OneOfItem(WireModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    const: str
-    """
-    The enum value.
-    """
-    title: str
-    """
-    Display label for this option.
-    """
 
 
 class OutputSchema(WireModel):
@@ -746,21 +716,13 @@ class OutputSchema(WireModel):
     __annotations__ = {
         '__pydantic_extra__': Dict[str, Any],
     }
-    schema_: Annotated[str | None, Field(alias='$schema')] = None
+    schema_: Annotated[str | None, Field(alias='$schema'), NOT_NULL] = None
 
 
-class Params(WireModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
-
-
-class RequestId(RootModel[str | int]):
-    root: str | int
-    """
-    A uniquely identifying ID for a request in JSON-RPC.
-    """
+RequestId = TypeAliasType("RequestId", str | JSONInteger)
+"""
+A uniquely identifying ID for a request in JSON-RPC.
+"""
 
 
 class RequestedSchema(WireModel):
@@ -772,9 +734,9 @@ class RequestedSchema(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    schema_: Annotated[str | None, Field(alias='$schema')] = None
+    schema_: Annotated[str | None, Field(alias='$schema'), NOT_NULL] = None
     properties: dict[str, PrimitiveSchemaDefinition]
-    required: list[str] | None = None
+    required: Annotated[list[str] | None, NOT_NULL] = None
     type: Literal['object']
 
 
@@ -788,18 +750,18 @@ class ResourceLink(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
-    annotations: Annotations | None = None
+    meta: Annotated[MetaObject | None, Field(alias='_meta'), NOT_NULL] = None
+    annotations: Annotated[Annotations | None, NOT_NULL] = None
     """
     Optional annotations for the client.
     """
-    description: str | None = None
+    description: Annotated[str | None, NOT_NULL] = None
     """
     A description of what this resource represents.
 
     This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
     """
-    icons: list[Icon] | None = None
+    icons: Annotated[list[Icon] | None, NOT_NULL] = None
     """
     Optional set of sized icons that the client can display in a user interface.
 
@@ -811,7 +773,7 @@ class ResourceLink(WireModel):
     - `image/svg+xml` - SVG images (scalable but requires security precautions)
     - `image/webp` - WebP images (modern, efficient format)
     """
-    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
+    mime_type: Annotated[str | None, Field(alias='mimeType'), NOT_NULL] = None
     """
     The MIME type of this resource, if known.
     """
@@ -819,13 +781,13 @@ class ResourceLink(WireModel):
     """
     Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     """
-    size: int | None = None
+    size: Annotated[JSONInteger | None, NOT_NULL] = None
     """
     The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
 
     This can be used by Hosts to display file sizes and estimate context window usage.
     """
-    title: str | None = None
+    title: Annotated[str | None, NOT_NULL] = None
     """
     Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
@@ -849,7 +811,7 @@ class ResultMetaObject(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    io_modelcontextprotocol_server_info: Annotated[
+    server_info: Annotated[
         Any | None, Field(alias='io.modelcontextprotocol/serverInfo')
     ] = None
     """
@@ -867,11 +829,10 @@ class ResultMetaObject(WireModel):
     """
 
 
-class Role(RootModel[Literal['assistant', 'user']]):
-    root: Literal['assistant', 'user']
-    """
-    The sender or recipient of messages and data in a conversation.
-    """
+Role = TypeAliasType("Role", Literal['assistant', 'user'])
+"""
+The sender or recipient of messages and data in a conversation.
+"""
 
 
 class SamplingMessage(WireModel):
@@ -882,7 +843,7 @@ class SamplingMessage(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
+    meta: Annotated[MetaObject | None, Field(alias='_meta'), NOT_NULL] = None
     content: (
         TextContent
         | ImageContent
@@ -898,12 +859,14 @@ class StringSchema(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    default: str | None = None
-    description: str | None = None
-    format: Literal['date', 'date-time', 'email', 'uri'] | None = None
-    max_length: Annotated[int | None, Field(alias='maxLength')] = None
-    min_length: Annotated[int | None, Field(alias='minLength')] = None
-    title: str | None = None
+    default: Annotated[str | None, NOT_NULL] = None
+    description: Annotated[str | None, NOT_NULL] = None
+    format: Annotated[Literal['date', 'date-time', 'email', 'uri'] | None, NOT_NULL] = (
+        None
+    )
+    max_length: Annotated[JSONInteger | None, Field(alias='maxLength'), NOT_NULL] = None
+    min_length: Annotated[JSONInteger | None, Field(alias='minLength'), NOT_NULL] = None
+    title: Annotated[str | None, NOT_NULL] = None
     type: Literal['string']
 
 
@@ -915,8 +878,8 @@ class TextContent(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
-    annotations: Annotations | None = None
+    meta: Annotated[MetaObject | None, Field(alias='_meta'), NOT_NULL] = None
+    annotations: Annotated[Annotations | None, NOT_NULL] = None
     """
     Optional annotations for the client.
     """
@@ -927,23 +890,21 @@ class TextContent(WireModel):
     type: Literal['text']
 
 
-class ContentBlock(
-    RootModel[
-        TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource
-    ]
-):
-    root: Annotated[
+ContentBlock = TypeAliasType(
+    "ContentBlock",
+    Annotated[
         TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource,
         Field(discriminator='type'),
-    ]
+    ],
+)
 
 
 class TextResourceContents(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
-    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
+    meta: Annotated[MetaObject | None, Field(alias='_meta'), NOT_NULL] = None
+    mime_type: Annotated[str | None, Field(alias='mimeType'), NOT_NULL] = None
     """
     The MIME type of this resource, if known.
     """
@@ -965,31 +926,59 @@ class TitledMultiSelectEnumSchema(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    default: list[str] | None = None
+    default: Annotated[list[str] | None, NOT_NULL] = None
     """
     Optional default value.
     """
-    description: str | None = None
+    description: Annotated[str | None, NOT_NULL] = None
     """
     Optional description for the enum field.
     """
-    items: Items
+    items: TitledMultiSelectItems
     """
     Schema for array items with enum options and display labels.
     """
-    max_items: Annotated[int | None, Field(alias='maxItems')] = None
+    max_items: Annotated[JSONInteger | None, Field(alias='maxItems'), NOT_NULL] = None
     """
     Maximum number of items to select.
     """
-    min_items: Annotated[int | None, Field(alias='minItems')] = None
+    min_items: Annotated[JSONInteger | None, Field(alias='minItems'), NOT_NULL] = None
     """
     Minimum number of items to select.
     """
-    title: str | None = None
+    title: Annotated[str | None, NOT_NULL] = None
     """
     Optional title for the enum field.
     """
     type: Literal['array']
+
+
+class TitledMultiSelectItems(WireModel):
+    """
+    Schema for array items with enum options and display labels.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    any_of: Annotated[list[TitledMultiSelectOption], Field(alias='anyOf')]
+    """
+    Array of enum options with values and display labels.
+    """
+
+
+class TitledMultiSelectOption(WireModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    const: str
+    """
+    The constant enum value.
+    """
+    title: str
+    """
+    Display title for this option.
+    """
 
 
 class TitledSingleSelectEnumSchema(WireModel):
@@ -1000,23 +989,37 @@ class TitledSingleSelectEnumSchema(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    default: str | None = None
+    default: Annotated[str | None, NOT_NULL] = None
     """
     Optional default value.
     """
-    description: str | None = None
+    description: Annotated[str | None, NOT_NULL] = None
     """
     Optional description for the enum field.
     """
-    one_of: Annotated[list[OneOfItem], Field(alias='oneOf')]
+    one_of: Annotated[list[TitledSingleSelectOption], Field(alias='oneOf')]
     """
     Array of enum options with values and display labels.
     """
-    title: str | None = None
+    title: Annotated[str | None, NOT_NULL] = None
     """
     Optional title for the enum field.
     """
     type: Literal['string']
+
+
+class TitledSingleSelectOption(WireModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    const: str
+    """
+    The enum value.
+    """
+    title: str
+    """
+    Display label for this option.
+    """
 
 
 class Tool(WireModel):
@@ -1027,20 +1030,20 @@ class Tool(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
-    annotations: ToolAnnotations | None = None
+    meta: Annotated[MetaObject | None, Field(alias='_meta'), NOT_NULL] = None
+    annotations: Annotated[ToolAnnotations | None, NOT_NULL] = None
     """
     Optional additional tool information.
 
     Display name precedence order is: `title`, `annotations.title`, then `name`.
     """
-    description: str | None = None
+    description: Annotated[str | None, NOT_NULL] = None
     """
     A human-readable description of the tool.
 
     This can be used by clients to improve the LLM's understanding of available tools. It can be thought of like a "hint" to the model.
     """
-    icons: list[Icon] | None = None
+    icons: Annotated[list[Icon] | None, NOT_NULL] = None
     """
     Optional set of sized icons that the client can display in a user interface.
 
@@ -1052,7 +1055,9 @@ class Tool(WireModel):
     - `image/svg+xml` - SVG images (scalable but requires security precautions)
     - `image/webp` - WebP images (modern, efficient format)
     """
-    input_schema: Annotated[InputSchema, Field(alias='inputSchema')]
+    input_schema: Annotated[
+        dict[str, Any], Field(alias='inputSchema'), AsDict(InputSchema)
+    ]
     """
     A JSON Schema object defining the expected parameters for the tool.
 
@@ -1073,14 +1078,19 @@ class Tool(WireModel):
     """
     Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     """
-    output_schema: Annotated[OutputSchema | None, Field(alias='outputSchema')] = None
+    output_schema: Annotated[
+        dict[str, Any] | None,
+        Field(alias='outputSchema'),
+        AsDict(OutputSchema),
+        NOT_NULL,
+    ] = None
     """
     An optional JSON Schema object defining the structure of the tool's output returned in
     the structuredContent field of a {@link CallToolResult}. This can be any valid JSON Schema 2020-12.
 
     Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
     """
-    title: str | None = None
+    title: Annotated[str | None, NOT_NULL] = None
     """
     Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
@@ -1106,7 +1116,9 @@ class ToolAnnotations(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    destructive_hint: Annotated[bool | None, Field(alias='destructiveHint')] = None
+    destructive_hint: Annotated[
+        bool | None, Field(alias='destructiveHint'), NOT_NULL
+    ] = None
     """
     If true, the tool may perform destructive updates to its environment.
     If false, the tool performs only additive updates.
@@ -1115,7 +1127,9 @@ class ToolAnnotations(WireModel):
 
     Default: true
     """
-    idempotent_hint: Annotated[bool | None, Field(alias='idempotentHint')] = None
+    idempotent_hint: Annotated[bool | None, Field(alias='idempotentHint'), NOT_NULL] = (
+        None
+    )
     """
     If true, calling the tool repeatedly with the same arguments
     will have no additional effect on its environment.
@@ -1124,7 +1138,9 @@ class ToolAnnotations(WireModel):
 
     Default: false
     """
-    open_world_hint: Annotated[bool | None, Field(alias='openWorldHint')] = None
+    open_world_hint: Annotated[bool | None, Field(alias='openWorldHint'), NOT_NULL] = (
+        None
+    )
     """
     If true, this tool may interact with an "open world" of external
     entities. If false, the tool's domain of interaction is closed.
@@ -1133,13 +1149,13 @@ class ToolAnnotations(WireModel):
 
     Default: true
     """
-    read_only_hint: Annotated[bool | None, Field(alias='readOnlyHint')] = None
+    read_only_hint: Annotated[bool | None, Field(alias='readOnlyHint'), NOT_NULL] = None
     """
     If true, the tool does not modify its environment.
 
     Default: false
     """
-    title: str | None = None
+    title: Annotated[str | None, NOT_NULL] = None
     """
     A human-readable title for the tool.
     """
@@ -1153,7 +1169,7 @@ class ToolChoice(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    mode: Literal['auto', 'none', 'required'] | None = None
+    mode: Annotated[Literal['auto', 'none', 'required'] | None, NOT_NULL] = None
     """
     Controls the tool use ability of the model:
     - `"auto"`: Model decides whether to use tools (default)
@@ -1170,7 +1186,7 @@ class ToolResultContent(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
+    meta: Annotated[MetaObject | None, Field(alias='_meta'), NOT_NULL] = None
     """
     Optional metadata about the tool result. Clients SHOULD preserve this field when
     including tool results in subsequent sampling requests to enable caching optimizations.
@@ -1182,7 +1198,7 @@ class ToolResultContent(WireModel):
     This has the same format as {@link CallToolResult.content} and can include text, images,
     audio, resource links, and embedded resources.
     """
-    is_error: Annotated[bool | None, Field(alias='isError')] = None
+    is_error: Annotated[bool | None, Field(alias='isError'), NOT_NULL] = None
     """
     Whether the tool use resulted in an error.
 
@@ -1213,7 +1229,7 @@ class ToolUseContent(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[MetaObject | None, Field(alias='_meta')] = None
+    meta: Annotated[MetaObject | None, Field(alias='_meta'), NOT_NULL] = None
     """
     Optional metadata about the tool use. Clients SHOULD preserve this field when
     including tool uses in subsequent sampling requests to enable caching optimizations.
@@ -1235,12 +1251,13 @@ class ToolUseContent(WireModel):
     type: Literal['tool_use']
 
 
-class SamplingMessageContentBlock(
-    RootModel[
-        TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent
-    ]
-):
-    root: TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent
+SamplingMessageContentBlock = TypeAliasType(
+    "SamplingMessageContentBlock",
+    Annotated[
+        TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent,
+        Field(discriminator='type'),
+    ],
+)
 
 
 class UntitledMultiSelectEnumSchema(WireModel):
@@ -1251,31 +1268,46 @@ class UntitledMultiSelectEnumSchema(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    default: list[str] | None = None
+    default: Annotated[list[str] | None, NOT_NULL] = None
     """
     Optional default value.
     """
-    description: str | None = None
+    description: Annotated[str | None, NOT_NULL] = None
     """
     Optional description for the enum field.
     """
-    items: Items1
+    items: UntitledMultiSelectItems
     """
     Schema for the array items.
     """
-    max_items: Annotated[int | None, Field(alias='maxItems')] = None
+    max_items: Annotated[JSONInteger | None, Field(alias='maxItems'), NOT_NULL] = None
     """
     Maximum number of items to select.
     """
-    min_items: Annotated[int | None, Field(alias='minItems')] = None
+    min_items: Annotated[JSONInteger | None, Field(alias='minItems'), NOT_NULL] = None
     """
     Minimum number of items to select.
     """
-    title: str | None = None
+    title: Annotated[str | None, NOT_NULL] = None
     """
     Optional title for the enum field.
     """
     type: Literal['array']
+
+
+class UntitledMultiSelectItems(WireModel):
+    """
+    Schema for the array items.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    enum: list[str]
+    """
+    Array of enum values to choose from.
+    """
+    type: Literal['string']
 
 
 class UntitledSingleSelectEnumSchema(WireModel):
@@ -1286,11 +1318,11 @@ class UntitledSingleSelectEnumSchema(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    default: str | None = None
+    default: Annotated[str | None, NOT_NULL] = None
     """
     Optional default value.
     """
-    description: str | None = None
+    description: Annotated[str | None, NOT_NULL] = None
     """
     Optional description for the enum field.
     """
@@ -1298,43 +1330,49 @@ class UntitledSingleSelectEnumSchema(WireModel):
     """
     Array of enum values to choose from.
     """
-    title: str | None = None
+    title: Annotated[str | None, NOT_NULL] = None
     """
     Optional title for the enum field.
     """
     type: Literal['string']
 
 
-class PrimitiveSchemaDefinition(
-    RootModel[
-        StringSchema
-        | NumberSchema
-        | BooleanSchema
-        | UntitledSingleSelectEnumSchema
-        | TitledSingleSelectEnumSchema
-        | UntitledMultiSelectEnumSchema
-        | TitledMultiSelectEnumSchema
-        | LegacyTitledEnumSchema
-    ]
-):
-    root: (
-        StringSchema
-        | NumberSchema
-        | BooleanSchema
-        | UntitledSingleSelectEnumSchema
-        | TitledSingleSelectEnumSchema
-        | UntitledMultiSelectEnumSchema
-        | TitledMultiSelectEnumSchema
-        | LegacyTitledEnumSchema
-    )
-    """
-    Restricted schema definitions that only allow primitive types
-    without nested objects or arrays.
-    """
+PrimitiveSchemaDefinition = TypeAliasType(
+    "PrimitiveSchemaDefinition",
+    StringSchema
+    | NumberSchema
+    | BooleanSchema
+    | UntitledSingleSelectEnumSchema
+    | TitledSingleSelectEnumSchema
+    | UntitledMultiSelectEnumSchema
+    | TitledMultiSelectEnumSchema
+    | LegacyTitledEnumSchema,
+)
+"""
+Restricted schema definitions that only allow primitive types
+without nested objects or arrays.
+"""
 
 
 CallToolResultResponse.model_rebuild()
 CreateMessageRequest.model_rebuild()
 CreateMessageRequestParams.model_rebuild()
-InputRequiredResult.model_rebuild()
-JSONObject.model_rebuild()
+
+
+ToolsCallResult = TypeAliasType(
+    "ToolsCallResult",
+    Annotated[
+        Annotated[CallToolResult, Tag("complete")]
+        | Annotated[InputRequiredResult, Tag("input_required")]
+        | Annotated[CallToolResult | InputRequiredResult, Tag("other")],
+        Discriminator(result_type_tag),
+    ],
+)
+"""
+The answer to `tools/call` at draft: a `CallToolResult` or an `InputRequiredResult`.
+
+Chosen by `resultType` (basic "Result types"): `"complete"` reads a `CallToolResult`,
+`"input_required"` an `InputRequiredResult`; any other value is read as whichever of the two it
+fits, as the schema's `anyOf` would. Read it with `parse_result("draft", "tools/call", raw)`
+or `TypeAdapter(ToolsCallResult)`, then narrow with `isinstance`.
+"""

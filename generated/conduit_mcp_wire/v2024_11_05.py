@@ -11,21 +11,22 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from conduit_mcp_wire._base import WireModel
-from pydantic import ConfigDict, Field, RootModel
+from conduit_mcp_wire._base import NOT_NULL, AsDict, WireModel
+from pydantic import ConfigDict, Field
+from typing_extensions import TypeAliasType
 
 
 class Annotations(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    audience: list[Role] | None = None
+    audience: Annotated[list[Role] | None, NOT_NULL] = None
     """
     Describes who the intended customer of this object or data is.
 
     It can include multiple entries to indicate content useful for multiple audiences (e.g., `["user", "assistant"]`).
     """
-    priority: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
+    priority: Annotated[float | None, Field(ge=0.0, le=1.0), NOT_NULL] = None
     """
     Describes how important this data is for operating the server.
 
@@ -43,7 +44,7 @@ class BlobResourceContents(WireModel):
     """
     A base64-encoded string representing the binary data of the item.
     """
-    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
+    mime_type: Annotated[str | None, Field(alias='mimeType'), NOT_NULL] = None
     """
     The MIME type of this resource, if known.
     """
@@ -70,12 +71,12 @@ class CallToolResult(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta'), NOT_NULL] = None
     """
     This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
     """
-    content: list[Content]
-    is_error: Annotated[bool | None, Field(alias='isError')] = None
+    content: list[ContentBlock]
+    is_error: Annotated[bool | None, Field(alias='isError'), NOT_NULL] = None
     """
     Whether the tool call ended in an error.
 
@@ -94,7 +95,7 @@ class EmbeddedResource(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    annotations: Annotations | None = None
+    annotations: Annotated[Annotations | None, NOT_NULL] = None
     resource: TextResourceContents | BlobResourceContents
     type: Literal['resource']
 
@@ -107,7 +108,7 @@ class ImageContent(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    annotations: Annotations | None = None
+    annotations: Annotated[Annotations | None, NOT_NULL] = None
     data: str
     """
     The base64-encoded image data.
@@ -127,8 +128,8 @@ class InputSchema(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    properties: dict[str, dict[str, Any]] | None = None
-    required: list[str] | None = None
+    properties: Annotated[dict[str, dict[str, Any]] | None, NOT_NULL] = None
+    required: Annotated[list[str] | None, NOT_NULL] = None
     type: Literal['object']
 
 
@@ -140,11 +141,11 @@ class ListToolsResult(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta'), NOT_NULL] = None
     """
     This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
     """
-    next_cursor: Annotated[str | None, Field(alias='nextCursor')] = None
+    next_cursor: Annotated[str | None, Field(alias='nextCursor'), NOT_NULL] = None
     """
     An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available.
@@ -152,15 +153,10 @@ class ListToolsResult(WireModel):
     tools: list[Tool]
 
 
-class Model(RootModel[Any]):
-    root: Any
-
-
-class Role(RootModel[Literal['assistant', 'user']]):
-    root: Literal['assistant', 'user']
-    """
-    The sender or recipient of messages and data in a conversation.
-    """
+Role = TypeAliasType("Role", Literal['assistant', 'user'])
+"""
+The sender or recipient of messages and data in a conversation.
+"""
 
 
 class TextContent(WireModel):
@@ -171,7 +167,7 @@ class TextContent(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    annotations: Annotations | None = None
+    annotations: Annotated[Annotations | None, NOT_NULL] = None
     text: str
     """
     The text content of the message.
@@ -179,17 +175,19 @@ class TextContent(WireModel):
     type: Literal['text']
 
 
-class Content(RootModel[TextContent | ImageContent | EmbeddedResource]):
-    root: Annotated[
+ContentBlock = TypeAliasType(
+    "ContentBlock",
+    Annotated[
         TextContent | ImageContent | EmbeddedResource, Field(discriminator='type')
-    ]
+    ],
+)
 
 
 class TextResourceContents(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
+    mime_type: Annotated[str | None, Field(alias='mimeType'), NOT_NULL] = None
     """
     The MIME type of this resource, if known.
     """
@@ -211,11 +209,13 @@ class Tool(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    description: str | None = None
+    description: Annotated[str | None, NOT_NULL] = None
     """
     A human-readable description of the tool.
     """
-    input_schema: Annotated[InputSchema, Field(alias='inputSchema')]
+    input_schema: Annotated[
+        dict[str, Any], Field(alias='inputSchema'), AsDict(InputSchema)
+    ]
     """
     A JSON Schema object defining the expected parameters for the tool.
     """
@@ -223,3 +223,10 @@ class Tool(WireModel):
     """
     The name of the tool.
     """
+
+
+ToolsCallResult = TypeAliasType("ToolsCallResult", CallToolResult)
+"""
+The answer to `tools/call` at 2024-11-05: `CallToolResult`.
+Read it with `parse_result("2024-11-05", "tools/call", raw)` or `TypeAdapter(ToolsCallResult)`.
+"""

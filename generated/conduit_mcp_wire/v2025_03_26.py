@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from conduit_mcp_wire._base import WireModel
-from pydantic import ConfigDict, Field, RootModel
+from conduit_mcp_wire._base import NOT_NULL, AsDict, WireModel
+from pydantic import ConfigDict, Field
+from typing_extensions import TypeAliasType
 
 
 class Annotations(WireModel):
@@ -23,13 +24,13 @@ class Annotations(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    audience: list[Role] | None = None
+    audience: Annotated[list[Role] | None, NOT_NULL] = None
     """
     Describes who the intended customer of this object or data is.
 
     It can include multiple entries to indicate content useful for multiple audiences (e.g., `["user", "assistant"]`).
     """
-    priority: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
+    priority: Annotated[float | None, Field(ge=0.0, le=1.0), NOT_NULL] = None
     """
     Describes how important this data is for operating the server.
 
@@ -47,7 +48,7 @@ class AudioContent(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    annotations: Annotations | None = None
+    annotations: Annotated[Annotations | None, NOT_NULL] = None
     """
     Optional annotations for the client.
     """
@@ -70,7 +71,7 @@ class BlobResourceContents(WireModel):
     """
     A base64-encoded string representing the binary data of the item.
     """
-    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
+    mime_type: Annotated[str | None, Field(alias='mimeType'), NOT_NULL] = None
     """
     The MIME type of this resource, if known.
     """
@@ -97,12 +98,12 @@ class CallToolResult(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta'), NOT_NULL] = None
     """
     This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
     """
-    content: list[Content]
-    is_error: Annotated[bool | None, Field(alias='isError')] = None
+    content: list[ContentBlock]
+    is_error: Annotated[bool | None, Field(alias='isError'), NOT_NULL] = None
     """
     Whether the tool call ended in an error.
 
@@ -121,7 +122,7 @@ class EmbeddedResource(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    annotations: Annotations | None = None
+    annotations: Annotated[Annotations | None, NOT_NULL] = None
     """
     Optional annotations for the client.
     """
@@ -137,7 +138,7 @@ class ImageContent(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    annotations: Annotations | None = None
+    annotations: Annotated[Annotations | None, NOT_NULL] = None
     """
     Optional annotations for the client.
     """
@@ -160,8 +161,8 @@ class InputSchema(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    properties: dict[str, dict[str, Any]] | None = None
-    required: list[str] | None = None
+    properties: Annotated[dict[str, dict[str, Any]] | None, NOT_NULL] = None
+    required: Annotated[list[str] | None, NOT_NULL] = None
     type: Literal['object']
 
 
@@ -173,11 +174,11 @@ class ListToolsResult(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta'), NOT_NULL] = None
     """
     This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
     """
-    next_cursor: Annotated[str | None, Field(alias='nextCursor')] = None
+    next_cursor: Annotated[str | None, Field(alias='nextCursor'), NOT_NULL] = None
     """
     An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available.
@@ -185,15 +186,10 @@ class ListToolsResult(WireModel):
     tools: list[Tool]
 
 
-class Model(RootModel[Any]):
-    root: Any
-
-
-class Role(RootModel[Literal['assistant', 'user']]):
-    root: Literal['assistant', 'user']
-    """
-    The sender or recipient of messages and data in a conversation.
-    """
+Role = TypeAliasType("Role", Literal['assistant', 'user'])
+"""
+The sender or recipient of messages and data in a conversation.
+"""
 
 
 class TextContent(WireModel):
@@ -204,7 +200,7 @@ class TextContent(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    annotations: Annotations | None = None
+    annotations: Annotated[Annotations | None, NOT_NULL] = None
     """
     Optional annotations for the client.
     """
@@ -215,18 +211,20 @@ class TextContent(WireModel):
     type: Literal['text']
 
 
-class Content(RootModel[TextContent | ImageContent | AudioContent | EmbeddedResource]):
-    root: Annotated[
+ContentBlock = TypeAliasType(
+    "ContentBlock",
+    Annotated[
         TextContent | ImageContent | AudioContent | EmbeddedResource,
         Field(discriminator='type'),
-    ]
+    ],
+)
 
 
 class TextResourceContents(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
+    mime_type: Annotated[str | None, Field(alias='mimeType'), NOT_NULL] = None
     """
     The MIME type of this resource, if known.
     """
@@ -248,17 +246,19 @@ class Tool(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    annotations: ToolAnnotations | None = None
+    annotations: Annotated[ToolAnnotations | None, NOT_NULL] = None
     """
     Optional additional tool information.
     """
-    description: str | None = None
+    description: Annotated[str | None, NOT_NULL] = None
     """
     A human-readable description of the tool.
 
     This can be used by clients to improve the LLM's understanding of available tools. It can be thought of like a "hint" to the model.
     """
-    input_schema: Annotated[InputSchema, Field(alias='inputSchema')]
+    input_schema: Annotated[
+        dict[str, Any], Field(alias='inputSchema'), AsDict(InputSchema)
+    ]
     """
     A JSON Schema object defining the expected parameters for the tool.
     """
@@ -283,7 +283,9 @@ class ToolAnnotations(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    destructive_hint: Annotated[bool | None, Field(alias='destructiveHint')] = None
+    destructive_hint: Annotated[
+        bool | None, Field(alias='destructiveHint'), NOT_NULL
+    ] = None
     """
     If true, the tool may perform destructive updates to its environment.
     If false, the tool performs only additive updates.
@@ -292,7 +294,9 @@ class ToolAnnotations(WireModel):
 
     Default: true
     """
-    idempotent_hint: Annotated[bool | None, Field(alias='idempotentHint')] = None
+    idempotent_hint: Annotated[bool | None, Field(alias='idempotentHint'), NOT_NULL] = (
+        None
+    )
     """
     If true, calling the tool repeatedly with the same arguments
     will have no additional effect on the its environment.
@@ -301,7 +305,9 @@ class ToolAnnotations(WireModel):
 
     Default: false
     """
-    open_world_hint: Annotated[bool | None, Field(alias='openWorldHint')] = None
+    open_world_hint: Annotated[bool | None, Field(alias='openWorldHint'), NOT_NULL] = (
+        None
+    )
     """
     If true, this tool may interact with an "open world" of external
     entities. If false, the tool's domain of interaction is closed.
@@ -310,13 +316,20 @@ class ToolAnnotations(WireModel):
 
     Default: true
     """
-    read_only_hint: Annotated[bool | None, Field(alias='readOnlyHint')] = None
+    read_only_hint: Annotated[bool | None, Field(alias='readOnlyHint'), NOT_NULL] = None
     """
     If true, the tool does not modify its environment.
 
     Default: false
     """
-    title: str | None = None
+    title: Annotated[str | None, NOT_NULL] = None
     """
     A human-readable title for the tool.
     """
+
+
+ToolsCallResult = TypeAliasType("ToolsCallResult", CallToolResult)
+"""
+The answer to `tools/call` at 2025-03-26: `CallToolResult`.
+Read it with `parse_result("2025-03-26", "tools/call", raw)` or `TypeAdapter(ToolsCallResult)`.
+"""

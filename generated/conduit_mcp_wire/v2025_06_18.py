@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from conduit_mcp_wire._base import WireModel
-from pydantic import ConfigDict, Field, RootModel
+from conduit_mcp_wire._base import NOT_NULL, AsDict, JSONInteger, WireModel
+from pydantic import ConfigDict, Field
+from typing_extensions import TypeAliasType
 
 
 class Annotations(WireModel):
@@ -23,13 +24,13 @@ class Annotations(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    audience: list[Role] | None = None
+    audience: Annotated[list[Role] | None, NOT_NULL] = None
     """
     Describes who the intended customer of this object or data is.
 
     It can include multiple entries to indicate content useful for multiple audiences (e.g., `["user", "assistant"]`).
     """
-    last_modified: Annotated[str | None, Field(alias='lastModified')] = None
+    last_modified: Annotated[str | None, Field(alias='lastModified'), NOT_NULL] = None
     """
     The moment the resource was last modified, as an ISO 8601 formatted string.
 
@@ -38,7 +39,7 @@ class Annotations(WireModel):
     Examples: last activity timestamp in an open file, timestamp when the resource
     was attached, etc.
     """
-    priority: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
+    priority: Annotated[float | None, Field(ge=0.0, le=1.0), NOT_NULL] = None
     """
     Describes how important this data is for operating the server.
 
@@ -56,11 +57,11 @@ class AudioContent(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta'), NOT_NULL] = None
     """
     See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     """
-    annotations: Annotations | None = None
+    annotations: Annotated[Annotations | None, NOT_NULL] = None
     """
     Optional annotations for the client.
     """
@@ -79,7 +80,7 @@ class BlobResourceContents(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta'), NOT_NULL] = None
     """
     See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     """
@@ -87,7 +88,7 @@ class BlobResourceContents(WireModel):
     """
     A base64-encoded string representing the binary data of the item.
     """
-    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
+    mime_type: Annotated[str | None, Field(alias='mimeType'), NOT_NULL] = None
     """
     The MIME type of this resource, if known.
     """
@@ -105,7 +106,7 @@ class CallToolResult(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta'), NOT_NULL] = None
     """
     See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     """
@@ -113,7 +114,7 @@ class CallToolResult(WireModel):
     """
     A list of content objects that represent the unstructured result of the tool call.
     """
-    is_error: Annotated[bool | None, Field(alias='isError')] = None
+    is_error: Annotated[bool | None, Field(alias='isError'), NOT_NULL] = None
     """
     Whether the tool call ended in an error.
 
@@ -129,7 +130,7 @@ class CallToolResult(WireModel):
     should be reported as an MCP error response.
     """
     structured_content: Annotated[
-        dict[str, Any] | None, Field(alias='structuredContent')
+        dict[str, Any] | None, Field(alias='structuredContent'), NOT_NULL
     ] = None
     """
     An optional JSON object that represents the structured result of the tool call.
@@ -147,11 +148,11 @@ class EmbeddedResource(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta'), NOT_NULL] = None
     """
     See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     """
-    annotations: Annotations | None = None
+    annotations: Annotated[Annotations | None, NOT_NULL] = None
     """
     Optional annotations for the client.
     """
@@ -167,11 +168,11 @@ class ImageContent(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta'), NOT_NULL] = None
     """
     See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     """
-    annotations: Annotations | None = None
+    annotations: Annotated[Annotations | None, NOT_NULL] = None
     """
     Optional annotations for the client.
     """
@@ -194,8 +195,8 @@ class InputSchema(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    properties: dict[str, dict[str, Any]] | None = None
-    required: list[str] | None = None
+    properties: Annotated[dict[str, dict[str, Any]] | None, NOT_NULL] = None
+    required: Annotated[list[str] | None, NOT_NULL] = None
     type: Literal['object']
 
 
@@ -207,20 +208,16 @@ class ListToolsResult(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta'), NOT_NULL] = None
     """
     See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     """
-    next_cursor: Annotated[str | None, Field(alias='nextCursor')] = None
+    next_cursor: Annotated[str | None, Field(alias='nextCursor'), NOT_NULL] = None
     """
     An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available.
     """
     tools: list[Tool]
-
-
-class Model(RootModel[Any]):
-    root: Any
 
 
 class OutputSchema(WireModel):
@@ -232,8 +229,8 @@ class OutputSchema(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    properties: dict[str, dict[str, Any]] | None = None
-    required: list[str] | None = None
+    properties: Annotated[dict[str, dict[str, Any]] | None, NOT_NULL] = None
+    required: Annotated[list[str] | None, NOT_NULL] = None
     type: Literal['object']
 
 
@@ -247,21 +244,21 @@ class ResourceLink(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta'), NOT_NULL] = None
     """
     See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     """
-    annotations: Annotations | None = None
+    annotations: Annotated[Annotations | None, NOT_NULL] = None
     """
     Optional annotations for the client.
     """
-    description: str | None = None
+    description: Annotated[str | None, NOT_NULL] = None
     """
     A description of what this resource represents.
 
     This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
     """
-    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
+    mime_type: Annotated[str | None, Field(alias='mimeType'), NOT_NULL] = None
     """
     The MIME type of this resource, if known.
     """
@@ -269,13 +266,13 @@ class ResourceLink(WireModel):
     """
     Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     """
-    size: int | None = None
+    size: Annotated[JSONInteger | None, NOT_NULL] = None
     """
     The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
 
     This can be used by Hosts to display file sizes and estimate context window usage.
     """
-    title: str | None = None
+    title: Annotated[str | None, NOT_NULL] = None
     """
     Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
@@ -291,11 +288,10 @@ class ResourceLink(WireModel):
     """
 
 
-class Role(RootModel[Literal['assistant', 'user']]):
-    root: Literal['assistant', 'user']
-    """
-    The sender or recipient of messages and data in a conversation.
-    """
+Role = TypeAliasType("Role", Literal['assistant', 'user'])
+"""
+The sender or recipient of messages and data in a conversation.
+"""
 
 
 class TextContent(WireModel):
@@ -306,11 +302,11 @@ class TextContent(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta'), NOT_NULL] = None
     """
     See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     """
-    annotations: Annotations | None = None
+    annotations: Annotated[Annotations | None, NOT_NULL] = None
     """
     Optional annotations for the client.
     """
@@ -321,26 +317,24 @@ class TextContent(WireModel):
     type: Literal['text']
 
 
-class ContentBlock(
-    RootModel[
-        TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource
-    ]
-):
-    root: Annotated[
+ContentBlock = TypeAliasType(
+    "ContentBlock",
+    Annotated[
         TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource,
         Field(discriminator='type'),
-    ]
+    ],
+)
 
 
 class TextResourceContents(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta'), NOT_NULL] = None
     """
     See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     """
-    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
+    mime_type: Annotated[str | None, Field(alias='mimeType'), NOT_NULL] = None
     """
     The MIME type of this resource, if known.
     """
@@ -362,23 +356,25 @@ class Tool(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta'), NOT_NULL] = None
     """
     See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     """
-    annotations: ToolAnnotations | None = None
+    annotations: Annotated[ToolAnnotations | None, NOT_NULL] = None
     """
     Optional additional tool information.
 
     Display name precedence order is: title, annotations.title, then name.
     """
-    description: str | None = None
+    description: Annotated[str | None, NOT_NULL] = None
     """
     A human-readable description of the tool.
 
     This can be used by clients to improve the LLM's understanding of available tools. It can be thought of like a "hint" to the model.
     """
-    input_schema: Annotated[InputSchema, Field(alias='inputSchema')]
+    input_schema: Annotated[
+        dict[str, Any], Field(alias='inputSchema'), AsDict(InputSchema)
+    ]
     """
     A JSON Schema object defining the expected parameters for the tool.
     """
@@ -386,12 +382,17 @@ class Tool(WireModel):
     """
     Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     """
-    output_schema: Annotated[OutputSchema | None, Field(alias='outputSchema')] = None
+    output_schema: Annotated[
+        dict[str, Any] | None,
+        Field(alias='outputSchema'),
+        AsDict(OutputSchema),
+        NOT_NULL,
+    ] = None
     """
     An optional JSON Schema object defining the structure of the tool's output returned in
     the structuredContent field of a CallToolResult.
     """
-    title: str | None = None
+    title: Annotated[str | None, NOT_NULL] = None
     """
     Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
@@ -417,7 +418,9 @@ class ToolAnnotations(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    destructive_hint: Annotated[bool | None, Field(alias='destructiveHint')] = None
+    destructive_hint: Annotated[
+        bool | None, Field(alias='destructiveHint'), NOT_NULL
+    ] = None
     """
     If true, the tool may perform destructive updates to its environment.
     If false, the tool performs only additive updates.
@@ -426,7 +429,9 @@ class ToolAnnotations(WireModel):
 
     Default: true
     """
-    idempotent_hint: Annotated[bool | None, Field(alias='idempotentHint')] = None
+    idempotent_hint: Annotated[bool | None, Field(alias='idempotentHint'), NOT_NULL] = (
+        None
+    )
     """
     If true, calling the tool repeatedly with the same arguments
     will have no additional effect on the its environment.
@@ -435,7 +440,9 @@ class ToolAnnotations(WireModel):
 
     Default: false
     """
-    open_world_hint: Annotated[bool | None, Field(alias='openWorldHint')] = None
+    open_world_hint: Annotated[bool | None, Field(alias='openWorldHint'), NOT_NULL] = (
+        None
+    )
     """
     If true, this tool may interact with an "open world" of external
     entities. If false, the tool's domain of interaction is closed.
@@ -444,13 +451,20 @@ class ToolAnnotations(WireModel):
 
     Default: true
     """
-    read_only_hint: Annotated[bool | None, Field(alias='readOnlyHint')] = None
+    read_only_hint: Annotated[bool | None, Field(alias='readOnlyHint'), NOT_NULL] = None
     """
     If true, the tool does not modify its environment.
 
     Default: false
     """
-    title: str | None = None
+    title: Annotated[str | None, NOT_NULL] = None
     """
     A human-readable title for the tool.
     """
+
+
+ToolsCallResult = TypeAliasType("ToolsCallResult", CallToolResult)
+"""
+The answer to `tools/call` at 2025-06-18: `CallToolResult`.
+Read it with `parse_result("2025-06-18", "tools/call", raw)` or `TypeAdapter(ToolsCallResult)`.
+"""

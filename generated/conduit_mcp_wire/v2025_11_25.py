@@ -2,8 +2,8 @@
 # Source: schema/2025-11-25/schema.json
 #   github.com/modelcontextprotocol/modelcontextprotocol schema/2025-11-25/schema.json @ b0f60ba5409db7a6582440a7b473cc0398890f15
 #   sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7
-# Models for the definitions reachable from Tool, CallToolResult, ListToolsResult
-# (16 of 145 definitions), with the patches in codegen/patches.py:
+# Models for the definitions reachable from Tool, CallToolResult, ListToolsResult, CreateTaskResult
+# (19 of 145 definitions), with the patches in codegen/patches.py:
 #   - /$defs/ContentBlock/discriminator
 # Generator: datamodel-code-generator 0.89.0, black 26.10.1, isort 8.0.1.
 
@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from conduit_mcp_wire._base import WireModel
-from pydantic import ConfigDict, Field, RootModel
+from conduit_mcp_wire._base import NOT_NULL, AsDict, JSONInteger, WireModel
+from pydantic import ConfigDict, Field
+from typing_extensions import TypeAliasType
 
 
 class Annotations(WireModel):
@@ -23,13 +24,13 @@ class Annotations(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    audience: list[Role] | None = None
+    audience: Annotated[list[Role] | None, NOT_NULL] = None
     """
     Describes who the intended audience of this object or data is.
 
     It can include multiple entries to indicate content useful for multiple audiences (e.g., `["user", "assistant"]`).
     """
-    last_modified: Annotated[str | None, Field(alias='lastModified')] = None
+    last_modified: Annotated[str | None, Field(alias='lastModified'), NOT_NULL] = None
     """
     The moment the resource was last modified, as an ISO 8601 formatted string.
 
@@ -38,7 +39,7 @@ class Annotations(WireModel):
     Examples: last activity timestamp in an open file, timestamp when the resource
     was attached, etc.
     """
-    priority: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
+    priority: Annotated[float | None, Field(ge=0.0, le=1.0), NOT_NULL] = None
     """
     Describes how important this data is for operating the server.
 
@@ -56,11 +57,11 @@ class AudioContent(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta'), NOT_NULL] = None
     """
     See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     """
-    annotations: Annotations | None = None
+    annotations: Annotated[Annotations | None, NOT_NULL] = None
     """
     Optional annotations for the client.
     """
@@ -79,7 +80,7 @@ class BlobResourceContents(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta'), NOT_NULL] = None
     """
     See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     """
@@ -87,7 +88,7 @@ class BlobResourceContents(WireModel):
     """
     A base64-encoded string representing the binary data of the item.
     """
-    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
+    mime_type: Annotated[str | None, Field(alias='mimeType'), NOT_NULL] = None
     """
     The MIME type of this resource, if known.
     """
@@ -105,7 +106,7 @@ class CallToolResult(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta'), NOT_NULL] = None
     """
     See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     """
@@ -113,7 +114,7 @@ class CallToolResult(WireModel):
     """
     A list of content objects that represent the unstructured result of the tool call.
     """
-    is_error: Annotated[bool | None, Field(alias='isError')] = None
+    is_error: Annotated[bool | None, Field(alias='isError'), NOT_NULL] = None
     """
     Whether the tool call ended in an error.
 
@@ -129,11 +130,26 @@ class CallToolResult(WireModel):
     should be reported as an MCP error response.
     """
     structured_content: Annotated[
-        dict[str, Any] | None, Field(alias='structuredContent')
+        dict[str, Any] | None, Field(alias='structuredContent'), NOT_NULL
     ] = None
     """
     An optional JSON object that represents the structured result of the tool call.
     """
+
+
+class CreateTaskResult(WireModel):
+    """
+    A response to a task-augmented request.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta'), NOT_NULL] = None
+    """
+    See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+    """
+    task: Task
 
 
 class EmbeddedResource(WireModel):
@@ -147,11 +163,11 @@ class EmbeddedResource(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta'), NOT_NULL] = None
     """
     See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     """
-    annotations: Annotations | None = None
+    annotations: Annotated[Annotations | None, NOT_NULL] = None
     """
     Optional annotations for the client.
     """
@@ -167,12 +183,12 @@ class Icon(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
+    mime_type: Annotated[str | None, Field(alias='mimeType'), NOT_NULL] = None
     """
     Optional MIME type override if the source MIME type is missing or generic.
     For example: `"image/png"`, `"image/jpeg"`, or `"image/svg+xml"`.
     """
-    sizes: list[str] | None = None
+    sizes: Annotated[list[str] | None, NOT_NULL] = None
     """
     Optional array of strings that specify sizes at which the icon can be used.
     Each string should be in WxH format (e.g., `"48x48"`, `"96x96"`) or `"any"` for scalable formats like SVG.
@@ -190,7 +206,7 @@ class Icon(WireModel):
     Consumers SHOULD take appropriate precautions when consuming SVGs as they can contain
     executable JavaScript.
     """
-    theme: Literal['dark', 'light'] | None = None
+    theme: Annotated[Literal['dark', 'light'] | None, NOT_NULL] = None
     """
     Optional specifier for the theme this icon is designed for. `light` indicates
     the icon is designed to be used with a light background, and `dark` indicates
@@ -208,11 +224,11 @@ class ImageContent(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta'), NOT_NULL] = None
     """
     See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     """
-    annotations: Annotations | None = None
+    annotations: Annotated[Annotations | None, NOT_NULL] = None
     """
     Optional annotations for the client.
     """
@@ -235,9 +251,9 @@ class InputSchema(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    schema_: Annotated[str | None, Field(alias='$schema')] = None
-    properties: dict[str, dict[str, Any]] | None = None
-    required: list[str] | None = None
+    schema_: Annotated[str | None, Field(alias='$schema'), NOT_NULL] = None
+    properties: Annotated[dict[str, dict[str, Any]] | None, NOT_NULL] = None
+    required: Annotated[list[str] | None, NOT_NULL] = None
     type: Literal['object']
 
 
@@ -249,20 +265,16 @@ class ListToolsResult(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta'), NOT_NULL] = None
     """
     See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     """
-    next_cursor: Annotated[str | None, Field(alias='nextCursor')] = None
+    next_cursor: Annotated[str | None, Field(alias='nextCursor'), NOT_NULL] = None
     """
     An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available.
     """
     tools: list[Tool]
-
-
-class Model(RootModel[Any]):
-    root: Any
 
 
 class OutputSchema(WireModel):
@@ -277,9 +289,9 @@ class OutputSchema(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    schema_: Annotated[str | None, Field(alias='$schema')] = None
-    properties: dict[str, dict[str, Any]] | None = None
-    required: list[str] | None = None
+    schema_: Annotated[str | None, Field(alias='$schema'), NOT_NULL] = None
+    properties: Annotated[dict[str, dict[str, Any]] | None, NOT_NULL] = None
+    required: Annotated[list[str] | None, NOT_NULL] = None
     type: Literal['object']
 
 
@@ -293,21 +305,21 @@ class ResourceLink(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta'), NOT_NULL] = None
     """
     See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     """
-    annotations: Annotations | None = None
+    annotations: Annotated[Annotations | None, NOT_NULL] = None
     """
     Optional annotations for the client.
     """
-    description: str | None = None
+    description: Annotated[str | None, NOT_NULL] = None
     """
     A description of what this resource represents.
 
     This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
     """
-    icons: list[Icon] | None = None
+    icons: Annotated[list[Icon] | None, NOT_NULL] = None
     """
     Optional set of sized icons that the client can display in a user interface.
 
@@ -319,7 +331,7 @@ class ResourceLink(WireModel):
     - `image/svg+xml` - SVG images (scalable but requires security precautions)
     - `image/webp` - WebP images (modern, efficient format)
     """
-    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
+    mime_type: Annotated[str | None, Field(alias='mimeType'), NOT_NULL] = None
     """
     The MIME type of this resource, if known.
     """
@@ -327,13 +339,13 @@ class ResourceLink(WireModel):
     """
     Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     """
-    size: int | None = None
+    size: Annotated[JSONInteger | None, NOT_NULL] = None
     """
     The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
 
     This can be used by Hosts to display file sizes and estimate context window usage.
     """
-    title: str | None = None
+    title: Annotated[str | None, NOT_NULL] = None
     """
     Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
@@ -349,11 +361,63 @@ class ResourceLink(WireModel):
     """
 
 
-class Role(RootModel[Literal['assistant', 'user']]):
-    root: Literal['assistant', 'user']
+Role = TypeAliasType("Role", Literal['assistant', 'user'])
+"""
+The sender or recipient of messages and data in a conversation.
+"""
+
+
+class Task(WireModel):
     """
-    The sender or recipient of messages and data in a conversation.
+    Data associated with a task.
     """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    created_at: Annotated[str, Field(alias='createdAt')]
+    """
+    ISO 8601 timestamp when the task was created.
+    """
+    last_updated_at: Annotated[str, Field(alias='lastUpdatedAt')]
+    """
+    ISO 8601 timestamp when the task was last updated.
+    """
+    poll_interval: Annotated[
+        JSONInteger | None, Field(alias='pollInterval'), NOT_NULL
+    ] = None
+    """
+    Suggested polling interval in milliseconds.
+    """
+    status: TaskStatus
+    """
+    Current task state.
+    """
+    status_message: Annotated[str | None, Field(alias='statusMessage'), NOT_NULL] = None
+    """
+    Optional human-readable message describing the current task state.
+    This can provide context for any status, including:
+    - Reasons for "cancelled" status
+    - Summaries for "completed" status
+    - Diagnostic information for "failed" status (e.g., error details, what went wrong)
+    """
+    task_id: Annotated[str, Field(alias='taskId')]
+    """
+    The task identifier.
+    """
+    ttl: JSONInteger | None
+    """
+    Actual retention duration from creation in milliseconds, null for unlimited.
+    """
+
+
+TaskStatus = TypeAliasType(
+    "TaskStatus",
+    Literal['cancelled', 'completed', 'failed', 'input_required', 'working'],
+)
+"""
+The status of a task.
+"""
 
 
 class TextContent(WireModel):
@@ -364,11 +428,11 @@ class TextContent(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta'), NOT_NULL] = None
     """
     See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     """
-    annotations: Annotations | None = None
+    annotations: Annotated[Annotations | None, NOT_NULL] = None
     """
     Optional annotations for the client.
     """
@@ -379,26 +443,24 @@ class TextContent(WireModel):
     type: Literal['text']
 
 
-class ContentBlock(
-    RootModel[
-        TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource
-    ]
-):
-    root: Annotated[
+ContentBlock = TypeAliasType(
+    "ContentBlock",
+    Annotated[
         TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource,
         Field(discriminator='type'),
-    ]
+    ],
+)
 
 
 class TextResourceContents(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta'), NOT_NULL] = None
     """
     See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     """
-    mime_type: Annotated[str | None, Field(alias='mimeType')] = None
+    mime_type: Annotated[str | None, Field(alias='mimeType'), NOT_NULL] = None
     """
     The MIME type of this resource, if known.
     """
@@ -420,27 +482,27 @@ class Tool(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    meta: Annotated[dict[str, Any] | None, Field(alias='_meta')] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias='_meta'), NOT_NULL] = None
     """
     See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     """
-    annotations: ToolAnnotations | None = None
+    annotations: Annotated[ToolAnnotations | None, NOT_NULL] = None
     """
     Optional additional tool information.
 
     Display name precedence order is: title, annotations.title, then name.
     """
-    description: str | None = None
+    description: Annotated[str | None, NOT_NULL] = None
     """
     A human-readable description of the tool.
 
     This can be used by clients to improve the LLM's understanding of available tools. It can be thought of like a "hint" to the model.
     """
-    execution: ToolExecution | None = None
+    execution: Annotated[ToolExecution | None, NOT_NULL] = None
     """
     Execution-related properties for this tool.
     """
-    icons: list[Icon] | None = None
+    icons: Annotated[list[Icon] | None, NOT_NULL] = None
     """
     Optional set of sized icons that the client can display in a user interface.
 
@@ -452,7 +514,9 @@ class Tool(WireModel):
     - `image/svg+xml` - SVG images (scalable but requires security precautions)
     - `image/webp` - WebP images (modern, efficient format)
     """
-    input_schema: Annotated[InputSchema, Field(alias='inputSchema')]
+    input_schema: Annotated[
+        dict[str, Any], Field(alias='inputSchema'), AsDict(InputSchema)
+    ]
     """
     A JSON Schema object defining the expected parameters for the tool.
     """
@@ -460,7 +524,12 @@ class Tool(WireModel):
     """
     Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     """
-    output_schema: Annotated[OutputSchema | None, Field(alias='outputSchema')] = None
+    output_schema: Annotated[
+        dict[str, Any] | None,
+        Field(alias='outputSchema'),
+        AsDict(OutputSchema),
+        NOT_NULL,
+    ] = None
     """
     An optional JSON Schema object defining the structure of the tool's output returned in
     the structuredContent field of a CallToolResult.
@@ -468,7 +537,7 @@ class Tool(WireModel):
     Defaults to JSON Schema 2020-12 when no explicit $schema is provided.
     Currently restricted to type: "object" at the root level.
     """
-    title: str | None = None
+    title: Annotated[str | None, NOT_NULL] = None
     """
     Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
@@ -494,7 +563,9 @@ class ToolAnnotations(WireModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    destructive_hint: Annotated[bool | None, Field(alias='destructiveHint')] = None
+    destructive_hint: Annotated[
+        bool | None, Field(alias='destructiveHint'), NOT_NULL
+    ] = None
     """
     If true, the tool may perform destructive updates to its environment.
     If false, the tool performs only additive updates.
@@ -503,7 +574,9 @@ class ToolAnnotations(WireModel):
 
     Default: true
     """
-    idempotent_hint: Annotated[bool | None, Field(alias='idempotentHint')] = None
+    idempotent_hint: Annotated[bool | None, Field(alias='idempotentHint'), NOT_NULL] = (
+        None
+    )
     """
     If true, calling the tool repeatedly with the same arguments
     will have no additional effect on its environment.
@@ -512,7 +585,9 @@ class ToolAnnotations(WireModel):
 
     Default: false
     """
-    open_world_hint: Annotated[bool | None, Field(alias='openWorldHint')] = None
+    open_world_hint: Annotated[bool | None, Field(alias='openWorldHint'), NOT_NULL] = (
+        None
+    )
     """
     If true, this tool may interact with an "open world" of external
     entities. If false, the tool's domain of interaction is closed.
@@ -521,13 +596,13 @@ class ToolAnnotations(WireModel):
 
     Default: true
     """
-    read_only_hint: Annotated[bool | None, Field(alias='readOnlyHint')] = None
+    read_only_hint: Annotated[bool | None, Field(alias='readOnlyHint'), NOT_NULL] = None
     """
     If true, the tool does not modify its environment.
 
     Default: false
     """
-    title: str | None = None
+    title: Annotated[str | None, NOT_NULL] = None
     """
     A human-readable title for the tool.
     """
@@ -542,7 +617,9 @@ class ToolExecution(WireModel):
         extra='allow',
     )
     task_support: Annotated[
-        Literal['forbidden', 'optional', 'required'] | None, Field(alias='taskSupport')
+        Literal['forbidden', 'optional', 'required'] | None,
+        Field(alias='taskSupport'),
+        NOT_NULL,
     ] = None
     """
     Indicates whether this tool supports task-augmented execution.
@@ -555,3 +632,13 @@ class ToolExecution(WireModel):
 
     Default: "forbidden"
     """
+
+
+ToolsCallResult = TypeAliasType("ToolsCallResult", CallToolResult | CreateTaskResult)
+"""
+The answer to `tools/call` at 2025-11-25: `CallToolResult` or `CreateTaskResult`.
+
+The arms have no tag at this version; the one the answer fits is read (a task-augmented call
+answers `CreateTaskResult`, holding `task`; a plain call `CallToolResult`, holding `content`).
+Read it with `parse_result("2025-11-25", "tools/call", raw)` or `TypeAdapter(ToolsCallResult)`.
+"""

@@ -114,14 +114,27 @@ def jsonschema_errors(version: str, definition: str, instance: Any) -> list[str]
     return [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(instance)]
 
 
+@functools.cache
+def adapter(version: str, definition: str) -> pydantic.TypeAdapter[Any]:
+    """A TypeAdapter of one generated definition: a model class or a type alias (`ContentBlock`)."""
+    return pydantic.TypeAdapter(getattr(module_for(version), definition))
+
+
 def model_check(version: str, definition: str, instance: Any) -> tuple[list[str], Any]:
-    """Validate with the generated model (strict mode); return (errors, dumped-or-None)."""
-    model = getattr(module_for(version), definition)
+    """Validate with the generated model as a user would (plain `model_validate`, which is
+    strict by default); return (errors, dumped-or-None)."""
+    target = getattr(module_for(version), definition)
     try:
-        parsed = model.model_validate(instance, strict=True)
+        if isinstance(target, type):
+            parsed = target.model_validate(instance)
+        else:
+            parsed = adapter(version, definition).validate_python(instance)
     except pydantic.ValidationError as exc:
         return [f"{list(e['loc'])}: {e['msg']}" for e in exc.errors()], None
-    return [], parsed.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    dumped = adapter(version, definition).dump_python(
+        parsed, mode="json", by_alias=True, exclude_unset=True
+    )
+    return [], dumped
 
 
 def by_name_check(version: str, definition: str, instance: Any) -> Any:
@@ -130,14 +143,16 @@ def by_name_check(version: str, definition: str, instance: Any) -> Any:
     The instance is read by wire names, dumped by attribute names (`input_schema`, `meta`,
     `schema_`, ...), built again by keyword from those, and dumped by wire names: equal to the
     instance exactly when construction by attribute name and the aliases agree everywhere.
-    Root models (unions such as `ContentBlock`) take no keywords: their value is read with
-    `model_validate(..., by_name=True)`, the documented way to read attribute names.
+    Type aliases (unions such as `ContentBlock`) take no keywords: their value is read with
+    `validate_python(..., by_name=True)`, the documented way to read attribute names.
     """
-    model = getattr(module_for(version), definition)
-    parsed = model.model_validate(instance, strict=True)
-    by_name = parsed.model_dump(mode="json", exclude_unset=True)
-    if isinstance(parsed, pydantic.RootModel):
-        rebuilt = model.model_validate(by_name, by_name=True)
-    else:
-        rebuilt = model(**by_name)
-    return rebuilt.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    target = getattr(module_for(version), definition)
+    typed = adapter(version, definition)
+    parsed = typed.validate_python(instance)
+    by_name = typed.dump_python(parsed, mode="json", exclude_unset=True)
+    rebuilt = (
+        target(**by_name)
+        if isinstance(target, type)
+        else typed.validate_python(by_name, by_name=True)
+    )
+    return typed.dump_python(rebuilt, mode="json", by_alias=True, exclude_unset=True)
