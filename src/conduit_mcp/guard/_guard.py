@@ -152,6 +152,8 @@ class Guard:
         self._hidden: dict[str, str | None] = {}
         #: names whose pin the store's audit log shows revoked (read once; never re-pinned).
         self._revoked: set[str] = set()
+        #: tool name -> fingerprint whose cleaned text was reported (`tool_text_cleaned`).
+        self._text_reported: dict[str, str | None] = {}
 
     # -- public ----------------------------------------------------------------------------
 
