@@ -123,6 +123,7 @@ GUARD_ALL = [
     "INVALID_RESULT_CODE",
     "MAX_EVENTS",
     "REFUSED_CALL_CODE",
+    "RESULT_META_KEY",
     "Guard",
     "GuardEvent",
     "Policy",

@@ -174,7 +174,7 @@ def clean_result_text(result: object) -> CleanedText:
         copy[_STRUCTURED] = _clean_structured(structured, flags, paths)
     if not paths:  # only lone surrogates looked suspicious to the scan, and none were there
         return CleanedText(result)
-    return CleanedText(copy, tuple(paths), tuple(sorted(flags)))
+    return CleanedText(copy, tuple(dict.fromkeys(paths)), tuple(sorted(flags)))
 
 
 def _dirty(text: str) -> bool:

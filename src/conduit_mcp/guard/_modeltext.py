@@ -81,7 +81,7 @@ def screen_page_text(
             kept.append((index, tool))
             continue
         found = clean_tool_text(tool.raw)
-        paths = [render_path(x.path) for x in warnings]
+        paths = list(dict.fromkeys(render_path(x.path) for x in warnings))
         details = {
             "paths": paths[:MAX_LISTED_PATHS],
             "count": len(paths),
