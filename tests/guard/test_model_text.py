@@ -223,16 +223,18 @@ async def test_a_lookalike_rename_is_a_blocked_change_never_a_new_tool(
     async with guarded_session(guard, server) as session:
         first = await session.list_tools()
         second = await session.list_tools()
+        third = await session.list_tools()  # still a rename, never new on a later listing
         with pytest.raises(MCPError) as refused:
             await session.call_tool(name, {"size": "large"})
     assert [t.name for t in first.tools] == ["caf\u00e9", "echo"]
-    assert [t.name for t in second.tools] == ["echo"]
+    assert [t.name for t in second.tools] == [t.name for t in third.tools] == ["echo"]
     assert events(guard, "tool_new") == [
         ("caf\u00e9", "new_tool", "pinned"),
         ("echo", "new_tool", "pinned"),
     ]
-    [changed] = [e for e in guard.events if e.kind == "tool_changed"]
+    changed, again = [e for e in guard.events if e.kind == "tool_changed"]
     assert (changed.tool, changed.reason, changed.decision) == (name, "lookalike_name", "blocked")
+    assert (again.tool, again.reason, again.details) == (name, "lookalike_name", changed.details)
     assert changed.details["lookalike_of"] == "caf\u00e9"
     assert changed.changes == ("name", "description")
     assert refused.value.error.code == REFUSED_CALL_CODE
@@ -251,11 +253,16 @@ async def test_a_lookalike_under_changed_hold_is_held(hostile: Callable[..., Hos
         await session.list_tools()
         with pytest.raises(MCPError) as refused:
             await session.call_tool(name, {})
+        guard_approved = guard.approve(name, approver="alice@example.com")
+        after = await session.list_tools()
+        called = await session.call_tool(name, {})
     assert events(guard, "tool_changed") == [(name, "lookalike_name", "held")]
+    assert guard_approved
+    assert [t.name for t in after.tools] == [name, "echo"]
+    assert called.content[0].text == f"coffee from {name!r}"  # type: ignore[union-attr]
     assert refused.value.error.data["reason"] == "tool_held"
-    assert guard.approve(name, approver="alice@example.com")
-    assert guard.pins.pin("hostile", name) is not None
-    assert server.calls() == []
+    assert guard.pins.pin("hostile", name) is not None  # approved by a person, with a name
+    assert server.calls() == [(name, {})]
 
 
 async def test_a_lookalike_of_a_pin_from_an_earlier_session(
@@ -293,3 +300,23 @@ async def test_fastmcp_lookalike_rename_is_blocked(hostile: Callable[..., Hostil
     assert events(guard, "tool_changed") == [(name, "lookalike_name", "blocked")]
     assert refused.value.error.data["reason"] == "tool_blocked"
     assert server.calls() == []
+
+
+async def test_a_lookalike_under_changed_allow_is_pinned_as_a_change(
+    hostile: Callable[..., Hostile],
+) -> None:
+    """changed="allow" pins a changed definition; a rename is a change, so it is pinned too,
+    with the event saying so (never `tool_new`)."""
+    server = hostile("lookalike", "--variant", "nfd")
+    name = LOOKALIKES["nfd"]
+    guard = Guard("hostile", changed="allow")
+    async with guarded_session(guard, server) as session:
+        await session.list_tools()
+        listed = await session.list_tools()
+        called = await session.call_tool(name, {})
+    assert [t.name for t in listed.tools] == [name, "echo"]
+    assert events(guard, "tool_changed") == [(name, "lookalike_name", "pinned")]
+    assert [e.tool for e in guard.events if e.kind == "tool_new"] == ["caf\u00e9", "echo"]
+    assert guard.pins.pin("hostile", name) is not None
+    assert called.content[0].text == f"coffee from {name!r}"  # type: ignore[union-attr]
+    assert server.calls() == [(name, {})]

@@ -163,7 +163,11 @@ async def screen_lookalikes(
         sqlite3.Error, psycopg.Error: the pin store cannot be read (the caller fails closed).
     """
     guard = conn.guard
-    seen = guard._tools.keys() | guard._last_raw.keys()
+    tools = guard._tools
+    # A name already held or blocked as a look-alike is screened again: it must not reach the
+    # pin check as a new tool on the next listing.
+    impostors = {name for name, state in tools.items() if state.reason == "lookalike"}
+    seen = (tools.keys() | guard._last_raw.keys()) - impostors
     fresh = [name for _, tool in accepted if (name := tool.name) not in seen]
     if not fresh:
         return accepted
@@ -171,8 +175,9 @@ async def screen_lookalikes(
     fresh = [name for name in fresh if name not in pinned]
     if not fresh:
         return accepted
-    known = [*guard._tools, *(n for n in guard._last_raw if n not in guard._tools)]
-    known += [n for n in pinned if n not in seen]
+    known = [*(n for n in tools if n not in impostors)]
+    known += [n for n in guard._last_raw if n not in tools]
+    known += [n for n in pinned if n not in seen and n not in impostors]
     matches = find_lookalikes(fresh, known)
     if not matches:
         return accepted
