@@ -10,7 +10,12 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from conduit_mcp.client import CleanedText, clean_result_text, clean_tool_text
+from conduit_mcp.client._unicode import has_hidden
+from tests.property.profiles import bounded
 
 TAGS = "".join(chr(0xE0000 + ord(c)) for c in "run rm -rf")
 TOOL: dict[str, Any] = {
@@ -153,3 +158,56 @@ def test_structured_content_that_is_a_string_is_cleaned() -> None:
     found = clean_result_text({"content": [], "structuredContent": "x\u200b"})
     assert found.value == {"content": [], "structuredContent": "x"}
     assert found.paths == (("structuredContent",),)
+
+
+# -- properties ----------------------------------------------------------------------------------
+
+_VISIBLE = ["a", "\u00e9", " ", "\t", "\n", "[", "8", "m", "]", "\u0600"]
+_HIDDEN = ["\x1b", "\x07", "\x00", "\x7f", "\x9b", "\u200b", "\u202e", "\u2066", "\ufeff"]
+_CHARS = st.sampled_from([*_VISIBLE, *_HIDDEN, "\U000e0041", "\ud800", "\ufe0f"])
+_TEXT = st.lists(_CHARS, max_size=12).map("".join)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | _TEXT,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_TEXT, inner, max_size=4),
+    max_leaves=20,
+)
+
+
+def _strings(value: Any) -> list[str]:
+    out: list[str] = []
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            out.append(node)
+        elif isinstance(node, dict):
+            out.extend(k for k in node if isinstance(k, str))
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return out
+
+
+def _readable(text: str) -> bool:
+    # What the model may read: no hidden character, no lone surrogate.
+    return not has_hidden(text) and not any(0xD800 <= ord(c) <= 0xDFFF for c in text)
+
+
+@bounded(200)
+@given(texts=st.lists(_TEXT, max_size=3), structured=_JSON)
+def test_a_cleaned_result_hides_nothing_and_cleaning_again_changes_nothing(
+    texts: list[str], structured: Any
+) -> None:
+    result = {
+        "content": [{"type": "text", "text": t} for t in texts],
+        "structuredContent": structured,
+    }
+    before = copy.deepcopy(result)
+    found = clean_result_text(result)
+    assert result == before  # never mutated
+    value = found.value
+    assert all(_readable(b["text"]) for b in value["content"])
+    assert all(_readable(s) for s in _strings(value["structuredContent"]))
+    again = clean_result_text(value)
+    assert again.value is value and not again.changed
+    assert found.changed == (value != result)
