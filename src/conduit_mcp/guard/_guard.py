@@ -162,6 +162,10 @@ class Guard:
         self._revoked: set[str] = set()
         #: tool name -> fingerprint whose cleaned text was reported (`tool_text_cleaned`).
         self._text_reported: dict[str, str | None] = {}
+        #: `lookalike_key` -> the first name known under it (listed, or pinned in the store).
+        self._lookalike_index: dict[str, str] = {}
+        #: names pinned in a caller's store for this server (read once), or None until read.
+        self._store_names: frozenset[str] | None = None
 
     # -- public ----------------------------------------------------------------------------
 

@@ -28,7 +28,7 @@ from ..client import (
     Tool,
     clean_result_text,
     clean_tool_text,
-    find_lookalikes,
+    lookalike_key,
     lookalike_relation,
     render_path,
 )
@@ -145,11 +145,15 @@ async def screen_lookalikes(
 ) -> list[tuple[int, Tool]]:
     """Treat a tool whose new name looks like a known one as a change of that tool.
 
-    Known names: those the guard holds or has seen listed on this server, then the store's
-    pins of this server (read only when the page has a name new to the guard, in a worker
-    thread). A look-alike gets a `tool_changed` event (reason `lookalike_name`, `details`:
-    `lookalike_of`, `relation`) and follows policy `changed`: `"block"` removes it and refuses
-    its calls, `"hold"` holds it, `"allow"` pins it (approver `"conduit-mcp guard"`).
+    Known names: those the guard holds or has seen listed on this server and, with a caller's
+    pin store, the store's pins of this server (read once per guard, in a worker thread, when a
+    page first has a name new to the guard). Each known name's `lookalike_key` is kept in an
+    index on the guard, so a listing costs one key per name new to the guard, never a pass
+    over the names of earlier listings. A look-alike gets a `tool_changed` event (reason
+    `lookalike_name`, `details`: `lookalike_of`, `relation`) and follows policy `changed`:
+    `"block"` removes it and refuses its calls, `"hold"` holds it, `"allow"` pins it
+    (approver `"conduit-mcp guard"`). It is not a known name itself until approved, so it is
+    screened again on every listing.
 
     Args:
         conn: the `Connection`.
@@ -164,21 +168,37 @@ async def screen_lookalikes(
     """
     guard = conn.guard
     tools = guard._tools
-    # A name already held or blocked as a look-alike is screened again: it must not reach the
-    # pin check as a new tool on the next listing.
-    impostors = {name for name, state in tools.items() if state.reason == "lookalike"}
-    seen = (tools.keys() | guard._last_raw.keys()) - impostors
-    fresh = [name for _, tool in accepted if (name := tool.name) not in seen]
+
+    def known(name: str) -> bool:
+        state = tools.get(name)
+        if state is not None:
+            return bool(state.reason != "lookalike")
+        return name in guard._last_raw or name in guard._pinned or name in store_names
+
+    store_names: frozenset[str] = guard._store_names or frozenset()
+    fresh = [(index, tool) for index, tool in accepted if not known(tool.name)]
     if not fresh:
         return accepted
-    pinned: dict[str, str] = await anyio.to_thread.run_sync(guard.pins.pinned, guard.server_id)
-    fresh = [name for name in fresh if name not in pinned]
-    if not fresh:
-        return accepted
-    known = [*(n for n in tools if n not in impostors)]
-    known += [n for n in guard._last_raw if n not in tools]
-    known += [n for n in pinned if n not in seen and n not in impostors]
-    matches = find_lookalikes(fresh, known)
+    index_of = guard._lookalike_index
+    if guard._store_names is None:
+        store_names = frozenset()
+        if not guard._owns_pins:  # the guard's private store holds only what `_pinned` says
+            pinned = await anyio.to_thread.run_sync(guard.pins.pinned, guard.server_id)
+            store_names = frozenset(pinned)
+            for name in sorted(store_names):
+                index_of.setdefault(lookalike_key(name), name)
+        guard._store_names = store_names
+        fresh = [(index, tool) for index, tool in fresh if tool.name not in store_names]
+    matches: dict[str, str] = {}
+    keys: dict[str, str] = {}
+    for _, tool in fresh:
+        key = keys[tool.name] = lookalike_key(tool.name)
+        old = index_of.get(key)
+        if old is not None and old != tool.name:
+            matches[tool.name] = old
+    for name, key in keys.items():  # the others are listed names from now on
+        if name not in matches:
+            index_of.setdefault(key, name)
     if not matches:
         return accepted
     policy = guard.policy.changed
@@ -207,7 +227,6 @@ async def screen_lookalikes(
             details={"lookalike_of": old, "relation": relation},
         )
         listing.add(name)
-        guard._last_raw[name] = tool.raw
         if policy == "block":
             removed.add(index)
             guard._tools[name] = ToolState("blocked", tool, "lookalike")
