@@ -399,11 +399,13 @@ def test_the_public_names_are_pinned() -> None:
         "INVALID_RESULT_CODE",
         "MAX_EVENTS",
         "REFUSED_CALL_CODE",
+        "RESULT_META_KEY",
         "Guard",
         "GuardEvent",
         "Policy",
     ]
     assert (guard_module.REFUSED_CALL_CODE, guard_module.INVALID_RESULT_CODE) == (-32602, -32603)
+    assert guard_module.RESULT_META_KEY == "conduit-mcp/guard"
 
 
 async def test_a_response_id_of_5000_digits_is_handed_on_unchanged() -> None:

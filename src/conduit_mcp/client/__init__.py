@@ -11,7 +11,9 @@ package family (`llm` and `pins` build on them). `__all__` is grouped by concept
 (tests/test_public_api.py pins it).
 """
 
+from ._cleaning import CleanedText, clean_result_text, clean_tool_text
 from ._conformance import ConformanceKind, conformance_violations, is_conformant
+from ._confusables import find_lookalikes, lookalike_key, lookalike_relation, skeleton
 from ._dispatch import InputRequired, parse_call_result
 from ._errors import REASONS, Error, PathItem, render_path
 from ._fingerprint import FINGERPRINT_PREFIX, fingerprint
@@ -65,6 +67,15 @@ __all__ = [  # noqa: RUF022
     "IntakeWarning",
     "WARNING_CODES",
     "find_invisible",
+    # Model text: hidden characters removed from what a model reads of a tool or a result
+    "clean_tool_text",
+    "clean_result_text",
+    "CleanedText",
+    # Look-alike names: NFC/NFKC, trimming and the UTS #39 skeleton
+    "lookalike_key",
+    "find_lookalikes",
+    "lookalike_relation",
+    "skeleton",
     # Fingerprints: a tool's identity (RFC 8785 bytes, SHA-256), set by intake
     "fingerprint",
     "FINGERPRINT_PREFIX",

@@ -12,6 +12,7 @@ Needs the `integrations` extra (`pip install 'conduit-mcp[integrations]'`).
 from ._events import EVENT_KINDS, GUARD_REASONS, MAX_EVENTS, GuardEvent
 from ._guard import Guard
 from ._jsonrpc import INVALID_RESULT_CODE, REFUSED_CALL_CODE
+from ._modeltext import RESULT_META_KEY
 from ._policy import Policy
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "INVALID_RESULT_CODE",
     "MAX_EVENTS",
     "REFUSED_CALL_CODE",
+    "RESULT_META_KEY",
     "Guard",
     "GuardEvent",
     "Policy",

@@ -32,6 +32,9 @@ EVENT_KINDS: Final = frozenset(
         # the tool's outputSchema is left out of the listing the SDK sees (policy
         # sdk_output_schema="hide_unsafe"); once per tool definition, not per listing
         "output_schema_hidden",
+        # hidden characters removed from a tool's text before the SDK sees it (policy
+        # tool_text="clean"); once per tool definition
+        "tool_text_cleaned",
         # tools/call
         "call_refused",  # answered locally with a JSON-RPC error; never sent to the server
         "output_invalid",  # structuredContent failed the outputSchema (or its check timed out)
@@ -39,6 +42,8 @@ EVENT_KINDS: Final = frozenset(
         "unchecked",  # the guard could not check a message (e.g. unknown protocol version)
         # a response to a tools/call still being checked or refused (never written): dropped
         "response_dropped",
+        # hidden characters removed from a tools/call result's text (policy result_text="clean")
+        "result_text_cleaned",
     }
 )
 
@@ -49,6 +54,13 @@ GUARD_REASONS: Final = frozenset(
         "new_tool",  # tool_new
         "pin_revoked",  # tool_new, new="pin": the store's pin was revoked (blocked, not re-pinned)
         "tool_definition_changed",  # tool_changed
+        # tool_changed: a new name that looks like a pinned or listed one (NFC/NFKC, trimmed,
+        # UTS #39 skeleton): a rename, never a new tool
+        "lookalike_name",
+        # tool_text_cleaned / result_text_cleaned: invisible or control characters removed
+        "hidden_characters_removed",
+        "hidden_characters",  # tool_rejected, tool_text="block": the tool's text hides some
+        "hidden_characters_in_name",  # tool_rejected: the name or a property name hides some
         "cosmetic_change",  # tool_changed: the pin store calls the change cosmetic (re-pinned)
         "tool_not_listed",  # tool_removed
         "sdk_rejects_tool",  # tool_rejected: the SDK's own model for the version refuses it
@@ -86,6 +98,7 @@ class GuardEvent:
         decision: what the guard did: `"removed"` (from the page the SDK sees), `"pinned"`,
             `"allowed"`, `"blocked"`, `"held"`, `"refused"`, `"withheld"`, `"flagged"`,
             `"answered_error"`, `"hidden"` (a part left out of what the SDK sees),
+            `"cleaned"` (hidden characters removed from what the SDK sees),
             `"dropped"` (a message the SDK never receives) or `"passed"` (handed on unchanged).
         path: keys and indexes into the message the decision is about: from the `tools/list`
             result root (`("tools", 3, "inputSchema")`), from the call's `arguments`, or from

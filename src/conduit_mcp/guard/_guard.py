@@ -67,6 +67,13 @@ class Guard:
       definition): the guard has validated that output with a linear-time engine. Under
       `invalid_output="flag"` or `"pass"` every outputSchema is left out (reason
       `sdk_output_recheck`): the SDK would raise on the result the guard lets through.
+    - what the model reads carries no hidden characters: invisible Unicode, controls and
+      terminal escapes are removed from every tool string a model reads (`tool_text`; a tool
+      whose name or a property name holds one is removed) and from the text of `tools/call`
+      results (`result_text`, flagged in the result's `_meta[RESULT_META_KEY]`); pins keep
+      the definitions as sent. A new tool name that looks like a pinned or listed one (NFC/
+      NFKC, trimmed, UTS #39 skeleton) is a `tool_changed` of that tool (`lookalike_name`),
+      never a trust-on-first-use pin.
 
     Never raises into the SDK's receive loop and never waits on the server: a message the
     guard cannot read goes to the SDK unchanged. A bug inside the guard fails closed for a
@@ -93,8 +100,9 @@ class Guard:
         **policy: `new` ("pin" | "allow" | "hold" | "block"), `changed` ("block" | "allow" |
             "hold"),
             `check_arguments` (bool), `invalid_output` ("withhold" | "flag" | "pass"),
-            `output_timeout` (seconds), `sdk_output_schema` ("hide_unsafe" | "keep"); see
-            `Policy` for meanings and defaults.
+            `output_timeout` (seconds), `sdk_output_schema` ("hide_unsafe" | "keep"),
+            `tool_text` ("clean" | "block"), `result_text` ("clean" | "pass"); see `Policy`
+            for meanings and defaults.
 
     Raises:
         TypeError: an unknown policy keyword, or an argument of the wrong type.
@@ -152,6 +160,12 @@ class Guard:
         self._hidden: dict[str, str | None] = {}
         #: names whose pin the store's audit log shows revoked (read once; never re-pinned).
         self._revoked: set[str] = set()
+        #: tool name -> fingerprint whose cleaned text was reported (`tool_text_cleaned`).
+        self._text_reported: dict[str, str | None] = {}
+        #: `lookalike_key` -> the first name known under it (listed, or pinned in the store).
+        self._lookalike_index: dict[str, str] = {}
+        #: names pinned in a caller's store for this server (read once), or None until read.
+        self._store_names: frozenset[str] | None = None
 
     # -- public ----------------------------------------------------------------------------
 

@@ -13,12 +13,16 @@ NewPolicy = Literal["pin", "allow", "hold", "block"]
 ChangedPolicy = Literal["block", "allow", "hold"]
 InvalidOutputPolicy = Literal["withhold", "flag", "pass"]
 SdkOutputSchemaPolicy = Literal["hide_unsafe", "keep"]
+ToolTextPolicy = Literal["clean", "block"]
+ResultTextPolicy = Literal["clean", "pass"]
 
 _CHOICES: Final[dict[str, frozenset[str]]] = {
     "new": frozenset({"pin", "allow", "hold", "block"}),
     "changed": frozenset({"block", "allow", "hold"}),
     "invalid_output": frozenset({"withhold", "flag", "pass"}),
     "sdk_output_schema": frozenset({"hide_unsafe", "keep"}),
+    "tool_text": frozenset({"clean", "block"}),
+    "result_text": frozenset({"clean", "pass"}),
 }
 
 
@@ -68,6 +72,23 @@ class Policy:
             schema `Tool`) every tool is listed without it whatever this says (event
             `output_schema_hidden`, reason `output_schema_not_in_version`): mcp 2.3.0 checks
             structuredContent on every version, and the guard checks no output there.
+        tool_text: hidden characters (invisible Unicode: zero-width, bidi controls, tag
+            characters, ...; C0/C1 controls and DEL; terminal escape sequences, removed whole)
+            in a string of a tool the model reads (`name`, `title`, `description`,
+            `annotations.title`, and the prose, property names and `enum`/`const`/`default`/
+            `examples` strings of its schemas): `"clean"` (default: the SDK sees the tool with
+            those strings cleaned; event `tool_text_cleaned`, reason
+            `hidden_characters_removed`, the JSON paths in `details["paths"]`; once per
+            definition) or `"block"` (the tool is removed from the page and its calls refused:
+            `tool_rejected`, reason `hidden_characters`). A tool `name` or property name that
+            holds one is rejected under both (reason `hidden_characters_in_name`): a call must
+            name the server's tool and parameters exactly. Pins keep the definition as the
+            server sent it, hidden characters included, so a change of hidden text is a change.
+        result_text: hidden characters in a `tools/call` result's text (text blocks,
+            embedded resource text, every string and key of `structuredContent`): `"clean"`
+            (default: removed after the output check; event `result_text_cleaned` with the
+            paths, and the result's `_meta["conduit-mcp/guard"]` says what was cleaned, see
+            `RESULT_META_KEY`) or `"pass"` (handed on as sent).
     """
 
     new: NewPolicy = "pin"  # `Guard` makes it "hold" when the caller passes `pins=`
@@ -76,6 +97,8 @@ class Policy:
     invalid_output: InvalidOutputPolicy = "withhold"
     output_timeout: float = 2.0
     sdk_output_schema: SdkOutputSchemaPolicy = "hide_unsafe"
+    tool_text: ToolTextPolicy = "clean"
+    result_text: ResultTextPolicy = "clean"
 
 
 POLICY_KEYWORDS: Final = frozenset(Policy.__dataclass_fields__)

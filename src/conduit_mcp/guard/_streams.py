@@ -50,6 +50,7 @@ from ._jsonrpc import (
     result_response,
     withheld_result,
 )
+from ._modeltext import clean_call_result, screen_lookalikes, screen_page_text
 from ._sdkcheck import sdk_refusals, sdk_result_refusal
 from ._sdkschema import unsafe_output_schema
 
@@ -324,7 +325,8 @@ class Connection:
             if pending.method == _LIST:
                 return await self._on_list(item, message, pending)
             if pending.method == _CALL:
-                return await self._on_call_result(item, message, pending)
+                decided = await self._on_call_result(item, message, pending)
+                return clean_call_result(self, decided, pending.name)
         except Exception:
             logger.exception("guard failed on a %s response; passed on unchanged", pending.method)
             self.emit(
@@ -458,12 +460,19 @@ class Connection:
                     kept.append((index, tool))
             accepted = kept
 
+        # Hidden characters in the tools' text (policy tool_text): cleaned for the SDK or rejected.
+        accepted, cleaned = screen_page_text(
+            self, page, accepted, removed, rejected_names, rejections
+        )
+
         # Rejections in page order, whichever check found them.
         rejections.sort(key=lambda pair: pair[0])
         for _, event in rejections:
             guard._emit(event)
 
         policy = guard.policy
+        # A new name that looks like a known one is a change of that tool, never a new pin.
+        accepted = await screen_lookalikes(self, accepted, listing, removed, hidden)
         verdicts = await self._pin_verdicts([t for _, t in accepted])
         for (index, tool), verdict in zip(accepted, verdicts, strict=True):
             name = tool.name
@@ -544,11 +553,11 @@ class Connection:
         if page.next_cursor is None:
             self._finish_listing(listing, complete=started)
 
-        if not removed and not hidden:
+        if not removed and not hidden and not cleaned:
             return item
         kept_raw = [
             _without_output_schema(raw) if index in hidden else raw
-            for index, raw in enumerate(raw_tools)
+            for index, raw in enumerate(cleaned.get(i, r) for i, r in enumerate(raw_tools))
             if index not in removed
         ]
         return result_response(message.id, {**result, "tools": kept_raw})
@@ -846,6 +855,7 @@ class Connection:
 
 _BLOCKED_WHY: Final = {
     "changed": "the tool's definition changed since it was pinned",
+    "lookalike": "the tool's name looks like another tool's name (a look-alike rename)",
     "revoked": "the tool's pin was revoked in the pin store",
 }
 

@@ -1,0 +1,299 @@
+"""What the model sees of a guarded server: hidden characters and look-alike names.
+
+Not a public module (`RESULT_META_KEY` is exported from `conduit_mcp.guard`). Three steps, each
+called once from the engine:
+
+- `screen_page_text`, per `tools/list` page after intake: hidden characters in a tool's text
+  are removed from the SDK's copy (`tool_text="clean"`) or the tool is rejected
+  (`tool_text="block"`); a hidden character in a name the model sends back (the tool's name,
+  a property name) rejects the tool whatever the policy. Pins keep what the server sent.
+- `screen_lookalikes`, per page before the pin check: a tool whose name is new to this server
+  but looks like a pinned or listed name (`conduit_mcp.client.lookalike_key`) is a change of
+  that tool under policy `changed`, never a trust-on-first-use pin.
+- `clean_call_result`, per `tools/call` response the guard hands on: hidden characters in the
+  result's text are removed (`result_text="clean"`), and the result says so in `_meta`.
+
+The decisions are the pure functions of `conduit_mcp.client` (`clean_tool_text`,
+`clean_result_text`, `find_lookalikes`); this module applies them to the connection's page,
+state and events.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import anyio.to_thread
+
+from ..client import (
+    Tool,
+    clean_result_text,
+    clean_tool_text,
+    lookalike_key,
+    lookalike_relation,
+    render_path,
+)
+from ._checks import GUARD_APPROVER, top_level_changes
+from ._events import GuardEvent
+from ._guard import ToolState
+from ._jsonrpc import result_response
+
+#: The `_meta` key of a `tools/call` result under which the guard says what it changed:
+#: `{"text_cleaned": [JSON paths], "flags": [...]}` (flags: `control_characters_removed`,
+#: `invisible_unicode_removed`, `lone_surrogate_replaced`). Present only when the guard changed
+#: the result; a server's own value under this key is removed (a server does not speak for the
+#: guard). Read it from the SDK's `CallToolResult.meta`.
+RESULT_META_KEY: Final = "conduit-mcp/guard"
+
+#: Paths listed in an event's `details` (the count is exact; the list is cut).
+MAX_LISTED_PATHS: Final = 32
+
+_HIDDEN_CODES: Final = frozenset({"invisible_unicode", "control_characters"})
+
+
+def screen_page_text(
+    conn: Any,
+    page: Any,
+    accepted: list[tuple[int, Tool]],
+    removed: set[int],
+    rejected_names: set[str],
+    rejections: list[tuple[int, GuardEvent]],
+) -> tuple[list[tuple[int, Tool]], dict[int, dict[str, Any]]]:
+    """Apply policy `tool_text` to the accepted tools of one page.
+
+    Args:
+        conn: the `Connection` (its guard, policy, `reject`).
+        page: the page's `Intake` (its `invisible_unicode` / `control_characters` warnings say
+            which tools hold hidden text, with exact paths).
+        accepted: `(index in the page, Tool)` of the tools still on the page.
+        removed, rejected_names, rejections: the page's bookkeeping, added to.
+
+    Returns:
+        `(accepted, cleaned)`: the tools still on the page, and index -> the definition the SDK
+        sees in place of the server's (only for tools whose text was cleaned).
+    """
+    guard = conn.guard
+    policy = guard.policy.tool_text
+    kept: list[tuple[int, Tool]] = []
+    cleaned: dict[int, dict[str, Any]] = {}
+    for index, tool in accepted:
+        warnings = [x for x in page.warnings_for(index) if x.code in _HIDDEN_CODES]
+        if not warnings:
+            kept.append((index, tool))
+            continue
+        found = clean_tool_text(tool.raw)
+        paths = list(dict.fromkeys(render_path(x.path) for x in warnings))
+        details = {
+            "paths": paths[:MAX_LISTED_PATHS],
+            "count": len(paths),
+            "codes": sorted({x.code for x in warnings}),
+        }
+        if found.identifiers or policy == "block":
+            reason = "hidden_characters_in_name" if found.identifiers else "hidden_characters"
+            where = found.identifiers[0] if found.identifiers else warnings[0].path[2:]
+            why = (
+                "the tool's name or a property name holds invisible or control characters "
+                "(a call must name them exactly)"
+                if found.identifiers
+                else "the tool's text holds invisible or control characters (tool_text='block')"
+            )
+            removed.add(index)
+            rejected_names.add(tool.name)
+            conn.reject(
+                rejections,
+                index,
+                "tool_rejected",
+                tool.name,
+                reason,
+                "removed",
+                path=("tools", index, *where),
+                message=why,
+                details=details,
+            )
+            continue
+        kept.append((index, tool))
+        cleaned[index] = found.value
+        reported = guard._text_reported
+        if reported.get(tool.name, _NONE) == tool.fingerprint:
+            continue  # already reported for this definition
+        reported[tool.name] = tool.fingerprint
+        conn.reject(
+            rejections,
+            index,
+            "tool_text_cleaned",
+            tool.name,
+            "hidden_characters_removed",
+            "cleaned",
+            path=("tools", index),
+            message=(
+                f"hidden characters removed from {len(found.paths)} string(s) before the SDK "
+                "sees the tool (the pin keeps the definition as sent)"
+            ),
+            details={**details, "flags": list(found.flags)},
+        )
+    return kept, cleaned
+
+
+_NONE: Final = object()
+
+
+async def screen_lookalikes(
+    conn: Any,
+    accepted: list[tuple[int, Tool]],
+    listing: set[str],
+    removed: set[int],
+    hidden: set[int],
+) -> list[tuple[int, Tool]]:
+    """Treat a tool whose new name looks like a known one as a change of that tool.
+
+    Known names: those the guard holds or has seen listed on this server and, with a caller's
+    pin store, the store's pins of this server (read once per guard, in a worker thread, when a
+    page first has a name new to the guard). Each known name's `lookalike_key` is kept in an
+    index on the guard, so a listing costs one key per name new to the guard, never a pass
+    over the names of earlier listings. A look-alike gets a `tool_changed` event (reason
+    `lookalike_name`, `details`: `lookalike_of`, `relation`) and follows policy `changed`:
+    `"block"` removes it and refuses its calls, `"hold"` holds it, `"allow"` pins it
+    (approver `"conduit-mcp guard"`). It is not a known name itself until approved, so it is
+    screened again on every listing.
+
+    Args:
+        conn: the `Connection`.
+        accepted: `(index in the page, Tool)` of the tools still on the page.
+        listing, removed, hidden: the page's bookkeeping, added to.
+
+    Returns:
+        The tools that go on to the pin check (look-alikes taken out).
+
+    Raises:
+        sqlite3.Error, psycopg.Error: the pin store cannot be read (the caller fails closed).
+    """
+    guard = conn.guard
+    tools = guard._tools
+
+    def known(name: str) -> bool:
+        state = tools.get(name)
+        if state is not None:
+            return bool(state.reason != "lookalike")
+        return name in guard._last_raw or name in guard._pinned or name in store_names
+
+    store_names: frozenset[str] = guard._store_names or frozenset()
+    fresh = [(index, tool) for index, tool in accepted if not known(tool.name)]
+    if not fresh:
+        return accepted
+    index_of = guard._lookalike_index
+    if guard._store_names is None:
+        store_names = frozenset()
+        if not guard._owns_pins:  # the guard's private store holds only what `_pinned` says
+            pinned = await anyio.to_thread.run_sync(guard.pins.pinned, guard.server_id)
+            store_names = frozenset(pinned)
+            for name in sorted(store_names):
+                index_of.setdefault(lookalike_key(name), name)
+        guard._store_names = store_names
+        fresh = [(index, tool) for index, tool in fresh if tool.name not in store_names]
+    matches: dict[str, str] = {}
+    keys: dict[str, str] = {}
+    for _, tool in fresh:
+        key = keys[tool.name] = lookalike_key(tool.name)
+        old = index_of.get(key)
+        if old is not None and old != tool.name:
+            matches[tool.name] = old
+    for name, key in keys.items():  # the others are listed names from now on
+        if name not in matches:
+            index_of.setdefault(key, name)
+    if not matches:
+        return accepted
+    policy = guard.policy.changed
+    kept: list[tuple[int, Tool]] = []
+    for index, tool in accepted:
+        name = tool.name
+        old = matches.get(name)
+        if old is None:
+            kept.append((index, tool))
+            continue
+        previous = guard._last_raw.get(old)
+        changes = ("name", *top_level_changes(previous, tool.raw)) if previous else ("name",)
+        decision = {"block": "blocked", "allow": "pinned", "hold": "held"}[policy]
+        relation = lookalike_relation(name, old)
+        conn.emit(
+            "tool_changed",
+            name,
+            "lookalike_name",
+            decision,
+            path=("tools", index, "name"),
+            changes=tuple(dict.fromkeys(changes)),
+            message=(
+                f"a new name that looks like the tool {old!r} ({relation}): treated as a "
+                f"change of that tool ({decision}), not as a new tool"
+            ),
+            details={"lookalike_of": old, "relation": relation},
+        )
+        listing.add(name)
+        if policy == "block":
+            removed.add(index)
+            guard._tools[name] = ToolState("blocked", tool, "lookalike")
+            continue
+        if policy == "allow":
+            await anyio.to_thread.run_sync(
+                _approve, guard.pins, guard.server_id, tool, conn.known_version()
+            )
+            guard._pinned[name] = tool.fingerprint
+            guard._tools[name] = ToolState("ok", tool, "")
+        else:
+            guard._tools[name] = ToolState("held", tool, "lookalike")
+        conn._hide_output_schema(index, tool, hidden)
+    return kept
+
+
+def _approve(store: Any, server_id: str, tool: Tool, version: str | None) -> None:
+    store.approve_all(server_id, [tool], approver=GUARD_APPROVER, protocol_version=version)
+
+
+def clean_call_result(conn: Any, item: Any, tool: str | None) -> Any:
+    """Apply policy `result_text` to what the guard hands the SDK for one `tools/call`.
+
+    Args:
+        conn: the `Connection`.
+        item: the `SessionMessage` the guard decided on (a response, the guard's own error or
+            withheld result, or the server's message unchanged).
+        tool: the called tool's name (for the event).
+
+    Returns:
+        `item` itself when nothing changes; else a new response with the cleaned result, whose
+        `_meta[RESULT_META_KEY]` lists the cleaned paths and flags (a server's own value under
+        that key is removed in any case).
+    """
+    message: Any = getattr(item, "message", None)
+    result = getattr(message, "result", None)
+    if type(result) is not dict:
+        return item
+    meta = result.get("_meta")
+    forged = type(meta) is dict and RESULT_META_KEY in meta
+    if conn.guard.policy.result_text == "pass":
+        found = None
+    else:
+        found = clean_result_text(result)
+        if not found.changed:
+            found = None
+    if found is None and not forged:
+        return item
+    new = dict(found.value) if found is not None else dict(result)
+    new_meta = {k: v for k, v in meta.items() if k != RESULT_META_KEY} if type(meta) is dict else {}
+    if found is not None:
+        paths = [render_path(p) for p in dict.fromkeys(found.paths)]
+        new_meta[RESULT_META_KEY] = {"text_cleaned": paths, "flags": list(found.flags)}
+        conn.emit(
+            "result_text_cleaned",
+            tool,
+            "hidden_characters_removed",
+            "cleaned",
+            path=found.paths[0],
+            message=f"hidden characters removed from {len(paths)} string(s) of the result",
+            details={
+                "paths": paths[:MAX_LISTED_PATHS],
+                "count": len(paths),
+                "flags": list(found.flags),
+                "request_id": str(message.id)[:64],
+            },
+        )
+    if new_meta or "_meta" in result:
+        new["_meta"] = new_meta
+    return result_response(message.id, new)
