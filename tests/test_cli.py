@@ -726,3 +726,15 @@ def test_capture_of_an_unreachable_url_is_one_line_and_exit_code_2() -> None:
     )  # fmt: skip
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1
     assert done.stderr.startswith("conduit-mcp: capture: ")
+
+
+def test_capture_of_a_server_that_never_answers_stops_at_the_timeout(tmp_path: Path) -> None:
+    """conduit-defined: `--timeout` bounds the whole capture; a silent server is exit code 2
+    with one line, and the server process is not left behind to block the command."""
+    silent = [sys.executable, "-c", "import sys; sys.stdin.read()"]
+    done = subprocess.run(
+        [*CLI, "capture", "--timeout", "2", "--", *silent],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "conduit-mcp: capture: no complete answer within 2 s\n"

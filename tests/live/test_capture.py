@@ -9,9 +9,13 @@ Expected values come from the corpus capture of the same server version
 from __future__ import annotations
 
 import json
+import os
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -99,3 +103,59 @@ def test_inspect_and_pins_read_the_version_and_transport_from_the_capture(
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def everything_http(
+    server_everything_argv: list[str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """server-everything's Streamable HTTP mode (`index.js streamableHttp`, dist/transports/
+    streamableHttp.js: `app.post("/mcp")` on `PORT`); yields the endpoint URL."""
+    home = tmp_path_factory.mktemp("home")
+    port = _free_port()
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "PORT": str(port)}
+    argv = [*server_everything_argv[:-1], "streamableHttp"]
+    with subprocess.Popen(
+        argv, cwd=home, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    ) as server:
+        try:
+            assert server.stderr is not None
+            deadline = time.monotonic() + 60
+            for line in server.stderr:  # "MCP Streamable HTTP Server listening on port N"
+                if "listening on port" in line:
+                    break
+                assert time.monotonic() < deadline, "server-everything did not start"
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+
+
+def test_capture_over_streamable_http_records_that_transport(
+    everything_http: str, tmp_path: Path
+) -> None:
+    """Spec-mandated (2025-11-25 basic/transports "Streamable HTTP"; lifecycle "Version
+    Negotiation"): the same server over HTTP negotiates the same version, lists the same
+    tools, and the capture says `streamable-http`, which inspect then reads it under."""
+    out = tmp_path / "http.json"
+    done = _cli(
+        "capture", "--url", everything_http, "-o", str(out), "--timeout", "60", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert (document["protocol_version"], document["transport"]) == (
+        PROTOCOL_VERSION,
+        "streamable-http",
+    )
+    assert document["server"] == {"url": everything_http}
+    assert document["pages"] == [json.loads(CAPTURED.read_text(encoding="utf-8"))]
+    done = _cli("inspect", "--json", str(out), cwd=tmp_path)
+    (report,) = json.loads(done.stdout)
+    assert report["transport"] == "streamable-http"
