@@ -34,6 +34,9 @@ CAPTURE_FORMAT: Final = "conduit-mcp/capture"
 #: The file layout's version; a reader refuses a newer one.
 CAPTURE_VERSION: Final = 1
 
+#: At most this many characters of a server's error message are repeated to the operator.
+_SAID_CHARS: Final = 200
+
 #: At most this many pages are requested (a server whose cursors never end is stopped).
 MAX_PAGES: Final = 1000
 
@@ -142,7 +145,8 @@ async def capture(
                         if isinstance(message, JSONRPCResponse):
                             pages.append(message.result)
                         else:
-                            refusals.append(f"{message.error.code} {message.error.message}")
+                            said = str(message.error.message)[:_SAID_CHARS]
+                            refusals.append(f"{message.error.code} {said}")
                 await sink.send(item)
 
     async with open_transport() as (read, write), anyio.create_task_group() as tasks:
@@ -154,7 +158,8 @@ async def capture(
             try:
                 initialized = await session.initialize()
             except MCPError as exc:
-                raise CaptureError(f"initialize failed: {exc.error.code} {exc}") from None
+                said = str(exc)[:_SAID_CHARS]
+                raise CaptureError(f"initialize failed: {exc.error.code} {said}") from None
             version = session.protocol_version or initialized.protocol_version
             seen: set[str] = set()
             cursor: str | None = None
@@ -164,7 +169,9 @@ async def capture(
                 try:
                     await session.list_tools(params=params)
                 except Exception:
-                    pass  # either way the raw message decides, below
+                    # The server's error response (MCPError), or the SDK's model refusing a
+                    # page that was kept raw: either way the raw message decides, below.
+                    pass
                 if refusals:
                     raise CaptureError(f"tools/list failed: {refusals[-1]}")
                 if len(pages) == before:

@@ -664,24 +664,28 @@ def _capture(command: list[str], url: str | None, env: list[str], timeout: float
 
     try:
         return anyio.run(run)
-    except CaptureError:
+    except (KeyboardInterrupt, SystemExit):
         raise
-    except TimeoutError:
-        raise CaptureError(f"no complete answer within {timeout:g} s") from None
-    except BaseException as exc:
-        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-            raise
-        raise CaptureError(_first_cause(exc)) from None
+    except BaseException as exc:  # the SDK's transport, in task groups: one line, not a trace
+        cause = _first_leaf(exc)
+        if isinstance(cause, CaptureError):
+            raise cause from None
+        if isinstance(cause, TimeoutError):
+            raise CaptureError(f"no complete answer within {timeout:g} s") from None
+        text = str(cause).splitlines()[0] if str(cause) else ""
+        message = f"{type(cause).__name__}: {text}" if text else type(cause).__name__
+        if url is not None:  # an HTTP error may quote the URL: never its password
+            message = message.replace(url, redacted_location(url))
+        raise CaptureError(message) from None
 
 
-def _first_cause(exc: BaseException) -> str:
-    """One line for a transport failure (an exception group is unwrapped to its first leaf)."""
+def _first_leaf(exc: BaseException) -> BaseException:
+    """The first exception inside (nested) exception groups, or `exc` itself."""
     inner = getattr(exc, "exceptions", None)  # an exception group (3.11+, or its backport)
     while isinstance(inner, tuple) and inner and isinstance(inner[0], BaseException):
         exc = inner[0]
         inner = getattr(exc, "exceptions", None)
-    text = str(exc).splitlines()[0] if str(exc) else ""
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return exc
 
 
 # -- pins -----------------------------------------------------------------------------------
