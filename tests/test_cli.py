@@ -8,7 +8,10 @@ import os
 import re
 import subprocess
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 import rfc8785
@@ -741,3 +744,77 @@ def test_capture_of_a_server_that_never_answers_stops_at_the_timeout(tmp_path: P
     )  # fmt: skip
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == "conduit-mcp: capture: no complete answer within 2 s\n"
+
+
+class _BearerMcp(BaseHTTPRequestHandler):
+    """A Streamable HTTP MCP endpoint reduced to what a capture needs (2025-11-25
+    basic/transports "Streamable HTTP": a POST per message; a JSON response to a request, 202
+    to a notification; 405 to GET when the server offers no stream), behind a bearer token."""
+
+    authorizations: ClassVar[list[str | None]] = []
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def _status(self, code: int) -> None:
+        self.send_response(code)
+        self.end_headers()
+
+    def do_GET(self) -> None:
+        self._status(405)
+
+    def do_DELETE(self) -> None:
+        self._status(405)
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.authorizations.append(self.headers.get("Authorization"))
+        if self.headers.get("Authorization") != "Bearer s3cret":
+            return self._status(401)
+        if "id" not in body:
+            return self._status(202)
+        result = (
+            {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+             "serverInfo": {"name": "http", "version": "0"}}
+            if body["method"] == "initialize"
+            else {"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}
+        )  # fmt: skip
+        data = json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": result}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def test_capture_url_sends_the_header_and_records_only_its_name() -> None:
+    """conduit-defined: `--header` reaches every request of the capture; the file names the
+    header but never holds its value; without it the server's refusal is exit code 2."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _BearerMcp)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/mcp"
+    try:
+        done = subprocess.run(
+            [*CLI, "capture", "--url", url, "--header", "Authorization: Bearer s3cret"],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert set(_BearerMcp.authorizations) == {"Bearer s3cret"}
+        doc = json.loads(done.stdout)
+        assert doc["server"] == {"url": url, "headers": ["Authorization"]}
+        assert (doc["protocol_version"], doc["transport"]) == ("2025-06-18", "streamable-http")
+        assert doc["pages"] == [{"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}]
+        assert "s3cret" not in done.stdout + done.stderr
+        refused = subprocess.run(
+            [*CLI, "capture", "--url", url, "--timeout", "30"],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert (refused.returncode, refused.stdout) == (2, "")
+        assert refused.stderr.startswith("conduit-mcp: capture: initialize failed")
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+    code, _, err = run("capture", "--header", "A: b", "--", "server")
+    assert code == 2 and "--header is for --url" in err

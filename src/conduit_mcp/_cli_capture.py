@@ -12,7 +12,7 @@ The file (`CAPTURE_FORMAT`):
 
     {"format": "conduit-mcp/capture", "version": 1,
      "protocol_version": "2025-11-25", "transport": "stdio",
-     "server": {"command": [...]} | {"url": "..."},
+     "server": {"command": [...]} | {"url": "...", "headers": [<names>]},
      "server_info": <initialize result's serverInfo, as sent> | null,
      "captured_at": "2026-12-01T11:00:00Z",
      "pages": [<tools/list result>, ...]}
@@ -99,7 +99,8 @@ async def capture(
         open_transport: makes the SDK transport (`stdio_client(...)` or
             `streamable_http_client(...)`), an async context manager of the stream pair.
         transport: `"stdio"` or `"streamable-http"`, recorded as given.
-        server: what was run or reached (`{"command": [...]}` or `{"url": ...}`), recorded.
+        server: what was run or reached (`{"command": [...]}` or `{"url": ..., "headers":
+            [...]}`: header names only), recorded.
 
     Returns:
         The capture file as a dict (layout in the module docstring).

@@ -29,8 +29,10 @@ shortcodes) and hidden characters as `\\uXXXX`. When the reader of stdout goes a
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
+from collections.abc import AsyncIterator
 from importlib import metadata
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -583,6 +585,14 @@ def capture_command(
             "only a safe default set, e.g. PATH and HOME, otherwise).",
         ),
     ] = None,
+    header: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="'NAME: VALUE'",
+            help="An HTTP header for every request to --url (repeatable), e.g. "
+            "'Authorization: Bearer ...'. Only its name is recorded in the file.",
+        ),
+    ] = None,
     output: Annotated[
         str,
         typer.Option("--output", "-o", metavar="FILE", help="Where to write; - is stdout."),
@@ -606,7 +616,7 @@ def capture_command(
     if (url is None) == (not command):
         raise typer.BadParameter("give either -- COMMAND... or --url URL", param_hint="COMMAND")
     try:
-        document = _capture(command or [], url, env or [], timeout)
+        document = _capture(command or [], url, env or [], header or [], timeout)
     except CaptureError as exc:
         _fail(f"capture: {exc}")
     try:
@@ -628,19 +638,37 @@ def capture_command(
     )
 
 
-def _capture(command: list[str], url: str | None, env: list[str], timeout: float) -> Any:
+def _capture(
+    command: list[str], url: str | None, env: list[str], header: list[str], timeout: float
+) -> Any:
     """Run the capture under a time bound; every failure becomes a `CaptureError`."""
     try:
         import anyio
+        import httpx2
         from mcp import StdioServerParameters
         from mcp.client.stdio import get_default_environment, stdio_client
         from mcp.client.streamable_http import streamable_http_client
     except ImportError as exc:
         raise CaptureError(f"needs the MCP Python SDK (pip install mcp): {exc}") from None
+    if header and url is None:
+        raise CaptureError("--header is for --url: a stdio server takes --env")
+    headers: dict[str, str] = {}
+    for item in header:
+        name, sep, value = item.partition(":")
+        if not sep or not name.strip():
+            raise CaptureError(f"--header {visible(item)}: expected 'NAME: VALUE'")
+        headers[name.strip()] = value.strip()
+
+    @contextlib.asynccontextmanager
+    async def over_http(endpoint: str) -> AsyncIterator[Any]:
+        # The SDK's own timeouts (30 s, 300 s to read a stream), with the operator's headers.
+        client = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
+        async with client, streamable_http_client(endpoint, http_client=client) as streams:
+            yield streams
 
     def open_transport() -> Any:
         if url is not None:
-            return streamable_http_client(url)
+            return over_http(url)
         variables = get_default_environment()
         for item in env:
             name, sep, value = item.partition("=")
@@ -655,7 +683,9 @@ def _capture(command: list[str], url: str | None, env: list[str], timeout: float
         )
         return stdio_client(params)
 
-    server: dict[str, Any] = {"url": redacted_location(url)} if url else {"command": command}
+    server: dict[str, Any] = {"command": command}
+    if url is not None:
+        server = {"url": redacted_location(url), "headers": sorted(headers)}
     transport = "streamable-http" if url is not None else "stdio"
 
     async def run() -> Any:

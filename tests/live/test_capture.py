@@ -156,7 +156,7 @@ def test_capture_over_streamable_http_records_that_transport(
         PROTOCOL_VERSION,
         "streamable-http",
     )
-    assert document["server"] == {"url": everything_http}
+    assert document["server"] == {"url": everything_http, "headers": []}
     assert document["pages"] == [json.loads(CAPTURED.read_text(encoding="utf-8"))]
     done = _cli("inspect", "--json", str(out), cwd=tmp_path)
     (report,) = json.loads(done.stdout)
