@@ -8,7 +8,10 @@ import os
 import re
 import subprocess
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 import rfc8785
@@ -210,6 +213,7 @@ COMMANDS = [
     ["pins", "check"],
     ["pins", "changes"],
     ["pins", "audit"],
+    ["capture"],
 ]
 ROOT = Path(__file__).resolve().parent.parent
 CLI = [sys.executable, "-c", "from conduit_mcp.cli import main; main()"]
@@ -510,3 +514,307 @@ def test_a_closed_pipe_ends_output_quietly_with_the_commands_own_exit_code(
         code, first, err = _closed_pipe(args)
         assert (code, err) == (expected, b""), args
         assert first_line in first.decode("utf-8")
+
+
+# -- inspect --fail-on, tables in a pipe (issue 18 item 10) ------------------------------------
+
+
+def test_fail_on_warning_turns_a_warning_into_exit_code_1(tmp_path: Path) -> None:
+    """conduit-defined (CI use): a zero-width character in a description is the
+    `invisible_unicode` warning; by default inspect exits 0 on warnings, with --fail-on warning 1.
+    A rejection is exit code 1 under either level."""
+    warned = page_file(
+        tmp_path, [{"name": "a", "description": "x\u200by", "inputSchema": {"type": "object"}}]
+    )
+    code, out, _ = run_env(["inspect", "--json", str(warned)])
+    assert code == 0
+    assert [w["code"] for w in json.loads(out)[0]["tools"][0]["warnings"]] == ["invisible_unicode"]
+    assert run_env(["inspect", "--fail-on", "warning", str(warned)])[0] == 1
+    assert run_env(["inspect", "--fail-on", "rejection", str(warned)])[0] == 0
+    clean = page_file(tmp_path, [{"name": "a", "inputSchema": {"type": "object"}}], "clean.json")
+    assert run_env(["inspect", "--fail-on", "warning", str(clean)])[0] == 0
+    rejected = page_file(tmp_path, [{"name": "a"}], "rejected.json")  # no inputSchema
+    for level in ("rejection", "warning"):
+        assert run_env(["inspect", "--fail-on", level, str(rejected)])[0] == 1
+    code, _, err = run_env(["inspect", "--fail-on", "never", str(clean)])
+    assert code == 2 and "--fail-on" in err
+
+
+@pytest.mark.parametrize("columns", ["40", "80"])
+def test_names_never_wrap_in_a_table_written_to_a_pipe(columns: str, tmp_path: Path) -> None:
+    """conduit-defined (issue 18 item 10): a 150-character tool name and a server id stay whole
+    on one line whatever COLUMNS says when stdout is not a terminal (CliRunner's is not)."""
+    name = "very_long_tool_name_" + "x" * 130
+    page = page_file(tmp_path, [{"name": name, "inputSchema": {"type": "object"}}])
+    code, out, _ = run_env(["inspect", str(page)], COLUMNS=columns)
+    assert code == 0 and any(name in line for line in out.splitlines())
+    store = str(tmp_path / "pins.db")
+    server = "server-" + "s" * 60
+    run_env(["pins", "approve", str(page), "--store", store, "--server-id", server])
+    code, out, _ = run_env(["pins", "list", "--store", store], COLUMNS=columns)
+    assert code == 0
+    (row,) = [line for line in out.splitlines() if name in line]
+    assert server in row
+
+
+# -- capture files (issue 18 item 9) -----------------------------------------------------------
+
+#: A tool whose `x-mcp-header` on a `number` is refused where the rule applies: Streamable HTTP
+#: from 2026-07-28 (2026-07-28 server/tools "x-mcp-header"); on stdio the extension is inert.
+HEADER_TOOL = {
+    "name": "fetch",
+    "inputSchema": {
+        "type": "object",
+        "properties": {"region": {"type": "number", "x-mcp-header": "Region"}},
+    },
+}
+
+
+def capture_doc(pages: list[dict[str, object]], version: str, transport: str) -> dict[str, object]:
+    return {
+        "format": "conduit-mcp/capture",
+        "version": 1,
+        "protocol_version": version,
+        "transport": transport,
+        "server": {"command": ["server"]},
+        "server_info": {"name": "s", "version": "1"},
+        "captured_at": "2026-12-01T00:00:00Z",
+        "pages": pages,
+    }
+
+
+def test_a_capture_file_is_read_under_its_recorded_version_and_transport(tmp_path: Path) -> None:
+    """Spec-mandated (2026-07-28 server/tools: `x-mcp-header` on a number is invalid, a rule of
+    Streamable HTTP): the same tool is accepted from a stdio capture at 2025-11-25, rejected when
+    the options say streamable-http at 2026-07-28 (an option wins over the file). Every page's
+    tools are read as one listing, in order."""
+    other = {"name": "search", "inputSchema": {"type": "object"}}
+    path = tmp_path / "cap.json"
+    doc = capture_doc(
+        [{"tools": [HEADER_TOOL], "nextCursor": "2"}, {"tools": [other]}], "2025-11-25", "stdio"
+    )
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    code, out, _ = run("inspect", "--json", str(path))
+    assert code == 0
+    (report,) = json.loads(out)
+    assert (report["protocol_version"], report["transport"]) == ("2025-11-25", "stdio")
+    assert [t["name"] for t in report["tools"]] == ["fetch", "search"]
+    assert [t["fingerprint"] for t in report["tools"]] == [oracle(HEADER_TOOL), oracle(other)]
+    code, out, _ = run(
+        "inspect", "--json", "--transport", "streamable-http", "--protocol-version", "2026-07-28",
+        str(path),
+    )  # fmt: skip
+    assert code == 1
+    assert [r["reason"] for r in json.loads(out)[0]["rejected"]] == ["x_mcp_header_type"]
+    # diff: both sides under their own recorded context
+    assert run("diff", str(path), str(path))[:2] == (0, "no drift\n")
+    # pins: the recorded version is the pin's
+    store = str(tmp_path / "pins.db")
+    assert run("pins", "approve", str(path), "--store", store, "--server-id", "s")[0] == 0
+    code, out, _ = run("pins", "list", "--store", store, "--json")
+    assert {p["protocol_version"] for p in json.loads(out)} == {"2025-11-25"}
+
+
+@pytest.mark.parametrize(
+    ("doc", "says"),
+    [
+        ({"format": "conduit-mcp/capture", "version": 2, "pages": []}, "version 2"),
+        (capture_doc([{"tools": []}], "1999-01-01", "stdio"), "recorded transport"),
+        (capture_doc([{"tools": []}], "2025-11-25", "carrier-pigeon"), "recorded transport"),
+        (capture_doc([{"nope": []}], "2025-11-25", "stdio"), "pages[0] has no tools"),
+    ],
+)
+def test_an_unusable_capture_file_is_exit_code_2(
+    doc: dict[str, object], says: str, tmp_path: Path
+) -> None:
+    """conduit-defined: a capture this version cannot read is bad input, named, never guessed."""
+    path = tmp_path / "cap.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    code, _, err = run("inspect", str(path))
+    assert code == 2 and says in err
+
+
+#: A stdio MCP server written against the wire alone (no SDK), so the test controls every page:
+#: argv[1] picks "paged" (two pages), "loop" (a cursor that repeats), "error" (tools/list is a
+#: JSON-RPC error) or "odd" (a first page the SDK's model refuses: a tool without inputSchema).
+RAW_SERVER = r"""
+import json, sys
+mode = sys.argv[1]
+TOOL = {"type": "object"}
+def reply(msg, **body):
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], **body}) + "\n")
+    sys.stdout.flush()
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg:
+        continue
+    if msg["method"] == "initialize":
+        info = {"name": "raw", "version": "0"}
+        reply(msg, result={
+            "protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": info})
+    elif msg["method"] != "tools/list":
+        reply(msg, result={})
+    elif mode == "error":
+        reply(msg, error={"code": -32601, "message": "no tools"})
+    elif mode == "loop":
+        reply(msg, result={"tools": [], "nextCursor": "again"})
+    elif (msg.get("params") or {}).get("cursor") is None:
+        first = {"name": "one"} if mode == "odd" else {"name": "one", "inputSchema": TOOL}
+        reply(msg, result={"tools": [first], "nextCursor": "p2"})
+    else:
+        cursor = msg["params"]["cursor"]
+        tools = [{"name": "two", "inputSchema": TOOL}]
+        reply(msg, result={"tools": tools, "_meta": {"cursor": cursor}})
+"""
+
+
+def _capture(mode: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    script = tmp_path / "raw_server.py"
+    script.write_text(RAW_SERVER, encoding="utf-8")
+    return subprocess.run(
+        [*CLI, "capture", "--timeout", "60", "--", sys.executable, str(script), mode],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", ["paged", "odd"])
+def test_capture_follows_every_cursor_and_keeps_each_page_as_sent(
+    mode: str, tmp_path: Path
+) -> None:
+    """Spec-mandated (2025-11-25 utilities/pagination: the client sends the opaque cursor back;
+    no nextCursor ends the list; basic/lifecycle: the server's answered version is the
+    session's): two pages, the cursor sent back, version 2025-06-18 as the server chose. A
+    page the SDK's own model refuses ("odd") is still kept as sent."""
+    done = _capture(mode, tmp_path)
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert (doc["protocol_version"], doc["transport"]) == ("2025-06-18", "stdio")
+    assert doc["server_info"] == {"name": "raw", "version": "0"}
+    first = {"name": "one"} if mode == "odd" else {"name": "one", "inputSchema": {"type": "object"}}
+    assert doc["pages"] == [
+        {"tools": [first], "nextCursor": "p2"},
+        {"tools": [{"name": "two", "inputSchema": {"type": "object"}}], "_meta": {"cursor": "p2"}},
+    ]
+    assert "captured 2 page(s), 2 tool(s), protocol 2025-06-18 over stdio" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("mode", "says"),
+    [
+        ("error", "tools/list failed: -32601 no tools"),
+        ("loop", "the server repeated a nextCursor: stopped to avoid a loop"),
+    ],
+)
+def test_capture_stops_with_exit_code_2_on_an_error_or_a_cursor_loop(
+    mode: str, says: str, tmp_path: Path
+) -> None:
+    """conduit-defined: an error response, or a cursor sent twice, ends the capture with one
+    line (a loop would otherwise never end) and writes no file."""
+    done = _capture(mode, tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"conduit-mcp: capture: {says}\n"
+
+
+def test_capture_needs_exactly_one_server(tmp_path: Path) -> None:
+    """conduit-defined: a usage error names what is missing."""
+    code, _, err = run("capture")
+    assert code == 2 and "--url" in err
+    code, _, err = run("capture", "--url", "http://127.0.0.1:9/mcp", "--", "server")
+    assert code == 2 and "--url" in err
+
+
+def test_capture_of_an_unreachable_url_is_one_line_and_exit_code_2() -> None:
+    """conduit-defined: a transport failure is one line, no traceback (port 9 is discard,
+    closed on this machine)."""
+    done = subprocess.run(
+        [*CLI, "capture", "--url", "http://127.0.0.1:9/mcp", "--timeout", "20"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1
+    assert done.stderr.startswith("conduit-mcp: capture: ")
+
+
+def test_capture_of_a_server_that_never_answers_stops_at_the_timeout(tmp_path: Path) -> None:
+    """conduit-defined: `--timeout` bounds the whole capture; a silent server is exit code 2
+    with one line, and the server process is not left behind to block the command."""
+    silent = [sys.executable, "-c", "import sys; sys.stdin.read()"]
+    done = subprocess.run(
+        [*CLI, "capture", "--timeout", "2", "--", *silent],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "conduit-mcp: capture: no complete answer within 2 s\n"
+
+
+class _BearerMcp(BaseHTTPRequestHandler):
+    """A Streamable HTTP MCP endpoint reduced to what a capture needs (2025-11-25
+    basic/transports "Streamable HTTP": a POST per message; a JSON response to a request, 202
+    to a notification; 405 to GET when the server offers no stream), behind a bearer token."""
+
+    authorizations: ClassVar[list[str | None]] = []
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def _status(self, code: int) -> None:
+        self.send_response(code)
+        self.end_headers()
+
+    def do_GET(self) -> None:
+        self._status(405)
+
+    def do_DELETE(self) -> None:
+        self._status(405)
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.authorizations.append(self.headers.get("Authorization"))
+        if self.headers.get("Authorization") != "Bearer s3cret":
+            return self._status(401)
+        if "id" not in body:
+            return self._status(202)
+        result = (
+            {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+             "serverInfo": {"name": "http", "version": "0"}}
+            if body["method"] == "initialize"
+            else {"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}
+        )  # fmt: skip
+        data = json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": result}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def test_capture_url_sends_the_header_and_records_only_its_name() -> None:
+    """conduit-defined: `--header` reaches every request of the capture; the file names the
+    header but never holds its value; without it the server's refusal is exit code 2."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _BearerMcp)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/mcp"
+    try:
+        done = subprocess.run(
+            [*CLI, "capture", "--url", url, "--header", "Authorization: Bearer s3cret"],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert set(_BearerMcp.authorizations) == {"Bearer s3cret"}
+        doc = json.loads(done.stdout)
+        assert doc["server"] == {"url": url, "headers": ["Authorization"]}
+        assert (doc["protocol_version"], doc["transport"]) == ("2025-06-18", "streamable-http")
+        assert doc["pages"] == [{"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}]
+        assert "s3cret" not in done.stdout + done.stderr
+        refused = subprocess.run(
+            [*CLI, "capture", "--url", url, "--timeout", "30"],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert (refused.returncode, refused.stdout) == (2, "")
+        assert refused.stderr.startswith("conduit-mcp: capture: initialize failed")
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+    code, _, err = run("capture", "--header", "A: b", "--", "server")
+    assert code == 2 and "--header is for --url" in err

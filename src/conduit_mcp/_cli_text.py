@@ -145,14 +145,27 @@ def _write(stream: Any, text: str) -> None:
             pass  # not a real file (a test runner's buffer): nothing will flush to a pipe
 
 
+#: The width a table is measured at when stdout is not a terminal (no real limit).
+_UNBOUNDED = 1_000_000
+
+
 def show(renderable: RenderableType) -> None:
     """Render a rich table (or other renderable) to stdout through `emit`.
 
     The console interprets no markup, emoji shortcodes or highlighting: every cell is built
-    from `rich.text.Text` of `visible(...)` strings, shown as written. The width is the
-    terminal's, or 80 (or `COLUMNS`) when stdout is not a terminal.
+    from `rich.text.Text` of `visible(...)` strings, shown as written. On a terminal the width
+    is the terminal's and long cells fold; when stdout is not a terminal (a pipe, a file, a CI
+    log) lines are as long as the table needs, at least 80 (or `COLUMNS`) characters, so no
+    name or fingerprint is ever wrapped for a program or `grep` to find.
     """
     console = Console(markup=False, emoji=False, highlight=False)
+    if not console.is_terminal:
+        # Measured without the console's width, which would clamp the answer to it.
+        widest = console.measure(
+            renderable, options=console.options.update_width(_UNBOUNDED)
+        ).maximum
+        if widest > console.width:
+            console = Console(markup=False, emoji=False, highlight=False, width=widest)
     with console.capture() as capture:
         console.print(renderable)
     emit(capture.get().rstrip("\n"))

@@ -1,12 +1,20 @@
-"""The `conduit-mcp` command: inspect tools/list pages, fingerprint tools, detect drift, pins.
+"""The `conduit-mcp` command: capture and inspect tools/list pages, fingerprint tools, detect
+drift, pins.
 
 Exit codes (the same for every command):
-    0  done, nothing to report (inspect: no tool rejected; diff: no drift; pins check: every
-       tool approved; pins changes: no change; pins revoke: every pin removed)
-    1  done, with findings (inspect: a tool was rejected; diff: tools added, removed or changed;
-       pins check/changes: a tool new, changed, cosmetic or rejected; pins revoke: no such pin)
-    2  the input could not be read: missing file, not JSON, not a tools/list result, bad option,
-       a pin store that cannot be opened or does not exist (only `pins approve` creates one)
+    0  done, nothing to report (inspect: no tool rejected, and with `--fail-on warning` no
+       warning; diff: no drift; pins check: every tool approved; pins changes: no change; pins
+       revoke: every pin removed; capture: the pages were written)
+    1  done, with findings (inspect: a tool was rejected, or with `--fail-on warning` warned
+       about; diff: tools added, removed or changed; pins check/changes: a tool new, changed,
+       cosmetic or rejected; pins revoke: no such pin)
+    2  the input could not be read: missing file, not JSON, not a tools/list result or capture
+       file, bad option, a pin store that cannot be opened or does not exist (only `pins
+       approve` creates one); capture: the server could not be run or reached, or answered
+       with an error
+
+Every command that reads a page takes a capture file (`conduit-mcp capture`) too, and reads it
+under the protocol version and transport it recorded unless an option says otherwise.
 
 pins list and pins audit always exit 0 once the store is read.
 
@@ -21,8 +29,10 @@ shortcodes) and hidden characters as `\\uXXXX`. When the reader of stdout goes a
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
+from collections.abc import AsyncIterator
 from importlib import metadata
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -32,6 +42,7 @@ from conduit_mcp_wire import LATEST, VERSIONS
 from rich.table import Table
 from rich.text import Text
 
+from ._cli_capture import CaptureError, capture, is_capture, read_capture
 from ._cli_help import PlainHelpCommand
 from ._cli_text import JSON_TYPES, clipped, emit, json_text, show, visible, warn
 from .client import (
@@ -88,35 +99,48 @@ def _main_options(
     """
 
 
-def _check_transport(value: str) -> str:
-    if value not in TRANSPORTS:
+def _check_transport(value: str | None) -> str | None:
+    if value is not None and value not in TRANSPORTS:
         raise typer.BadParameter(
             f"'{visible(value)}' is not one of {', '.join(sorted(TRANSPORTS))}"
         )
     return value
 
 
-def _check_version(value: str) -> str:
-    if value not in VERSIONS:
+def _check_version(value: str | None) -> str | None:
+    if value is not None and value not in VERSIONS:
         raise typer.BadParameter(f"'{visible(value)}' is not one of {', '.join(VERSIONS)}")
     return value
 
 
+def _check_fail_on(value: str) -> str:
+    if value not in FAIL_ON:
+        raise typer.BadParameter(f"'{visible(value)}' is not one of {', '.join(FAIL_ON)}")
+    return value
+
+
+#: `inspect --fail-on` levels: what makes the exit code 1.
+FAIL_ON = ("rejection", "warning")
+
 JsonOption = Annotated[bool, typer.Option("--json", help="Write JSON for programs.")]
+#: What a page is read under when neither an option nor a capture file says.
+DEFAULT_TRANSPORT = "streamable-http"
 TransportOption = Annotated[
-    str,
+    str | None,
     typer.Option(
         metavar="TRANSPORT",
         callback=_check_transport,
-        help=f"Transport the page came over: {', '.join(sorted(TRANSPORTS))}.",
+        help=f"Transport the page came over: {', '.join(sorted(TRANSPORTS))} (default: the "
+        f"capture file's, else {DEFAULT_TRANSPORT}).",
     ),
 ]
 VersionOption = Annotated[
-    str,
+    str | None,
     typer.Option(
         metavar="VERSION",
         callback=_check_version,
-        help=f"Negotiated protocol version: {', '.join(VERSIONS)}.",
+        help=f"Negotiated protocol version: {', '.join(VERSIONS)} (default: the capture "
+        f"file's, else {LATEST}).",
     ),
 ]
 
@@ -166,21 +190,51 @@ def _not_utf8(data: bytes) -> str | None:
 
 def _page(source: str) -> Any:
     """One input as a `tools/list` result (or a single tool): a JSON-RPC response unwrapped."""
+    return _load(source)[0]
+
+
+def _load(source: str) -> tuple[Any, str | None, str | None]:
+    """One input as `(page, protocol_version, transport)`.
+
+    A capture file (`conduit-mcp capture`) gives its pages as one listing and the version and
+    transport it recorded; anything else (a `tools/list` result, a JSON-RPC response, a tool)
+    gives `None` for both.
+    """
+    value = _read(source)
+    if is_capture(value):
+        try:
+            return read_capture(value)
+        except CaptureError as exc:
+            raise BadInput(f"{source}: not a usable capture file: {exc}") from None
     try:
-        value = unwrap_response(_read(source))
+        return unwrap_response(value), None, None
     except Error as exc:
         code, message = exc.details.get("code"), exc.details.get("message")
         sent = f'message "{message}"' if message is not None else "no message"
         raise BadInput(f"{source}: {exc} (JSON-RPC error code {code}, {sent})") from None
-    return value
 
 
-def _intake(source: str, server_id: str | None, transport: str, version: str) -> Intake:
-    page = _page(source)
+def _intake(
+    source: str, server_id: str | None, transport: str | None, version: str | None
+) -> tuple[Intake, str, str]:
+    """Intake of one input, and the `(transport, protocol_version)` it was read under.
+
+    An option given on the command line wins; else what a capture file recorded; else
+    `DEFAULT_TRANSPORT` and `LATEST`.
+    """
+    page, recorded_version, recorded_transport = _load(source)
+    transport = transport or recorded_transport or DEFAULT_TRANSPORT
+    version = version or recorded_version or LATEST
+    if transport not in TRANSPORTS or version not in VERSIONS:
+        raise BadInput(
+            f"{source}: recorded transport {visible(transport)!r} or protocol version "
+            f"{visible(version)!r} is not one this conduit-mcp knows; pass --transport and "
+            "--protocol-version"
+        )
     if isinstance(page, dict) and "tools" not in page and "inputSchema" in page:
         page = {"tools": [page]}  # a single tool definition
     try:
-        return intake(
+        result = intake(
             server_id or Path(source).stem or "stdin",
             page,
             transport=transport,  # type: ignore[arg-type]
@@ -188,6 +242,7 @@ def _intake(source: str, server_id: str | None, transport: str, version: str) ->
         )
     except Error as exc:
         raise BadInput(f"{source}: {exc}") from None
+    return result, transport, version
 
 
 def _tool_report(tool: Tool, index: int, result: Intake, headers_apply: bool) -> dict[str, Any]:
@@ -226,6 +281,8 @@ def _inspect_report(
     return {
         "file": source,
         "server_id": result.server_id,
+        "protocol_version": protocol_version,
+        "transport": transport,
         "tools": [
             _tool_report(t, i, result, headers_apply)
             for t, i in zip(result.tools, indexes, strict=True)
@@ -273,11 +330,19 @@ def _fingerprint_column(table: Table, header: str) -> None:
     table.add_column(header, no_wrap=True, min_width=FINGERPRINT_WIDTH)
 
 
+def _name_column(table: Table, header: str) -> None:
+    # On a terminal a long name folds; for a pipe `show` makes the table as wide as it needs.
+    table.add_column(header, overflow="fold")
+
+
 def _print_inspect(report: dict[str, Any]) -> None:
-    title = Text(f"{clipped(report['file'])} (server_id {clipped(report['server_id'])})")
+    title = Text(
+        f"{clipped(report['file'])} (server_id {clipped(report['server_id'])}, "
+        f"{report['protocol_version']} over {report['transport']})"
+    )
     table = Table(title=title, title_justify="left")
     table.add_column("#", overflow="fold")
-    table.add_column("tool", overflow="fold")
+    _name_column(table, "tool")
     _fingerprint_column(table, "fingerprint")
     for column in ("warnings", "headers", "conformance"):
         table.add_column(column, overflow="fold")
@@ -324,25 +389,37 @@ def inspect_command(
             metavar="FILE", help="tools/list results or JSON-RPC responses; - is stdin."
         ),
     ],
-    transport: TransportOption = "streamable-http",
-    protocol_version: VersionOption = LATEST,
+    transport: TransportOption = None,
+    protocol_version: VersionOption = None,
     server_id: Annotated[
         str | None,
         typer.Option(metavar="ID", help="Operator-assigned server id (default: the file name)."),
     ] = None,
+    fail_on: Annotated[
+        str,
+        typer.Option(
+            "--fail-on",
+            metavar="LEVEL",
+            callback=_check_fail_on,
+            help="Exit code 1 on: rejection (a tool intake rejected; the default) or warning "
+            "(a rejection or any warning, e.g. invisible_unicode).",
+        ),
+    ] = "rejection",
     as_json: JsonOption = False,
 ) -> None:
     """Show each tool's display name, fingerprint, warnings, header map and conformance.
 
-    Exit code 1 when intake rejected a tool.
+    FILE may be a capture file (conduit-mcp capture): its protocol version and transport are
+    used unless --protocol-version or --transport say otherwise. Exit code 1 when intake
+    rejected a tool (with --fail-on warning: also when it warned about one).
     """
     try:
-        reports = [
-            _inspect_report(
-                f, _intake(f, server_id, transport, protocol_version), transport, protocol_version
+        reports = []
+        for f in files:
+            result, used_transport, used_version = _intake(
+                f, server_id, transport, protocol_version
             )
-            for f in files
-        ]
+            reports.append(_inspect_report(f, result, used_transport, used_version))
     except BadInput as exc:
         _fail(str(exc))
     if as_json:
@@ -351,6 +428,10 @@ def inspect_command(
         for report in reports:
             _print_inspect(report)
     if any(report["rejected"] for report in reports):
+        raise typer.Exit(EXIT_FINDINGS)
+    if fail_on == "warning" and any(
+        tool["warnings"] for report in reports for tool in report["tools"]
+    ):
         raise typer.Exit(EXIT_FINDINGS)
 
 
@@ -404,8 +485,8 @@ def fingerprint_command(
 def diff_command(
     old: Annotated[str, typer.Argument(metavar="OLD", help="The baseline tools/list result.")],
     new: Annotated[str, typer.Argument(metavar="NEW", help="The current tools/list result.")],
-    transport: TransportOption = "streamable-http",
-    protocol_version: VersionOption = LATEST,
+    transport: TransportOption = None,
+    protocol_version: VersionOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Show accepted tools added, removed or changed between two pages, field by field.
@@ -414,11 +495,12 @@ def diff_command(
     of either side. Each changed tool lists its changes as RFC 6901 JSON Pointers, marked
     material or cosmetic (title, icons, annotations.title). --json adds "changes" (name to a
     list of {path, op, old, new, material}) and "material" (the changed names with a material
-    change). Exit code 1 when anything was added, removed or changed.
+    change). A capture file (conduit-mcp capture) is read under the protocol version and
+    transport it recorded. Exit code 1 when anything was added, removed or changed.
     """
     try:
-        baseline = _intake(old, "diff", transport, protocol_version)
-        current = _intake(new, "diff", transport, protocol_version)
+        baseline, _, _ = _intake(old, "diff", transport, protocol_version)
+        current, _, _ = _intake(new, "diff", transport, protocol_version)
         drift = diff_tools(baseline.tools, current.tools)
     except BadInput as exc:
         _fail(str(exc))
@@ -472,6 +554,168 @@ def _short(value: Any, limit: int = 60) -> str:
     except (TypeError, ValueError, RecursionError):
         text = f"<{JSON_TYPES.get(type(value), 'unknown')}>"
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# -- capture ---------------------------------------------------------------------------------
+
+
+@app.command(
+    "capture",
+    cls=PlainHelpCommand,
+    short_help="Save a server's tools/list pages with the negotiated version and transport.",
+    context_settings={"allow_interspersed_args": False},
+)
+def capture_command(
+    command: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="COMMAND",
+            help="The stdio server to run, after --: program and arguments.",
+        ),
+    ] = None,
+    url: Annotated[
+        str | None,
+        typer.Option(metavar="URL", help="A Streamable HTTP server's MCP endpoint instead."),
+    ] = None,
+    env: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="NAME=VALUE",
+            help="An environment variable for the stdio server (repeatable; the SDK passes "
+            "only a safe default set, e.g. PATH and HOME, otherwise).",
+        ),
+    ] = None,
+    header: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="'NAME: VALUE'",
+            help="An HTTP header for every request to --url (repeatable), e.g. "
+            "'Authorization: Bearer ...'. Only its name is recorded in the file.",
+        ),
+    ] = None,
+    output: Annotated[
+        str,
+        typer.Option("--output", "-o", metavar="FILE", help="Where to write; - is stdout."),
+    ] = "-",
+    timeout: Annotated[
+        float,
+        typer.Option(metavar="SECONDS", min=0.1, help="Give up after this long in all."),
+    ] = 60.0,
+) -> None:
+    """Run the MCP handshake with a server and save every tools/list page as it was sent.
+
+    conduit-mcp capture -- npx -y @modelcontextprotocol/server-everything stdio
+    conduit-mcp capture --url http://localhost:3000/mcp -o page.json
+
+    The official MCP SDK runs the handshake; the file holds the raw tools/list results, the
+    protocol version the server negotiated, the transport, the server's serverInfo and the
+    command or URL. inspect, diff and the pins commands read such a file under the version and
+    transport it recorded. Needs the mcp package. Exit code 2 when the server cannot be
+    started or reached, or answers with an error.
+    """
+    if (url is None) == (not command):
+        raise typer.BadParameter("give either -- COMMAND... or --url URL", param_hint="COMMAND")
+    try:
+        document = _capture(command or [], url, env or [], header or [], timeout)
+    except CaptureError as exc:
+        _fail(f"capture: {exc}")
+    try:
+        text = json_text(document, indent=2)
+    except (RecursionError, ValueError, TypeError):
+        _fail("capture: the server's listing nests too deeply to be written as JSON")
+    if output == "-":
+        emit(text)
+    else:
+        try:
+            Path(output).write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            _fail(f"{output}: cannot write: {exc.strerror or exc}")
+    tools = sum(len(page.get("tools") or ()) for page in document["pages"])
+    warn(
+        f"conduit-mcp: captured {len(document['pages'])} page(s), {tools} tool(s), protocol "
+        f"{visible(document['protocol_version'])} over {document['transport']}"
+        + ("" if output == "-" else f" -> {visible(output)}")
+    )
+
+
+def _capture(
+    command: list[str], url: str | None, env: list[str], header: list[str], timeout: float
+) -> Any:
+    """Run the capture under a time bound; every failure becomes a `CaptureError`."""
+    try:
+        import anyio
+        import httpx2
+        from mcp import StdioServerParameters
+        from mcp.client.stdio import get_default_environment, stdio_client
+        from mcp.client.streamable_http import streamable_http_client
+    except ImportError as exc:
+        raise CaptureError(f"needs the MCP Python SDK (pip install mcp): {exc}") from None
+    if header and url is None:
+        raise CaptureError("--header is for --url: a stdio server takes --env")
+    headers: dict[str, str] = {}
+    for item in header:
+        name, sep, value = item.partition(":")
+        if not sep or not name.strip():
+            raise CaptureError(f"--header {visible(item)}: expected 'NAME: VALUE'")
+        headers[name.strip()] = value.strip()
+
+    @contextlib.asynccontextmanager
+    async def over_http(endpoint: str) -> AsyncIterator[Any]:
+        # The SDK's own timeouts (30 s, 300 s to read a stream), with the operator's headers.
+        client = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
+        async with client, streamable_http_client(endpoint, http_client=client) as streams:
+            yield streams
+
+    def open_transport() -> Any:
+        if url is not None:
+            return over_http(url)
+        variables = get_default_environment()
+        for item in env:
+            name, sep, value = item.partition("=")
+            if not sep or not name:
+                raise CaptureError(f"--env {visible(item)}: expected NAME=VALUE")
+            variables[name] = value
+        params = StdioServerParameters(
+            command=command[0],
+            args=command[1:],
+            env=variables,
+            encoding_error_handler="replace",  # one bad line is skipped, as under the guard
+        )
+        return stdio_client(params)
+
+    server: dict[str, Any] = {"command": command}
+    if url is not None:
+        server = {"url": redacted_location(url), "headers": sorted(headers)}
+    transport = "streamable-http" if url is not None else "stdio"
+
+    async def run() -> Any:
+        with anyio.fail_after(timeout):
+            return await capture(open_transport, transport=transport, server=server)
+
+    try:
+        return anyio.run(run)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # the SDK's transport, in task groups: one line, not a trace
+        cause = _first_leaf(exc)
+        if isinstance(cause, CaptureError):
+            raise cause from None
+        if isinstance(cause, TimeoutError):
+            raise CaptureError(f"no complete answer within {timeout:g} s") from None
+        text = str(cause).splitlines()[0] if str(cause) else ""
+        message = f"{type(cause).__name__}: {text}" if text else type(cause).__name__
+        if url is not None:  # an HTTP error may quote the URL: never its password
+            message = message.replace(url, redacted_location(url))
+        raise CaptureError(message) from None
+
+
+def _first_leaf(exc: BaseException) -> BaseException:
+    """The first exception inside (nested) exception groups, or `exc` itself."""
+    inner = getattr(exc, "exceptions", None)  # an exception group (3.11+, or its backport)
+    while isinstance(inner, tuple) and inner and isinstance(inner[0], BaseException):
+        exc = inner[0]
+        inner = getattr(exc, "exceptions", None)
+    return exc
 
 
 # -- pins -----------------------------------------------------------------------------------
@@ -571,10 +815,15 @@ def _store(location: str, *, create: bool = False) -> PinStore:
 
 
 def _page_tools(
-    source: str, server_id: str, transport: str, version: str, only: list[str] | None
-) -> tuple[Intake, list[Tool]]:
+    source: str,
+    server_id: str,
+    transport: str | None,
+    version: str | None,
+    only: list[str] | None,
+) -> tuple[Intake, list[Tool], str]:
+    """The accepted tools of a page (or only those named), and the protocol version used."""
     try:
-        result = _intake(source, server_id, transport, version)
+        result, _, version = _intake(source, server_id, transport, version)
     except BadInput as exc:
         _fail(str(exc))
     tools = list(result.tools)
@@ -583,7 +832,7 @@ def _page_tools(
         if missing:
             _fail(f"{source}: no accepted tool named {', '.join(map(repr, missing))}")
         tools = [t for t in tools if t.name in only]
-    return result, tools
+    return result, tools, version
 
 
 @pins_app.command(
@@ -614,8 +863,8 @@ def pins_list_command(
         return
     title = Text(f"pins in {clipped(redacted_location(store))}")
     table = Table(title=title, title_justify="left")
-    table.add_column("server", overflow="fold")
-    table.add_column("tool", overflow="fold")
+    _name_column(table, "server")
+    _name_column(table, "tool")
     _fingerprint_column(table, "fingerprint")
     table.add_column("approver", overflow="fold")
     table.add_column("approved (UTC)", no_wrap=True)
@@ -643,18 +892,18 @@ def pins_approve_command(
         str | None,
         typer.Option(metavar="WHO", help="Who approves (recorded in the audit log)."),
     ] = None,
-    transport: TransportOption = "streamable-http",
-    protocol_version: VersionOption = LATEST,
+    transport: TransportOption = None,
+    protocol_version: VersionOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Approve the accepted tools of a page (or only --tool NAME ...), keeping each definition.
 
     A sqlite store that does not exist yet is created.
     """
-    _, tools = _page_tools(page, server_id, transport, protocol_version, tool)
+    _, tools, version = _page_tools(page, server_id, transport, protocol_version, tool)
     with _store(store, create=True) as pins:
         try:
-            pins.approve_all(server_id, tools, approver=approver, protocol_version=protocol_version)
+            pins.approve_all(server_id, tools, approver=approver, protocol_version=version)
         except Error as exc:
             _fail(f"{page}: {exc}")
     approved = [{"name": t.name, "fingerprint": t.fingerprint} for t in tools]
@@ -698,16 +947,14 @@ def _checked(
     store: str,
     server_id: str,
     tool: list[str] | None,
-    transport: str,
-    protocol_version: str,
+    transport: str | None,
+    protocol_version: str | None,
     audit: bool,
 ) -> tuple[Intake, list[dict[str, Any]]]:
-    result, tools = _page_tools(page, server_id, transport, protocol_version, tool)
+    result, tools, version = _page_tools(page, server_id, transport, protocol_version, tool)
     with _store(store) as pins:
         try:
-            checks = pins.check_page(
-                server_id, tools, protocol_version=protocol_version, audit=audit
-            )
+            checks = pins.check_page(server_id, tools, protocol_version=version, audit=audit)
         except Error as exc:
             _fail(f"{page}: {exc}")
     return result, [
@@ -742,8 +989,8 @@ def pins_check_command(
     store: StoreOption,
     server_id: ServerIdOption,
     tool: ToolsOption = None,
-    transport: TransportOption = "streamable-http",
-    protocol_version: VersionOption = LATEST,
+    transport: TransportOption = None,
+    protocol_version: VersionOption = None,
     audit: AuditOption = True,
     as_json: JsonOption = False,
 ) -> None:
@@ -773,8 +1020,8 @@ def pins_changes_command(
     store: StoreOption,
     server_id: ServerIdOption,
     tool: ToolsOption = None,
-    transport: TransportOption = "streamable-http",
-    protocol_version: VersionOption = LATEST,
+    transport: TransportOption = None,
+    protocol_version: VersionOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Show what changed, field by field, since each tool was approved (RFC 6901 pointers).

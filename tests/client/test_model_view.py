@@ -93,7 +93,7 @@ def test_members_of_the_wrong_type_are_skipped() -> None:
 
 
 def test_ten_thousand_levels_are_walked_without_recursion() -> None:
-    """conduit-defined (README Guarantees: no recursion limit): nested `properties` and
+    """conduit-defined (docs/errors.md, Guarantees: no recursion limit): nested `properties` and
     `default` values of any depth."""
     depth = 10_000
     schema: dict[str, Any] = {"description": "leaf"}

@@ -3,7 +3,7 @@
 Every target gets the same documents: each captured corpus file as it is on disk, each handed
 case's input, the spec examples of tools and results, and every regression in
 `tests/fuzz/crashes/`. The `tool` target also gets each captured tool definition on its own; the
-`cli` target only the documents under 20 kB.
+`cli` target only the documents under 20 kB, and a few pages wrapped as capture files.
 """
 
 from __future__ import annotations
@@ -72,4 +72,35 @@ def seeds(target: str) -> list[tuple[str, bytes]]:
         found += single_tools()
     elif target == "cli":
         found = [(name, data) for name, data in found if len(data) < 20_000]
+        found += captures(found)
     return found + crashes()
+
+
+#: How many pages the `cli` target also gets wrapped as `conduit-mcp capture` files.
+CAPTURE_SEEDS = 3
+
+
+def captures(found: list[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
+    """A few `tools/list` pages of `found` wrapped as capture files (`conduit-mcp capture`'s
+    layout, src/conduit_mcp/_cli_capture.py), so the fuzzer starts from the capture reader too."""
+    wrapped = []
+    for name, data in found:
+        try:
+            page = json.loads(data)
+        except ValueError:  # a handed case that is not JSON on purpose
+            continue
+        if isinstance(page, dict) and isinstance(page.get("tools"), list):
+            document = {
+                "format": "conduit-mcp/capture",
+                "version": 1,
+                "protocol_version": "2025-11-25",
+                "transport": "stdio",
+                "server": {"command": ["server"]},
+                "server_info": {"name": "server", "version": "1"},
+                "captured_at": "2026-12-01T00:00:00Z",
+                "pages": [page],
+            }
+            wrapped.append((f"{name}#capture", _dump(document)))
+        if len(wrapped) == CAPTURE_SEEDS:
+            break
+    return wrapped

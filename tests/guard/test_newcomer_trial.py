@@ -106,7 +106,7 @@ async def test_flag_with_keep_leaves_the_sdk_its_own_check(
 async def test_withheld_result_under_fastmcp_raises_tool_error(
     hostile: Callable[[str], Hostile],
 ) -> None:
-    """README FastMCP section: a withheld result is an `isError` result, which fastmcp 4.1.6
+    """docs/guard.md, FastMCP section: a withheld result is an `isError` result, which fastmcp 4.1.6
     raises as `fastmcp.exceptions.ToolError` (raise_on_error defaults to True); a refused call
     is the SDK's `MCPError`, not a ToolError."""
     server = hostile("output")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from jsonschema_specifications import REGISTRY
 
-from conduit_mcp.llm import _anthropic, _gemini, _openai, _translate
+from conduit_mcp.llm import _anthropic, _gemini, _keywords, _openai
 
 #: Keywords whose values the 2020-12 meta-schema leaves free: the default handler keeps them.
 KEPT_AS_IS = {"const", "default"}
@@ -24,7 +24,7 @@ def test_every_2020_12_keyword_has_a_handler_or_is_listed_as_kept() -> None:
     jsonschema-specifications): no keyword falls to the default by accident."""
     keywords = _meta_schema_keywords()
     assert len(keywords) > 50
-    handled = set(_translate.JSON_SCHEMA_HANDLERS)
+    handled = set(_keywords.JSON_SCHEMA_HANDLERS)
     assert keywords - handled == KEPT_AS_IS
     # draft-04 `id` is the one handled keyword the 2020-12 meta-schema does not describe
     assert handled - keywords == {"id", "additionalItems"}
@@ -40,7 +40,7 @@ def test_strict_table_covers_every_keyword_plain_mode_walks_into() -> None:
         "dependentSchemas", "unevaluatedItems", "unevaluatedProperties", "additionalProperties",
         "definitions", "dependencies",
     }  # fmt: skip
-    assert applicators <= set(_translate.JSON_SCHEMA_HANDLERS)
+    assert applicators <= set(_keywords.JSON_SCHEMA_HANDLERS)
     # contentSchema only annotates strings: removed with a note like other unsupported keywords
     assert applicators - strict == {"contentSchema"}
 

@@ -410,13 +410,13 @@ def test_audit_to_a_closed_pipe_is_quiet_with_exit_code_0(tmp_path: Path) -> Non
         assert "approve" in first and ("t0" in first or extra)
 
 
-# -- README: a page from a live server ------------------------------------------------------------
+# -- docs/pins.md: a page from a live server ----------------------------------------------------
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+PINS_DOC = Path(__file__).resolve().parents[2] / "docs" / "pins.md"
 
 
-def test_the_readme_page_from_a_live_server_is_what_the_guard_pins(tmp_path: Path) -> None:
-    """Real parts: the README's snippet runs the SDK's stdio server and saves its raw
+def test_the_documented_page_from_a_live_server_is_what_the_guard_pins(tmp_path: Path) -> None:
+    """Real parts: docs/pins.md's snippet runs the SDK's stdio server and saves its raw
     `tools/list` result; the CLI approves it, and a `Guard` listing the same server against the
     same store finds every tool approved (the saved page is byte for byte what the guard sees,
     or a fingerprint would differ)."""
@@ -426,10 +426,10 @@ def test_the_readme_page_from_a_live_server_is_what_the_guard_pins(tmp_path: Pat
 
     from conduit_mcp.guard import Guard
 
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    blocks = re.findall(r"```python\n(.*?)```", PINS_DOC.read_text(encoding="utf-8"), re.S)
     (block,) = [b for b in blocks if "def save_tools_list" in b]
     namespace: dict[str, Any] = {}
-    exec(compile(block, str(README), "exec"), namespace)
+    exec(compile(block, str(PINS_DOC), "exec"), namespace)
     page: Path = namespace["PAGE"]
     store = str(tmp_path / "pins.db")
     code, out, _ = run("pins", "approve", str(page), "--store", store, "--server-id", "demo")
@@ -450,6 +450,53 @@ def test_the_readme_page_from_a_live_server_is_what_the_guard_pins(tmp_path: Pat
     assert anyio.run(list_through_guard) == []
     code, out, _ = run("pins", "audit", "--store", store, "--json")
     assert [(r["action"], r["name"]) for r in json.loads(out)] == [("approve", "add")]
+
+
+def test_a_captured_page_is_what_the_guard_pins_at_the_negotiated_version(tmp_path: Path) -> None:
+    """Real parts: `conduit-mcp capture` runs the SDK's stdio server (the docs/pins.md one) in
+    a real process; `pins approve` of the capture pins at the version the server negotiated
+    (mcp 2.3.0's server answers the SDK client's 2025-11-25), and a `Guard` listing the same
+    server finds every tool approved: the captured page is what the guard sees."""
+    import anyio
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    from conduit_mcp.guard import Guard
+
+    blocks = re.findall(r"```python\n(.*?)```", PINS_DOC.read_text(encoding="utf-8"), re.S)
+    (block,) = [b for b in blocks if "def save_tools_list" in b]
+    server_source = block.split('SERVER = """', 1)[1].split('"""', 1)[0]
+    script = tmp_path / "server.py"
+    script.write_text(server_source, encoding="utf-8")
+    capture = tmp_path / "capture.json"
+    done = subprocess.run(
+        [
+            *[sys.executable, "-c", "from conduit_mcp.cli import main; main()"],
+            *["capture", "-o", str(capture), "--", sys.executable, str(script)],
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    store = str(tmp_path / "pins.db")
+    code, _, _ = run("pins", "approve", str(capture), "--store", store, "--server-id", "demo")
+    assert code == 0
+    code, out, _ = run("pins", "list", "--store", store, "--json")
+    assert [(p["name"], p["protocol_version"]) for p in json.loads(out)] == [("add", "2025-11-25")]
+
+    async def list_through_guard() -> list[tuple[str, str | None]]:
+        with PinStore(store) as pins:
+            guard = Guard("demo", pins=pins)
+            params = StdioServerParameters(command=sys.executable, args=[str(script)])
+            async with stdio_client(params) as (read, write):
+                async with ClientSession(*guard.wrap_streams(read, write)) as session:
+                    await session.initialize()
+                    await session.list_tools()
+            return [(e.kind, e.tool) for e in guard.events]
+
+    assert anyio.run(list_through_guard) == []
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 """Anthropic (Messages API): MCP tools as client tools, and tool results as `tool_result` blocks.
 
 Rules are data (`RULES`, each with its source); keywords go through the shared 2020-12
-handler table (`_translate.JSON_SCHEMA_HANDLERS`).
+handler table (`_keywords.JSON_SCHEMA_HANDLERS`).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Final
 
 from ..client._result import ToolResult
 from ..client._tool import Tool
+from . import _keywords as k
 from . import _translate as t
 from ._messages import EMPTY_RESULT, AdaptedResult, blocks, check_shaped, placeholder
 from ._provider_names import ToolNameMap
@@ -50,10 +51,10 @@ RULES: Final = (
         "Claude docs, tool use 'Handling tool use and tool result content blocks'; anthropic "
         "ToolResultBlockParam, Base64ImageSourceParam",
     ),
-    *t.JSON_SCHEMA_RULES,
+    *k.JSON_SCHEMA_RULES,
 )
 
-HANDLERS: Final[Mapping[str, t.Handler]] = t.JSON_SCHEMA_HANDLERS
+HANDLERS: Final[Mapping[str, t.Handler]] = k.JSON_SCHEMA_HANDLERS
 FIXERS: Final[tuple[t.Fixer, ...]] = ()
 
 

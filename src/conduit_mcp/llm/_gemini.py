@@ -17,6 +17,7 @@ from ..client._errors import PathItem, json_type_name
 from ..client._jsonrules import MISSING, Link, fragment_tokens, link_depth, resolve_tokens
 from ..client._result import ToolResult
 from ..client._tool import Tool
+from . import _keywords as k
 from . import _translate as t
 from ._messages import (
     EMPTY_RESULT,
@@ -149,7 +150,7 @@ def to_gemini_function(
     )
     name: str = declaration["name"]
     if schema == "json_schema":
-        walk = t.SchemaWalk(t.JSON_SCHEMA_HANDLERS, (), notes)
+        walk = t.SchemaWalk(k.JSON_SCHEMA_HANDLERS, (), notes)
         declaration["parametersJsonSchema"] = walk.run(root)
         return t.AdaptedTool(name, declaration, notes.finish())
     converted = _GeminiSubset(root, notes).run()
@@ -625,7 +626,7 @@ def _count(walk: _GeminiSubset, n: _Node, key: str, value: Any) -> None:
 
 def _bound(walk: _GeminiSubset, n: _Node, key: str, value: Any) -> None:
     # Gemini's bounds are floats: 10**400 or NaN would not survive the SDK's validation.
-    if t.is_finite_number(value):
+    if k.is_finite_number(value):
         n.put(key, value)
     else:
         walk.note(n.path, key, "dropped", "not a finite number")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Iterable
 from typing import Final
 
 import filetype
@@ -78,6 +79,33 @@ def normalize_mime(value: object) -> str | None:
     if not token.isascii() or _MIME.fullmatch(token) is None:
         return None
     return MIME_ALIASES.get(token, token)
+
+
+def normalize_accepted_mime(mime: str) -> str:
+    """A caller's accepted MIME type as the token `normalize_mime` compares it with.
+
+    Lowercased, parameters dropped, `MIME_ALIASES` applied (RFC 2045 section 5.1: type and
+    subtype are case-insensitive). The caller's own value, so not cleaned or checked further.
+    """
+    # RFC 2045: type/subtype are case-insensitive; parameters do not change the format.
+    token = mime.split(";", 1)[0].strip().lower()
+    return MIME_ALIASES.get(token, token)
+
+
+def normalize_accepted_mime_types(values: Iterable[str]) -> frozenset[str]:
+    """`shape_for_llm`'s `accepted_mime_types`, each normalized (`normalize_accepted_mime`).
+
+    Raises:
+        TypeError: `values` is a single `str`, or holds something that is not a `str`.
+    """
+    if isinstance(values, str):
+        raise TypeError("accepted_mime_types must be a collection of str, not a single str")
+    normalized = set()
+    for value in values:
+        if not isinstance(value, str):
+            raise TypeError(f"accepted_mime_types must hold str, got {type(value).__name__}")
+        normalized.add(normalize_accepted_mime(value))
+    return frozenset(normalized)
 
 
 def known_signature(mime: str) -> bool:

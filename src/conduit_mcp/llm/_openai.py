@@ -14,6 +14,7 @@ from ..client._jsonrules import MISSING, Link, fragment_tokens, link_depth, reso
 from ..client._model_view import refuse_cycle
 from ..client._result import ToolResult
 from ..client._tool import Tool
+from . import _keywords as k
 from . import _translate as t
 from ._messages import (
     EMPTY_RESULT,
@@ -81,7 +82,7 @@ RULES: Final = (
         "OpenAI guide Structured Outputs, 'Limitations' / 'Objects have limitations on nesting "
         "depth and size'",
     ),
-    *t.JSON_SCHEMA_RULES,
+    *k.JSON_SCHEMA_RULES,
 )
 
 
@@ -94,7 +95,7 @@ def _array_items(walk: SchemaWalk, src: JSONObject, dst: JSONObject, path: Link)
 
 
 #: Plain mode: the 2020-12 translation plus the items rule.
-HANDLERS: Final[Mapping[str, t.Handler]] = t.JSON_SCHEMA_HANDLERS
+HANDLERS: Final[Mapping[str, t.Handler]] = k.JSON_SCHEMA_HANDLERS
 FIXERS: Final = (_array_items,)
 
 
@@ -248,7 +249,7 @@ STRICT_HANDLERS: Final[Mapping[str, t.Handler]] = {
     "enum": _strict_enum,
     "const": _strict_const,
 }
-_strict_drop = t.drop_keyword("not supported in strict mode")
+_strict_drop = k.drop_keyword("not supported in strict mode")
 
 
 def _nesting(path: Link) -> int:
