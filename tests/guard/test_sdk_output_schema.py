@@ -213,20 +213,17 @@ async def test_the_guard_still_validates_a_hidden_tools_output() -> None:
 async def test_the_servers_message_is_not_mutated() -> None:
     """The page the SDK gets is a new message; the server's result dict and tool dicts keep
     their outputSchema."""
-    from mcp.shared.message import SessionMessage
-    from mcp.types.jsonrpc import JSONRPCResponse
-
-    from conduit_mcp.guard._streams import Connection, _Pending
+    from conduit_mcp.guard._engine import Engine
+    from conduit_mcp.guard._state import Pending
 
     raw_tool = tool("p", outputSchema=_PATTERN_SCHEMA)
     result = {"tools": [raw_tool]}
-    message = JSONRPCResponse(jsonrpc="2.0", id=1, result=result)
-    connection = Connection(Guard("s"), "stdio")
-    connection.version = "2025-11-25"
-    out = await connection._on_list(
-        SessionMessage(message), message, _Pending("tools/list", None, None, False)
-    )
-    assert out.message.result["tools"] == [{"name": "p", "inputSchema": {"type": "object"}}]
+    guard = Guard("s")  # kept alive: its private store closes with it
+    engine = Engine(guard._shared, "stdio")
+    engine.version = "2025-11-25"
+    out = await engine._on_list(1, result, Pending("tools/list"))
+    assert out.action == "replace" and out.message is not None
+    assert out.message["result"]["tools"] == [{"name": "p", "inputSchema": {"type": "object"}}]
     assert result == {"tools": [tool("p", outputSchema=_PATTERN_SCHEMA)]}
     assert raw_tool["outputSchema"] is _PATTERN_SCHEMA
 

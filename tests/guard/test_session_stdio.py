@@ -240,7 +240,7 @@ async def test_negotiated_version_comes_from_initialize_not_the_newest(
         read, write = guard.wrap_streams(read, write)
         async with ClientSession(read, write) as session:
             result = await session.initialize()
-            assert read._connection.version == result.protocol_version == "2025-11-25"
+            assert read._connection.engine.version == result.protocol_version == "2025-11-25"
 
 
 def test_hostile_log_records_what_the_server_received(hostile: Callable[[str], Hostile]) -> None:

@@ -39,6 +39,8 @@ EVENT_KINDS: Final = frozenset(
         "unchecked",  # the guard could not check a message (e.g. unknown protocol version)
         # a response to a tools/call still being checked or refused (never written): dropped
         "response_dropped",
+        # a request (not a tools/call) answered locally, never written (too many in flight)
+        "request_refused",
     }
 )
 
@@ -58,6 +60,10 @@ GUARD_REASONS: Final = frozenset(
         "output_schema_not_in_version",
         "sdk_rejects_result",  # result_invalid: the SDK's own model refuses the tools/call result
         "response_to_unsent_request",  # response_dropped
+        # response_dropped: answers no request awaiting one (forged, duplicated, abandoned)
+        "unmatched_response",
+        # call_refused / request_refused: the connection's table of requests in flight is full
+        "too_many_outstanding_requests",
         "unknown_tool",  # call_refused: never listed, or removed
         "tool_rejected",  # call_refused: the tool was rejected at intake
         "tool_blocked",  # call_refused: new/changed policy "block", or a revoked pin

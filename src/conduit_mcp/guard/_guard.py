@@ -8,30 +8,15 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final
 
-from ..client import Tool, check_server_id
+from ..client import check_server_id
 from ..pins import PinStore
 from ._events import MAX_EVENTS, EventSink, GuardEvent
 from ._policy import Policy, make_policy
+from ._state import TRANSPORTS, Shared, ToolState, Transport
 
-Transport = Literal["stdio", "streamable-http"]
-_TRANSPORTS: Final = ("stdio", "streamable-http")
-
-ToolStatus = Literal["ok", "rejected", "blocked", "held"]
-
-
-@dataclass(slots=True)
-class ToolState:
-    """What the guard knows about one tool name of its server."""
-
-    status: ToolStatus
-    tool: Tool | None  # the accepted definition (None for a rejected tool)
-    reason: str = ""
-    #: whether the input / output schema is checked inline (`_checks.is_linear`), once known.
-    input_linear: bool | None = None
-    output_linear: bool | None = None
+__all__ = ["Guard", "ToolState", "Transport"]
 
 
 class Guard:
@@ -142,16 +127,11 @@ class Guard:
         if self._owns_pins:
             weakref.finalize(self, self.pins.close)
         self._sink = EventSink(on_event, max_events)
-        #: tool name -> what the guard knows (shared by every connection of this guard).
-        self._tools: dict[str, ToolState] = {}
-        #: tool name -> the definition last seen (for `changes` when the store has none).
-        self._last_raw: dict[str, dict[str, Any]] = {}
-        #: tool name -> fingerprint known to be pinned in the guard's private store.
-        self._pinned: dict[str, str | None] = {}
-        #: tool name -> fingerprint whose outputSchema was reported hidden from the SDK.
-        self._hidden: dict[str, str | None] = {}
-        #: names whose pin the store's audit log shows revoked (read once; never re-pinned).
-        self._revoked: set[str] = set()
+        #: what every connection of this guard shares (tool states included).
+        self._shared = Shared(
+            server_id, trusted, self.policy, self.pins, self._owns_pins, self._sink
+        )
+        self._tools: dict[str, ToolState] = self._shared.book.tools
 
     # -- public ----------------------------------------------------------------------------
 
@@ -185,11 +165,12 @@ class Guard:
         Raises:
             ValueError: `transport` is not one of the two transports.
         """
+        from ._engine import Engine
         from ._streams import Connection, GuardedReadStream, GuardedWriteStream
 
-        if transport not in _TRANSPORTS:
-            raise ValueError(f"transport must be one of {list(_TRANSPORTS)}, got {transport!r}")
-        connection = Connection(self, transport)
+        if transport not in TRANSPORTS:
+            raise ValueError(f"transport must be one of {list(TRANSPORTS)}, got {transport!r}")
+        connection = Connection(Engine(self._shared, transport))
         read = GuardedReadStream(read_stream, connection)
         write = GuardedWriteStream(write_stream, connection)
         connection.reader = read
@@ -322,8 +303,9 @@ class Guard:
         ):
             return False
         self.pins.approve(self.server_id, state.tool, approver=approver)
-        self._pinned[name] = state.tool.fingerprint
-        self._revoked.discard(name)
+        book = self._shared.book
+        book.pinned[name] = state.tool.fingerprint
+        book.revoked.discard(name)
         state.status = "ok"
         state.reason = ""
         return True

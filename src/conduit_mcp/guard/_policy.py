@@ -78,6 +78,40 @@ class Policy:
     sdk_output_schema: SdkOutputSchemaPolicy = "hide_unsafe"
 
 
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a listed tool's pin status, under the policy for it, makes of the tool.
+
+    Attributes:
+        status: the tool's state afterwards: `"ok"` (callable), `"held"` (calls refused until
+            `Guard.approve`) or `"blocked"` (calls refused).
+        decision: the event's `decision` (`"pinned"`, `"allowed"`, `"held"`, `"blocked"`).
+        listed: whether the SDK (and so the model) sees the tool in the listing.
+        reason: why a tool that is not ok is held or blocked (`"new"`, `"changed"`).
+    """
+
+    status: Literal["ok", "held", "blocked"]
+    decision: str
+    listed: bool
+    reason: str = ""
+
+
+#: The one table of policy outcomes: (pin status, policy value) -> `Outcome`. The pin status
+#: is the store's verdict on the listed definition: `"new"` (never pinned; the `new` policy
+#: decides), `"changed"` (differs from its pin; the `changed` policy decides) or `"approved"`
+#: (equal to its pin, or cosmetically different and re-pinned; no policy applies: key "").
+OUTCOMES: Final[dict[tuple[str, str], Outcome]] = {
+    ("approved", ""): Outcome("ok", "pinned", True),
+    ("new", "pin"): Outcome("ok", "pinned", True),
+    ("new", "allow"): Outcome("ok", "allowed", True),
+    ("new", "hold"): Outcome("held", "held", True, "new"),
+    ("new", "block"): Outcome("blocked", "blocked", False, "new"),
+    ("changed", "allow"): Outcome("ok", "pinned", True),
+    ("changed", "hold"): Outcome("held", "held", True, "changed"),
+    ("changed", "block"): Outcome("blocked", "blocked", False, "changed"),
+}
+
+
 POLICY_KEYWORDS: Final = frozenset(Policy.__dataclass_fields__)
 
 

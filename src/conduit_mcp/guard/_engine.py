@@ -1,0 +1,915 @@
+"""The guard's decisions over parsed JSON-RPC messages: one `Engine` per connection.
+
+Not a public module. No SDK import: a message is the plain JSON-RPC 2.0 dict (`id`, `method`,
+`params`, `result`, `error`), and every decision comes back as a frozen `Verdict` that a seam
+(`_streams`: the SDK's stream pair) applies. The bookkeeping lives in `_state` (tool states,
+requests in flight, page cache); the status x policy outcomes in `_policy.OUTCOMES`.
+
+Requests are matched to responses as the SDK matches them (`_state.coerce_id`). A response
+that answers no live request of the guard's own is dropped: the guard remembers every request
+the client writes until its response arrives or the client abandons it
+(`notifications/cancelled`), so the SDK waits on no id the guard has forgotten, and a forged
+or late answer never reaches the SDK unchecked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+import anyio
+import anyio.to_thread
+import orjson
+from conduit_mcp_wire import VERSIONS as KNOWN_VERSIONS
+
+from ..client import (
+    Error,
+    InputRequired,
+    Intake,
+    OutputValidation,
+    PathItem,
+    Tool,
+    intake,
+    parse_call_result,
+    render_path,
+    version_supports,
+)
+from . import _checks
+from ._events import GuardEvent, logger
+from ._jsonrpc import (
+    INVALID_RESULT_CODE,
+    REFUSED_CALL_CODE,
+    error_response,
+    result_response,
+    withheld_result,
+)
+from ._policy import OUTCOMES
+from ._sdkcheck import sdk_refusals, sdk_result_refusal
+from ._sdkschema import unsafe_output_schema
+from ._state import (
+    Outstanding,
+    PageCache,
+    Pending,
+    Shared,
+    ToolState,
+    Transport,
+)
+
+_LIST: Final = "tools/list"
+_CALL: Final = "tools/call"
+_CANCELLED: Final = "notifications/cancelled"
+#: `_meta` key a 2026-07-28 client stamps on each request (spec 2026-07-28 basic/lifecycle).
+PROTOCOL_VERSION_META_KEY: Final = "io.modelcontextprotocol/protocolVersion"
+
+Action = Literal["pass", "replace", "drop", "answer"]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What becomes of one message.
+
+    `action`: `"pass"` (on as received), `"replace"` (the SDK receives `message` instead),
+    `"drop"` (nobody receives it), `"answer"` (an outgoing request is not written; the SDK
+    receives `message`, a JSON-RPC response, as its answer).
+    """
+
+    action: Action
+    message: dict[str, Any] | None = None
+
+
+PASS: Final = Verdict("pass")
+DROP: Final = Verdict("drop")
+
+
+def _replace(message: dict[str, Any]) -> Verdict:
+    return Verdict("replace", message)
+
+
+class Engine:
+    """One connection's decisions: its transport, negotiated version, requests in flight."""
+
+    def __init__(self, shared: Shared, transport: Transport) -> None:
+        self.shared = shared
+        self.transport: Transport = transport
+        self._version: str | None = None
+        self._known: str | None = None
+        self._structured = False  # outputSchema exists at the version (2025-06-18 on)
+        self._result_type = False  # results carry resultType (2026-07-28 on)
+        self.outstanding = Outstanding()
+        #: names of the listing being paged through (None: no listing in progress).
+        self.listing: set[str] | None = None
+        self._pages = PageCache()
+
+    # -- small helpers ---------------------------------------------------------------------
+
+    def emit(self, kind: str, tool: str | None, reason: str, decision: str, **kw: Any) -> None:
+        self.shared.emit(kind, tool, reason, decision, **kw)
+
+    def _event(
+        self, kind: str, tool: str | None, reason: str, decision: str, **kw: Any
+    ) -> GuardEvent:
+        return GuardEvent(kind, tool, reason, decision, server_id=self.shared.server_id, **kw)
+
+    @property
+    def version(self) -> str | None:
+        """The protocol version learned on this connection (`None` until known)."""
+        return self._version
+
+    @version.setter
+    def version(self, version: str | None) -> None:
+        # What each message asks of the version is worked out once, here.
+        self._version = version
+        known = version if version in KNOWN_VERSIONS else None
+        self._known = known
+        self._structured = known is not None and version_supports(known, "output_schema")
+        self._result_type = known is not None and version_supports(known, "result_type")
+
+    def learn_version(self, version: object) -> None:
+        if isinstance(version, str) and version and version != self._version:
+            self.version = version
+
+    def known_version(self) -> str | None:
+        return self._known
+
+    # -- outbound ----------------------------------------------------------------------------
+
+    async def outbound(self, message: dict[str, Any]) -> Verdict:
+        """Decide on one message the client writes. Never raises (except cancellation): a
+        failure refuses a `tools/call` (`guard_internal_error`) and passes anything else."""
+        method = message.get("method")
+        if not isinstance(method, str):
+            return PASS  # the client's answer to a server request
+        params = message.get("params")
+        params = params if isinstance(params, dict) else {}
+        if "id" not in message:
+            if method == _CANCELLED:
+                self.outstanding.cancel(params.get("requestId"))
+            return PASS
+        meta = params.get("_meta")
+        if isinstance(meta, dict) and PROTOCOL_VERSION_META_KEY in meta:
+            self.learn_version(meta[PROTOCOL_VERSION_META_KEY])
+        request_id = message["id"]
+        if method == _CALL and isinstance(params.get("name"), str):
+            return await self._gate_call(request_id, params)
+        pending = Pending(method, cursor=params.get("cursor") is not None)
+        if not self.outstanding.add(request_id, pending):
+            return self._too_many(request_id, method, None)
+        if method == _LIST and not pending.cursor:
+            self.listing = set()
+        return PASS
+
+    def _too_many(self, request_id: Any, method: str, name: str | None) -> Verdict:
+        limit = self.outstanding.limit
+        why = f"{limit} requests already await their response on this connection"
+        self.emit(
+            "call_refused" if method == _CALL else "request_refused",
+            name,
+            "too_many_outstanding_requests",
+            "refused",
+            message=why,
+            details={"request_id": str(request_id)[:64], "method": method[:64]},
+        )
+        code = REFUSED_CALL_CODE if method == _CALL else INVALID_RESULT_CODE
+        return Verdict(
+            "answer",
+            error_response(
+                request_id,
+                code,
+                f"conduit-mcp guard refused the request: {why}",
+                reason="too_many_outstanding_requests",
+                tool=name,
+                path=(),
+            ),
+        )
+
+    async def _gate_call(self, request_id: Any, params: dict[str, Any]) -> Verdict:
+        name: str = params["name"]
+        # Registered before the first await: the SDK already waits on this id, and a response
+        # the read loop sees while the call is gated is a guess at an unsent request (dropped).
+        pending = Pending(_CALL, name, gating=True)
+        if not self.outstanding.add(request_id, pending):
+            return self._too_many(request_id, _CALL, name)
+        try:
+            refusal = await self._refusal(name, params)
+        except Exception as exc:  # a bug here must not let the call through unchecked
+            logger.exception("guard failed while gating tools/call")
+            refusal = ("guard_internal_error", (), f"the guard failed ({type(exc).__name__})")
+        except BaseException:  # cancelled while gated: never written, so never answered
+            self.outstanding.forget_unsent(request_id, pending)
+            raise
+        if refusal is None:
+            state = self.shared.book.tools.get(name)
+            pending.tool = state.tool if state is not None else None
+            pending.state = state
+            pending.gating = False
+            return PASS
+        self.outstanding.forget_unsent(request_id, pending)
+        reason, path, why = refusal
+        self.emit(
+            "call_refused",
+            name,
+            reason,
+            "refused",
+            path=path,
+            message=why,
+            details={"request_id": request_id},
+        )
+        return Verdict(
+            "answer",
+            error_response(
+                request_id,
+                REFUSED_CALL_CODE,
+                f"conduit-mcp guard refused the call: {why}",
+                reason=reason,
+                tool=name,
+                path=path,
+            ),
+        )
+
+    async def _refusal(
+        self, name: str, params: dict[str, Any]
+    ) -> tuple[str, tuple[PathItem, ...], str] | None:
+        state = self.shared.book.tools.get(name)
+        if state is None:
+            return "unknown_tool", ("name",), "the tool was never listed by this server"
+        if state.status != "ok":
+            return _STATUS_REFUSAL[state.status](state)
+        tool = state.tool
+        policy = self.shared.policy
+        if tool is None or not policy.check_arguments:
+            return None
+        version = self.known_version()
+        if version is None:
+            self.emit(
+                "unchecked",
+                name,
+                "unknown_protocol_version",
+                "passed",
+                message="arguments not checked: protocol version unknown",
+            )
+            return None
+        arguments = params.get("arguments")
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            return "invalid_arguments", ("arguments",), "arguments must be an object"
+        linear = state.input_linear
+        if linear is None:
+            linear = state.input_linear = _checks.is_linear(tool, "inputSchema")
+        try:
+            if linear:  # linear in the arguments: checked inline, no thread hop
+                verdict = _checks.check_arguments(tool, arguments, protocol_version=version)
+            else:
+                check = _bind(_checks.check_arguments, tool, arguments, protocol_version=version)
+                verdict = await _checks.run_bounded(check, policy.output_timeout)
+        except _checks.Timeout:
+            return (
+                "argument_check_timeout",
+                ("arguments",),
+                f"the argument check did not finish within {policy.output_timeout} s",
+            )
+        if verdict.outcome != "invalid":
+            return None
+        first = verdict.errors[0]
+        path = ("arguments", *first.path)  # from the request's params, as in `data.path`
+        return (
+            "invalid_arguments",
+            path,
+            f"arguments fail the tool's inputSchema at {render_path(path)}: {first.message}",
+        )
+
+    # -- inbound -----------------------------------------------------------------------------
+
+    async def inbound(self, message: dict[str, Any]) -> Verdict:
+        """Decide on one message from the server. Never raises (except cancellation)."""
+        if "method" in message:
+            return PASS  # a server request or notification: carries no tools/list answer
+        if "result" not in message and "error" not in message:
+            return PASS  # not a response the SDK can read either
+        request_id = message.get("id")
+        try:
+            pending = self.outstanding.peek(request_id)
+            if pending is not None and pending.gating:
+                return self._dropped(request_id, pending.name, "response_to_unsent_request")
+            pending = self.outstanding.take(request_id)
+        except Exception:  # an id that cannot even be hashed: nothing the SDK waits on
+            logger.exception("guard failed to match a response; dropped")
+            return DROP
+        if pending is None:
+            if "error" in message and request_id is None:
+                return PASS  # JSON-RPC's answer to what could not be parsed: the SDK logs it
+            reason = (
+                "response_to_unsent_request"
+                if self.outstanding.was_refused(request_id)
+                else "unmatched_response"
+            )
+            return self._dropped(request_id, None, reason)
+        if "error" in message:
+            return PASS
+        result = message["result"]
+        try:
+            if pending.method == "initialize":
+                if isinstance(result, dict):
+                    self.learn_version(result.get("protocolVersion"))
+                return PASS
+            if pending.method == _LIST:
+                return await self._on_list(request_id, result, pending)
+            if pending.method == _CALL:
+                return await self._on_call_result(request_id, result, pending)
+        except Exception:
+            logger.exception("guard failed on a %s response; passed on unchanged", pending.method)
+            self.emit(
+                "unchecked",
+                pending.name,
+                "guard_internal_error",
+                "passed",
+                message=f"the guard failed on a {pending.method} response",
+            )
+            if pending.method == _LIST:
+                self._distrust_page(result)
+        return PASS
+
+    def _dropped(self, request_id: Any, name: str | None, reason: str) -> Verdict:
+        """A response the SDK must not receive: it answers a call the server was never sent
+        (still being gated, or refused: the SDK's only answer is the guard's), or no request
+        the client has outstanding (forged, duplicated, or abandoned by the client)."""
+        why = (
+            "a response to a tools/call the server was never sent: dropped"
+            if reason == "response_to_unsent_request"
+            else "a response to no request awaiting one: dropped"
+        )
+        self.emit(
+            "response_dropped",
+            name,
+            reason,
+            "dropped",
+            message=why,
+            details={"request_id": str(request_id)[:64]},
+        )
+        return DROP
+
+    def _distrust_page(self, result: Any) -> None:
+        """After a failure on a tools/list page (which then reaches the SDK unchanged): every
+        tool it names is blocked, so calls to them fail closed instead of running on what the
+        guard knew before (a rug pull must not pass because checking it failed)."""
+        try:
+            tools = result.get("tools") if isinstance(result, dict) else None
+            for raw in tools if isinstance(tools, list) else ():
+                name = raw.get("name") if isinstance(raw, dict) else None
+                if isinstance(name, str):
+                    self.shared.book.tools[name] = ToolState("blocked", None, "unchecked")
+        except Exception:  # never into the SDK's receive loop
+            logger.exception("guard failed to block the tools of an unchecked page")
+
+    async def _on_list(self, request_id: Any, result: Any, pending: Pending) -> Verdict:
+        shared = self.shared
+        book = shared.book
+        version = self.known_version()
+        if version is None:
+            self.emit(
+                "list_unreadable",
+                None,
+                "unknown_protocol_version",
+                "passed",
+                message="tools/list not checked: protocol version unknown",
+                details={"version": str(self.version)[:64]},
+            )
+            return PASS
+        try:
+            page, positions = self._intake(result, version)
+        except Error as exc:  # not a tools/list result: the SDK's model would raise on it
+            self.emit(
+                "list_unreadable",
+                None,
+                exc.reason,
+                "answered_error",
+                path=exc.path,
+                message=exc.message,
+            )
+            return _replace(
+                error_response(
+                    request_id,
+                    INVALID_RESULT_CODE,
+                    f"conduit-mcp guard: the server's tools/list result is invalid: {exc.message}",
+                    reason=exc.reason,
+                    tool=None,
+                    path=exc.path,
+                )
+            )
+        raw_tools: list[Any] = result["tools"]
+        removed: set[int] = set()
+        rejected_names: set[str] = set()
+        started = self.listing is not None  # this page belongs to a listing begun without a cursor
+        listing = self.listing if self.listing is not None else set()
+        rejections: list[tuple[int, GuardEvent]] = []
+        hidden: set[int] = set()  # indexes of tools listed without their outputSchema
+        for rejection in page.rejected:
+            removed.add(rejection.index)
+            rejections.append(
+                (
+                    rejection.index,
+                    self._event(
+                        "tool_rejected",
+                        rejection.name,
+                        rejection.reason,
+                        "removed",
+                        path=rejection.path,
+                        message=rejection.message,
+                    ),
+                )
+            )
+            if rejection.name is not None:
+                rejected_names.add(rejection.name)
+
+        # Accepted tools, with their index in the page (intake keeps server order).
+        accepted: list[tuple[int, Tool]] = []
+        for index, tool in zip(positions, page.tools, strict=True):
+            if tool.name in listing:  # named on an earlier page of this listing
+                removed.add(index)
+                rejections.append(
+                    (
+                        index,
+                        self._event(
+                            "tool_rejected",
+                            tool.name,
+                            "duplicate_tool_name",
+                            "removed",
+                            path=("tools", index, "name"),
+                            message=(
+                                "an earlier page of this listing has the same name; "
+                                "the first wins"
+                            ),
+                        ),
+                    )
+                )
+                continue
+            accepted.append((index, tool))
+
+        # Tools the SDK's own model would refuse (they would sink the whole page there).
+        refusals = sdk_refusals([tool for _, tool in accepted], version)
+        if refusals:
+            kept: list[tuple[int, Tool]] = []
+            for local, (index, tool) in enumerate(accepted):
+                if local in refusals:
+                    removed.add(index)
+                    rejected_names.add(tool.name)
+                    rejections.append(
+                        (
+                            index,
+                            self._event(
+                                "tool_rejected",
+                                tool.name,
+                                "sdk_rejects_tool",
+                                "removed",
+                                path=("tools", index, *refusals[local]),
+                                message=(
+                                    "the MCP SDK's model for this protocol version refuses "
+                                    "this tool"
+                                ),
+                            ),
+                        )
+                    )
+                else:
+                    kept.append((index, tool))
+            accepted = kept
+
+        # Rejections in page order, whichever check found them.
+        rejections.sort(key=lambda pair: pair[0])
+        for _, event in rejections:
+            shared.sink.emit(event)
+
+        policy = shared.policy
+        verdicts = await self._pin_verdicts([t for _, t in accepted])
+        for (index, tool), verdict in zip(accepted, verdicts, strict=True):
+            name = tool.name
+            listing.add(name)
+            previous = book.tools.get(name)
+            status = verdict.status
+            if status == "revoked":  # new="pin", but someone revoked this tool's pin
+                self.emit(
+                    "tool_new",
+                    name,
+                    "pin_revoked",
+                    "blocked",
+                    path=("tools", index),
+                    message="the tool's pin was revoked in the store: not pinned again (blocked)",
+                )
+                removed.add(index)
+                _set_state(book.tools, name, "blocked", tool, "revoked")
+                continue
+            if status == "new":
+                outcome = OUTCOMES[("new", policy.new)]
+                self.emit(
+                    "tool_new",
+                    name,
+                    "new_tool",
+                    outcome.decision,
+                    path=("tools", index),
+                    message=f"a tool never pinned for this server ({outcome.decision})",
+                )
+            elif status == "changed":
+                outcome = OUTCOMES[("changed", policy.changed)]
+                old_raw = previous.tool.raw if previous and previous.tool else None
+                changes = verdict.changes or (
+                    _checks.top_level_changes(old_raw, tool.raw) if old_raw is not None else ()
+                )
+                self.emit(
+                    "tool_changed",
+                    name,
+                    "tool_definition_changed",
+                    outcome.decision,
+                    path=("tools", index),
+                    changes=changes,
+                    message=f"the definition differs from its pin ({outcome.decision})",
+                )
+            else:
+                outcome = OUTCOMES[("approved", "")]
+                if status == "cosmetic":  # the pin store's verdict: not material, re-pinned
+                    self.emit(
+                        "tool_changed",
+                        name,
+                        "cosmetic_change",
+                        "pinned",
+                        path=("tools", index),
+                        changes=verdict.changes,
+                        message="the definition differs from its pin only cosmetically (re-pinned)",
+                    )
+            _set_state(book.tools, name, outcome.status, tool, outcome.reason)
+            if not outcome.listed:
+                removed.add(index)
+                continue
+            self._hide_output_schema(index, tool, hidden)
+
+        for name in rejected_names:
+            if name not in listing:
+                book.tools[name] = ToolState("rejected", None, "rejected")
+                listing.add(name)
+
+        if page.next_cursor is None:
+            self._finish_listing(listing, complete=started)
+
+        if not removed and not hidden:
+            return PASS
+        kept_raw = [
+            _without_output_schema(raw) if index in hidden else raw
+            for index, raw in enumerate(raw_tools)
+            if index not in removed
+        ]
+        return _replace(result_response(request_id, {**result, "tools": kept_raw}))
+
+    def _hide_output_schema(self, index: int, tool: Tool, hidden: set[int]) -> None:
+        """Policy `sdk_output_schema`: mark a listed tool whose outputSchema the SDK's own
+        output check must not see: every one under `invalid_output` "flag"/"pass" (the SDK
+        would raise on the result the guard lets through), else one it cannot run safely;
+        one event per tool definition."""
+        policy = self.shared.policy
+        if not self._structured:
+            self._hide_pre_output_schema(index, tool, hidden)
+            return
+        if policy.sdk_output_schema != "hide_unsafe":
+            return
+        if policy.invalid_output != "withhold":
+            if tool.raw.get("outputSchema") is None:
+                return
+            hidden.add(index)
+            if not self._first_hide(tool):
+                return
+            self.emit(
+                "output_schema_hidden",
+                tool.name,
+                "sdk_output_recheck",
+                "hidden",
+                path=("tools", index, "outputSchema"),
+                message=(
+                    f"outputSchema left out of the SDK's listing: under invalid_output="
+                    f"{policy.invalid_output!r} the SDK's own output check would raise on a "
+                    "result the guard lets through"
+                ),
+                details={"invalid_output": policy.invalid_output},
+            )
+            return
+        unsafe = unsafe_output_schema(tool)
+        if unsafe is None:
+            return
+        hidden.add(index)
+        if not self._first_hide(tool):
+            return  # already reported for this definition
+        self.emit(
+            "output_schema_hidden",
+            tool.name,
+            "sdk_unsafe_output_schema",
+            "hidden",
+            path=("tools", index, "outputSchema", *unsafe.path),
+            message=(
+                f"outputSchema left out of the SDK's listing: its `{unsafe.keyword}` is unsafe "
+                "for the SDK's own output check (Python jsonschema); the guard validates this "
+                "tool's output itself"
+            ),
+            details={"keyword": unsafe.keyword},
+        )
+
+    def _first_hide(self, tool: Tool) -> bool:
+        """Whether this definition's outputSchema is hidden for the first time (one event)."""
+        hidden = self.shared.book.hidden
+        if hidden.get(tool.name, _NOT_HIDDEN) == tool.fingerprint:
+            return False
+        hidden[tool.name] = tool.fingerprint
+        return True
+
+    def _hide_pre_output_schema(self, index: int, tool: Tool, hidden: set[int]) -> None:
+        """Before 2025-06-18 a tool has no outputSchema (spec 2025-03-26 schema `Tool`), and
+        the guard checks no output there; mcp 2.3.0 still validates structuredContent against
+        any outputSchema it was listed (`ClientSession._validate_tool_result`, on every
+        version), where a hostile schema hangs or raises. So the SDK never sees one, whatever
+        the policy; one event per tool definition."""
+        if tool.raw.get("outputSchema") is None:
+            return
+        hidden.add(index)
+        if not self._first_hide(tool):
+            return
+        self.emit(
+            "output_schema_hidden",
+            tool.name,
+            "output_schema_not_in_version",
+            "hidden",
+            path=("tools", index, "outputSchema"),
+            message=(
+                f"outputSchema left out of the SDK's listing: protocol version {self.version} "
+                "has no outputSchema (it begins at 2025-06-18), so neither the guard nor the "
+                "SDK validates this tool's output"
+            ),
+            details={"version": str(self.version)[:64]},
+        )
+
+    def _intake(self, result: Any, version: str) -> tuple[Intake, list[int]]:
+        """`intake` of a page, and each accepted tool's index in it; a page that is exactly the
+        JSON of one seen lately on this connection reuses that page's intake.
+
+        Clients list the same tools again and again, and intake's per-tool fingerprint (RFC
+        8785 bytes + SHA-256) is most of a page's cost. The cache key is the page's orjson
+        bytes (which tell `1`, `1.0` and `true` apart) and, on a hit, Python equality with the
+        cached page as well (orjson writes NaN and infinities as `null`; `==` tells them from
+        `null`): a hit is the same JSON value, so intake's answer is the same.
+
+        Raises:
+            Error: as `intake` (never cached).
+        """
+        try:
+            data: bytes | None = orjson.dumps(result)
+        except (TypeError, orjson.JSONEncodeError):  # beyond orjson (huge ints, deep nesting)
+            data = None
+        if data is not None:
+            hit = self._pages.get((version, data), result)
+            if hit is not None:
+                return hit
+        shared = self.shared
+        page = intake(
+            shared.server_id,
+            result,
+            transport=self.transport,
+            protocol_version=version,
+            trusted=shared.trusted,
+        )
+        by_identity = {id(raw): index for index, raw in enumerate(result["tools"])}
+        positions = [by_identity[id(tool.raw)] for tool in page.tools]
+        if data is not None:
+            self._pages.put((version, data), orjson.loads(data), page, positions)
+        return page, positions
+
+    async def _pin_verdicts(self, tools: list[Tool]) -> list[_checks.PinVerdict]:
+        """The pin verdict of each tool: from the store, in one worker-thread hop.
+
+        With the guard's private store nobody else writes the pins, so a tool the guard
+        already holds as `ok` under the same fingerprint is `approved` without asking it.
+        """
+        shared = self.shared
+        book = shared.book
+        verdicts: list[_checks.PinVerdict | None] = [None] * len(tools)
+        ask: list[int] = []
+        for i, tool in enumerate(tools):
+            if shared.owns_pins and book.pinned.get(tool.name) == tool.fingerprint:
+                verdicts[i] = _APPROVED
+            else:
+                ask.append(i)
+        if ask:
+            policy = shared.policy
+            answers = await anyio.to_thread.run_sync(
+                _bind(
+                    _checks.pin_page,
+                    shared.pins,
+                    shared.server_id,
+                    [tools[i] for i in ask],
+                    pin_new=policy.new == "pin",
+                    pin_changed=policy.changed == "allow",
+                    protocol_version=self.known_version(),
+                    revoked=frozenset(book.revoked),
+                )
+            )
+            for i, answer in zip(ask, answers, strict=True):
+                verdicts[i] = answer
+                if answer.status == "revoked":
+                    book.revoked.add(tools[i].name)
+                if answer.status == "approved" or answer.pinned:
+                    book.pinned[tools[i].name] = tools[i].fingerprint
+        return [v if v is not None else _APPROVED for v in verdicts]
+
+    def _finish_listing(self, listing: set[str], *, complete: bool) -> None:
+        self.listing = None
+        if not complete:
+            return
+        tools = self.shared.book.tools
+        for name in [n for n in tools if n not in listing]:
+            state = tools.pop(name)
+            if state.status != "rejected":
+                self.emit(
+                    "tool_removed",
+                    name,
+                    "tool_not_listed",
+                    "removed",
+                    message="listed before, missing from this complete listing",
+                )
+
+    async def _on_call_result(self, request_id: Any, result: Any, pending: Pending) -> Verdict:
+        name = pending.name
+        version = self.known_version()
+        if version is None:
+            self.emit(
+                "unchecked",
+                name,
+                "unknown_protocol_version",
+                "passed",
+                message="tools/call result not checked: protocol version unknown",
+            )
+            return PASS
+        try:
+            parsed = parse_call_result(result, protocol_version=version)
+        except Error as exc:
+            self.emit(
+                "result_invalid",
+                name,
+                exc.reason,
+                "answered_error",
+                path=exc.path,
+                message=exc.message,
+            )
+            return _replace(
+                error_response(
+                    request_id,
+                    INVALID_RESULT_CODE,
+                    f"conduit-mcp guard: the server's tools/call result is invalid: {exc.message}",
+                    reason=exc.reason,
+                    tool=name,
+                    path=exc.path,
+                )
+            )
+        refused = sdk_result_refusal(result, version)
+        if refused is not None:  # the SDK's own model would raise out of call_tool
+            where = tuple(refused)
+            self.emit(
+                "result_invalid",
+                name,
+                "sdk_rejects_result",
+                "answered_error",
+                path=where,
+                message="the MCP SDK's model for this protocol version refuses this result",
+            )
+            return _replace(
+                error_response(
+                    request_id,
+                    INVALID_RESULT_CODE,
+                    "conduit-mcp guard: the MCP SDK's model refuses the server's tools/call "
+                    f"result at {render_path(where)}",
+                    reason="sdk_rejects_result",
+                    tool=name,
+                    path=where,
+                )
+            )
+        if isinstance(parsed, InputRequired):
+            return PASS
+        tool = pending.tool
+        policy = self.shared.policy
+        if (
+            tool is None
+            or policy.invalid_output == "pass"
+            or parsed.is_error
+            or tool.raw.get("outputSchema") is None
+            or not self._structured
+        ):
+            return PASS  # nothing to validate (validate_structured would skip it)
+        state = pending.state
+        linear = state.output_linear if state is not None else None
+        if linear is None:
+            linear = _checks.is_linear(tool, "outputSchema")
+            if state is not None:
+                state.output_linear = linear
+        try:
+            if linear:  # linear in the value: checked inline
+                verdict: OutputValidation = _checks.validate_output(
+                    parsed, tool, protocol_version=version
+                )
+            else:
+                check = _bind(_checks.validate_output, parsed, tool, protocol_version=version)
+                verdict = await _checks.run_bounded(check, policy.output_timeout)
+        except _checks.Timeout:
+            reason = "output_validation_timeout"
+            why = (
+                f"structuredContent could not be validated within {policy.output_timeout} s "
+                "against the tool's outputSchema"
+            )
+            path: tuple[PathItem, ...] = ("structuredContent",)
+            count = 0
+        else:
+            if verdict.outcome != "invalid":
+                return PASS
+            first = verdict.errors[0]
+            reason = "invalid_structured_content"
+            path = ("structuredContent", *first.path)
+            count = len(verdict.errors)
+            why = (
+                f"structuredContent fails the tool's outputSchema ({count} issue(s); "
+                f"first at {render_path(path)}: {first.message})"
+            )
+        decision = "withheld" if policy.invalid_output == "withhold" else "flagged"
+        self.emit(
+            "output_invalid",
+            name,
+            reason,
+            decision,
+            path=path,
+            message=why,
+            details={"issues": count},
+        )
+        if decision == "flagged":
+            return PASS
+        return _replace(
+            result_response(
+                request_id,
+                withheld_result(
+                    f"conduit-mcp guard withheld this result: {why}",
+                    result_type=self._result_type,
+                ),
+            )
+        )
+
+
+_BLOCKED_WHY: Final = {
+    "changed": "the tool's definition changed since it was pinned",
+    "revoked": "the tool's pin was revoked in the pin store",
+}
+
+_STATUS_REFUSAL: Final[dict[str, Callable[[ToolState], tuple[str, tuple[PathItem, ...], str]]]] = {
+    "rejected": lambda s: ("tool_rejected", ("name",), "the tool was rejected when listed"),
+    "blocked": lambda s: (
+        ("guard_internal_error", ("name",), "the guard failed while checking this tool's listing")
+        if s.reason == "unchecked"
+        else (
+            "tool_blocked",
+            ("name",),
+            (_BLOCKED_WHY.get(s.reason, "new tools are blocked for this server")),
+        )
+    ),
+    "held": lambda s: (
+        "tool_held",
+        ("name",),
+        (
+            "the tool is new and awaits approval"
+            if s.reason == "new"
+            else "the tool changed and awaits approval"
+        ),
+    ),
+}
+
+_APPROVED: Final = _checks.PinVerdict("approved", False)
+_NOT_HIDDEN: Final = object()
+
+
+def _without_output_schema(raw: Any) -> Any:
+    """A copy of a tool definition without `outputSchema` (the server's dict is left as is)."""
+    return {key: value for key, value in raw.items() if key != "outputSchema"}
+
+
+def _set_state(
+    tools: dict[str, ToolState], name: str, status: str, tool: Tool, reason: str
+) -> None:
+    """Record a listed tool's state; an unchanged one (same status, same definition) keeps its
+    state object, so its per-tool memos and the validators compiled for its schema objects
+    stay warm across listings."""
+    old = tools.get(name)
+    if (
+        old is not None
+        and old.status == status
+        and old.reason == reason
+        and old.tool is not None
+        and tool.fingerprint is not None
+        and old.tool.fingerprint == tool.fingerprint
+    ):
+        return
+    tools[name] = ToolState(status, tool, reason)  # type: ignore[arg-type]
+
+
+def _bind(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Callable[[], Any]:
+    def call() -> Any:
+        return fn(*args, **kwargs)
+
+    return call
