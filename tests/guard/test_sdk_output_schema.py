@@ -167,8 +167,8 @@ _PATTERN_SCHEMA = {"type": "object", "properties": {"s": {"type": "string", "pat
 
 
 async def test_a_held_tool_is_hidden_too_and_a_new_definition_is_reported_again() -> None:
-    """Hiding applies to every tool on the SDK's page (held included); the event comes once per
-    definition: again when the definition changes, not on a re-listing."""
+    """Hiding applies to every tool on the SDK's page; the event comes once per definition,
+    not on a re-listing. A changed definition held for approval is not on the page at all."""
     listings = iter(
         [
             [tool("p", outputSchema=_PATTERN_SCHEMA)],
@@ -184,10 +184,12 @@ async def test_a_held_tool_is_hidden_too_and_a_new_definition_is_reported_again(
     async with scripted_session(guard, handler) as (session, _):
         pages = [await session.list_tools() for _ in range(3)]
     assert [[(t.name, t.output_schema) for t in page.tools] for page in pages] == [
-        [("p", None)]
-    ] * 3
+        [("p", None)],
+        [("p", None)],
+        [],
+    ]
     assert guard.tool_status("p") == "held"
-    assert [e.tool for e in guard.events if e.kind == "output_schema_hidden"] == ["p", "p"]
+    assert [e.tool for e in guard.events if e.kind == "output_schema_hidden"] == ["p"]
 
 
 async def test_the_guard_still_validates_a_hidden_tools_output() -> None:

@@ -506,7 +506,8 @@ class Engine:
                     "new_tool",
                     outcome.decision,
                     path=("tools", index),
-                    message=f"a tool never pinned for this server ({outcome.decision})",
+                    message=f"a tool never pinned for this server ({_said(outcome)})",
+                    details=_awaiting(outcome, tool),
                 )
             elif status == "changed":
                 outcome = OUTCOMES[("changed", policy.changed)]
@@ -521,7 +522,8 @@ class Engine:
                     outcome.decision,
                     path=("tools", index),
                     changes=changes,
-                    message=f"the definition differs from its pin ({outcome.decision})",
+                    message=f"the definition differs from its pin ({_said(outcome)})",
+                    details=_awaiting(outcome, tool),
                 )
             else:
                 outcome = OUTCOMES[("approved", "")]
@@ -881,6 +883,22 @@ _STATUS_REFUSAL: Final[dict[str, Callable[[ToolState], tuple[str, tuple[PathItem
 }
 
 _APPROVED: Final = _checks.PinVerdict("approved", False)
+
+
+def _said(outcome: Any) -> str:
+    """The decision in an event's message; a held tool says how it is released."""
+    if outcome.status == "held":
+        return "held: not listed to the model and not callable until Guard.approve"
+    return str(outcome.decision)
+
+
+def _awaiting(outcome: Any, tool: Tool) -> dict[str, Any]:
+    """An event's details for a tool that waits for approval: which definition waits."""
+    if outcome.status != "held":
+        return {}
+    return {"awaiting_approval": True, "fingerprint": tool.fingerprint}
+
+
 _NOT_HIDDEN: Final = object()
 
 

@@ -67,8 +67,8 @@ class Guard:
         pins: a `PinStore` that persists across sessions (a file or URL), or `None` (default):
             a private in-memory store for the guard's life, so a rug pull within one session
             is still caught. A caller's store is never closed by the guard, and with one the
-            default `new` policy is `"hold"` (new tools listed, calls refused until
-            `approve(name, approver=...)`): pass `new="pin"` to write trust-on-first-use pins
+            default `new` policy is `"hold"` (new tools left out of the model's listing, calls
+            refused, until `approve(name, approver=...)`): pass `new="pin"` to write trust-on-first-use pins
             into it (approver `"conduit-mcp guard"`).
         trusted: whether the operator trusts this server's self-description (passed to
             `intake`; affects `Intake.hints` only).
@@ -309,6 +309,19 @@ class Guard:
         state.status = "ok"
         state.reason = ""
         return True
+
+    def awaiting_approval(self) -> dict[str, str]:
+        """The tools held for approval now: name -> `"new"` or `"changed"`.
+
+        A held tool is left out of the listing the SDK (and so the model) sees and its calls
+        are refused (`tool_held`) until `approve(name, approver=...)`; the pin store's audit
+        log holds a `"check"` row with the held definition's fingerprint (outcome `"new"` or
+        `"changed"`). After approving, list again: the next listing shows the tool.
+
+        Returns:
+            A new dict, in the order the tools were first listed.
+        """
+        return {name: state.reason for name, state in self._tools.items() if state.status == "held"}
 
     def tool_status(self, name: str) -> str | None:
         """`"ok"`, `"rejected"`, `"blocked"`, `"held"`, or `None` for a name never listed."""

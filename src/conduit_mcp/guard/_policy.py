@@ -30,15 +30,15 @@ class Policy:
         new: a tool never pinned for this server: `"pin"` (pin it, approver
             `"conduit-mcp guard"`, and pass it — trust on first use; the default with the
             guard's private store), `"allow"` (pass it without pinning: it is new again next
-            session), `"hold"` (keep it on the page, refuse calls until `Guard.approve`; the
-            default when the caller passes `pins=`, so a shared store is never written without
-            a person's name) or `"block"` (remove it from the page; calls are refused). Under
+            session), `"hold"` (leave it out of the page the model sees and refuse calls until
+            `Guard.approve`; the default when the caller passes `pins=`, so a shared store is
+            never written without a person's name) or `"block"` (remove it from the page; calls are refused). Under
             `"pin"` a tool whose pin was revoked in the store (its last audit row for the name
             is a `"revoke"`) is not pinned again: it is blocked (reason `pin_revoked`).
         changed: a pinned tool whose definition differs from its pin: `"block"` (default:
             remove it from the page; calls are refused), `"allow"` (pin the new definition and
-            pass it — this overwrites the store's pin, a team's included) or `"hold"` (keep it
-            on the page, refuse calls until `Guard.approve`).
+            pass it — this overwrites the store's pin, a team's included) or `"hold"` (leave it
+            out of the page the model sees, refuse calls until `Guard.approve`).
         check_arguments: refuse a `tools/call` whose arguments fail the tool's `inputSchema`
             (default `True`).
         invalid_output: `structuredContent` that fails the tool's `outputSchema`:
@@ -104,10 +104,10 @@ OUTCOMES: Final[dict[tuple[str, str], Outcome]] = {
     ("approved", ""): Outcome("ok", "pinned", True),
     ("new", "pin"): Outcome("ok", "pinned", True),
     ("new", "allow"): Outcome("ok", "allowed", True),
-    ("new", "hold"): Outcome("held", "held", True, "new"),
+    ("new", "hold"): Outcome("held", "held", False, "new"),
     ("new", "block"): Outcome("blocked", "blocked", False, "new"),
     ("changed", "allow"): Outcome("ok", "pinned", True),
-    ("changed", "hold"): Outcome("held", "held", True, "changed"),
+    ("changed", "hold"): Outcome("held", "held", False, "changed"),
     ("changed", "block"): Outcome("blocked", "blocked", False, "changed"),
 }
 
