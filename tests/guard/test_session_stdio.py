@@ -162,7 +162,7 @@ async def test_rug_pull_with_hold_hides_the_tool_until_approved(
     assert [t.name for t in second.tools] == ["add"]
     assert [t.name for t in third.tools] == ["echo", "add"]
     assert "notes" in third.tools[0].input_schema["properties"]
-    held_event = [e for e in guard.events if e.kind == "tool_changed"][0]
+    held_event = next(e for e in guard.events if e.kind == "tool_changed")
     assert held_event.decision == "held" and held_event.details["awaiting_approval"] is True
     assert held.value.error.data["reason"] == "tool_held"
     assert after.is_error is False

@@ -68,8 +68,8 @@ class Guard:
             a private in-memory store for the guard's life, so a rug pull within one session
             is still caught. A caller's store is never closed by the guard, and with one the
             default `new` policy is `"hold"` (new tools left out of the model's listing, calls
-            refused, until `approve(name, approver=...)`): pass `new="pin"` to write trust-on-first-use pins
-            into it (approver `"conduit-mcp guard"`).
+            refused, until `approve(name, approver=...)`): pass `new="pin"` to write
+            trust-on-first-use pins into it (approver `"conduit-mcp guard"`).
         trusted: whether the operator trusts this server's self-description (passed to
             `intake`; affects `Intake.hints` only).
         on_event: called with each `GuardEvent`, synchronously, in order; what it raises is

@@ -32,7 +32,8 @@ class Policy:
             guard's private store), `"allow"` (pass it without pinning: it is new again next
             session), `"hold"` (leave it out of the page the model sees and refuse calls until
             `Guard.approve`; the default when the caller passes `pins=`, so a shared store is
-            never written without a person's name) or `"block"` (remove it from the page; calls are refused). Under
+            never written without a person's name) or `"block"` (remove it from the page;
+            calls are refused). Under
             `"pin"` a tool whose pin was revoked in the store (its last audit row for the name
             is a `"revoke"`) is not pinned again: it is blocked (reason `pin_revoked`).
         changed: a pinned tool whose definition differs from its pin: `"block"` (default:
