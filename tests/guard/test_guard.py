@@ -539,12 +539,13 @@ async def test_a_rug_pull_that_makes_the_guard_fail_still_cannot_be_called() -> 
     assert guard.tool_status("a") == "blocked"
 
 
-async def test_tools_of_a_page_the_guard_fails_on_are_blocked_until_a_good_listing(
+async def test_tools_of_a_page_the_guard_fails_on_are_withheld_until_a_good_listing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """conduit-defined: a failure inside the guard on a tools/list page passes the page on
-    (fails open for the SDK's listing) and blocks every tool it names (fails closed for calls,
-    reason guard_internal_error); the next listing the guard can check restores them."""
+    """conduit-defined (fail closed): a failure inside the guard on a tools/list page withholds
+    every tool of the page from the SDK (an empty listing) and blocks them (calls refused with
+    guard_internal_error); the event names the cause; the next listing the guard can check
+    restores them with no action."""
     from conduit_mcp.guard import _checks
 
     real_pin_page = _checks.pin_page
@@ -568,10 +569,19 @@ async def test_tools_of_a_page_the_guard_fails_on_are_blocked_until_a_good_listi
         with pytest.raises(MCPError) as refused:
             await session.call_tool("a", {})
         failing = False
-        await session.list_tools()
+        second = await session.list_tools()
         after = await session.call_tool("a", {})
-    assert [t.name for t in first.tools] == ["a", "b"]  # the page itself passed on
+    assert first.tools == []
+    assert [t.name for t in second.tools] == ["a", "b"]
     assert refused.value.error.data["reason"] == "guard_internal_error"
     assert after.content[0].text == "ok"  # type: ignore[union-attr]
     assert script.calls() == [("a", {})]
-    assert [e.kind for e in guard.events][:2] == ["unchecked", "call_refused"]
+    unchecked, call = guard.events[:2]
+    assert (unchecked.kind, unchecked.reason, unchecked.decision) == (
+        "unchecked",
+        "guard_internal_error",
+        "withheld",
+    )
+    assert unchecked.details["error"] == "RuntimeError"
+    assert unchecked.details["cause"] == "simulated bug"
+    assert call.kind == "call_refused"

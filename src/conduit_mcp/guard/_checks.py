@@ -45,6 +45,28 @@ class Timeout(Exception):
     """A bounded check did not finish in time (its worker thread was abandoned)."""
 
 
+class StoreUnavailable(Exception):
+    """The pin store could not answer a page's check (a database error, or no answer within
+    `PAGE_TIMEOUT`); the original exception is the `__cause__`."""
+
+
+#: Seconds a page's pin check may take (one store round trip, plus pinning) before the page
+#: counts as unchecked and its tools are withheld.
+PAGE_TIMEOUT: float = 10.0
+
+
+def is_store_error(exc: BaseException) -> bool:
+    """Whether `exc` comes from the pin store's database (sqlite3 or psycopg) or its I/O,
+    rather than from a bug: the store's documented errors (`PinStore` "Raises")."""
+    import sqlite3
+
+    if isinstance(exc, (sqlite3.Error, OSError)):
+        return True
+    return any(
+        cls.__module__.split(".")[0] == "psycopg" for cls in type(exc).__mro__
+    )  # psycopg is optional: matched by module, never imported here
+
+
 async def run_bounded(fn: Callable[[], _T], seconds: float) -> _T:
     """Run `fn()` in a worker thread; give up waiting after `seconds`.
 
@@ -57,6 +79,19 @@ async def run_bounded(fn: Callable[[], _T], seconds: float) -> _T:
     GIL (Python's `re` backtracking) freezes the event loop too; that is why the output check
     needs a linear-time regex engine (issue 13), and the bound is a second line of defence.
     """
+    return await _run(fn, seconds)
+
+
+async def run_page_check(fn: Callable[[], _T]) -> _T:
+    """`run_bounded` for a page's pin check, bounded by `PAGE_TIMEOUT` (read when called).
+
+    Raises:
+        Timeout, Exception: as `run_bounded`.
+    """
+    return await _run(fn, PAGE_TIMEOUT)
+
+
+async def _run(fn: Callable[[], _T], seconds: float) -> _T:
     try:
         with anyio.fail_after(seconds):
             return await anyio.to_thread.run_sync(fn, abandon_on_cancel=True, limiter=_limiter())

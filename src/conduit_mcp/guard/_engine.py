@@ -18,8 +18,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-import anyio
-import anyio.to_thread
 import orjson
 from conduit_mcp_wire import VERSIONS as KNOWN_VERSIONS
 
@@ -35,6 +33,7 @@ from ..client import (
     render_path,
     version_supports,
 )
+from ..pins import redacted_location
 from . import _checks
 from ._events import GuardEvent, logger
 from ._jsonrpc import (
@@ -317,7 +316,9 @@ class Engine:
                 return await self._on_list(request_id, result, pending)
             if pending.method == _CALL:
                 return await self._on_call_result(request_id, result, pending)
-        except Exception:
+        except Exception as exc:
+            if pending.method == _LIST:
+                return self._withhold_page(request_id, result, exc)
             logger.exception("guard failed on a %s response; passed on unchanged", pending.method)
             self.emit(
                 "unchecked",
@@ -325,9 +326,8 @@ class Engine:
                 "guard_internal_error",
                 "passed",
                 message=f"the guard failed on a {pending.method} response",
+                details=_cause(exc),
             )
-            if pending.method == _LIST:
-                self._distrust_page(result)
         return PASS
 
     def _dropped(self, request_id: Any, name: str | None, reason: str) -> Verdict:
@@ -349,18 +349,57 @@ class Engine:
         )
         return DROP
 
-    def _distrust_page(self, result: Any) -> None:
-        """After a failure on a tools/list page (which then reaches the SDK unchanged): every
-        tool it names is blocked, so calls to them fail closed instead of running on what the
-        guard knew before (a rug pull must not pass because checking it failed)."""
+    def _withhold_page(self, request_id: Any, result: Any, exc: BaseException) -> Verdict:
+        """Fail closed on a tools/list page the guard could not finish checking (the pin store
+        failed or did not answer in time, or a bug): the SDK receives the page without any
+        of its tools, and every tool it names is blocked (calls refused with the cause's
+        reason) until a listing the guard can check, which restores them with no action."""
+        store = isinstance(exc, _checks.StoreUnavailable)
+        reason = "pin_store_unavailable" if store else "guard_internal_error"
+        if not store:
+            logger.exception("guard failed on a tools/list page; its tools are withheld")
+        names: list[str] = []
         try:
             tools = result.get("tools") if isinstance(result, dict) else None
             for raw in tools if isinstance(tools, list) else ():
                 name = raw.get("name") if isinstance(raw, dict) else None
                 if isinstance(name, str):
-                    self.shared.book.tools[name] = ToolState("blocked", None, "unchecked")
+                    self.shared.book.tools[name] = ToolState("blocked", None, reason)
+                    names.append(name)
         except Exception:  # never into the SDK's receive loop
             logger.exception("guard failed to block the tools of an unchecked page")
+        self.listing = None  # an unchecked page says nothing about which tools are gone
+        origin = exc.__cause__ if store and exc.__cause__ is not None else exc
+        details = _cause(origin)
+        if not details["cause"]:  # e.g. a timeout, which has no text of its own
+            details["cause"] = _cause(exc)["cause"]
+        if store:
+            details["store"] = repr(self.shared.pins)[:200]
+        self.emit(
+            "unchecked",
+            None,
+            reason,
+            "withheld",
+            path=("tools",),
+            message=(
+                f"tools/list page not checked ({details['error']}): its {len(names)} tool(s) "
+                "withheld from the SDK and their calls refused until a listing the guard "
+                "can check"
+            ),
+            details={**details, "tools": len(names)},
+        )
+        if isinstance(result, dict):
+            return _replace(result_response(request_id, {**result, "tools": []}))
+        return _replace(
+            error_response(
+                request_id,
+                INVALID_RESULT_CODE,
+                "conduit-mcp guard could not check the server's tools/list result",
+                reason=reason,
+                tool=None,
+                path=(),
+            )
+        )
 
     async def _on_list(self, request_id: Any, result: Any, pending: Pending) -> Verdict:
         shared = self.shared
@@ -696,18 +735,26 @@ class Engine:
                 ask.append(i)
         if ask:
             policy = shared.policy
-            answers = await anyio.to_thread.run_sync(
-                _bind(
-                    _checks.pin_page,
-                    shared.pins,
-                    shared.server_id,
-                    [tools[i] for i in ask],
-                    pin_new=policy.new == "pin",
-                    pin_changed=policy.changed == "allow",
-                    protocol_version=self.known_version(),
-                    revoked=frozenset(book.revoked),
-                )
+            check = _bind(
+                _checks.pin_page,
+                shared.pins,
+                shared.server_id,
+                [tools[i] for i in ask],
+                pin_new=policy.new == "pin",
+                pin_changed=policy.changed == "allow",
+                protocol_version=self.known_version(),
+                revoked=frozenset(book.revoked),
             )
+            try:
+                answers = await _checks.run_page_check(check)
+            except _checks.Timeout as exc:
+                raise _checks.StoreUnavailable(
+                    f"the pin store did not answer within {_checks.PAGE_TIMEOUT} s"
+                ) from exc
+            except Exception as exc:
+                if _checks.is_store_error(exc):
+                    raise _checks.StoreUnavailable(str(exc)) from exc
+                raise
             for i, answer in zip(ask, answers, strict=True):
                 verdicts[i] = answer
                 if answer.status == "revoked":
@@ -864,11 +911,19 @@ _STATUS_REFUSAL: Final[dict[str, Callable[[ToolState], tuple[str, tuple[PathItem
     "rejected": lambda s: ("tool_rejected", ("name",), "the tool was rejected when listed"),
     "blocked": lambda s: (
         ("guard_internal_error", ("name",), "the guard failed while checking this tool's listing")
-        if s.reason == "unchecked"
+        if s.reason == "guard_internal_error"
         else (
-            "tool_blocked",
-            ("name",),
-            (_BLOCKED_WHY.get(s.reason, "new tools are blocked for this server")),
+            (
+                "pin_store_unavailable",
+                ("name",),
+                "the pin store could not be read when this tool was listed",
+            )
+            if s.reason == "pin_store_unavailable"
+            else (
+                "tool_blocked",
+                ("name",),
+                (_BLOCKED_WHY.get(s.reason, "new tools are blocked for this server")),
+            )
         )
     ),
     "held": lambda s: (
@@ -883,6 +938,14 @@ _STATUS_REFUSAL: Final[dict[str, Callable[[ToolState], tuple[str, tuple[PathItem
 }
 
 _APPROVED: Final = _checks.PinVerdict("approved", False)
+
+
+def _cause(exc: BaseException) -> dict[str, Any]:
+    """An event's account of an exception: its type and first line, credentials redacted
+    (a `scheme://user:password@` part is written `***`), at most 300 characters."""
+    text = str(exc).strip().splitlines()
+    first = redacted_location(text[0]) if text else ""
+    return {"error": type(exc).__name__, "cause": first[:300]}
 
 
 def _said(outcome: Any) -> str:

@@ -36,7 +36,9 @@ EVENT_KINDS: Final = frozenset(
         "call_refused",  # answered locally with a JSON-RPC error; never sent to the server
         "output_invalid",  # structuredContent failed the outputSchema (or its check timed out)
         "result_invalid",  # the tools/call result is not a result: the SDK gets an error response
-        "unchecked",  # the guard could not check a message (e.g. unknown protocol version)
+        # the guard could not check a message: passed (unknown protocol version) or, for a
+        # tools/list page, withheld (every tool of the page; cause in `details`)
+        "unchecked",
         # a response to a tools/call still being checked or refused (never written): dropped
         "response_dropped",
         # a request (not a tools/call) answered locally, never written (too many in flight)
@@ -73,7 +75,10 @@ GUARD_REASONS: Final = frozenset(
         "invalid_structured_content",  # output_invalid
         "output_validation_timeout",  # output_invalid: the check did not finish in time
         "unknown_protocol_version",  # unchecked / list_unreadable
-        "guard_internal_error",  # a bug in the guard: calls fail closed, results pass unchanged
+        # unchecked (a page's tools withheld) / call_refused: a bug inside the guard
+        "guard_internal_error",
+        # unchecked (a page's tools withheld) / call_refused: the pin store failed or timed out
+        "pin_store_unavailable",
     }
 )
 
@@ -147,7 +152,11 @@ class EventSink:
     def emit(self, event: GuardEvent) -> None:
         """Record `event`; a callback that raises is logged, never propagated."""
         self._events.append(event)
-        level = _LEVELS.get(event.kind, logging.WARNING)
+        level = (
+            logging.WARNING
+            if event.decision == "withheld"
+            else _LEVELS.get(event.kind, logging.WARNING)
+        )
         if logger.isEnabledFor(level):
             logger.log(
                 level,

@@ -299,7 +299,7 @@ class Guard:
             state is None
             or state.tool is None
             or state.status not in ("held", "blocked")
-            or state.reason == "unchecked"
+            or state.reason in ("guard_internal_error", "pin_store_unavailable")
         ):
             return False
         self.pins.approve(self.server_id, state.tool, approver=approver)
