@@ -14,6 +14,7 @@ or late answer never reaches the SDK unchecked.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
@@ -33,7 +34,7 @@ from ..client import (
     render_path,
     version_supports,
 )
-from ..pins import redacted_location
+from ..pins import FieldChange, redacted_location
 from . import _checks
 from ._events import GuardEvent, logger
 from ._jsonrpc import (
@@ -551,7 +552,7 @@ class Engine:
             elif status == "changed":
                 outcome = OUTCOMES[("changed", policy.changed)]
                 old_raw = previous.tool.raw if previous and previous.tool else None
-                changes = verdict.changes or (
+                changes = _excerpts(verdict.changes) or (
                     _checks.top_level_changes(old_raw, tool.raw) if old_raw is not None else ()
                 )
                 self.emit(
@@ -573,7 +574,7 @@ class Engine:
                         "cosmetic_change",
                         "pinned",
                         path=("tools", index),
-                        changes=verdict.changes,
+                        changes=_excerpts(verdict.changes),
                         message="the definition differs from its pin only cosmetically (re-pinned)",
                     )
             _set_state(book.tools, name, outcome.status, tool, outcome.reason)
@@ -700,8 +701,9 @@ class Engine:
             data: bytes | None = orjson.dumps(result)
         except (TypeError, orjson.JSONEncodeError):  # beyond orjson (huge ints, deep nesting)
             data = None
-        if data is not None:
-            hit = self._pages.get((version, data), result)
+        key = PageCache.key(version, data) if data is not None else None
+        if key is not None:
+            hit = self._pages.get(key, result)
             if hit is not None:
                 return hit
         shared = self.shared
@@ -714,8 +716,10 @@ class Engine:
         )
         by_identity = {id(raw): index for index, raw in enumerate(result["tools"])}
         positions = [by_identity[id(tool.raw)] for tool in page.tools]
-        if data is not None:
-            self._pages.put((version, data), orjson.loads(data), page, positions)
+        if key is not None and data is not None:
+            # A reference to the server's page: the guard never mutates it, and its accepted
+            # tools are kept anyway (the tool states hold their raw definitions).
+            self._pages.put(key, len(data), result, page, positions)
         return page, positions
 
     async def _pin_verdicts(self, tools: list[Tool]) -> list[_checks.PinVerdict]:
@@ -744,6 +748,10 @@ class Engine:
                 pin_changed=policy.changed == "allow",
                 protocol_version=self.known_version(),
                 revoked=frozenset(book.revoked),
+                revocations=book.revocations,
+                # The guard's private store: "check" rows nobody reads would grow with every
+                # tool ever listed; a held tool's row says what waits, so those stay.
+                audit=not shared.owns_pins or "hold" in (policy.new, policy.changed),
             )
             try:
                 answers = await _checks.run_page_check(check)
@@ -767,7 +775,9 @@ class Engine:
         self.listing = None
         if not complete:
             return
-        tools = self.shared.book.tools
+        book = self.shared.book
+        book.forget(listing)
+        tools = book.tools
         for name in [n for n in tools if n not in listing]:
             state = tools.pop(name)
             if state.status != "rejected":
@@ -938,6 +948,38 @@ _STATUS_REFUSAL: Final[dict[str, Callable[[ToolState], tuple[str, tuple[PathItem
 }
 
 _APPROVED: Final = _checks.PinVerdict("approved", False)
+
+
+#: Longest value an event's field change keeps whole (characters of its JSON text).
+EXCERPT_CHARS: Final = 200
+
+
+def _excerpts(changes: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The pin store's field changes with each `old` / `new` value cut to an excerpt: an
+    event keeps the path and what a person needs to see, never two whole definitions (a
+    20 MB description rewritten ten times must not stay in memory twenty times)."""
+    return tuple(
+        (
+            dataclasses.replace(change, old=_excerpt(change.old), new=_excerpt(change.new))
+            if isinstance(change, FieldChange)
+            else change
+        )
+        for change in changes
+    )
+
+
+def _excerpt(value: Any) -> Any:
+    """`value` when its JSON is short; else the first `EXCERPT_CHARS` characters of its JSON
+    text (a string, for containers too) followed by "…"."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, str):
+        return value if len(value) <= EXCERPT_CHARS else value[:EXCERPT_CHARS] + "…"
+    try:
+        text = orjson.dumps(value).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        return f"<{type(value).__name__}>"
+    return value if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS] + "…"
 
 
 def _cause(exc: BaseException) -> dict[str, Any]:

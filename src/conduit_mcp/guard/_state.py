@@ -13,11 +13,13 @@ Not a public module. No SDK import: the state is plain data over parsed JSON-RPC
 from __future__ import annotations
 
 import collections
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, Protocol
 
 from ..client import Intake, Tool
 from ..pins import PinStore
+from ._checks import RevocationLog
 from ._events import EventSink, GuardEvent
 from ._policy import Policy
 
@@ -45,9 +47,10 @@ MAX_OUTSTANDING: Final = 4096
 _REFUSED_LABELS: Final = 1024
 #: tools/list pages whose intake a connection keeps for re-listings (most recent kept).
 PAGE_CACHE_SIZE: Final = 8
-#: Pages larger than this (orjson bytes) are never cached: the cache's memory stays a small
-#: multiple of one ordinary page, not of the largest page a server ever sent.
-PAGE_CACHE_MAX_BYTES: Final = 1 << 20
+#: JSON bytes of all cached pages together, at most: the cache's memory stays a small
+#: multiple of an ordinary page, never of the largest pages a server ever sent (a page over
+#: the budget is not cached at all).
+PAGE_CACHE_BYTES: Final = 2 << 20
 
 
 @dataclass(slots=True)
@@ -74,6 +77,15 @@ class ToolBook:
     hidden: dict[str, str | None] = field(default_factory=dict)
     #: names whose pin the store's audit log shows revoked (never re-pinned by the guard).
     revoked: set[str] = field(default_factory=set)
+    #: the audit log's revocations, read incrementally by the pin checks.
+    revocations: RevocationLog = field(default_factory=RevocationLog)
+
+    def forget(self, listed: set[str]) -> None:
+        """Drop the memos of names a complete listing no longer has: what the guard keeps
+        grows with the server's current tools, not with every name it ever listed."""
+        for memo in (self.pinned, self.hidden):
+            for name in [n for n in memo if n not in listed]:
+                del memo[name]
 
 
 @dataclass(slots=True)
@@ -182,25 +194,38 @@ class Outstanding:
 
 
 class PageCache:
-    """(version, page JSON bytes) -> (the page as parsed back, its `Intake`, tool indexes)."""
+    """A connection's recent pages: SHA-256 of (version, page JSON bytes) -> the page as
+    received (a reference, never a copy), its `Intake`, its tools' indexes."""
 
-    __slots__ = ("_pages",)
+    __slots__ = ("_bytes", "_pages")
 
     def __init__(self) -> None:
-        self._pages: collections.OrderedDict[tuple[str, bytes], tuple[Any, Intake, list[int]]] = (
+        self._pages: collections.OrderedDict[bytes, tuple[Any, Intake, list[int], int]] = (
             collections.OrderedDict()
         )
+        self._bytes = 0
 
-    def get(self, key: tuple[str, bytes], page: Any) -> tuple[Intake, list[int]] | None:
+    @staticmethod
+    def key(version: str, data: bytes) -> bytes:
+        return hashlib.sha256(version.encode() + b"\0" + data).digest()
+
+    def get(self, key: bytes, page: Any) -> tuple[Intake, list[int]] | None:
+        """The cached intake of `page`, when the cached page is equal to it (Python equality
+        on top of equal bytes: orjson writes NaN and infinities as `null`)."""
         hit = self._pages.get(key)
         if hit is None or hit[0] != page:
             return None
         self._pages.move_to_end(key)
         return hit[1], hit[2]
 
-    def put(self, key: tuple[str, bytes], parsed: Any, page: Intake, positions: list[int]) -> None:
-        if len(key[1]) > PAGE_CACHE_MAX_BYTES:
+    def put(self, key: bytes, size: int, page: Any, intake: Intake, positions: list[int]) -> None:
+        if size > PAGE_CACHE_BYTES:
             return
-        self._pages[key] = (parsed, page, positions)
-        if len(self._pages) > PAGE_CACHE_SIZE:
-            self._pages.popitem(last=False)
+        old = self._pages.pop(key, None)
+        if old is not None:
+            self._bytes -= old[3]
+        self._pages[key] = (page, intake, positions, size)
+        self._bytes += size
+        while len(self._pages) > PAGE_CACHE_SIZE or self._bytes > PAGE_CACHE_BYTES:
+            _, dropped = self._pages.popitem(last=False)
+            self._bytes -= dropped[3]
