@@ -24,6 +24,7 @@ from conduit_mcp_wire import VERSIONS as KNOWN_VERSIONS
 
 from ..client import (
     Error,
+    ExtensionResult,
     InputRequired,
     Intake,
     OutputValidation,
@@ -59,8 +60,9 @@ from ._state import (
 _LIST: Final = "tools/list"
 _CALL: Final = "tools/call"
 _CANCELLED: Final = "notifications/cancelled"
-#: `_meta` key a 2026-07-28 client stamps on each request (spec 2026-07-28 basic/lifecycle).
+#: `_meta` keys a 2026-07-28 client stamps on each request (spec 2026-07-28 basic/lifecycle).
 PROTOCOL_VERSION_META_KEY: Final = "io.modelcontextprotocol/protocolVersion"
+CLIENT_CAPABILITIES_META_KEY: Final = "io.modelcontextprotocol/clientCapabilities"
 
 Action = Literal["pass", "replace", "drop", "answer"]
 
@@ -100,6 +102,9 @@ class Engine:
         #: names of the listing being paged through (None: no listing in progress).
         self.listing: set[str] | None = None
         self._pages = PageCache()
+        #: extensions the client advertised at `initialize` (a 2026-07-28 client says so in
+        #: each request's `_meta` instead).
+        self._extensions: tuple[str, ...] = ()
 
     # -- small helpers ---------------------------------------------------------------------
 
@@ -147,11 +152,17 @@ class Engine:
                 self.outstanding.cancel(params.get("requestId"))
             return PASS
         meta = params.get("_meta")
-        if isinstance(meta, dict) and PROTOCOL_VERSION_META_KEY in meta:
-            self.learn_version(meta[PROTOCOL_VERSION_META_KEY])
+        extensions = self._extensions
+        if isinstance(meta, dict):
+            if PROTOCOL_VERSION_META_KEY in meta:
+                self.learn_version(meta[PROTOCOL_VERSION_META_KEY])
+            if CLIENT_CAPABILITIES_META_KEY in meta:
+                extensions = _extension_ids(meta[CLIENT_CAPABILITIES_META_KEY])
+        elif method == "initialize":
+            self._extensions = extensions = _extension_ids(params.get("capabilities"))
         request_id = message["id"]
         if method == _CALL and isinstance(params.get("name"), str):
-            return await self._gate_call(request_id, params)
+            return await self._gate_call(request_id, params, extensions)
         pending = Pending(method, cursor=params.get("cursor") is not None)
         if not self.outstanding.add(request_id, pending):
             return self._too_many(request_id, method, None)
@@ -183,11 +194,14 @@ class Engine:
             ),
         )
 
-    async def _gate_call(self, request_id: Any, params: dict[str, Any]) -> Verdict:
+    async def _gate_call(
+        self, request_id: Any, params: dict[str, Any], extensions: tuple[str, ...]
+    ) -> Verdict:
         name: str = params["name"]
         # Registered before the first await: the SDK already waits on this id, and a response
         # the read loop sees while the call is gated is a guess at an unsent request (dropped).
         pending = Pending(_CALL, name, gating=True)
+        pending.extensions = extensions
         if not self.outstanding.add(request_id, pending):
             return self._too_many(request_id, _CALL, name)
         try:
@@ -591,14 +605,43 @@ class Engine:
         if page.next_cursor is None:
             self._finish_listing(listing, complete=started)
 
-        if not removed and not hidden:
+        icons = self._unsafe_icons(page, raw_tools, removed)
+        if not removed and not hidden and not icons:
             return PASS
         kept_raw = [
-            _without_output_schema(raw) if index in hidden else raw
+            _sdk_copy(raw, index in hidden, icons.get(index))
             for index, raw in enumerate(raw_tools)
             if index not in removed
         ]
         return _replace(result_response(request_id, {**result, "tools": kept_raw}))
+
+    def _unsafe_icons(
+        self, page: Intake, raw_tools: list[Any], removed: set[int]
+    ) -> dict[int, set[int]]:
+        """Tool index -> indexes of its icons whose `src` intake found unsafe
+        (`icon_unsafe_uri`): left out of what the SDK sees, one event per icon of a listed
+        tool. Spec 2026-07-28 basic/index "Icons": clients MUST reject unsafe icon URIs."""
+        drops: dict[int, set[int]] = {}
+        for warning in page.warnings:
+            if warning.code != "icon_unsafe_uri" or len(warning.path) < 4:
+                continue
+            index, icon = warning.path[1], warning.path[3]
+            if not isinstance(index, int) or not isinstance(icon, int) or index in removed:
+                continue
+            drops.setdefault(index, set()).add(icon)
+            raw = raw_tools[index] if index < len(raw_tools) else None
+            name = raw.get("name") if isinstance(raw, dict) else None
+            self.emit(
+                "icon_removed",
+                name if isinstance(name, str) else None,
+                "icon_unsafe_uri",
+                "hidden",
+                path=warning.path,
+                message="an icon whose src is not an https/http URL or a data:image URI: "
+                "left out of what the SDK sees",
+                details=dict(warning.details),
+            )
+        return drops
 
     def _hide_output_schema(self, index: int, tool: Tool, hidden: set[int]) -> None:
         """Policy `sdk_output_schema`: mark a listed tool whose outputSchema the SDK's own
@@ -802,7 +845,9 @@ class Engine:
             )
             return PASS
         try:
-            parsed = parse_call_result(result, protocol_version=version)
+            parsed = parse_call_result(
+                result, protocol_version=version, extensions=pending.extensions
+            )
         except Error as exc:
             self.emit(
                 "result_invalid",
@@ -822,6 +867,8 @@ class Engine:
                     path=exc.path,
                 )
             )
+        if isinstance(parsed, ExtensionResult):
+            return PASS  # an advertised extension's result: the client's extension resolves it
         refused = sdk_result_refusal(result, version)
         if refused is not None:  # the SDK's own model would raise out of call_tool
             where = tuple(refused)
@@ -982,6 +1029,14 @@ def _excerpt(value: Any) -> Any:
     return value if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS] + "…"
 
 
+def _extension_ids(capabilities: Any) -> tuple[str, ...]:
+    """The identifiers under `capabilities.extensions` (strings only; none when malformed)."""
+    extensions = capabilities.get("extensions") if isinstance(capabilities, dict) else None
+    if not isinstance(extensions, dict):
+        return ()
+    return tuple(key for key in extensions if isinstance(key, str))
+
+
 def _cause(exc: BaseException) -> dict[str, Any]:
     """An event's account of an exception: its type and first line, credentials redacted
     (a `scheme://user:password@` part is written `***`), at most 300 characters."""
@@ -1007,9 +1062,18 @@ def _awaiting(outcome: Any, tool: Tool) -> dict[str, Any]:
 _NOT_HIDDEN: Final = object()
 
 
-def _without_output_schema(raw: Any) -> Any:
-    """A copy of a tool definition without `outputSchema` (the server's dict is left as is)."""
-    return {key: value for key, value in raw.items() if key != "outputSchema"}
+def _sdk_copy(raw: Any, hide_output: bool, drop_icons: set[int] | None) -> Any:
+    """The tool definition the SDK sees: `raw` itself, or a shallow copy without
+    `outputSchema` and/or without the icons at `drop_icons` (the server's dict is left as
+    is)."""
+    if not hide_output and not drop_icons:
+        return raw
+    copy = {key: value for key, value in raw.items() if not (hide_output and key == "outputSchema")}
+    if drop_icons:
+        icons = raw.get("icons")
+        if isinstance(icons, list):
+            copy["icons"] = [icon for i, icon in enumerate(icons) if i not in drop_icons]
+    return copy
 
 
 def _set_state(

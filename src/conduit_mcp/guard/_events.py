@@ -32,6 +32,8 @@ EVENT_KINDS: Final = frozenset(
         # the tool's outputSchema is left out of the listing the SDK sees (policy
         # sdk_output_schema="hide_unsafe"); once per tool definition, not per listing
         "output_schema_hidden",
+        # an icon whose src intake found unsafe (icon_unsafe_uri) is left out of the listing
+        "icon_removed",
         # tools/call
         "call_refused",  # answered locally with a JSON-RPC error; never sent to the server
         "output_invalid",  # structuredContent failed the outputSchema (or its check timed out)

@@ -120,7 +120,7 @@ def coerce_id(request_id: Any) -> Any:
 class Pending:
     """One request awaiting its response."""
 
-    __slots__ = ("cursor", "gating", "method", "name", "state", "tool")
+    __slots__ = ("cursor", "extensions", "gating", "method", "name", "state", "tool")
 
     def __init__(
         self,
@@ -138,6 +138,8 @@ class Pending:
         self.state = state  # the tool's state when the call went out (per-tool memos)
         #: the call is still being checked: not written, so no response can be its answer.
         self.gating = gating
+        #: extensions the client advertised with the request (their result types are valid).
+        self.extensions: tuple[str, ...] = ()
 
 
 class Outstanding:
