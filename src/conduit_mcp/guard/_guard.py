@@ -207,8 +207,9 @@ class Guard:
         copy; `server` is not changed): under the SDK's default `"strict"` one line of stdout
         that is not UTF-8 raises in the SDK's reader and ends the session before the guard sees
         a message; replaced, the line is just not JSON, and the SDK skips it. (A message
-        nested deeper than the SDK's JSON parser allows, ~900 levels, fails in the SDK the
-        same way, before the guard: an SDK limit the guard cannot reach.)
+        nested deeper than the SDK's JSON parser allows, 200 arrays/objects with the
+        JSON-RPC envelope, fails in the SDK the same way, before the guard: an SDK limit the
+        guard cannot reach.)
 
         Args:
             server: an `mcp.StdioServerParameters`.
