@@ -53,11 +53,17 @@ class Guard:
       `invalid_output="flag"` or `"pass"` every outputSchema is left out (reason
       `sdk_output_recheck`): the SDK would raise on the result the guard lets through.
 
-    Never raises into the SDK's receive loop and never waits on the server: a message the
-    guard cannot read goes to the SDK unchanged. A bug inside the guard fails closed for a
-    `tools/call` request (refused, `guard_internal_error`) and open for anything else; a
-    `tools/list` page the guard fails on reaches the SDK unchanged, but every tool it names is
-    blocked (calls refused with `guard_internal_error`) until a listing the guard can check.
+    Every request is remembered until its response arrives or the client abandons it
+    (`notifications/cancelled`); a response that answers nothing in flight is dropped, and
+    with `MAX_OUTSTANDING` (4,096) requests in flight new ones are refused (reason
+    `too_many_outstanding_requests`). Never raises into the SDK's receive loop and never
+    waits on the server. It fails closed: a pin store error or timeout, or a bug, while
+    checking a `tools/list` page withholds every tool of the page from the SDK and refuses
+    their calls (`pin_store_unavailable`, `guard_internal_error`) until a listing the guard
+    can check; a bug while gating a call refuses it. Under `new="hold"`/`changed="hold"` a
+    held tool is left out of the listing until `approve`. Tool definitions inside a server's
+    `sampling/createMessage` (and inside an `input_required` result's sampling requests) go
+    through intake too. Guarantees and limits, in one list: docs/guard.md.
 
     Every decision is a `GuardEvent`, delivered in order to `events`, to `on_event` and to the
     stdlib logger `conduit_mcp.guard` (WARNING for refusals and rejections, INFO otherwise).
