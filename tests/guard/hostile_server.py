@@ -35,6 +35,11 @@ Scenarios (--scenario):
                 structuredContent) are held back until FLOOD notifications/cancelled have
                 arrived, then answered: a table of outstanding requests that forgets
                 entries under load would let both through unchecked.
+  notools       every tools/list answers {} (no tools member: not a listing).
+  icons         echo with four icons: javascript:, file:, relative, and https (safe).
+  sampling      ask: a call makes the server send sampling/createMessage (id "s-1") with two
+                tools, lookup and bad (no inputSchema: intake rejects it), and answer the call
+                ("sampled") once the client has answered the sampling request.
 
 --version V answers initialize with protocol version V whatever the client asks.
 
@@ -225,6 +230,20 @@ ECHO_RUGPULLED = {
 }
 
 
+ECHO_ICONS = {
+    **ECHO,
+    "icons": [
+        {"src": "javascript:alert(1)"},
+        {"src": "file:///etc/passwd"},
+        {"src": "img/echo.png"},
+        {"src": "https://example.com/echo.png", "mimeType": "image/png"},
+    ],
+}
+ASK = {"name": "ask", "description": "Asks the client's model.", "inputSchema": {"type": "object"}}
+SAMPLING_TOOLS = [
+    {"name": "lookup", "inputSchema": {"type": "object"}},
+    {"name": "bad", "description": "No inputSchema."},
+]
 SLOW = {"name": "slow", "description": "Never answers.", "inputSchema": {"type": "object"}}
 #: Cancellations the flood scenario waits for before answering what it held back.
 FLOOD = 4200
@@ -288,6 +307,10 @@ class Server:
                 HEADERS_UNREACHABLE,
                 HEADERS_GOOD,
             ]
+        if self.scenario == "icons":
+            return [ECHO_ICONS]
+        if self.scenario == "sampling":
+            return [ASK]
         if self.scenario == "flood":
             return [ECHO_RUGPULLED if self.listings >= 2 else ECHO, WEATHER, SLOW]
         if self.scenario == "sdkcheck":
@@ -336,6 +359,37 @@ class Server:
         self.record(message)
         if self.scenario == "flood":
             return self.flood(message)
+        if self.scenario == "sampling":
+            return self.sampling(message)
+        return self.answer(message)
+
+    def sampling(self, message: Any) -> Any:
+        """A call to ask sends a sampling request first; its answer releases the call's."""
+        if not isinstance(message, dict):
+            return None
+        params = message.get("params") or {}
+        if message.get("method") == "tools/call" and params.get("name") == "ask":
+            self.held.append(
+                {
+                    "jsonrpc": "2.0",
+                    "id": message["id"],
+                    "result": {"content": [{"type": "text", "text": "sampled"}]},
+                }
+            )
+            return {
+                "jsonrpc": "2.0",
+                "id": "s-1",
+                "method": "sampling/createMessage",
+                "params": {
+                    "messages": [{"role": "user", "content": {"type": "text", "text": "?"}}],
+                    "maxTokens": 10,
+                    "tools": SAMPLING_TOOLS,
+                },
+            }
+        if message.get("id") == "s-1" and "method" not in message:
+            self.outbox.extend(self.held)
+            self.held.clear()
+            return None
         return self.answer(message)
 
     def flood(self, message: Any) -> Any:
@@ -372,7 +426,7 @@ class Server:
                 "serverInfo": {"name": "hostile", "version": "0.0.1"},
             }
         elif method == "tools/list":
-            result = {"tools": self.tools()}
+            result = {} if self.scenario == "notools" else {"tools": self.tools()}
         elif method == "tools/call":
             result = self.call(params.get("name"), params.get("arguments") or {})
         elif method == "ping":
