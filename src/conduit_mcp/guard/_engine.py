@@ -333,7 +333,8 @@ class Engine:
             if pending.method == _LIST:
                 return await self._on_list(request_id, result, pending)
             if pending.method == _CALL:
-                return await self._on_call_result(request_id, result, pending)
+                verdict = await self._on_call_result(request_id, result, pending)
+                return self._result_text(request_id, result, verdict)
         except Exception as exc:
             if pending.method == _LIST:
                 return self._withhold_page(request_id, result, exc)
@@ -551,6 +552,7 @@ class Engine:
                 )
             )
         raw_tools: list[Any] = result["tools"]
+        rewritten = self._listing_text(page, raw_tools)
         removed: set[int] = set()
         rejected_names: set[str] = set()
         started = self.listing is not None  # this page belongs to a listing begun without a cursor
@@ -705,14 +707,27 @@ class Engine:
             self._finish_listing(listing, complete=started)
 
         icons = self._unsafe_icons(page, raw_tools, removed)
-        if not removed and not hidden and not icons:
+        if not removed and not hidden and not icons and not rewritten:
             return PASS
         kept_raw = [
-            _sdk_copy(raw, index in hidden, icons.get(index))
+            _sdk_copy(rewritten.get(index, raw), index in hidden, icons.get(index))
             for index, raw in enumerate(raw_tools)
             if index not in removed
         ]
         return _replace(result_response(request_id, {**result, "tools": kept_raw}))
+
+    # -- text the model reads: where hidden/control character cleaning plugs in -------------
+
+    def _listing_text(self, page: Intake, raw_tools: list[Any]) -> dict[int, Any]:
+        """One call per `tools/list` page, after intake: index -> the tool definition the SDK
+        sees instead of `raw_tools[index]` (e.g. with hidden characters removed). None yet:
+        every definition is handed on as the server sent it."""
+        return {}
+
+    def _result_text(self, request_id: Any, result: Any, verdict: Verdict) -> Verdict:
+        """One call per `tools/call` result, after its checks: the verdict to apply (e.g. one
+        whose text blocks were cleaned). As decided yet: `verdict` unchanged."""
+        return verdict
 
     def _unsafe_icons(
         self, page: Intake, raw_tools: list[Any], removed: set[int]
