@@ -144,3 +144,27 @@ async def test_a_store_that_does_not_answer_in_time_withholds_the_page(
     assert event.reason == "pin_store_unavailable"
     assert event.details["error"] == "Timeout"
     assert event.details["cause"] == "the pin store did not answer within 0.3 s"
+
+
+async def test_a_bug_on_a_call_result_answers_an_error_not_the_result(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """conduit-defined (fail closed): a failure inside the guard while checking a tools/call
+    result gives the SDK JSON-RPC error -32603 (guard_internal_error), never the unchecked
+    result."""
+    from conduit_mcp.guard import _engine
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(_engine, "parse_call_result", broken)
+    guard = Guard("s")
+    async with scripted_session(guard, _handler) as (session, script):
+        await session.list_tools()
+        with pytest.raises(MCPError) as failed:
+            await session.call_tool("a", {})
+    assert failed.value.error.code == -32603
+    assert failed.value.error.data["reason"] == "guard_internal_error"
+    assert script.calls() == [("a", {})]
+    (event,) = _withheld(guard)
+    assert (event.tool, event.details["error"]) == ("a", "RuntimeError")

@@ -300,7 +300,23 @@ class Engine:
         """Decide on one message from the server. Never raises (except cancellation)."""
         if "method" in message:
             if message.get("method") == _SAMPLING and "id" in message:
-                return self._on_sampling_request(message)
+                try:
+                    return self._on_sampling_request(message)
+                except Exception as exc:  # fail closed: the model sees none of the tools
+                    logger.exception("guard failed on a sampling request; its tools withheld")
+                    self.emit(
+                        "unchecked",
+                        None,
+                        "guard_internal_error",
+                        "withheld",
+                        path=("params", "tools"),
+                        message="the guard failed on a sampling request's tools: withheld",
+                        details=_cause(exc),
+                    )
+                    params = message.get("params")
+                    if not isinstance(params, dict):
+                        return PASS
+                    return _replace({**message, "params": {**params, "tools": []}})
             return PASS  # another server request, or a notification: no tools in it
         if "result" not in message and "error" not in message:
             return PASS  # not a response the SDK can read either
@@ -338,6 +354,8 @@ class Engine:
         except Exception as exc:
             if pending.method == _LIST:
                 return self._withhold_page(request_id, result, exc)
+            if pending.method == _CALL:
+                return self._withhold_result(request_id, pending.name, exc)
             logger.exception("guard failed on a %s response; passed on unchanged", pending.method)
             self.emit(
                 "unchecked",
@@ -348,6 +366,30 @@ class Engine:
                 details=_cause(exc),
             )
         return PASS
+
+    def _withhold_result(self, request_id: Any, name: str | None, exc: Exception) -> Verdict:
+        """Fail closed on a tools/call result the guard could not finish checking (a bug):
+        the SDK receives JSON-RPC error -32603, reason `guard_internal_error`, never the
+        unchecked result."""
+        logger.exception("guard failed on a tools/call result; answered as an error")
+        self.emit(
+            "unchecked",
+            name,
+            "guard_internal_error",
+            "withheld",
+            message="the guard failed while checking this tools/call result: withheld",
+            details=_cause(exc),
+        )
+        return _replace(
+            error_response(
+                request_id,
+                INVALID_RESULT_CODE,
+                "conduit-mcp guard could not check the server's tools/call result",
+                reason="guard_internal_error",
+                tool=name,
+                path=(),
+            )
+        )
 
     # -- tool definitions outside tools/list ------------------------------------------------
 
