@@ -18,43 +18,48 @@ import anyio
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mcp.shared.exceptions import MCPError
 
 from conduit_mcp.guard import Guard
 from conduit_mcp.guard._engine import Engine, Verdict
 
 from .conftest import Hostile, changed_keys
-from .test_holes import BOUND, guarded_session
+from .test_holes import BOUND
+from .test_hostile_clients import open_client
 
 pytestmark = pytest.mark.anyio
 
 FLOOD = 4200  # tests/guard/hostile_server.py FLOOD: more than the old table's 4,096
 
 
+@pytest.mark.parametrize("kind", ["session", "fastmcp"])
 async def test_abandoned_calls_never_push_out_a_held_listing_or_result(
-    hostile: Callable[..., Hostile],
+    hostile: Callable[..., Hostile], kind: str
 ) -> None:
     """The issue's repro: a server holds back a rug-pull listing and an invalid structured
     result while the client abandons 4,200 calls (each with a 1 ms timeout, so the SDK writes
     `notifications/cancelled`). When the server finally answers, both are still checked: echo
     is blocked with its field diff, weather's result withheld (spec 2025-06-18 server/tools
-    "Output Schema"); the server received the cancellations the client wrote."""
+    "Output Schema"); the server received the cancellations the client wrote. Under
+    `ClientSession` and under FastMCP's `Client` (whose `timeout=` is the SDK's)."""
     server = hostile("flood")
     guard = Guard("hostile")
     answers: dict[str, Any] = {}
     with anyio.fail_after(BOUND * 6):
-        async with guarded_session(guard, server) as session:
-            first = await session.list_tools()
+        async with open_client(kind, guard, server) as client:
+            first = await client.list_tools()
 
             async def second_listing() -> None:
-                answers["list"] = await session.list_tools()
+                answers["list"] = await client.list_tools()
 
             async def weather() -> None:
-                answers["weather"] = await session.call_tool("weather", {"city": "Oslo"})
+                answers["weather"] = await client.call_tool("weather", {"city": "Oslo"})
 
             async def abandon() -> None:
-                with pytest.raises(MCPError):
-                    await session.call_tool("slow", {}, read_timeout_seconds=0.001)
+                with pytest.raises(Exception):  # noqa: B017 - MCPError, or FastMCP's own
+                    if kind == "session":
+                        await client.inner.call_tool("slow", {}, read_timeout_seconds=0.001)
+                    else:
+                        await client.inner.call_tool("slow", {}, timeout=0.001)
 
             async with anyio.create_task_group() as tg:
                 tg.start_soon(second_listing)
@@ -64,8 +69,8 @@ async def test_abandoned_calls_never_push_out_a_held_listing_or_result(
                     async with anyio.create_task_group() as batch:
                         for _ in range(min(200, FLOOD - start)):
                             batch.start_soon(abandon)
-    assert [t.name for t in first.tools] == ["echo", "weather", "slow"]
-    assert [t.name for t in answers["list"].tools] == ["weather", "slow"]
+    assert [t.name for t in first] == ["echo", "weather", "slow"]
+    assert [t.name for t in answers["list"]] == ["weather", "slow"]
     changed = [e for e in guard.events if e.kind == "tool_changed"]
     assert [(e.tool, e.decision) for e in changed] == [("echo", "blocked")]
     assert changed_keys(changed[0].changes) == {"description", "inputSchema"}
