@@ -12,7 +12,7 @@ Scenarios (a hostile server's habits, from the guard's memory review):
            changed definition each time: blocked, with a field-level change event).
 
 Figures: `peak_rss_mb` (VmHWM), `rss_mb` after the last listing and a collection,
-`rss_mb_per_listing`, `listing_cpu_s` per listing (CPU time of this thread), `audit_rows`
+`rss_mb_per_listing`, `listing_cpu_s` per listing (CPU time of this thread), `listing_wall_s`, `audit_rows`
 read from the pin store's audit log per listing (guard only), `events` kept.
 """
 
@@ -104,6 +104,7 @@ async def run(scenario: str, mode: str) -> dict[str, Any]:
     served = [0]
     cpu: list[float] = []
     rss: list[float] = []
+    wall: list[float] = []
     to_client_send, read = anyio.create_memory_object_stream[Any](4)
     write, to_server_recv = anyio.create_memory_object_stream[Any](4)
 
@@ -133,9 +134,10 @@ async def run(scenario: str, mode: str) -> dict[str, Any]:
             await session.initialize()
             for _ in range(listings):
                 audit_rows.append(0)
-                start = time.thread_time()
+                start, wall_start = time.thread_time(), time.perf_counter()
                 await session.list_tools()
                 cpu.append(round(time.thread_time() - start, 4))
+                wall.append(round(time.perf_counter() - wall_start, 4))
                 rss.append(round(_kib("VmRSS"), 1))
         tg.cancel_scope.cancel()
     gc.collect()
@@ -147,6 +149,7 @@ async def run(scenario: str, mode: str) -> dict[str, Any]:
         "peak_rss_mb": round(_kib("VmHWM"), 1),
         "rss_mb": round(_kib("VmRSS"), 1),
         "listing_cpu_s": cpu,
+        "listing_wall_s": wall,
         "rss_mb_per_listing": rss,
         "audit_rows": audit_rows if guard is not None else [],
         "events": len(guard.events) if guard is not None else 0,
