@@ -12,8 +12,9 @@ Scenarios (a hostile server's habits, from the guard's memory review):
            changed definition each time: blocked, with a field-level change event).
 
 Figures: `peak_rss_mb` (VmHWM), `rss_mb` after the last listing and a collection,
-`rss_mb_per_listing`, `listing_cpu_s` per listing (CPU time of this thread), `listing_wall_s`, `audit_rows`
-read from the pin store's audit log per listing (guard only), `events` kept.
+`rss_mb_per_listing`, `listing_cpu_s` per listing (CPU time of this thread),
+`listing_wall_s`, `audit_rows` read from the pin store's audit log per listing (guard only),
+`events` kept.
 """
 
 from __future__ import annotations
