@@ -152,12 +152,12 @@ async def test_a_bug_on_a_call_result_answers_an_error_not_the_result(
     """conduit-defined (fail closed): a failure inside the guard while checking a tools/call
     result gives the SDK JSON-RPC error -32603 (guard_internal_error), never the unchecked
     result."""
-    from conduit_mcp.guard import _engine
+    from conduit_mcp.guard import _calls
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("simulated bug")
 
-    monkeypatch.setattr(_engine, "parse_call_result", broken)
+    monkeypatch.setattr(_calls, "parse_call_result", broken)
     guard = Guard("s")
     async with scripted_session(guard, _handler) as (session, script):
         await session.list_tools()

@@ -476,7 +476,7 @@ async def test_a_relisted_page_reuses_intake_only_when_it_is_the_same_json() -> 
     that differs only where Python's `==` cannot tell (`true` vs `1`) or only orjson cannot
     (NaN vs `null`) is read afresh: `true` vs `1` is a changed definition (RFC 8785 tells them
     apart), NaN is not JSON (intake rejects the tool)."""
-    from conduit_mcp.guard import _engine as engine_module
+    from conduit_mcp.guard import _listing as engine_module
 
     calls = 0
     real_intake = engine_module.intake

@@ -20,7 +20,8 @@ def test_the_engine_imports_no_sdk_module() -> None:
     """The engine and its state load without `mcp` (the proxy runs them behind a process
     boundary); only the seams (`_streams`, `_fastmcp`) and `Guard`'s SDK helpers import it."""
     code = (
-        "import json, sys, conduit_mcp.guard._engine, conduit_mcp.guard._state\n"
+        "import json, sys, conduit_mcp.guard._engine, conduit_mcp.guard._listing\n"
+        "import conduit_mcp.guard._calls, conduit_mcp.guard._scope, conduit_mcp.guard._state\n"
         "print(json.dumps(sorted(m for m in sys.modules if m == 'mcp' or m.startswith('mcp.'))))"
     )
     out = subprocess.run(
