@@ -97,7 +97,8 @@ from mcp.types.jsonrpc import JSONRPCRequest, JSONRPCResponse  # noqa: E402
 
 from bench import workload  # noqa: E402
 from conduit_mcp.guard import Guard  # noqa: E402
-from conduit_mcp.guard._streams import Connection, _Pending  # noqa: E402
+from conduit_mcp.guard._engine import Engine  # noqa: E402
+from conduit_mcp.guard._state import PageCache, Pending  # noqa: E402
 
 
 @asynccontextmanager
@@ -186,12 +187,11 @@ async def _guard_page_cost(page: list[Any], n: int, *, first_sight: bool = False
     re-listing of the same page, or (`first_sight`) a page whose JSON the connection has not
     seen (its intake is not reused), both against pins already taken."""
     guard = Guard("bench")
-    connection = Connection(guard, "stdio")
+    connection = Engine(guard._shared, "stdio")
     connection.version = "2025-11-25"
-    message = JSONRPCResponse(jsonrpc="2.0", id=1, result={"tools": page})
-    item = SessionMessage(message)
+    result = {"tools": page}
     for _ in range(3):  # first listing pins; later ones compare
-        await connection._on_list(item, message, _Pending("tools/list", None, None, False))
+        await connection._on_list(1, result, Pending("tools/list"))
     gc.collect()
     gc.disable()
     try:
@@ -199,8 +199,8 @@ async def _guard_page_cost(page: list[Any], n: int, *, first_sight: bool = False
         for _ in range(n):
             connection.listing = set()
             if first_sight:
-                connection._pages.clear()
-            await connection._on_list(item, message, _Pending("tools/list", None, None, False))
+                connection._pages = PageCache()
+            await connection._on_list(1, result, Pending("tools/list"))
         return (_clock() - start) / n / len(page) / 1000
     finally:
         gc.enable()
@@ -216,22 +216,22 @@ async def _guard_call_cost(n: int) -> float:
     from conduit_mcp.client import Tool
 
     guard = Guard("bench")
-    connection = Connection(guard, "stdio")
+    connection = Engine(guard._shared, "stdio")
     connection.version = "2025-11-25"
-    from conduit_mcp.guard._guard import ToolState
+    from conduit_mcp.guard._state import ToolState
 
     guard._tools["echo"] = ToolState("ok", Tool.from_wire("bench", ECHO, fingerprint=None))
     from conduit_mcp.client import fingerprint
 
     guard._tools["echo"].tool = Tool.from_wire("bench", ECHO, fingerprint=fingerprint(ECHO))
-    request = JSONRPCRequest(
-        jsonrpc="2.0",
-        id=1,
-        method="tools/call",
-        params={"name": "echo", "arguments": {"message": "hi"}},
-    )
+    request = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"message": "hi"}},
+    }
     result = _answer("tools/call", {"name": "echo", "arguments": {"message": "hi"}}, [])
-    item = SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=1, result=result))
+    item = {"jsonrpc": "2.0", "id": 1, "result": result}
     for _ in range(50):
         await connection.outbound(request)
         await connection.inbound(item)

@@ -55,11 +55,31 @@ def _run(args: list[str], as_postgres: bool) -> None:
         raise RuntimeError(f"{args[0:5]} failed ({done.returncode}): {done.stderr[-2000:]}")
 
 
-@contextlib.contextmanager
-def running_postgres(folder: Path) -> Iterator[str]:
-    """Run a throwaway server from the binaries in `folder`; yields its `postgres` database URL.
+class Postgres:
+    """A throwaway server's URL, and `stop` / `start` to take it down and back mid-test."""
 
-    Also used by bench/pins.py. fsync is off: the data is deleted at the end anyway.
+    def __init__(self, url: str, pg_ctl: list[str], start_args: list[str], as_postgres: bool):
+        self.url = url
+        self._pg_ctl = pg_ctl
+        self._start_args = start_args
+        self._as_postgres = as_postgres
+
+    def stop(self, mode: str = "fast") -> None:
+        """Stop the server: open connections break. `"fast"` (default) shuts down cleanly, so
+        a `start` finds every committed row (with fsync and synchronous_commit off, an
+        `"immediate"` stop may lose the last commits)."""
+        _run([*self._pg_ctl, "-m", mode, "-w", "stop"], self._as_postgres)
+
+    def start(self) -> None:
+        _run([*self._pg_ctl, *self._start_args, "-w", "start"], self._as_postgres)
+
+
+@contextlib.contextmanager
+def controlled_postgres(folder: Path) -> Iterator[Postgres]:
+    """Run a throwaway server from the binaries in `folder`; yields a `Postgres` whose `url`
+    is its `postgres` database and which the test may stop and start again.
+
+    fsync is off: the data is deleted at the end anyway.
     """
     as_postgres = os.geteuid() == 0
     root = Path(tempfile.mkdtemp(prefix="conduit-pg-"))
@@ -72,14 +92,31 @@ def running_postgres(folder: Path) -> Iterator[str]:
         _run([*initdb, "-E", "UTF8", "--locale=C", "--no-sync"], as_postgres)
         options = f"-h 127.0.0.1 -p {port} -k {root} -c fsync=off -c synchronous_commit=off"
         log = root / "server.log"
-        pg_ctl = str(folder / "pg_ctl")
-        _run([pg_ctl, "-D", str(data), "-o", options, "-l", str(log), "-w", "start"], as_postgres)
+        pg_ctl = [str(folder / "pg_ctl"), "-D", str(data)]
+        server = Postgres(
+            f"postgresql://postgres@127.0.0.1:{port}/postgres",
+            pg_ctl,
+            ["-o", options, "-l", str(log)],
+            as_postgres,
+        )
+        server.start()
         try:
-            yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
+            yield server
         finally:
-            _run([pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"], as_postgres)
+            with contextlib.suppress(RuntimeError):  # already stopped by the test
+                server.stop("immediate")
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def running_postgres(folder: Path) -> Iterator[str]:
+    """Run a throwaway server from the binaries in `folder`; yields its `postgres` database URL.
+
+    Also used by bench/pins.py. fsync is off: the data is deleted at the end anyway.
+    """
+    with controlled_postgres(folder) as server:
+        yield server.url
 
 
 @pytest.fixture(scope="session")

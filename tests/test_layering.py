@@ -114,13 +114,7 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
         "conduit_mcp.client",
         "conduit_mcp.llm",
         "conduit_mcp.pins",
-        pytest.param(
-            "conduit_mcp.guard",
-            marks=pytest.mark.xfail(
-                reason="the guard's connection and its Guard import each other (engine rewrite)",
-                strict=True,
-            ),
-        ),
+        "conduit_mcp.guard",
     ],
 )
 def test_no_import_cycle(face: str) -> None:

@@ -28,6 +28,8 @@ CLIENT_GROUPS: dict[str, list[str]] = {
         "ToolResult",
         "InputRequired",
         "parse_call_result",
+        "ExtensionResult",
+        "EXTENSION_RESULT_TYPES",
     ],
     "Intake": [
         "intake",

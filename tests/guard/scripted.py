@@ -40,10 +40,27 @@ def _initialize(version: str) -> dict[str, Any]:
     }
 
 
+def _discover(version: str) -> dict[str, Any]:
+    return {
+        "supportedVersions": [version],
+        "capabilities": {"tools": {}},
+        "resultType": "complete",
+        "ttlMs": 0,
+        "cacheScope": "private",
+    }
+
+
 @asynccontextmanager
 async def scripted_session(
-    guard: Guard, handler: Handler, *, version: str = "2025-11-25", transport: str = "stdio"
+    guard: Guard,
+    handler: Handler,
+    *,
+    version: str = "2025-11-25",
+    transport: str = "stdio",
+    **session_kwargs: Any,
 ) -> AsyncIterator[tuple[ClientSession, Script]]:
+    """An initialized session (2026-07-28: `server/discover`) with `guard` on its streams;
+    `session_kwargs` go to `ClientSession` (e.g. `extensions`, `result_claims`)."""
     script = Script()
     to_client_send, to_client_recv = anyio.create_memory_object_stream[Any](16)
     to_server_send, to_server_recv = anyio.create_memory_object_stream[Any](16)
@@ -58,6 +75,8 @@ async def scripted_session(
                 script.received.append((message.method, params))
                 if message.method == "initialize":
                     result: dict[str, Any] = _initialize(version)
+                elif message.method == "server/discover":
+                    result = _discover(version)
                 else:
                     result = handler(message.method, params)
                 if "error" in result:
@@ -71,8 +90,11 @@ async def scripted_session(
     async with anyio.create_task_group() as tg:
         tg.start_soon(serve)
         read, write = guard.wrap_streams(to_client_recv, to_server_send, transport=transport)  # type: ignore[arg-type]
-        async with ClientSession(read, write) as session:
-            await session.initialize()
+        async with ClientSession(read, write, **session_kwargs) as session:
+            if version >= "2026-07-28":
+                await session.discover()
+            else:
+                await session.initialize()
             yield session, script
         to_server_send.close()
         to_client_recv.close()

@@ -174,32 +174,39 @@ async def test_pages_of_one_listing_share_names_and_removal_waits_for_the_last_p
     ]
 
 
-async def test_an_unreadable_page_goes_to_the_sdk_unchanged() -> None:
-    """`tools` missing: not the guard's to fix (the SDK decides, and raises)."""
+@pytest.mark.parametrize(
+    "page",
+    [{"nope": []}, {}, {"tools": None}, {"content": []}],
+    ids=["nope", "empty", "null", "call"],
+)
+async def test_an_unreadable_page_becomes_a_json_rpc_error(page: dict[str, Any]) -> None:
+    """Schema 2025-11-25 `ListToolsResult.required` holds "tools": a result without a `tools`
+    array is not a listing. The SDK's model would raise a raw pydantic error out of
+    `list_tools` (round-3 case 55); the guard answers the SDK's own error type instead
+    (`MCPError`, JSON-RPC -32603 "Internal error", reason `invalid_tools_list`)."""
     guard = Guard("s")
-    async with scripted_session(guard, lambda m, p: {"nope": []}) as (session, _):
-        with pytest.raises(Exception, match="validation error"):
+    async with scripted_session(guard, lambda m, p: page) as (session, _):
+        with pytest.raises(MCPError) as refused:
             await session.list_tools()
-    assert [(e.kind, e.reason) for e in guard.events] == [("list_unreadable", "invalid_tools_list")]
+    assert refused.value.error.code == -32603
+    assert refused.value.error.data["reason"] == "invalid_tools_list"
+    assert [(e.kind, e.reason, e.decision) for e in guard.events] == [
+        ("list_unreadable", "invalid_tools_list", "answered_error")
+    ]
 
 
 async def test_an_unknown_protocol_version_is_never_replaced_by_the_newest() -> None:
     """basic/lifecycle "Version Negotiation": the guard checks with the negotiated version
     only; one it does not know leaves the page unchecked, handed on as received, and says so."""
-    from mcp.shared.message import SessionMessage
-    from mcp.types.jsonrpc import JSONRPCRequest, JSONRPCResponse
-
-    from conduit_mcp.guard._streams import Connection
-
     guard = Guard("s")
-    connection = Connection(guard, "stdio")
-    await connection.outbound(JSONRPCRequest(jsonrpc="2.0", id=1, method="initialize"))
+    engine = _engine(guard)
+    await engine.outbound({"jsonrpc": "2.0", "id": 1, "method": "initialize"})
     init = {"protocolVersion": "2099-01-01", "capabilities": {}, "serverInfo": {}}
-    await connection.inbound(SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=1, result=init)))
-    assert connection.version == "2099-01-01"
-    await connection.outbound(JSONRPCRequest(jsonrpc="2.0", id=2, method="tools/list"))
-    page = SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=2, result={"tools": [{"name": 1}]}))
-    assert await connection.inbound(page) is page
+    await engine.inbound({"jsonrpc": "2.0", "id": 1, "result": init})
+    assert engine.version == "2099-01-01"
+    await engine.outbound({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    page = {"jsonrpc": "2.0", "id": 2, "result": {"tools": [{"name": 1}]}}
+    assert (await engine.inbound(page)).action == "pass"
     assert [(e.kind, e.reason) for e in guard.events] == [
         ("list_unreadable", "unknown_protocol_version")
     ]
@@ -226,68 +233,57 @@ async def test_check_arguments_false_sends_invalid_arguments() -> None:
 async def test_input_required_results_pass_untouched_at_2026_07_28() -> None:
     """2026-07-28 basic/patterns/mrtr: an InputRequiredResult is not a failure; the guard hands
     it on as received (the SDK drives the retry)."""
-    from conduit_mcp.guard._streams import Connection
-
     guard = Guard("s")
-    connection = Connection(guard, "stdio")
-    connection.version = "2026-07-28"
-    from mcp.shared.message import SessionMessage
-    from mcp.types.jsonrpc import JSONRPCRequest, JSONRPCResponse
-
+    engine = _engine(guard)
+    engine.version = "2026-07-28"
     guard._tools["a"] = _ok_state("a")
-    request = JSONRPCRequest(jsonrpc="2.0", id=1, method="tools/call", params={"name": "a"})
-    assert await connection.outbound(request) is None
-    item = SessionMessage(
-        JSONRPCResponse(
-            jsonrpc="2.0",
-            id=1,
-            result={"resultType": "input_required", "requestState": "opaque"},
-        )
-    )
-    assert await connection.inbound(item) is item
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "a"}}
+    assert (await engine.outbound(request)).action == "pass"
+    item = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {"resultType": "input_required", "requestState": "opaque"},
+    }
+    assert (await engine.inbound(item)).action == "pass"
 
 
 async def test_an_unrecognised_result_type_is_answered_as_an_error_at_2026_07_28() -> None:
     """2026-07-28 basic "ResultType": an unrecognised value MUST be treated as invalid."""
-    from mcp.shared.message import SessionMessage
-    from mcp.types.jsonrpc import JSONRPCError, JSONRPCRequest, JSONRPCResponse
-
-    from conduit_mcp.guard._streams import Connection
-
     guard = Guard("s")
-    connection = Connection(guard, "stdio")
-    connection.version = "2026-07-28"
+    engine = _engine(guard)
+    engine.version = "2026-07-28"
     guard._tools["a"] = _ok_state("a")
-    await connection.outbound(
-        JSONRPCRequest(jsonrpc="2.0", id=7, method="tools/call", params={"name": "a"})
+    await engine.outbound(
+        {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "a"}}
     )
-    item = SessionMessage(
-        JSONRPCResponse(jsonrpc="2.0", id=7, result={"resultType": "mystery", "content": []})
-    )
-    answer = await connection.inbound(item)
-    assert isinstance(answer.message, JSONRPCError)
-    assert answer.message.id == 7
-    assert answer.message.error.code == -32603
-    assert answer.message.error.data["reason"] == "invalid_result_type"
-    assert answer.message.error.data["path"] == "$.resultType"
+    item = {"jsonrpc": "2.0", "id": 7, "result": {"resultType": "mystery", "content": []}}
+    verdict = await engine.inbound(item)
+    assert verdict.action == "replace" and verdict.message is not None
+    answer = verdict.message
+    assert answer["id"] == 7
+    assert answer["error"]["code"] == -32603
+    assert answer["error"]["data"]["reason"] == "invalid_result_type"
+    assert answer["error"]["data"]["path"] == "$.resultType"
 
 
-async def test_items_the_guard_cannot_read_pass_unchanged() -> None:
-    """Exceptions from the transport, notifications and responses to unknown ids are handed
-    on as the same object."""
+async def test_items_the_guard_cannot_read_pass_unchanged_and_stray_results_are_dropped() -> None:
+    """Exceptions from the transport and notifications are handed on as the same object; a
+    result answering no request the client has outstanding is dropped (the SDK waits on no
+    such id: the guard remembers every request until its answer or its cancellation)."""
     from mcp.shared.message import SessionMessage
     from mcp.types.jsonrpc import JSONRPCNotification, JSONRPCResponse
 
-    from conduit_mcp.guard._streams import Connection
+    from conduit_mcp.guard._streams import DROP, Connection
 
-    connection = Connection(Guard("s"), "stdio")
+    connection = Connection(_engine(Guard("s")))
     error = ValueError("bad line")
     note = SessionMessage(
         JSONRPCNotification(jsonrpc="2.0", method="notifications/tools/list_changed")
     )
     stray = SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=99, result={"tools": "x"}))
-    for item in (error, note, stray):
+    for item in (error, note):
         assert await connection.inbound(item) is item
+    assert await connection.inbound(stray) is DROP
 
 
 # -- events --------------------------------------------------------------------------------
@@ -342,6 +338,13 @@ async def test_many_concurrent_refusals_and_calls_lose_no_message() -> None:
                     tg.start_soon(call, i)
     assert answers == {i: (str(i) if i % 2 else "unknown_tool") for i in range(100)}
     assert len(script.calls()) == 50
+
+
+def _engine(guard: Guard) -> Any:
+    """The engine of one new connection of `guard` (no transport)."""
+    from conduit_mcp.guard._engine import Engine
+
+    return Engine(guard._shared, "stdio")
 
 
 def _ok_state(name: str) -> Any:
@@ -408,22 +411,23 @@ def test_the_public_names_are_pinned() -> None:
     assert guard_module.RESULT_META_KEY == "conduit-mcp/guard"
 
 
-async def test_a_response_id_of_5000_digits_is_handed_on_unchanged() -> None:
+async def test_a_response_id_of_5000_digits_never_raises() -> None:
     """int() refuses digit strings past 4,300 digits (CPython's limit); the guard never
-    converts such an id, so nothing raises into the SDK."""
+    converts such an id, so nothing raises into the SDK: answering no request, both are
+    dropped."""
     from mcp.shared.message import SessionMessage
     from mcp.types.jsonrpc import ErrorData, JSONRPCError, JSONRPCResponse
 
-    from conduit_mcp.guard._streams import Connection
+    from conduit_mcp.guard._streams import DROP, Connection
 
-    connection = Connection(Guard("s"), "stdio")
+    connection = Connection(_engine(Guard("s")))
     huge = "9" * 5000
-    for message in (
-        JSONRPCResponse(jsonrpc="2.0", id=huge, result={}),
-        JSONRPCError(jsonrpc="2.0", id=huge, error=ErrorData(code=1, message="x")),
-    ):
-        item = SessionMessage(message)
-        assert await connection.inbound(item) is item
+    result = SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=huge, result={}))
+    error = SessionMessage(
+        JSONRPCError(jsonrpc="2.0", id=huge, error=ErrorData(code=1, message="x"))
+    )
+    assert await connection.inbound(result) is DROP
+    assert await connection.inbound(error) is DROP
 
 
 async def test_an_argument_check_past_its_bound_refuses_the_call(
@@ -474,10 +478,10 @@ async def test_a_relisted_page_reuses_intake_only_when_it_is_the_same_json() -> 
     that differs only where Python's `==` cannot tell (`true` vs `1`) or only orjson cannot
     (NaN vs `null`) is read afresh: `true` vs `1` is a changed definition (RFC 8785 tells them
     apart), NaN is not JSON (intake rejects the tool)."""
-    from conduit_mcp.guard import _streams
+    from conduit_mcp.guard import _listing as engine_module
 
     calls = 0
-    real_intake = _streams.intake
+    real_intake = engine_module.intake
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         nonlocal calls
@@ -499,7 +503,7 @@ async def test_a_relisted_page_reuses_intake_only_when_it_is_the_same_json() -> 
     )
     guard = Guard("s")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_streams, "intake", counting)
+        patch.setattr(engine_module, "intake", counting)
         async with scripted_session(guard, lambda m, p: {"tools": next(listings)}) as (s, _):
             counts = []
             for _ in range(5):
@@ -537,12 +541,13 @@ async def test_a_rug_pull_that_makes_the_guard_fail_still_cannot_be_called() -> 
     assert guard.tool_status("a") == "blocked"
 
 
-async def test_tools_of_a_page_the_guard_fails_on_are_blocked_until_a_good_listing(
+async def test_tools_of_a_page_the_guard_fails_on_are_withheld_until_a_good_listing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """conduit-defined: a failure inside the guard on a tools/list page passes the page on
-    (fails open for the SDK's listing) and blocks every tool it names (fails closed for calls,
-    reason guard_internal_error); the next listing the guard can check restores them."""
+    """conduit-defined (fail closed): a failure inside the guard on a tools/list page withholds
+    every tool of the page from the SDK (an empty listing) and blocks them (calls refused with
+    guard_internal_error); the event names the cause; the next listing the guard can check
+    restores them with no action."""
     from conduit_mcp.guard import _checks
 
     real_pin_page = _checks.pin_page
@@ -566,10 +571,19 @@ async def test_tools_of_a_page_the_guard_fails_on_are_blocked_until_a_good_listi
         with pytest.raises(MCPError) as refused:
             await session.call_tool("a", {})
         failing = False
-        await session.list_tools()
+        second = await session.list_tools()
         after = await session.call_tool("a", {})
-    assert [t.name for t in first.tools] == ["a", "b"]  # the page itself passed on
+    assert first.tools == []
+    assert [t.name for t in second.tools] == ["a", "b"]
     assert refused.value.error.data["reason"] == "guard_internal_error"
     assert after.content[0].text == "ok"  # type: ignore[union-attr]
     assert script.calls() == [("a", {})]
-    assert [e.kind for e in guard.events][:2] == ["unchecked", "call_refused"]
+    unchecked, call = guard.events[:2]
+    assert (unchecked.kind, unchecked.reason, unchecked.decision) == (
+        "unchecked",
+        "guard_internal_error",
+        "withheld",
+    )
+    assert unchecked.details["error"] == "RuntimeError"
+    assert unchecked.details["cause"] == "simulated bug"
+    assert call.kind == "call_refused"

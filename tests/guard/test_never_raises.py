@@ -17,6 +17,7 @@ from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import JSONRPCRequest, JSONRPCResponse
 
 from conduit_mcp.guard import Guard
+from conduit_mcp.guard._engine import Engine
 from conduit_mcp.guard._streams import Connection
 from tests.property.profiles import bounded
 from tests.property.strategies import json_objects, real_or_mutated, real_pages, real_results
@@ -28,17 +29,18 @@ TRANSPORTS = st.sampled_from(["stdio", "streamable-http"])
 def _roundtrip(method: str, result: dict[str, Any], version: str, transport: Any) -> Any:
     async def run() -> Any:
         guard = Guard("prop")
-        connection = Connection(guard, transport)
-        connection.version = version
+        connection = Connection(Engine(guard._shared, transport))
+        connection.engine.version = version
         await connection.outbound(
-            JSONRPCRequest(jsonrpc="2.0", id=1, method="tools/list")
+            SessionMessage(JSONRPCRequest(jsonrpc="2.0", id=1, method="tools/list"))
         )  # a listing first, so calls reach the result checks
         listing = SessionMessage(
             JSONRPCResponse(jsonrpc="2.0", id=1, result={"tools": _tools_of(result)})
         )
         await connection.inbound(listing)
         params = {"name": "t", "arguments": {}}
-        await connection.outbound(JSONRPCRequest(jsonrpc="2.0", id=2, method=method, params=params))
+        request = JSONRPCRequest(jsonrpc="2.0", id=2, method=method, params=params)
+        await connection.outbound(SessionMessage(request))
         request_id = 2
         item = SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=request_id, result=result))
         out = await connection.inbound(item)

@@ -22,7 +22,7 @@ from mcp import ClientSession
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
-from conduit_mcp.client import Tool
+from conduit_mcp.client import Tool, fingerprint
 from conduit_mcp.guard import REFUSED_CALL_CODE, Guard
 from conduit_mcp.pins import PinStore
 
@@ -136,8 +136,9 @@ def listing(*tools: dict[str, Any]) -> Callable[[str, dict[str, Any]], dict[str,
 
 
 async def test_a_caller_store_is_not_written_by_default_new_tools_are_held() -> None:
-    """Contract: with `pins=` the default `new` policy is "hold": the tool is listed, calls
-    are refused unsent (-32602 tool_held) and nothing is written to the store."""
+    """Contract: with `pins=` the default `new` policy is "hold": the tool is left out of the
+    listing the SDK (the model) sees, calls are refused unsent (-32602 tool_held) and no pin
+    is written: only the store's "check" row, which names the definition awaiting approval."""
     with PinStore(":memory:") as store:
         guard = Guard("s", pins=store)
         assert guard.policy.new == "hold"
@@ -146,8 +147,11 @@ async def test_a_caller_store_is_not_written_by_default_new_tools_are_held() -> 
             with pytest.raises(MCPError) as held:
                 await session.call_tool("a", {})
         assert store.pins("s") == ()
-        assert [e.action for e in store.audit_log("s")] == ["check"]  # the "new" check only
-    assert [t.name for t in listed.tools] == ["a"]
+        (check,) = store.audit_log("s")  # the "new" check only
+        assert (check.action, check.outcome, check.name) == ("check", "new", "a")
+        assert check.fingerprint == fingerprint(tool("a"))
+        assert guard.awaiting_approval() == {"a": "new"}
+    assert listed.tools == []
     assert held.value.error.data["reason"] == "tool_held"
     assert [(e.kind, e.decision) for e in guard.events] == [
         ("tool_new", "held"),

@@ -167,8 +167,8 @@ _PATTERN_SCHEMA = {"type": "object", "properties": {"s": {"type": "string", "pat
 
 
 async def test_a_held_tool_is_hidden_too_and_a_new_definition_is_reported_again() -> None:
-    """Hiding applies to every tool on the SDK's page (held included); the event comes once per
-    definition: again when the definition changes, not on a re-listing."""
+    """Hiding applies to every tool on the SDK's page; the event comes once per definition,
+    not on a re-listing. A changed definition held for approval is not on the page at all."""
     listings = iter(
         [
             [tool("p", outputSchema=_PATTERN_SCHEMA)],
@@ -184,10 +184,12 @@ async def test_a_held_tool_is_hidden_too_and_a_new_definition_is_reported_again(
     async with scripted_session(guard, handler) as (session, _):
         pages = [await session.list_tools() for _ in range(3)]
     assert [[(t.name, t.output_schema) for t in page.tools] for page in pages] == [
-        [("p", None)]
-    ] * 3
+        [("p", None)],
+        [("p", None)],
+        [],
+    ]
     assert guard.tool_status("p") == "held"
-    assert [e.tool for e in guard.events if e.kind == "output_schema_hidden"] == ["p", "p"]
+    assert [e.tool for e in guard.events if e.kind == "output_schema_hidden"] == ["p"]
 
 
 async def test_the_guard_still_validates_a_hidden_tools_output() -> None:
@@ -213,20 +215,17 @@ async def test_the_guard_still_validates_a_hidden_tools_output() -> None:
 async def test_the_servers_message_is_not_mutated() -> None:
     """The page the SDK gets is a new message; the server's result dict and tool dicts keep
     their outputSchema."""
-    from mcp.shared.message import SessionMessage
-    from mcp.types.jsonrpc import JSONRPCResponse
-
-    from conduit_mcp.guard._streams import Connection, _Pending
+    from conduit_mcp.guard._engine import Engine
+    from conduit_mcp.guard._state import Pending
 
     raw_tool = tool("p", outputSchema=_PATTERN_SCHEMA)
     result = {"tools": [raw_tool]}
-    message = JSONRPCResponse(jsonrpc="2.0", id=1, result=result)
-    connection = Connection(Guard("s"), "stdio")
-    connection.version = "2025-11-25"
-    out = await connection._on_list(
-        SessionMessage(message), message, _Pending("tools/list", None, None, False)
-    )
-    assert out.message.result["tools"] == [{"name": "p", "inputSchema": {"type": "object"}}]
+    guard = Guard("s")  # kept alive: its private store closes with it
+    engine = Engine(guard._shared, "stdio")
+    engine.version = "2025-11-25"
+    out = await engine._on_list(1, result, Pending("tools/list"))
+    assert out.action == "replace" and out.message is not None
+    assert out.message["result"]["tools"] == [{"name": "p", "inputSchema": {"type": "object"}}]
     assert result == {"tools": [tool("p", outputSchema=_PATTERN_SCHEMA)]}
     assert raw_tool["outputSchema"] is _PATTERN_SCHEMA
 

@@ -142,10 +142,12 @@ async def test_rug_pull_without_list_changed_is_blocked_and_later_calls_refused(
     assert guard.tool_status("echo") == "blocked"
 
 
-async def test_rug_pull_with_hold_keeps_the_tool_listed_until_approved(
+async def test_rug_pull_with_hold_hides_the_tool_until_approved(
     hostile: Callable[[str], Hostile],
 ) -> None:
-    """conduit-defined policy changed="hold": listed, calls refused until `approve`."""
+    """conduit-defined policy changed="hold": the changed definition is not listed to the
+    model while held (its description may be the poison), calls are refused until
+    `approve`; the next listing after approval shows it."""
     server = hostile("rugpull")
     guard = Guard("hostile", changed="hold")
     async with guarded_session(guard, server) as session:
@@ -153,9 +155,15 @@ async def test_rug_pull_with_hold_keeps_the_tool_listed_until_approved(
         second = await session.list_tools()
         with pytest.raises(MCPError) as held:
             await session.call_tool("echo", {"message": "x"})
+        assert guard.awaiting_approval() == {"echo": "changed"}
         assert guard.approve("echo", approver="alice@example.com") is True
+        third = await session.list_tools()
         after = await session.call_tool("echo", {"message": "y", "notes": "n"})
-    assert [t.name for t in second.tools] == ["echo", "add"]
+    assert [t.name for t in second.tools] == ["add"]
+    assert [t.name for t in third.tools] == ["echo", "add"]
+    assert "notes" in third.tools[0].input_schema["properties"]
+    held_event = next(e for e in guard.events if e.kind == "tool_changed")
+    assert held_event.decision == "held" and held_event.details["awaiting_approval"] is True
     assert held.value.error.data["reason"] == "tool_held"
     assert after.is_error is False
     assert server.calls() == [("echo", {"message": "y", "notes": "n"})]
@@ -240,7 +248,7 @@ async def test_negotiated_version_comes_from_initialize_not_the_newest(
         read, write = guard.wrap_streams(read, write)
         async with ClientSession(read, write) as session:
             result = await session.initialize()
-            assert read._connection.version == result.protocol_version == "2025-11-25"
+            assert read._connection.engine.version == result.protocol_version == "2025-11-25"
 
 
 def test_hostile_log_records_what_the_server_received(hostile: Callable[[str], Hostile]) -> None:

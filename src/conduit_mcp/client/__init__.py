@@ -14,7 +14,7 @@ package family (`llm` and `pins` build on them). `__all__` is grouped by concept
 from ._cleaning import CleanedText, clean_result_text, clean_tool_text
 from ._conformance import ConformanceKind, conformance_violations, is_conformant
 from ._confusables import find_lookalikes, lookalike_key, lookalike_relation, skeleton
-from ._dispatch import InputRequired, parse_call_result
+from ._dispatch import EXTENSION_RESULT_TYPES, ExtensionResult, InputRequired, parse_call_result
 from ._errors import REASONS, Error, PathItem, render_path
 from ._fingerprint import FINGERPRINT_PREFIX, fingerprint
 from ._headers import (
@@ -56,6 +56,8 @@ __all__ = [  # noqa: RUF022
     "ToolResult",
     "InputRequired",
     "parse_call_result",
+    "ExtensionResult",
+    "EXTENSION_RESULT_TYPES",
     # Intake: a tools/list page in, accepted tools, rejections and warnings out
     "intake",
     "intake_json",

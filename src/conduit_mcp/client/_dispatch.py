@@ -9,8 +9,10 @@ would let a caller act on an answer the server never gave.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Final, Literal, NoReturn
+from types import MappingProxyType
+from typing import Any, ClassVar, Final, Literal, NoReturn, overload
 
 from . import _wire as w
 from ._errors import Error, json_type_name, render_path, type_error
@@ -25,7 +27,36 @@ JSONObject = dict[str, Any]
 COMPLETE: Final = "complete"
 INPUT_REQUIRED: Final = "input_required"
 
-#: The first revision whose results carry `resultType`.
+#: `resultType` values each extension adds, by the extension's identifier (the key a client
+#: advertises under `capabilities.extensions`). 2026-07-28 basic "ResultType": the supported
+#: set "MUST be created from the set defined in the core protocol and include any additional
+#: values of supported extensions that are advertised via capabilities"; extensions/tasks:
+#: `CreateTaskResult` carries `resultType: "task"`.
+EXTENSION_RESULT_TYPES: Final[Mapping[str, frozenset[str]]] = MappingProxyType(
+    {"io.modelcontextprotocol/tasks": frozenset({"task"})}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ExtensionResult:
+    """A `tools/call` result of a type an advertised extension adds (e.g. a task handle).
+
+    Immutable. Not a `ToolResult`: the call has not completed; the extension's own protocol
+    says what comes next (for a task: poll it by `raw["task"]["taskId"]`). Its body is not
+    checked beyond `resultType`: its shape is the extension's.
+
+    Attributes:
+        result_type: the `resultType` as sent (e.g. `"task"`).
+        extension: the identifier of the advertised extension that adds it.
+        raw: the result object as received. Never mutated.
+
+    Spec: 2026-07-28 basic "ResultType" (extension values); extensions/tasks "CreateTaskResult".
+    """
+
+    result_type: str
+    extension: str
+    raw: JSONObject
+
 
 #: Members of the other results a `tools/call` can get back instead of a `CallToolResult`:
 #: 2025-11-25 `CreateTaskResult.task`; 2026-07-28 `InputRequiredResult.inputRequests` and
@@ -229,9 +260,21 @@ def _check_complete(raw: JSONObject) -> None:
             )
 
 
+@overload
 def parse_call_result(
     raw: object, *, protocol_version: str, copy: bool = False
-) -> ToolResult | InputRequired:
+) -> ToolResult | InputRequired: ...
+
+
+@overload
+def parse_call_result(
+    raw: object, *, protocol_version: str, copy: bool = False, extensions: Iterable[str]
+) -> ToolResult | InputRequired | ExtensionResult: ...
+
+
+def parse_call_result(
+    raw: object, *, protocol_version: str, copy: bool = False, extensions: Iterable[str] = ()
+) -> ToolResult | InputRequired | ExtensionResult:
     """Take a `tools/call` result off the wire and dispatch it at the negotiated version.
 
     On 2026-07-28 and later the result MUST carry `resultType`: `"complete"` gives a
@@ -244,8 +287,9 @@ def parse_call_result(
     reads as "the tool returned nothing". A body without `content` and without those members
     still reads as `content: []`, as `ToolResult.from_wire` does.
 
-    Extension result types (which the spec lets a client accept when it advertised the
-    extension) are not supported: they are refused like any other unrecognised value.
+    On 2026-07-28 and later a `resultType` that an extension in `extensions` adds
+    (`EXTENSION_RESULT_TYPES`, e.g. `"task"` for `io.modelcontextprotocol/tasks`) gives an
+    `ExtensionResult`; any other unrecognised value is still refused.
 
     Args:
         raw: the `result` member of the `tools/call` response, as parsed from JSON. Handed over,
@@ -253,10 +297,13 @@ def parse_call_result(
         protocol_version: the negotiated protocol revision (one of `KNOWN_VERSIONS`, e.g.
             `"2026-07-28"`).
         copy: deep-copy `raw` first (cost grows with its size).
+        extensions: the identifiers of the extensions the client advertised in its
+            capabilities (`capabilities.extensions` keys); default none.
 
     Returns:
         A `ToolResult` (the call completed; `is_error` tells whether the tool failed) or, on
-        2026-07-28 and later only, an `InputRequired` (retry with the requested input).
+        2026-07-28 and later only, an `InputRequired` (retry with the requested input) or an
+        `ExtensionResult` (a result type of an advertised extension).
 
     Raises:
         TypeError: `protocol_version` is not a `str` (a caller bug).
@@ -299,6 +346,11 @@ def parse_call_result(
         result_type = raw.get(w.RESULT_TYPE, MISSING)
         if isinstance(result_type, str) and result_type == INPUT_REQUIRED:
             return InputRequired.from_wire(raw, copy=copy)
+        if isinstance(result_type, str) and result_type != COMPLETE:
+            for extension in extensions:
+                if result_type in EXTENSION_RESULT_TYPES.get(extension, ()):
+                    body = copy_json(raw) if copy else raw
+                    return ExtensionResult(result_type, extension, body)
         if not isinstance(result_type, str) or result_type != COMPLETE:
             _reject_result_type(result_type, expected=f'"{COMPLETE}" or "{INPUT_REQUIRED}"')
     _check_complete(raw)

@@ -7,6 +7,7 @@ warnings) or rejected on its own, with a reason and a path.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
@@ -369,6 +370,11 @@ def _warnings(raw: Mapping[str, Any], name: str, index: int) -> list[IntakeWarni
                 {"got": _describe_type(schema_type)},
             )
         )
+    icons = raw.get(w.ICONS)
+    if type(icons) is list and icons:
+        unsafe = icon_warnings(icons, (w.TOOLS, index, w.ICONS))
+        if unsafe:
+            found = (found or []) + unsafe
     # One definition of what a model reads (`_model_view`): every string of it is scanned.
     for item in iter_model_text(raw, plain=False):  # printable ASCII hides nothing: skipped
         invisible, controls = find_hidden(item.text)
@@ -381,6 +387,47 @@ def _warnings(raw: Mapping[str, Any], name: str, index: int) -> list[IntakeWarni
             found.append(_hidden_warning("invisible_unicode", path, invisible, item.is_key))
         if controls:
             found.append(_hidden_warning("control_characters", path, controls, item.is_key))
+    return found
+
+
+#: A URI scheme (RFC 3986 section 3.1) at the start of an icon `src`.
+_SCHEME: Final = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
+
+
+def icon_src_is_safe(src: str) -> bool:
+    """Whether an icon `src` may be shown: an absolute `https:` or `http:` URL, or a
+    `data:image/...` URI. Everything else is unsafe (`javascript:`, `file:`, `ftp:`, `ws:`,
+    app schemes, and relative references, which resolve against whatever base the host has).
+
+    Spec: 2026-07-28 basic/index "Icons" (clients MUST reject icon URIs that use unsafe
+    schemes, such as javascript:, file:, ftp:, ws:, or local app URI schemes); schema
+    `Icon.src` ("May be an HTTP/HTTPS URL or a data: URI", format uri).
+    """
+    match = _SCHEME.match(src)
+    if match is None:
+        return False
+    scheme = match.group(1).lower()
+    if scheme in ("https", "http"):
+        return src[match.end() : match.end() + 2] == "//"
+    return scheme == "data" and src[match.end() :].lower().startswith("image/")
+
+
+def icon_warnings(icons: list[Any], prefix: tuple[PathItem, ...]) -> list[IntakeWarning]:
+    """`icon_unsafe_uri` for each icon of `icons` whose string `src` is not safe to show
+    (`icon_src_is_safe`); the path is `prefix + (i, "src")`."""
+    found = []
+    for i, icon in enumerate(icons):
+        src = icon.get("src") if isinstance(icon, dict) else None
+        if isinstance(src, str) and not icon_src_is_safe(src):
+            match = _SCHEME.match(src)
+            found.append(
+                IntakeWarning(
+                    "icon_unsafe_uri",
+                    (*prefix, i, "src"),
+                    "icon src is not an https/http URL or a data:image URI; do not show it",
+                    {"scheme": match.group(1).lower()[:32] if match else "relative"},
+                )
+            )
     return found
 
 

@@ -27,6 +27,8 @@ WARNING_CODES: Final = frozenset(
         "control_characters",
         # proposed SEP-3140: a `contentHash` member that does not match the declaration
         "content_hash_mismatch",
+        # basic "Icons": an icon `src` that is not https:/http: or a data:image/ URI
+        "icon_unsafe_uri",
     }
 )
 

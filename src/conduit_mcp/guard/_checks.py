@@ -45,6 +45,28 @@ class Timeout(Exception):
     """A bounded check did not finish in time (its worker thread was abandoned)."""
 
 
+class StoreUnavailable(Exception):
+    """The pin store could not answer a page's check (a database error, or no answer within
+    `PAGE_TIMEOUT`); the original exception is the `__cause__`."""
+
+
+#: Seconds a page's pin check may take (one store round trip, plus pinning) before the page
+#: counts as unchecked and its tools are withheld.
+PAGE_TIMEOUT: float = 10.0
+
+
+def is_store_error(exc: BaseException) -> bool:
+    """Whether `exc` comes from the pin store's database (sqlite3 or psycopg) or its I/O,
+    rather than from a bug: the store's documented errors (`PinStore` "Raises")."""
+    import sqlite3
+
+    if isinstance(exc, (sqlite3.Error, OSError)):
+        return True
+    return any(
+        cls.__module__.split(".")[0] == "psycopg" for cls in type(exc).__mro__
+    )  # psycopg is optional: matched by module, never imported here
+
+
 async def run_bounded(fn: Callable[[], _T], seconds: float) -> _T:
     """Run `fn()` in a worker thread; give up waiting after `seconds`.
 
@@ -57,6 +79,19 @@ async def run_bounded(fn: Callable[[], _T], seconds: float) -> _T:
     GIL (Python's `re` backtracking) freezes the event loop too; that is why the output check
     needs a linear-time regex engine (issue 13), and the bound is a second line of defence.
     """
+    return await _run(fn, seconds)
+
+
+async def run_page_check(fn: Callable[[], _T]) -> _T:
+    """`run_bounded` for a page's pin check, bounded by `PAGE_TIMEOUT` (read when called).
+
+    Raises:
+        Timeout, Exception: as `run_bounded`.
+    """
+    return await _run(fn, PAGE_TIMEOUT)
+
+
+async def _run(fn: Callable[[], _T], seconds: float) -> _T:
     try:
         with anyio.fail_after(seconds):
             return await anyio.to_thread.run_sync(fn, abandon_on_cancel=True, limiter=_limiter())
@@ -225,6 +260,48 @@ class PinVerdict:
 GUARD_APPROVER: Final = "conduit-mcp guard"
 
 
+class RevocationLog:
+    """The names whose pin the store's audit log shows revoked, read incrementally.
+
+    The first read takes the server's whole log (once per guard); each later one reads only
+    the rows appended since (newest first, a window that grows by 4 until it reaches a row
+    already seen), so a page costs rows in proportion to what changed since the last page,
+    never to the session's history. Only the revoked names are kept (an approve removes a
+    name, a revoke adds it). Thread-safe: pages of two connections may check at once.
+
+    Limit: audit ids ascend in commit order only per writer; a revoke committed by another
+    writer under an id lower than one already read is not seen until the next guard.
+    """
+
+    __slots__ = ("_last", "_lock", "revoked")
+
+    def __init__(self) -> None:
+        self.revoked: set[str] = set()
+        self._last: int | None = None
+        self._lock = threading.Lock()
+
+    def refresh(self, store: PinStore, server_id: str) -> frozenset[str]:
+        """Read the rows appended since the last call; the revoked names now."""
+        with self._lock:
+            window = 256
+            while True:
+                limit = None if self._last is None else window
+                rows = store.audit_log(server_id, limit=limit)
+                if limit is None or len(rows) < limit or rows[0].id <= self._last:  # type: ignore[operator]
+                    break
+                window *= 4
+            for entry in rows:
+                if self._last is not None and entry.id <= self._last:
+                    continue
+                if entry.action == "revoke":
+                    self.revoked.add(entry.name)
+                elif entry.action == "approve":
+                    self.revoked.discard(entry.name)
+            if rows:
+                self._last = max(self._last or rows[-1].id, rows[-1].id)
+            return frozenset(self.revoked)
+
+
 def pin_page(
     store: PinStore,
     server_id: str,
@@ -234,6 +311,8 @@ def pin_page(
     pin_changed: bool,
     protocol_version: str | None = None,
     revoked: frozenset[str] = frozenset(),
+    revocations: RevocationLog | None = None,
+    audit: bool = True,
 ) -> list[PinVerdict]:
     """Check every tool of a page against its pin; pin the new (and changed) ones as told.
 
@@ -245,12 +324,17 @@ def pin_page(
     Before pinning a new tool (`pin_new`), the names in `revoked` and those whose last approve
     or revoke row in the store's audit log is a revoke come back as `"revoked"`, unpinned: a
     pin someone removed is not put back by trust on first use. The log is read only when a
-    page has a new tool not already known revoked (new tools are rare: once per tool).
+    page has a new tool not already known revoked: through `revocations` (only the rows
+    appended since its last read), else whole. `audit=False` leaves the check rows out of the
+    store's audit log (the guard's private store, where only the guard would read them).
     """
-    checks = store.check_page(server_id, tools, protocol_version=protocol_version)
+    checks = store.check_page(server_id, tools, protocol_version=protocol_version, audit=audit)
     fresh = [c.name for c in checks if pin_new and str(c.status) == "new" and c.name not in revoked]
     if fresh:
-        revoked = revoked | _revoked_names(store, server_id, fresh)
+        if revocations is not None:
+            revoked = revoked | revocations.refresh(store, server_id)
+        else:
+            revoked = revoked | _revoked_names(store, server_id, fresh)
     verdicts: list[PinVerdict] = []
     to_pin: list[Tool] = []
     for tool, check in zip(tools, checks, strict=True):

@@ -35,15 +35,21 @@ EVENT_KINDS: Final = frozenset(
         # hidden characters removed from a tool's text before the SDK sees it (policy
         # tool_text="clean"); once per tool definition
         "tool_text_cleaned",
+        # an icon whose src intake found unsafe (icon_unsafe_uri) is left out of the listing
+        "icon_removed",
         # tools/call
         "call_refused",  # answered locally with a JSON-RPC error; never sent to the server
         "output_invalid",  # structuredContent failed the outputSchema (or its check timed out)
         "result_invalid",  # the tools/call result is not a result: the SDK gets an error response
-        "unchecked",  # the guard could not check a message (e.g. unknown protocol version)
+        # the guard could not check a message: passed (unknown protocol version) or, for a
+        # tools/list page, withheld (every tool of the page; cause in `details`)
+        "unchecked",
         # a response to a tools/call still being checked or refused (never written): dropped
         "response_dropped",
         # hidden characters removed from a tools/call result's text (policy result_text="clean")
         "result_text_cleaned",
+        # a request (not a tools/call) answered locally, never written (too many in flight)
+        "request_refused",
     }
 )
 
@@ -70,6 +76,10 @@ GUARD_REASONS: Final = frozenset(
         "output_schema_not_in_version",
         "sdk_rejects_result",  # result_invalid: the SDK's own model refuses the tools/call result
         "response_to_unsent_request",  # response_dropped
+        # response_dropped: answers no request awaiting one (forged, duplicated, abandoned)
+        "unmatched_response",
+        # call_refused / request_refused: the connection's table of requests in flight is full
+        "too_many_outstanding_requests",
         "unknown_tool",  # call_refused: never listed, or removed
         "tool_rejected",  # call_refused: the tool was rejected at intake
         "tool_blocked",  # call_refused: new/changed policy "block", or a revoked pin
@@ -79,7 +89,10 @@ GUARD_REASONS: Final = frozenset(
         "invalid_structured_content",  # output_invalid
         "output_validation_timeout",  # output_invalid: the check did not finish in time
         "unknown_protocol_version",  # unchecked / list_unreadable
-        "guard_internal_error",  # a bug in the guard: calls fail closed, results pass unchanged
+        # unchecked (a page's tools withheld) / call_refused: a bug inside the guard
+        "guard_internal_error",
+        # unchecked (a page's tools withheld) / call_refused: the pin store failed or timed out
+        "pin_store_unavailable",
     }
 )
 
@@ -154,7 +167,11 @@ class EventSink:
     def emit(self, event: GuardEvent) -> None:
         """Record `event`; a callback that raises is logged, never propagated."""
         self._events.append(event)
-        level = _LEVELS.get(event.kind, logging.WARNING)
+        level = (
+            logging.WARNING
+            if event.decision == "withheld"
+            else _LEVELS.get(event.kind, logging.WARNING)
+        )
         if logger.isEnabledFor(level):
             logger.log(
                 level,

@@ -14,22 +14,23 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncGenerator
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fastmcp.client.transports import ClientTransport, infer_transport
 from fastmcp.client.transports.base import TransportOptions
 from fastmcp.client.transports.http import StreamableHttpTransport
 from mcp import ClientSession
 
-if TYPE_CHECKING:
-    from ._guard import Guard, Transport
+from ._state import StreamWrapper, Transport
 
 
 def _kind(transport: ClientTransport) -> Transport:
     return "streamable-http" if isinstance(transport, StreamableHttpTransport) else "stdio"
 
 
-def _session_class(base: type[ClientSession], guard: Guard, kind: Transport) -> type[ClientSession]:
+def _session_class(
+    base: type[ClientSession], guard: StreamWrapper, kind: Transport
+) -> type[ClientSession]:
     class GuardedClientSession(base):  # type: ignore[valid-type,misc]
         """`base`, reading and writing through the guard."""
 
@@ -48,7 +49,7 @@ def _session_class(base: type[ClientSession], guard: Guard, kind: Transport) -> 
 class GuardedFastMCPTransport(ClientTransport):
     """A FastMCP `ClientTransport` that is the one it wraps, with the guard on its streams."""
 
-    def __init__(self, guard: Guard, inner: ClientTransport) -> None:
+    def __init__(self, guard: StreamWrapper, inner: ClientTransport) -> None:
         self.guard = guard
         self.inner = inner
         self.legacy_only = inner.legacy_only
@@ -80,6 +81,6 @@ class GuardedFastMCPTransport(ClientTransport):
         return f"<GuardedFastMCPTransport {self.inner!r} server_id={self.guard.server_id!r}>"
 
 
-def fastmcp_transport(guard: Guard, target: Any) -> GuardedFastMCPTransport:
+def fastmcp_transport(guard: StreamWrapper, target: Any) -> GuardedFastMCPTransport:
     """Wrap anything `fastmcp.Client(...)` accepts (a transport, URL, script path, server)."""
     return GuardedFastMCPTransport(guard, infer_transport(target))

@@ -8,30 +8,15 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final
 
-from ..client import Tool, check_server_id
+from ..client import check_server_id
 from ..pins import PinStore
 from ._events import MAX_EVENTS, EventSink, GuardEvent
 from ._policy import Policy, make_policy
+from ._state import TRANSPORTS, Shared, ToolState, Transport
 
-Transport = Literal["stdio", "streamable-http"]
-_TRANSPORTS: Final = ("stdio", "streamable-http")
-
-ToolStatus = Literal["ok", "rejected", "blocked", "held"]
-
-
-@dataclass(slots=True)
-class ToolState:
-    """What the guard knows about one tool name of its server."""
-
-    status: ToolStatus
-    tool: Tool | None  # the accepted definition (None for a rejected tool)
-    reason: str = ""
-    #: whether the input / output schema is checked inline (`_checks.is_linear`), once known.
-    input_linear: bool | None = None
-    output_linear: bool | None = None
+__all__ = ["Guard", "ToolState", "Transport"]
 
 
 class Guard:
@@ -67,19 +52,18 @@ class Guard:
       definition): the guard has validated that output with a linear-time engine. Under
       `invalid_output="flag"` or `"pass"` every outputSchema is left out (reason
       `sdk_output_recheck`): the SDK would raise on the result the guard lets through.
-    - what the model reads carries no hidden characters: invisible Unicode, controls and
-      terminal escapes are removed from every tool string a model reads (`tool_text`; a tool
-      whose name or a property name holds one is removed) and from the text of `tools/call`
-      results (`result_text`, flagged in the result's `_meta[RESULT_META_KEY]`); pins keep
-      the definitions as sent. A new tool name that looks like a pinned or listed one (NFC/
-      NFKC, trimmed, UTS #39 skeleton) is a `tool_changed` of that tool (`lookalike_name`),
-      never a trust-on-first-use pin.
 
-    Never raises into the SDK's receive loop and never waits on the server: a message the
-    guard cannot read goes to the SDK unchanged. A bug inside the guard fails closed for a
-    `tools/call` request (refused, `guard_internal_error`) and open for anything else; a
-    `tools/list` page the guard fails on reaches the SDK unchanged, but every tool it names is
-    blocked (calls refused with `guard_internal_error`) until a listing the guard can check.
+    Every request is remembered until its response arrives or the client abandons it
+    (`notifications/cancelled`); a response that answers nothing in flight is dropped, and
+    with `MAX_OUTSTANDING` (4,096) requests in flight new ones are refused (reason
+    `too_many_outstanding_requests`). Never raises into the SDK's receive loop and never
+    waits on the server. It fails closed: a pin store error or timeout, or a bug, while
+    checking a `tools/list` page withholds every tool of the page from the SDK and refuses
+    their calls (`pin_store_unavailable`, `guard_internal_error`) until a listing the guard
+    can check; a bug while gating a call refuses it. Under `new="hold"`/`changed="hold"` a
+    held tool is left out of the listing until `approve`. Tool definitions inside a server's
+    `sampling/createMessage` (and inside an `input_required` result's sampling requests) go
+    through intake too. Guarantees and limits, in one list: docs/guard.md.
 
     Every decision is a `GuardEvent`, delivered in order to `events`, to `on_event` and to the
     stdlib logger `conduit_mcp.guard` (WARNING for refusals and rejections, INFO otherwise).
@@ -89,9 +73,9 @@ class Guard:
         pins: a `PinStore` that persists across sessions (a file or URL), or `None` (default):
             a private in-memory store for the guard's life, so a rug pull within one session
             is still caught. A caller's store is never closed by the guard, and with one the
-            default `new` policy is `"hold"` (new tools listed, calls refused until
-            `approve(name, approver=...)`): pass `new="pin"` to write trust-on-first-use pins
-            into it (approver `"conduit-mcp guard"`).
+            default `new` policy is `"hold"` (new tools left out of the model's listing, calls
+            refused, until `approve(name, approver=...)`): pass `new="pin"` to write
+            trust-on-first-use pins into it (approver `"conduit-mcp guard"`).
         trusted: whether the operator trusts this server's self-description (passed to
             `intake`; affects `Intake.hints` only).
         on_event: called with each `GuardEvent`, synchronously, in order; what it raises is
@@ -100,9 +84,8 @@ class Guard:
         **policy: `new` ("pin" | "allow" | "hold" | "block"), `changed` ("block" | "allow" |
             "hold"),
             `check_arguments` (bool), `invalid_output` ("withhold" | "flag" | "pass"),
-            `output_timeout` (seconds), `sdk_output_schema` ("hide_unsafe" | "keep"),
-            `tool_text` ("clean" | "block"), `result_text` ("clean" | "pass"); see `Policy`
-            for meanings and defaults.
+            `output_timeout` (seconds), `sdk_output_schema` ("hide_unsafe" | "keep"); see
+            `Policy` for meanings and defaults.
 
     Raises:
         TypeError: an unknown policy keyword, or an argument of the wrong type.
@@ -150,22 +133,11 @@ class Guard:
         if self._owns_pins:
             weakref.finalize(self, self.pins.close)
         self._sink = EventSink(on_event, max_events)
-        #: tool name -> what the guard knows (shared by every connection of this guard).
-        self._tools: dict[str, ToolState] = {}
-        #: tool name -> the definition last seen (for `changes` when the store has none).
-        self._last_raw: dict[str, dict[str, Any]] = {}
-        #: tool name -> fingerprint known to be pinned in the guard's private store.
-        self._pinned: dict[str, str | None] = {}
-        #: tool name -> fingerprint whose outputSchema was reported hidden from the SDK.
-        self._hidden: dict[str, str | None] = {}
-        #: names whose pin the store's audit log shows revoked (read once; never re-pinned).
-        self._revoked: set[str] = set()
-        #: tool name -> fingerprint whose cleaned text was reported (`tool_text_cleaned`).
-        self._text_reported: dict[str, str | None] = {}
-        #: `lookalike_key` -> the first name known under it (listed, or pinned in the store).
-        self._lookalike_index: dict[str, str] = {}
-        #: names pinned in a caller's store for this server (read once), or None until read.
-        self._store_names: frozenset[str] | None = None
+        #: what every connection of this guard shares (tool states included).
+        self._shared = Shared(
+            server_id, trusted, self.policy, self.pins, self._owns_pins, self._sink
+        )
+        self._tools: dict[str, ToolState] = self._shared.book.tools
 
     # -- public ----------------------------------------------------------------------------
 
@@ -199,11 +171,12 @@ class Guard:
         Raises:
             ValueError: `transport` is not one of the two transports.
         """
+        from ._engine import Engine
         from ._streams import Connection, GuardedReadStream, GuardedWriteStream
 
-        if transport not in _TRANSPORTS:
-            raise ValueError(f"transport must be one of {list(_TRANSPORTS)}, got {transport!r}")
-        connection = Connection(self, transport)
+        if transport not in TRANSPORTS:
+            raise ValueError(f"transport must be one of {list(TRANSPORTS)}, got {transport!r}")
+        connection = Connection(Engine(self._shared, transport))
         read = GuardedReadStream(read_stream, connection)
         write = GuardedWriteStream(write_stream, connection)
         connection.reader = read
@@ -240,8 +213,9 @@ class Guard:
         copy; `server` is not changed): under the SDK's default `"strict"` one line of stdout
         that is not UTF-8 raises in the SDK's reader and ends the session before the guard sees
         a message; replaced, the line is just not JSON, and the SDK skips it. (A message
-        nested deeper than the SDK's JSON parser allows, ~900 levels, fails in the SDK the
-        same way, before the guard: an SDK limit the guard cannot reach.)
+        nested deeper than the SDK's JSON parser allows, 200 arrays/objects with the
+        JSON-RPC envelope, fails in the SDK the same way, before the guard: an SDK limit the
+        guard cannot reach.)
 
         Args:
             server: an `mcp.StdioServerParameters`.
@@ -332,15 +306,30 @@ class Guard:
             state is None
             or state.tool is None
             or state.status not in ("held", "blocked")
-            or state.reason == "unchecked"
+            or state.reason in ("guard_internal_error", "pin_store_unavailable")
         ):
             return False
         self.pins.approve(self.server_id, state.tool, approver=approver)
-        self._pinned[name] = state.tool.fingerprint
-        self._revoked.discard(name)
+        book = self._shared.book
+        book.pinned[name] = state.tool.fingerprint
+        book.revoked.discard(name)
         state.status = "ok"
         state.reason = ""
         return True
+
+    def awaiting_approval(self) -> dict[str, str]:
+        """The tools held for approval now: name -> `"new"`, `"changed"` or `"lookalike"` (a
+        new name that looks like a known one, held under `changed="hold"`).
+
+        A held tool is left out of the listing the SDK (and so the model) sees and its calls
+        are refused (`tool_held`) until `approve(name, approver=...)`; the pin store's audit
+        log holds a `"check"` row with the held definition's fingerprint (outcome `"new"` or
+        `"changed"`). After approving, list again: the next listing shows the tool.
+
+        Returns:
+            A new dict, in the order the tools were first listed.
+        """
+        return {name: state.reason for name, state in self._tools.items() if state.status == "held"}
 
     def tool_status(self, name: str) -> str | None:
         """`"ok"`, `"rejected"`, `"blocked"`, `"held"`, or `None` for a name never listed."""

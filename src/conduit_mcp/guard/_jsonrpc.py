@@ -1,14 +1,12 @@
 """JSON-RPC messages the guard writes for the SDK, and the codes it uses.
 
-Not a public module; the codes are public API (exported from `conduit_mcp.guard`).
+Not a public module; the codes are public API (exported from `conduit_mcp.guard`). Messages
+are plain JSON-RPC 2.0 dicts: each seam turns them into its SDK's message type.
 """
 
 from __future__ import annotations
 
 from typing import Any, Final
-
-from mcp.shared.message import SessionMessage
-from mcp.types.jsonrpc import ErrorData, JSONRPCError, JSONRPCResponse
 
 from ..client import PathItem, render_path
 
@@ -16,8 +14,9 @@ from ..client import PathItem, render_path
 #: "Invalid params", the code the spec uses for an unknown tool and invalid arguments
 #: (2026-07-28 server/tools "Error Handling", "Protocol Errors").
 REFUSED_CALL_CODE: Final = -32602
-#: A `tools/call` response whose `result` is not a tool result (wrong shape, unrecognised
-#: `resultType`): JSON-RPC "Internal error" — the client side could not use the response.
+#: A response the client side cannot use (a `tools/call` result that is not a tool result, an
+#: unreadable `tools/list` result), or a request the guard cannot take on (too many in flight):
+#: JSON-RPC "Internal error".
 INVALID_RESULT_CODE: Final = -32603
 #: `data.source` of every error response the guard writes.
 SOURCE: Final = "conduit-mcp.guard"
@@ -31,19 +30,19 @@ def error_response(
     reason: str,
     tool: str | None,
     path: tuple[PathItem, ...],
-) -> SessionMessage:
+) -> dict[str, Any]:
     """A JSON-RPC error response to `request_id`, with `data` = source, reason, tool, path."""
     data = {"source": SOURCE, "reason": reason, "tool": tool, "path": render_path(path)}
-    return SessionMessage(
-        JSONRPCError(
-            jsonrpc="2.0", id=request_id, error=ErrorData(code=code, message=message, data=data)
-        )
-    )
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "error": {"code": code, "message": message, "data": data},
+    }
 
 
-def result_response(request_id: Any, result: dict[str, Any]) -> SessionMessage:
+def result_response(request_id: Any, result: dict[str, Any]) -> dict[str, Any]:
     """A JSON-RPC result response carrying `result` (a plain dict, handed over)."""
-    return SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=request_id, result=result))
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 
 def withheld_result(why: str, *, result_type: bool) -> dict[str, Any]:

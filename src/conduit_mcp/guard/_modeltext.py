@@ -1,7 +1,7 @@
 """What the model sees of a guarded server: hidden characters and look-alike names.
 
 Not a public module (`RESULT_META_KEY` is exported from `conduit_mcp.guard`). Three steps, each
-called once from the engine:
+called once from the engine (`_listing.Listing._on_list`, `_engine.Engine.inbound`):
 
 - `screen_page_text`, per `tools/list` page after intake: hidden characters in a tool's text
   are removed from the SDK's copy (`tool_text="clean"`) or the tool is rejected
@@ -32,10 +32,12 @@ from ..client import (
     lookalike_relation,
     render_path,
 )
+from . import _checks
+from ._base import Verdict
 from ._checks import GUARD_APPROVER, top_level_changes
 from ._events import GuardEvent
-from ._guard import ToolState
 from ._jsonrpc import result_response
+from ._state import ToolState
 
 #: The `_meta` key of a `tools/call` result under which the guard says what it changed:
 #: `{"text_cleaned": [JSON paths], "flags": [...]}` (flags: `control_characters_removed`,
@@ -61,7 +63,7 @@ def screen_page_text(
     """Apply policy `tool_text` to the accepted tools of one page.
 
     Args:
-        conn: the `Connection` (its guard, policy, `reject`).
+        conn: the connection's engine (its shared state, `_event`).
         page: the page's `Intake` (its `invisible_unicode` / `control_characters` warnings say
             which tools hold hidden text, with exact paths).
         accepted: `(index in the page, Tool)` of the tools still on the page.
@@ -71,8 +73,8 @@ def screen_page_text(
         `(accepted, cleaned)`: the tools still on the page, and index -> the definition the SDK
         sees in place of the server's (only for tools whose text was cleaned).
     """
-    guard = conn.guard
-    policy = guard.policy.tool_text
+    shared = conn.shared
+    policy = shared.policy.tool_text
     kept: list[tuple[int, Tool]] = []
     cleaned: dict[int, dict[str, Any]] = {}
     for index, tool in accepted:
@@ -98,37 +100,43 @@ def screen_page_text(
             )
             removed.add(index)
             rejected_names.add(tool.name)
-            conn.reject(
-                rejections,
-                index,
-                "tool_rejected",
-                tool.name,
-                reason,
-                "removed",
-                path=("tools", index, *where),
-                message=why,
-                details=details,
+            rejections.append(
+                (
+                    index,
+                    conn._event(
+                        "tool_rejected",
+                        tool.name,
+                        reason,
+                        "removed",
+                        path=("tools", index, *where),
+                        message=why,
+                        details=details,
+                    ),
+                )
             )
             continue
         kept.append((index, tool))
         cleaned[index] = found.value
-        reported = guard._text_reported
+        reported = shared.book.text_reported
         if reported.get(tool.name, _NONE) == tool.fingerprint:
             continue  # already reported for this definition
         reported[tool.name] = tool.fingerprint
-        conn.reject(
-            rejections,
-            index,
-            "tool_text_cleaned",
-            tool.name,
-            "hidden_characters_removed",
-            "cleaned",
-            path=("tools", index),
-            message=(
-                f"hidden characters removed from {len(found.paths)} string(s) before the SDK "
-                "sees the tool (the pin keeps the definition as sent)"
-            ),
-            details={**details, "flags": list(found.flags)},
+        rejections.append(
+            (
+                index,
+                conn._event(
+                    "tool_text_cleaned",
+                    tool.name,
+                    "hidden_characters_removed",
+                    "cleaned",
+                    path=("tools", index),
+                    message=(
+                        f"hidden characters removed from {len(found.paths)} string(s) before "
+                        "the SDK sees the tool (the pin keeps the definition as sent)"
+                    ),
+                    details={**details, "flags": list(found.flags)},
+                ),
+            )
         )
     return kept, cleaned
 
@@ -152,11 +160,11 @@ async def screen_lookalikes(
     over the names of earlier listings. A look-alike gets a `tool_changed` event (reason
     `lookalike_name`, `details`: `lookalike_of`, `relation`) and follows policy `changed`:
     `"block"` removes it and refuses its calls, `"hold"` holds it, `"allow"` pins it
-    (approver `"conduit-mcp guard"`). It is not a known name itself until approved, so it is
-    screened again on every listing.
+    (approver `"conduit-mcp guard"`); a held look-alike is not listed to the model. It is not
+    a known name itself until approved, so it is screened again on every listing.
 
     Args:
-        conn: the `Connection`.
+        conn: the connection's engine.
         accepted: `(index in the page, Tool)` of the tools still on the page.
         listing, removed, hidden: the page's bookkeeping, added to.
 
@@ -164,30 +172,36 @@ async def screen_lookalikes(
         The tools that go on to the pin check (look-alikes taken out).
 
     Raises:
-        sqlite3.Error, psycopg.Error: the pin store cannot be read (the caller fails closed).
+        _checks.StoreUnavailable: the pin store cannot be read (the caller fails closed).
     """
-    guard = conn.guard
-    tools = guard._tools
+    shared = conn.shared
+    book = shared.book
+    tools = book.tools
 
     def known(name: str) -> bool:
         state = tools.get(name)
         if state is not None:
             return bool(state.reason != "lookalike")
-        return name in guard._last_raw or name in guard._pinned or name in store_names
+        return name in book.pinned or name in store_names
 
-    store_names: frozenset[str] = guard._store_names or frozenset()
+    store_names: frozenset[str] = book.store_names or frozenset()
     fresh = [(index, tool) for index, tool in accepted if not known(tool.name)]
     if not fresh:
         return accepted
-    index_of = guard._lookalike_index
-    if guard._store_names is None:
+    index_of = book.lookalike_index
+    if book.store_names is None:
         store_names = frozenset()
-        if not guard._owns_pins:  # the guard's private store holds only what `_pinned` says
-            pinned = await anyio.to_thread.run_sync(guard.pins.pinned, guard.server_id)
+        if not shared.owns_pins:  # the guard's private store holds only what `pinned` says
+            try:
+                pinned = await anyio.to_thread.run_sync(shared.pins.pinned, shared.server_id)
+            except Exception as exc:
+                if _checks.is_store_error(exc):
+                    raise _checks.StoreUnavailable(str(exc)) from exc
+                raise
             store_names = frozenset(pinned)
             for name in sorted(store_names):
                 index_of.setdefault(lookalike_key(name), name)
-        guard._store_names = store_names
+        book.store_names = store_names
         fresh = [(index, tool) for index, tool in fresh if tool.name not in store_names]
     matches: dict[str, str] = {}
     keys: dict[str, str] = {}
@@ -201,7 +215,7 @@ async def screen_lookalikes(
             index_of.setdefault(key, name)
     if not matches:
         return accepted
-    policy = guard.policy.changed
+    policy = shared.policy.changed
     kept: list[tuple[int, Tool]] = []
     for index, tool in accepted:
         name = tool.name
@@ -209,7 +223,8 @@ async def screen_lookalikes(
         if old is None:
             kept.append((index, tool))
             continue
-        previous = guard._last_raw.get(old)
+        old_state = tools.get(old)
+        previous = old_state.tool.raw if old_state is not None and old_state.tool else None
         changes = ("name", *top_level_changes(previous, tool.raw)) if previous else ("name",)
         decision = {"block": "blocked", "allow": "pinned", "hold": "held"}[policy]
         relation = lookalike_relation(name, old)
@@ -229,16 +244,17 @@ async def screen_lookalikes(
         listing.add(name)
         if policy == "block":
             removed.add(index)
-            guard._tools[name] = ToolState("blocked", tool, "lookalike")
+            tools[name] = ToolState("blocked", tool, "lookalike")
             continue
-        if policy == "allow":
-            await anyio.to_thread.run_sync(
-                _approve, guard.pins, guard.server_id, tool, conn.known_version()
-            )
-            guard._pinned[name] = tool.fingerprint
-            guard._tools[name] = ToolState("ok", tool, "")
-        else:
-            guard._tools[name] = ToolState("held", tool, "lookalike")
+        if policy == "hold":  # held is hidden: not listed to the model until approved
+            removed.add(index)
+            tools[name] = ToolState("held", tool, "lookalike")
+            continue
+        await anyio.to_thread.run_sync(
+            _approve, shared.pins, shared.server_id, tool, conn.known_version()
+        )
+        book.pinned[name] = tool.fingerprint
+        tools[name] = ToolState("ok", tool, "")
         conn._hide_output_schema(index, tool, hidden)
     return kept
 
@@ -247,35 +263,42 @@ def _approve(store: Any, server_id: str, tool: Tool, version: str | None) -> Non
     store.approve_all(server_id, [tool], approver=GUARD_APPROVER, protocol_version=version)
 
 
-def clean_call_result(conn: Any, item: Any, tool: str | None) -> Any:
+def clean_call_result(
+    conn: Any, request_id: Any, result: Any, verdict: Verdict, tool: str | None
+) -> Verdict:
     """Apply policy `result_text` to what the guard hands the SDK for one `tools/call`.
 
     Args:
-        conn: the `Connection`.
-        item: the `SessionMessage` the guard decided on (a response, the guard's own error or
-            withheld result, or the server's message unchanged).
+        conn: the connection's engine.
+        request_id: the call's JSON-RPC id.
+        result: the server's `result` (as received).
+        verdict: the `Verdict` the call-result checks gave (pass: `result` goes on; replace:
+            the guard's own message goes on, e.g. a withheld result or an error).
         tool: the called tool's name (for the event).
 
     Returns:
-        `item` itself when nothing changes; else a new response with the cleaned result, whose
-        `_meta[RESULT_META_KEY]` lists the cleaned paths and flags (a server's own value under
-        that key is removed in any case).
+        `verdict` itself when nothing changes; else a replacing verdict whose result is
+        cleaned, its `_meta[RESULT_META_KEY]` listing the cleaned paths and flags (a server's
+        own value under that key is removed in any case).
     """
-    message: Any = getattr(item, "message", None)
-    result = getattr(message, "result", None)
-    if type(result) is not dict:
-        return item
-    meta = result.get("_meta")
-    forged = type(meta) is dict and RESULT_META_KEY in meta
-    if conn.guard.policy.result_text == "pass":
-        found = None
+    if verdict.action == "pass":
+        handed = result
+    elif verdict.action == "replace" and isinstance(verdict.message, dict):
+        handed = verdict.message.get("result")
     else:
-        found = clean_result_text(result)
+        return verdict
+    if type(handed) is not dict:
+        return verdict
+    meta = handed.get("_meta")
+    forged = type(meta) is dict and RESULT_META_KEY in meta
+    found = None
+    if conn.shared.policy.result_text != "pass":
+        found = clean_result_text(handed)
         if not found.changed:
             found = None
     if found is None and not forged:
-        return item
-    new = dict(found.value) if found is not None else dict(result)
+        return verdict
+    new = dict(found.value) if found is not None else dict(handed)
     new_meta = {k: v for k, v in meta.items() if k != RESULT_META_KEY} if type(meta) is dict else {}
     if found is not None:
         paths = [render_path(p) for p in dict.fromkeys(found.paths)]
@@ -291,9 +314,9 @@ def clean_call_result(conn: Any, item: Any, tool: str | None) -> Any:
                 "paths": paths[:MAX_LISTED_PATHS],
                 "count": len(paths),
                 "flags": list(found.flags),
-                "request_id": str(message.id)[:64],
+                "request_id": str(request_id)[:64],
             },
         )
-    if new_meta or "_meta" in result:
+    if new_meta or "_meta" in handed:
         new["_meta"] = new_meta
-    return result_response(message.id, new)
+    return Verdict("replace", result_response(request_id, new))

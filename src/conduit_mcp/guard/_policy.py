@@ -34,15 +34,16 @@ class Policy:
         new: a tool never pinned for this server: `"pin"` (pin it, approver
             `"conduit-mcp guard"`, and pass it — trust on first use; the default with the
             guard's private store), `"allow"` (pass it without pinning: it is new again next
-            session), `"hold"` (keep it on the page, refuse calls until `Guard.approve`; the
-            default when the caller passes `pins=`, so a shared store is never written without
-            a person's name) or `"block"` (remove it from the page; calls are refused). Under
+            session), `"hold"` (leave it out of the page the model sees and refuse calls until
+            `Guard.approve`; the default when the caller passes `pins=`, so a shared store is
+            never written without a person's name) or `"block"` (remove it from the page;
+            calls are refused). Under
             `"pin"` a tool whose pin was revoked in the store (its last audit row for the name
             is a `"revoke"`) is not pinned again: it is blocked (reason `pin_revoked`).
         changed: a pinned tool whose definition differs from its pin: `"block"` (default:
             remove it from the page; calls are refused), `"allow"` (pin the new definition and
-            pass it — this overwrites the store's pin, a team's included) or `"hold"` (keep it
-            on the page, refuse calls until `Guard.approve`).
+            pass it — this overwrites the store's pin, a team's included) or `"hold"` (leave it
+            out of the page the model sees, refuse calls until `Guard.approve`).
         check_arguments: refuse a `tools/call` whose arguments fail the tool's `inputSchema`
             (default `True`).
         invalid_output: `structuredContent` that fails the tool's `outputSchema`:
@@ -99,6 +100,40 @@ class Policy:
     sdk_output_schema: SdkOutputSchemaPolicy = "hide_unsafe"
     tool_text: ToolTextPolicy = "clean"
     result_text: ResultTextPolicy = "clean"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a listed tool's pin status, under the policy for it, makes of the tool.
+
+    Attributes:
+        status: the tool's state afterwards: `"ok"` (callable), `"held"` (calls refused until
+            `Guard.approve`) or `"blocked"` (calls refused).
+        decision: the event's `decision` (`"pinned"`, `"allowed"`, `"held"`, `"blocked"`).
+        listed: whether the SDK (and so the model) sees the tool in the listing.
+        reason: why a tool that is not ok is held or blocked (`"new"`, `"changed"`).
+    """
+
+    status: Literal["ok", "held", "blocked"]
+    decision: str
+    listed: bool
+    reason: str = ""
+
+
+#: The one table of policy outcomes: (pin status, policy value) -> `Outcome`. The pin status
+#: is the store's verdict on the listed definition: `"new"` (never pinned; the `new` policy
+#: decides), `"changed"` (differs from its pin; the `changed` policy decides) or `"approved"`
+#: (equal to its pin, or cosmetically different and re-pinned; no policy applies: key "").
+OUTCOMES: Final[dict[tuple[str, str], Outcome]] = {
+    ("approved", ""): Outcome("ok", "pinned", True),
+    ("new", "pin"): Outcome("ok", "pinned", True),
+    ("new", "allow"): Outcome("ok", "allowed", True),
+    ("new", "hold"): Outcome("held", "held", False, "new"),
+    ("new", "block"): Outcome("blocked", "blocked", False, "new"),
+    ("changed", "allow"): Outcome("ok", "pinned", True),
+    ("changed", "hold"): Outcome("held", "held", False, "changed"),
+    ("changed", "block"): Outcome("blocked", "blocked", False, "changed"),
+}
 
 
 POLICY_KEYWORDS: Final = frozenset(Policy.__dataclass_fields__)

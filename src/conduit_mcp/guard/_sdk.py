@@ -13,15 +13,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from ._guard import Guard, Transport
+from ._state import StreamWrapper, Transport
 
 
 @asynccontextmanager
 async def guarded_transport(
-    guard: Guard, inner: AbstractAsyncContextManager[Any], transport: Transport
+    guard: StreamWrapper, inner: AbstractAsyncContextManager[Any], transport: Transport
 ) -> AsyncIterator[tuple[Any, Any]]:
     """Enter `inner`, yield its stream pair wrapped by `guard`."""
     async with inner as streams:

@@ -16,6 +16,7 @@ corner is a page the SDK refuses as a whole, never a tool let through unchecked 
 
 from __future__ import annotations
 
+import types
 import typing
 from collections import OrderedDict
 from typing import Any, Final
@@ -135,13 +136,45 @@ def sdk_result_refusal(result: Any, version: str) -> tuple[Any, ...] | None:
     return None
 
 
+_later: dict[str, frozenset[str]] = {}
+
+
 def _later_fields(version: str) -> frozenset[str]:
-    """The later-revision fields the SDK drops from a tools/call result at `version`."""
+    """The later-revision fields the SDK drops from a tools/call result at `version`: the
+    top-level wire keys a newer revision's result type declares that this one's does not
+    (what mcp 2.3.0 `ClientSession` drops before parsing, worked out here from the public
+    `mcp_types.methods.SERVER_RESULTS` table and `mcp_types.version.KNOWN_PROTOCOL_VERSIONS`,
+    so no private SDK name is used). Empty at the newest revision or an unknown one."""
+    hit = _later.get(version)
+    if hit is not None:
+        return hit
+    fields: frozenset[str] = frozenset()
     try:
-        from mcp.client.session import _later_revision_fields
-    except ImportError:  # pragma: no cover - a later SDK: check the result as it is
-        return frozenset()
-    return frozenset(_later_revision_fields("tools/call", version))
+        from mcp_types.version import KNOWN_PROTOCOL_VERSIONS as known
+    except ImportError:  # pragma: no cover - without the SDK the SDK decides nothing
+        return fields
+    table = _methods.SERVER_RESULTS if _methods is not None else {}
+    current = table.get(("tools/call", version))
+    if current is not None and version in known:
+        newer = known[known.index(version) + 1 :]
+        later: set[str] = set()
+        for revision in newer:
+            row = table.get(("tools/call", revision))
+            if row is not None:
+                later |= _wire_fields(row)
+        fields = frozenset(later - _wire_fields(current))
+    _later[version] = fields
+    return fields
+
+
+def _wire_fields(target: Any) -> set[str]:
+    """Top-level wire keys a result type declares (each member's, for a union)."""
+    members = typing.get_args(target) if isinstance(target, types.UnionType) else (target,)
+    keys: set[str] = set()
+    for model in members:
+        if isinstance(model, type) and issubclass(model, BaseModel):
+            keys.update(field.alias or name for name, field in model.model_fields.items())
+    return keys
 
 
 def _location(exc: ValidationError) -> tuple[Any, ...]:

@@ -1,0 +1,361 @@
+"""`tools/call`: the gate before a call is written, the checks on its result.
+
+Not a public module. No SDK import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final
+
+from ..client import (
+    Error,
+    ExtensionResult,
+    InputRequired,
+    OutputValidation,
+    PathItem,
+    parse_call_result,
+    render_path,
+)
+from . import _checks
+from ._base import (
+    _CALL,
+    PASS,
+    Verdict,
+    _bind,
+    _cause,
+    _replace,
+)
+from ._events import logger
+from ._jsonrpc import (
+    INVALID_RESULT_CODE,
+    REFUSED_CALL_CODE,
+    error_response,
+    result_response,
+    withheld_result,
+)
+from ._scope import Scope
+from ._sdkcheck import sdk_result_refusal
+from ._state import (
+    Pending,
+    ToolState,
+)
+
+
+class Calls(Scope):
+    """The decisions on each `tools/call` of one connection."""
+
+    def _too_many(self, request_id: Any, method: str, name: str | None) -> Verdict:
+        limit = self.outstanding.limit
+        why = f"{limit} requests already await their response on this connection"
+        self.emit(
+            "call_refused" if method == _CALL else "request_refused",
+            name,
+            "too_many_outstanding_requests",
+            "refused",
+            message=why,
+            details={"request_id": str(request_id)[:64], "method": method[:64]},
+        )
+        code = REFUSED_CALL_CODE if method == _CALL else INVALID_RESULT_CODE
+        return Verdict(
+            "answer",
+            error_response(
+                request_id,
+                code,
+                f"conduit-mcp guard refused the request: {why}",
+                reason="too_many_outstanding_requests",
+                tool=name,
+                path=(),
+            ),
+        )
+
+    async def _gate_call(
+        self, request_id: Any, params: dict[str, Any], extensions: tuple[str, ...]
+    ) -> Verdict:
+        name: str = params["name"]
+        # Registered before the first await: the SDK already waits on this id, and a response
+        # the read loop sees while the call is gated is a guess at an unsent request (dropped).
+        pending = Pending(_CALL, name, gating=True)
+        pending.extensions = extensions
+        if not self.outstanding.add(request_id, pending):
+            return self._too_many(request_id, _CALL, name)
+        try:
+            refusal = await self._refusal(name, params)
+        except Exception as exc:  # a bug here must not let the call through unchecked
+            logger.exception("guard failed while gating tools/call")
+            refusal = ("guard_internal_error", (), f"the guard failed ({type(exc).__name__})")
+        except BaseException:  # cancelled while gated: never written, so never answered
+            self.outstanding.forget_unsent(request_id, pending)
+            raise
+        if refusal is None:
+            state = self.shared.book.tools.get(name)
+            pending.tool = state.tool if state is not None else None
+            pending.state = state
+            pending.gating = False
+            return PASS
+        self.outstanding.forget_unsent(request_id, pending)
+        reason, path, why = refusal
+        self.emit(
+            "call_refused",
+            name,
+            reason,
+            "refused",
+            path=path,
+            message=why,
+            details={"request_id": request_id},
+        )
+        return Verdict(
+            "answer",
+            error_response(
+                request_id,
+                REFUSED_CALL_CODE,
+                f"conduit-mcp guard refused the call: {why}",
+                reason=reason,
+                tool=name,
+                path=path,
+            ),
+        )
+
+    async def _refusal(
+        self, name: str, params: dict[str, Any]
+    ) -> tuple[str, tuple[PathItem, ...], str] | None:
+        state = self.shared.book.tools.get(name)
+        if state is None:
+            return "unknown_tool", ("name",), "the tool was never listed by this server"
+        if state.status != "ok":
+            return _STATUS_REFUSAL[state.status](state)
+        tool = state.tool
+        policy = self.shared.policy
+        if tool is None or not policy.check_arguments:
+            return None
+        version = self.known_version()
+        if version is None:
+            self.emit(
+                "unchecked",
+                name,
+                "unknown_protocol_version",
+                "passed",
+                message="arguments not checked: protocol version unknown",
+            )
+            return None
+        arguments = params.get("arguments")
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            return "invalid_arguments", ("arguments",), "arguments must be an object"
+        linear = state.input_linear
+        if linear is None:
+            linear = state.input_linear = _checks.is_linear(tool, "inputSchema")
+        try:
+            if linear:  # linear in the arguments: checked inline, no thread hop
+                verdict = _checks.check_arguments(tool, arguments, protocol_version=version)
+            else:
+                check = _bind(_checks.check_arguments, tool, arguments, protocol_version=version)
+                verdict = await _checks.run_bounded(check, policy.output_timeout)
+        except _checks.Timeout:
+            return (
+                "argument_check_timeout",
+                ("arguments",),
+                f"the argument check did not finish within {policy.output_timeout} s",
+            )
+        if verdict.outcome != "invalid":
+            return None
+        first = verdict.errors[0]
+        path = ("arguments", *first.path)  # from the request's params, as in `data.path`
+        return (
+            "invalid_arguments",
+            path,
+            f"arguments fail the tool's inputSchema at {render_path(path)}: {first.message}",
+        )
+
+    def _withhold_result(self, request_id: Any, name: str | None, exc: Exception) -> Verdict:
+        """Fail closed on a tools/call result the guard could not finish checking (a bug):
+        the SDK receives JSON-RPC error -32603, reason `guard_internal_error`, never the
+        unchecked result."""
+        logger.exception("guard failed on a tools/call result; answered as an error")
+        self.emit(
+            "unchecked",
+            name,
+            "guard_internal_error",
+            "withheld",
+            message="the guard failed while checking this tools/call result: withheld",
+            details=_cause(exc),
+        )
+        return _replace(
+            error_response(
+                request_id,
+                INVALID_RESULT_CODE,
+                "conduit-mcp guard could not check the server's tools/call result",
+                reason="guard_internal_error",
+                tool=name,
+                path=(),
+            )
+        )
+
+    async def _on_call_result(self, request_id: Any, result: Any, pending: Pending) -> Verdict:
+        name = pending.name
+        version = self.known_version()
+        if version is None:
+            self.emit(
+                "unchecked",
+                name,
+                "unknown_protocol_version",
+                "passed",
+                message="tools/call result not checked: protocol version unknown",
+            )
+            return PASS
+        try:
+            parsed = parse_call_result(
+                result, protocol_version=version, extensions=pending.extensions
+            )
+        except Error as exc:
+            self.emit(
+                "result_invalid",
+                name,
+                exc.reason,
+                "answered_error",
+                path=exc.path,
+                message=exc.message,
+            )
+            return _replace(
+                error_response(
+                    request_id,
+                    INVALID_RESULT_CODE,
+                    f"conduit-mcp guard: the server's tools/call result is invalid: {exc.message}",
+                    reason=exc.reason,
+                    tool=name,
+                    path=exc.path,
+                )
+            )
+        if isinstance(parsed, ExtensionResult):
+            return PASS  # an advertised extension's result: the client's extension resolves it
+        screened = None
+        if isinstance(parsed, InputRequired):
+            screened = self._screen_input_requests(result, version)
+            if screened is not None:
+                result = screened
+        refused = sdk_result_refusal(result, version)
+        if refused is not None:  # the SDK's own model would raise out of call_tool
+            where = tuple(refused)
+            self.emit(
+                "result_invalid",
+                name,
+                "sdk_rejects_result",
+                "answered_error",
+                path=where,
+                message="the MCP SDK's model for this protocol version refuses this result",
+            )
+            return _replace(
+                error_response(
+                    request_id,
+                    INVALID_RESULT_CODE,
+                    "conduit-mcp guard: the MCP SDK's model refuses the server's tools/call "
+                    f"result at {render_path(where)}",
+                    reason="sdk_rejects_result",
+                    tool=name,
+                    path=where,
+                )
+            )
+        if isinstance(parsed, InputRequired):
+            return PASS if screened is None else _replace(result_response(request_id, screened))
+        tool = pending.tool
+        policy = self.shared.policy
+        if (
+            tool is None
+            or policy.invalid_output == "pass"
+            or parsed.is_error
+            or tool.raw.get("outputSchema") is None
+            or not self._structured
+        ):
+            return PASS  # nothing to validate (validate_structured would skip it)
+        state = pending.state
+        linear = state.output_linear if state is not None else None
+        if linear is None:
+            linear = _checks.is_linear(tool, "outputSchema")
+            if state is not None:
+                state.output_linear = linear
+        try:
+            if linear:  # linear in the value: checked inline
+                verdict: OutputValidation = _checks.validate_output(
+                    parsed, tool, protocol_version=version
+                )
+            else:
+                check = _bind(_checks.validate_output, parsed, tool, protocol_version=version)
+                verdict = await _checks.run_bounded(check, policy.output_timeout)
+        except _checks.Timeout:
+            reason = "output_validation_timeout"
+            why = (
+                f"structuredContent could not be validated within {policy.output_timeout} s "
+                "against the tool's outputSchema"
+            )
+            path: tuple[PathItem, ...] = ("structuredContent",)
+            count = 0
+        else:
+            if verdict.outcome != "invalid":
+                return PASS
+            first = verdict.errors[0]
+            reason = "invalid_structured_content"
+            path = ("structuredContent", *first.path)
+            count = len(verdict.errors)
+            why = (
+                f"structuredContent fails the tool's outputSchema ({count} issue(s); "
+                f"first at {render_path(path)}: {first.message})"
+            )
+        decision = "withheld" if policy.invalid_output == "withhold" else "flagged"
+        self.emit(
+            "output_invalid",
+            name,
+            reason,
+            decision,
+            path=path,
+            message=why,
+            details={"issues": count},
+        )
+        if decision == "flagged":
+            return PASS
+        return _replace(
+            result_response(
+                request_id,
+                withheld_result(
+                    f"conduit-mcp guard withheld this result: {why}",
+                    result_type=self._result_type,
+                ),
+            )
+        )
+
+
+_BLOCKED_WHY: Final = {
+    "changed": "the tool's definition changed since it was pinned",
+    "revoked": "the tool's pin was revoked in the pin store",
+}
+
+
+_STATUS_REFUSAL: Final[dict[str, Callable[[ToolState], tuple[str, tuple[PathItem, ...], str]]]] = {
+    "rejected": lambda s: ("tool_rejected", ("name",), "the tool was rejected when listed"),
+    "blocked": lambda s: (
+        ("guard_internal_error", ("name",), "the guard failed while checking this tool's listing")
+        if s.reason == "guard_internal_error"
+        else (
+            (
+                "pin_store_unavailable",
+                ("name",),
+                "the pin store could not be read when this tool was listed",
+            )
+            if s.reason == "pin_store_unavailable"
+            else (
+                "tool_blocked",
+                ("name",),
+                (_BLOCKED_WHY.get(s.reason, "new tools are blocked for this server")),
+            )
+        )
+    ),
+    "held": lambda s: (
+        "tool_held",
+        ("name",),
+        (
+            "the tool is new and awaits approval"
+            if s.reason == "new"
+            else "the tool changed and awaits approval"
+        ),
+    ),
+}

@@ -1,0 +1,174 @@
+"""The guard's decisions over parsed JSON-RPC messages: one `Engine` per connection.
+
+Not a public module. No SDK import: a message is the plain JSON-RPC 2.0 dict (`id`, `method`,
+`params`, `result`, `error`), and every decision comes back as a frozen `Verdict` that a seam
+(`_streams`: the SDK's stream pair) applies. The bookkeeping lives in `_state` (tool states,
+requests in flight, page cache); the status x policy outcomes in `_policy.OUTCOMES`. The
+decisions by kind: `_listing` (tools/list pages), `_calls` (the call gate and call results),
+`_scope` (tools inside sampling requests); `_base` holds `Verdict` and the shared helpers.
+
+Requests are matched to responses as the SDK matches them (`_state.coerce_id`). A response
+that answers no live request of the guard's own is dropped: the guard remembers every request
+the client writes until its response arrives or the client abandons it
+(`notifications/cancelled`), so the SDK waits on no id the guard has forgotten, and a forged
+or late answer never reaches the SDK unchecked.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._base import (
+    _CALL,
+    _CANCELLED,
+    _LIST,
+    _SAMPLING,
+    CLIENT_CAPABILITIES_META_KEY,
+    DROP,
+    PASS,
+    PROTOCOL_VERSION_META_KEY,
+    EngineBase,
+    Verdict,
+    _cause,
+    _extension_ids,
+    _replace,
+)
+from ._calls import Calls
+from ._events import logger
+from ._listing import Listing
+from ._modeltext import clean_call_result
+from ._state import (
+    Pending,
+)
+
+__all__ = ["DROP", "PASS", "Engine", "EngineBase", "Verdict"]
+
+
+class Engine(Listing, Calls):
+    """One connection's decisions: every message the client writes (`outbound`) and every one
+    the server sends (`inbound`), each answered with a frozen `Verdict`."""
+
+    # -- outbound ----------------------------------------------------------------------------
+
+    async def outbound(self, message: dict[str, Any]) -> Verdict:
+        """Decide on one message the client writes. Never raises (except cancellation): a
+        failure refuses a `tools/call` (`guard_internal_error`) and passes anything else."""
+        method = message.get("method")
+        if not isinstance(method, str):
+            return PASS  # the client's answer to a server request
+        params = message.get("params")
+        params = params if isinstance(params, dict) else {}
+        if "id" not in message:
+            if method == _CANCELLED:
+                self.outstanding.cancel(params.get("requestId"))
+            return PASS
+        meta = params.get("_meta")
+        extensions = self._extensions
+        if isinstance(meta, dict):
+            if PROTOCOL_VERSION_META_KEY in meta:
+                self.learn_version(meta[PROTOCOL_VERSION_META_KEY])
+            if CLIENT_CAPABILITIES_META_KEY in meta:
+                extensions = _extension_ids(meta[CLIENT_CAPABILITIES_META_KEY])
+        elif method == "initialize":
+            self._extensions = extensions = _extension_ids(params.get("capabilities"))
+        request_id = message["id"]
+        if method == _CALL and isinstance(params.get("name"), str):
+            return await self._gate_call(request_id, params, extensions)
+        pending = Pending(method, cursor=params.get("cursor") is not None)
+        if not self.outstanding.add(request_id, pending):
+            return self._too_many(request_id, method, None)
+        if method == _LIST and not pending.cursor:
+            self.listing = set()
+        return PASS
+
+    # -- inbound -----------------------------------------------------------------------------
+
+    async def inbound(self, message: dict[str, Any]) -> Verdict:
+        """Decide on one message from the server. Never raises (except cancellation)."""
+        if "method" in message:
+            if message.get("method") == _SAMPLING and "id" in message:
+                try:
+                    return self._on_sampling_request(message)
+                except Exception as exc:  # fail closed: the model sees none of the tools
+                    logger.exception("guard failed on a sampling request; its tools withheld")
+                    self.emit(
+                        "unchecked",
+                        None,
+                        "guard_internal_error",
+                        "withheld",
+                        path=("params", "tools"),
+                        message="the guard failed on a sampling request's tools: withheld",
+                        details=_cause(exc),
+                    )
+                    params = message.get("params")
+                    if not isinstance(params, dict):
+                        return PASS
+                    return _replace({**message, "params": {**params, "tools": []}})
+            return PASS  # another server request, or a notification: no tools in it
+        if "result" not in message and "error" not in message:
+            return PASS  # not a response the SDK can read either
+        request_id = message.get("id")
+        try:
+            pending = self.outstanding.peek(request_id)
+            if pending is not None and pending.gating:
+                return self._dropped(request_id, pending.name, "response_to_unsent_request")
+            pending = self.outstanding.take(request_id)
+        except Exception:  # an id that cannot even be hashed: nothing the SDK waits on
+            logger.exception("guard failed to match a response; dropped")
+            return DROP
+        if pending is None:
+            if "error" in message and request_id is None:
+                return PASS  # JSON-RPC's answer to what could not be parsed: the SDK logs it
+            reason = (
+                "response_to_unsent_request"
+                if self.outstanding.was_refused(request_id)
+                else "unmatched_response"
+            )
+            return self._dropped(request_id, None, reason)
+        if "error" in message:
+            return PASS
+        result = message["result"]
+        try:
+            if pending.method == "initialize":
+                if isinstance(result, dict):
+                    self.learn_version(result.get("protocolVersion"))
+                return PASS
+            if pending.method == _LIST:
+                return await self._on_list(request_id, result, pending)
+            if pending.method == _CALL:
+                verdict = await self._on_call_result(request_id, result, pending)
+                return clean_call_result(self, request_id, result, verdict, pending.name)
+        except Exception as exc:
+            if pending.method == _LIST:
+                return self._withhold_page(request_id, result, exc)
+            if pending.method == _CALL:
+                return self._withhold_result(request_id, pending.name, exc)
+            logger.exception("guard failed on a %s response; passed on unchanged", pending.method)
+            self.emit(
+                "unchecked",
+                pending.name,
+                "guard_internal_error",
+                "passed",
+                message=f"the guard failed on a {pending.method} response",
+                details=_cause(exc),
+            )
+        return PASS
+
+    def _dropped(self, request_id: Any, name: str | None, reason: str) -> Verdict:
+        """A response the SDK must not receive: it answers a call the server was never sent
+        (still being gated, or refused: the SDK's only answer is the guard's), or no request
+        the client has outstanding (forged, duplicated, or abandoned by the client)."""
+        why = (
+            "a response to a tools/call the server was never sent: dropped"
+            if reason == "response_to_unsent_request"
+            else "a response to no request awaiting one: dropped"
+        )
+        self.emit(
+            "response_dropped",
+            name,
+            reason,
+            "dropped",
+            message=why,
+            details={"request_id": str(request_id)[:64]},
+        )
+        return DROP

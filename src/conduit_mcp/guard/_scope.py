@@ -1,0 +1,122 @@
+"""Tool definitions outside `tools/list`: a server's `sampling/createMessage` and the
+sampling requests inside an `input_required` result go through the same intake.
+
+Not a public module. No SDK import.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..client import (
+    Error,
+    PathItem,
+    intake,
+)
+from ._base import (
+    _SAMPLING,
+    PASS,
+    EngineBase,
+    Verdict,
+    _replace,
+)
+
+
+class Scope(EngineBase):
+    """Intake for tools a server offers the client's model (not callable on the server)."""
+
+    # -- tool definitions outside tools/list ------------------------------------------------
+
+    def screen_tools(
+        self, tools: list[Any], version: str | None, prefix: tuple[PathItem, ...]
+    ) -> list[Any] | None:
+        """The same intake as a listing's for tool definitions a server sends elsewhere (the
+        `tools` of a `sampling/createMessage`, 2025-11-25 on): rejected tools are removed,
+        with `tool_rejected` events whose paths start at `prefix` (the path of the object
+        holding `tools`, e.g. `("params",)`). Returns the tools to hand
+        on, or `None` when every tool passes unchanged. With the version unknown nothing can
+        be checked, so every tool is removed (event `unchecked`, decision `withheld`).
+
+        These tools are offered to the client's own model for one sampling call, not tools
+        the client can call on the server: they are neither pinned nor callable.
+        """
+        version = version if version is not None else self.known_version()
+        if version is None:
+            self.emit(
+                "unchecked",
+                None,
+                "unknown_protocol_version",
+                "withheld",
+                path=(*prefix, "tools"),
+                message="tool definitions not checked (protocol version unknown): withheld",
+            )
+            return []
+        shared = self.shared
+        try:
+            page = intake(
+                shared.server_id,
+                {"tools": tools},
+                transport=self.transport,
+                protocol_version=version,
+                trusted=shared.trusted,
+            )
+        except Error as exc:
+            self.emit(
+                "list_unreadable",
+                None,
+                exc.reason,
+                "withheld",
+                path=(*prefix, *exc.path),
+                message=exc.message,
+            )
+            return []
+        if not page.rejected:
+            return None
+        for rejection in page.rejected:
+            self.emit(
+                "tool_rejected",
+                rejection.name,
+                rejection.reason,
+                "removed",
+                path=(*prefix, *rejection.path),
+                message=rejection.message,
+            )
+        dropped = {rejection.index for rejection in page.rejected}
+        return [raw for index, raw in enumerate(tools) if index not in dropped]
+
+    def _on_sampling_request(self, message: dict[str, Any]) -> Verdict:
+        """A server's `sampling/createMessage` with `tools` (spec 2025-11-25 client/sampling
+        "Tools in Sampling"): its tool definitions go through `screen_tools` before the
+        client's sampling callback (and its model) sees them."""
+        params = message.get("params")
+        tools = params.get("tools") if isinstance(params, dict) else None
+        if not isinstance(tools, list) or not tools:
+            return PASS
+        kept = self.screen_tools(tools, None, ("params",))
+        if kept is None:
+            return PASS
+        assert isinstance(params, dict)
+        return _replace({**message, "params": {**params, "tools": kept}})
+
+    def _screen_input_requests(self, result: Any, version: str) -> dict[str, Any] | None:
+        """An `input_required` result (2026-07-28 basic/patterns/mrtr) whose `inputRequests`
+        hold `sampling/createMessage` requests with `tools`: each goes through
+        `screen_tools`. Returns the result to hand on, or `None` when nothing changed."""
+        requests = result.get("inputRequests") if isinstance(result, dict) else None
+        if not isinstance(requests, dict):
+            return None
+        changed: dict[str, Any] = {}
+        for key, request in requests.items():
+            if not isinstance(request, dict) or request.get("method") != _SAMPLING:
+                continue
+            params = request.get("params")
+            tools = params.get("tools") if isinstance(params, dict) else None
+            if not isinstance(tools, list) or not tools:
+                continue
+            kept = self.screen_tools(tools, version, ("inputRequests", key, "params"))
+            if kept is not None:
+                assert isinstance(params, dict)
+                changed[key] = {**request, "params": {**params, "tools": kept}}
+        if not changed:
+            return None
+        return {**result, "inputRequests": {**requests, **changed}}

@@ -1,0 +1,239 @@
+"""The guard's bookkeeping, apart from its decisions: tool states, requests in flight, pages.
+
+Not a public module. No SDK import: the state is plain data over parsed JSON-RPC values.
+
+- `Shared`: what every connection of one `Guard` shares (identity, policy, pins, events, and
+  the `ToolBook` of what is known about each tool name).
+- `Outstanding`: the requests of one connection whose response is still awaited, keyed as
+  the SDK keys them; bounded, and full means new requests are refused, never that old ones
+  are forgotten.
+- `PageCache`: a connection's few most recent `tools/list` pages and their intake.
+"""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, Protocol
+
+from ..client import Intake, Tool
+from ..pins import PinStore
+from ._checks import RevocationLog
+from ._events import EventSink, GuardEvent
+from ._policy import Policy
+
+Transport = Literal["stdio", "streamable-http"]
+TRANSPORTS: Final = ("stdio", "streamable-http")
+
+
+class StreamWrapper(Protocol):
+    """What a seam needs of a `Guard`: its stream-pair wrapper and its server id."""
+
+    @property
+    def server_id(self) -> str: ...
+
+    def wrap_streams(
+        self, read_stream: Any, write_stream: Any, *, transport: Transport = "stdio"
+    ) -> tuple[Any, Any]: ...
+
+
+ToolStatus = Literal["ok", "rejected", "blocked", "held"]
+
+#: Requests of one connection awaiting their response, at most. Past it a new request is
+#: answered locally with an error (reason `too_many_outstanding_requests`), never written.
+MAX_OUTSTANDING: Final = 4096
+#: Ids of refused calls remembered only to name the reason when a response to one arrives.
+_REFUSED_LABELS: Final = 1024
+#: tools/list pages whose intake a connection keeps for re-listings (most recent kept).
+PAGE_CACHE_SIZE: Final = 8
+#: JSON bytes of all cached pages together, at most: the cache's memory stays a small
+#: multiple of an ordinary page, never of the largest pages a server ever sent (a page over
+#: the budget is not cached at all).
+PAGE_CACHE_BYTES: Final = 2 << 20
+
+
+@dataclass(slots=True)
+class ToolState:
+    """What the guard knows about one tool name of its server."""
+
+    status: ToolStatus
+    tool: Tool | None  # the accepted definition (None for a rejected or unchecked tool)
+    reason: str = ""
+    #: whether the input / output schema is checked inline (`_checks.is_linear`), once known.
+    input_linear: bool | None = None
+    output_linear: bool | None = None
+
+
+@dataclass(slots=True)
+class ToolBook:
+    """Per tool name: its state, and the memos that keep re-listings cheap."""
+
+    #: tool name -> what the guard knows (shared by every connection of a guard).
+    tools: dict[str, ToolState] = field(default_factory=dict)
+    #: tool name -> fingerprint known to be pinned in the guard's private store.
+    pinned: dict[str, str | None] = field(default_factory=dict)
+    #: tool name -> fingerprint whose outputSchema was reported hidden from the SDK.
+    hidden: dict[str, str | None] = field(default_factory=dict)
+    #: names whose pin the store's audit log shows revoked (never re-pinned by the guard).
+    revoked: set[str] = field(default_factory=set)
+    #: the audit log's revocations, read incrementally by the pin checks.
+    revocations: RevocationLog = field(default_factory=RevocationLog)
+    #: tool name -> fingerprint whose cleaned text was reported (`tool_text_cleaned`).
+    text_reported: dict[str, str | None] = field(default_factory=dict)
+    #: `lookalike_key` -> the first name known under it (listed, or pinned in the store).
+    lookalike_index: dict[str, str] = field(default_factory=dict)
+    #: names pinned in a caller's store for this server (read once), or None until read.
+    store_names: frozenset[str] | None = None
+
+    def forget(self, listed: set[str]) -> None:
+        """Drop the memos of names a complete listing no longer has: what the guard keeps
+        grows with the server's current tools, not with every name it ever listed."""
+        for memo in (self.pinned, self.hidden, self.text_reported):
+            for name in [n for n in memo if n not in listed]:
+                del memo[name]
+
+
+@dataclass(slots=True)
+class Shared:
+    """What every connection of one guard shares."""
+
+    server_id: str
+    trusted: bool
+    policy: Policy
+    pins: PinStore
+    owns_pins: bool
+    sink: EventSink
+    book: ToolBook = field(default_factory=ToolBook)
+
+    def emit(self, kind: str, tool: str | None, reason: str, decision: str, **kw: Any) -> None:
+        self.sink.emit(GuardEvent(kind, tool, reason, decision, server_id=self.server_id, **kw))
+
+
+def coerce_id(request_id: Any) -> Any:
+    """A request id as the SDK correlates it: mcp 2.3.0 `coerce_request_id` reads a string
+    with `int()` (" 5", "+5", "٥", "0005" and "1_0" are ints there), so the guard does the
+    same and no spelling the SDK accepts escapes its table. A digit string past CPython's
+    4,300-digit limit stays a string (the SDK's `int()` refuses it too)."""
+    if isinstance(request_id, str):
+        try:
+            return int(request_id)
+        except ValueError:
+            return request_id
+    return request_id
+
+
+class Pending:
+    """One request awaiting its response."""
+
+    __slots__ = ("cursor", "extensions", "gating", "method", "name", "state", "tool")
+
+    def __init__(
+        self,
+        method: str,
+        name: str | None = None,
+        tool: Tool | None = None,
+        cursor: bool = False,
+        state: ToolState | None = None,
+        gating: bool = False,
+    ) -> None:
+        self.method = method
+        self.name = name
+        self.tool = tool
+        self.cursor = cursor
+        self.state = state  # the tool's state when the call went out (per-tool memos)
+        #: the call is still being checked: not written, so no response can be its answer.
+        self.gating = gating
+        #: extensions the client advertised with the request (their result types are valid).
+        self.extensions: tuple[str, ...] = ()
+
+
+class Outstanding:
+    """The requests of one connection awaiting a response, keyed by `coerce_id`.
+
+    An entry leaves when its response arrives (`take`), when the client abandons the request
+    (`cancel`, on the `notifications/cancelled` the client writes) or when the request is
+    never written (`forget_unsent`). Nothing else removes one: when the table is full,
+    `add` says no and the request is refused, so a flood of abandoned requests can never push
+    out the entry that makes a later response checked.
+    """
+
+    __slots__ = ("_live", "_refused", "limit")
+
+    def __init__(self, limit: int = MAX_OUTSTANDING) -> None:
+        self.limit = limit
+        self._live: dict[Any, Pending] = {}
+        self._refused: collections.OrderedDict[Any, None] = collections.OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._live)
+
+    def add(self, request_id: Any, pending: Pending) -> bool:
+        """Remember a request; `False` (nothing remembered) when the table is full."""
+        key = coerce_id(request_id)
+        if key not in self._live and len(self._live) >= self.limit:
+            return False
+        self._refused.pop(key, None)  # an id reused for a new request
+        self._live[key] = pending
+        return True
+
+    def peek(self, request_id: Any) -> Pending | None:
+        return self._live.get(coerce_id(request_id))
+
+    def take(self, request_id: Any) -> Pending | None:
+        """The request a response answers, removed (`None`: no live request has that id)."""
+        return self._live.pop(coerce_id(request_id), None)
+
+    def cancel(self, request_id: Any) -> Pending | None:
+        """The client abandoned the request: its response, if one comes, matches nothing."""
+        return self._live.pop(coerce_id(request_id), None)
+
+    def forget_unsent(self, request_id: Any, pending: Pending) -> None:
+        """A gated call that will not be written (refused or cancelled while gated)."""
+        key = coerce_id(request_id)
+        if self._live.get(key) is pending:
+            del self._live[key]
+        self._refused[key] = None
+        if len(self._refused) > _REFUSED_LABELS:
+            self._refused.popitem(last=False)
+
+    def was_refused(self, request_id: Any) -> bool:
+        return coerce_id(request_id) in self._refused
+
+
+class PageCache:
+    """A connection's recent pages: SHA-256 of (version, page JSON bytes) -> the page as
+    received (a reference, never a copy), its `Intake`, its tools' indexes."""
+
+    __slots__ = ("_bytes", "_pages")
+
+    def __init__(self) -> None:
+        self._pages: collections.OrderedDict[bytes, tuple[Any, Intake, list[int], int]] = (
+            collections.OrderedDict()
+        )
+        self._bytes = 0
+
+    @staticmethod
+    def key(version: str, data: bytes) -> bytes:
+        return hashlib.sha256(version.encode() + b"\0" + data).digest()
+
+    def get(self, key: bytes, page: Any) -> tuple[Intake, list[int]] | None:
+        """The cached intake of `page`, when the cached page is equal to it (Python equality
+        on top of equal bytes: orjson writes NaN and infinities as `null`)."""
+        hit = self._pages.get(key)
+        if hit is None or hit[0] != page:
+            return None
+        self._pages.move_to_end(key)
+        return hit[1], hit[2]
+
+    def put(self, key: bytes, size: int, page: Any, intake: Intake, positions: list[int]) -> None:
+        if size > PAGE_CACHE_BYTES:
+            return
+        old = self._pages.pop(key, None)
+        if old is not None:
+            self._bytes -= old[3]
+        self._pages[key] = (page, intake, positions, size)
+        self._bytes += size
+        while len(self._pages) > PAGE_CACHE_SIZE or self._bytes > PAGE_CACHE_BYTES:
+            _, dropped = self._pages.popitem(last=False)
+            self._bytes -= dropped[3]

@@ -1,0 +1,255 @@
+"""Nothing unchecked under load: the guard's table of requests in flight.
+
+The guard checks a response only when it knows which request it answers. An entry leaves
+the table when its response arrives or when the client abandons the request (mcp 2.3.0 writes
+`notifications/cancelled` on a timeout or a caller's cancellation:
+`mcp/shared/jsonrpc_dispatcher.py`, "courtesy cancel"); a full table refuses new requests
+rather than forgetting old ones; a response that answers nothing live is dropped (the SDK
+waits on no such id). Spec 2025-11-25 basic/utilities/cancellation: "the receiver ... MAY
+ignore" a late response; server/tools "Security Considerations".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conduit_mcp.guard import Guard
+from conduit_mcp.guard._engine import Engine, Verdict
+
+from .conftest import Hostile, changed_keys
+from .test_holes import BOUND
+from .test_hostile_clients import open_client
+
+pytestmark = pytest.mark.anyio
+
+FLOOD = 4200  # tests/guard/hostile_server.py FLOOD: more than the old table's 4,096
+
+
+@pytest.mark.parametrize("kind", ["session", "fastmcp"])
+async def test_abandoned_calls_never_push_out_a_held_listing_or_result(
+    hostile: Callable[..., Hostile], kind: str
+) -> None:
+    """The issue's repro: a server holds back a rug-pull listing and an invalid structured
+    result while the client abandons 4,200 calls (each with a 1 ms timeout, so the SDK writes
+    `notifications/cancelled`). When the server finally answers, both are still checked: echo
+    is blocked with its field diff, weather's result withheld (spec 2025-06-18 server/tools
+    "Output Schema"); the server received the cancellations the client wrote. Under
+    `ClientSession` and under FastMCP's `Client` (whose `timeout=` is the SDK's)."""
+    server = hostile("flood")
+    guard = Guard("hostile")
+    answers: dict[str, Any] = {}
+    with anyio.fail_after(BOUND * 6):
+        async with open_client(kind, guard, server) as client:
+            first = await client.list_tools()
+
+            async def second_listing() -> None:
+                answers["list"] = await client.list_tools()
+
+            async def weather() -> None:
+                answers["weather"] = await client.call_tool("weather", {"city": "Oslo"})
+
+            async def abandon() -> None:
+                with pytest.raises(Exception):  # noqa: B017 - MCPError, or FastMCP's own
+                    if kind == "session":
+                        await client.inner.call_tool("slow", {}, read_timeout_seconds=0.001)
+                    else:
+                        await client.inner.call_tool("slow", {}, timeout=0.001)
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(second_listing)
+                tg.start_soon(weather)
+                await anyio.sleep(0.2)  # both written before the flood
+                for start in range(0, FLOOD, 200):
+                    async with anyio.create_task_group() as batch:
+                        for _ in range(min(200, FLOOD - start)):
+                            batch.start_soon(abandon)
+    assert [t.name for t in first] == ["echo", "weather", "slow"]
+    assert [t.name for t in answers["list"]] == ["weather", "slow"]
+    changed = [e for e in guard.events if e.kind == "tool_changed"]
+    assert [(e.tool, e.decision) for e in changed] == [("echo", "blocked")]
+    assert changed_keys(changed[0].changes) == {"description", "inputSchema"}
+    assert answers["weather"].is_error is True
+    assert answers["weather"].structured_content is None
+    assert [(e.tool, e.decision) for e in guard.events if e.kind == "output_invalid"] == [
+        ("weather", "withheld")
+    ]
+    cancels = [m for m in server.received() if m.get("method") == "notifications/cancelled"]
+    assert len(cancels) == FLOOD
+
+
+# -- the engine alone ------------------------------------------------------------------------
+
+VERSION = "2025-11-25"
+SCHEMA = {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}
+TOOL_A = {"name": "a", "inputSchema": {"type": "object"}, "outputSchema": SCHEMA}
+#: A page with a tool intake must reject (a name that is not a string): it never reaches the SDK.
+HOSTILE_PAGE = {"tools": [TOOL_A, {"name": 42, "inputSchema": {"type": "object"}}]}
+#: Results no checked path passes as success: content not a list; structured content that
+#: fails a's outputSchema.
+BAD_CALL_RESULTS = (
+    {"content": "not a list"},
+    {"content": [{"type": "text", "text": "{}"}], "structuredContent": {"x": "str"}},
+)
+
+
+def _request(request_id: Any, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params or {}}
+
+
+def _result(request_id: Any, result: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+async def _ready(guard: Guard) -> Engine:
+    """An engine past initialize, with tool a listed (and pinned)."""
+    engine = Engine(guard._shared, "stdio")
+    await engine.outbound(_request(0, "initialize"))
+    await engine.inbound(_result(0, {"protocolVersion": VERSION, "capabilities": {}}))
+    await engine.outbound(_request(-1, "tools/list"))
+    verdict = await engine.inbound(_result(-1, {"tools": [TOOL_A]}))
+    assert verdict.action == "pass" and guard.tool_status("a") == "ok"
+    return engine
+
+
+async def test_a_cancelled_request_is_forgotten_and_its_late_answer_dropped() -> None:
+    """conduit-defined: the client's `notifications/cancelled` removes the entry; the server's
+    late answer matches nothing and is dropped (event `response_dropped`,
+    `unmatched_response`), as is a second answer to an answered request."""
+    guard = Guard("s")
+    engine = await _ready(guard)
+    await engine.outbound(_request(5, "tools/call", {"name": "a", "arguments": {}}))
+    assert len(engine.outstanding) == 1
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}}
+    assert (await engine.outbound(cancel)).action == "pass"  # the server learns of it too
+    assert len(engine.outstanding) == 0
+    assert (await engine.inbound(_result(5, BAD_CALL_RESULTS[1]))).action == "drop"
+    await engine.outbound(_request(6, "tools/list"))
+    assert (await engine.inbound(_result(6, {"tools": [TOOL_A]}))).action == "pass"
+    assert (await engine.inbound(_result(6, HOSTILE_PAGE))).action == "drop"
+    dropped = [e for e in guard.events if e.kind == "response_dropped"]
+    assert [(e.reason, e.details["request_id"]) for e in dropped] == [
+        ("unmatched_response", "5"),
+        ("unmatched_response", "6"),
+    ]
+
+
+async def test_a_full_table_refuses_new_requests_and_forgets_none() -> None:
+    """conduit-defined: with every slot taken by requests the client never abandons, the next
+    tools/call (and any other request) is answered locally with a refusal and never written;
+    the oldest entry is still there, so its rug-pull page is checked when it comes."""
+    guard = Guard("s")
+    engine = await _ready(guard)
+    engine.outstanding.limit = 64
+    await engine.outbound(_request(1, "tools/list"))
+    for request_id in range(2, 65):
+        verdict = await engine.outbound(_request(request_id, "tools/call", {"name": "a"}))
+        assert verdict.action == "pass"
+    refused = await engine.outbound(_request(65, "tools/call", {"name": "a"}))
+    other = await engine.outbound(_request(66, "ping"))
+    for verdict, code in ((refused, -32602), (other, -32603)):
+        assert verdict.action == "answer" and verdict.message is not None
+        assert verdict.message["error"]["code"] == code
+        assert verdict.message["error"]["data"]["reason"] == "too_many_outstanding_requests"
+    page = await engine.inbound(_result(1, HOSTILE_PAGE))
+    assert page.action == "replace" and page.message is not None
+    assert [t["name"] for t in page.message["result"]["tools"]] == ["a"]
+    assert (await engine.inbound(_result(65, BAD_CALL_RESULTS[0]))).action == "drop"
+
+
+# -- hypothesis: random interleavings ---------------------------------------------------------
+
+_OPS = st.one_of(
+    st.tuples(st.just("list")),
+    st.tuples(st.just("call"), st.sampled_from(["a", "b"])),
+    st.tuples(st.just("cancel"), st.integers(0, 30)),
+    st.tuples(
+        st.just("respond"),
+        st.integers(0, 30),
+        st.sampled_from(["list", "call0", "call1", "error"]),
+        st.sampled_from([None, " ", "+", "0"]),  # how the server spells the id
+    ),
+    st.tuples(st.just("stray"), st.integers(100, 110), st.sampled_from(["list", "call0"])),
+)
+
+
+def _shape(kind: str) -> dict[str, Any]:
+    return HOSTILE_PAGE if kind == "list" else BAD_CALL_RESULTS[int(kind[-1])]
+
+
+def _spell(request_id: int, style: str | None) -> Any:
+    return request_id if style is None else f"{style}{request_id}"
+
+
+async def _interleave(ops: list[tuple[Any, ...]]) -> None:
+    guard = Guard("s")
+    engine = await _ready(guard)
+    sent: list[tuple[int, str]] = []  # (id, method) in the order the client wrote them
+    waiting: dict[int, str] = {}  # what the SDK still waits on: id -> method
+    for op in ops:
+        if op[0] in ("list", "call"):
+            request_id = len(sent) + 1
+            method = "tools/list" if op[0] == "list" else "tools/call"
+            params = {"name": op[1], "arguments": {}} if op[0] == "call" else {}
+            verdict = await engine.outbound(_request(request_id, method, params))
+            sent.append((request_id, method))
+            if verdict.action == "answer":
+                continue  # the SDK got its answer (a refusal) at once
+            assert verdict.action == "pass"
+            waiting[request_id] = method
+        elif op[0] == "cancel":
+            if op[1] < len(sent):
+                request_id = sent[op[1]][0]
+                cancel = {"method": "notifications/cancelled", "params": {"requestId": request_id}}
+                await engine.outbound({"jsonrpc": "2.0", **cancel})
+                waiting.pop(request_id, None)
+        else:
+            if op[0] == "respond":
+                if op[1] >= len(sent):
+                    continue
+                request_id, kind, spelled = sent[op[1]][0], op[2], _spell(sent[op[1]][0], op[3])
+            else:
+                request_id, kind, spelled = op[1], op[2], op[1]
+            if kind == "error":
+                message = {"jsonrpc": "2.0", "id": spelled, "error": {"code": 1, "message": "x"}}
+            else:
+                message = _result(spelled, _shape(kind))
+            verdict = await engine.inbound(message)
+            _assert_checked(verdict, message, waiting.get(request_id))
+            if verdict.action != "drop":
+                waiting.pop(request_id, None)
+
+
+def _assert_checked(verdict: Verdict, message: dict[str, Any], method: str | None) -> None:
+    """What reaches the SDK answers a request it waits on, and was checked as its method's
+    answer: no rejected tool in a listing, no invalid tools/call result as a success."""
+    if verdict.action == "drop":
+        return
+    assert method is not None, "a response reached the SDK for a request it does not wait on"
+    seen = verdict.message if verdict.action == "replace" else message
+    assert seen is not None
+    if "error" in seen:
+        return
+    result = seen["result"]
+    if method == "tools/list":
+        assert all(isinstance(t.get("name"), str) for t in result["tools"])
+    else:
+        assert result.get("isError") is True, "an invalid tools/call result passed as success"
+
+
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(st.lists(_OPS, max_size=40))
+def test_no_tools_response_reaches_the_sdk_unchecked(ops: list[tuple[Any, ...]]) -> None:
+    """conduit-defined property over random interleavings of requests, cancellations,
+    responses (in and out of order, duplicated, re-spelled, unmatched) and listings: every
+    response that reaches the SDK answers a request it waits on and was checked."""
+    anyio.run(_interleave, ops)

@@ -1,0 +1,89 @@
+"""The guard's memory is bounded by its input, not by a session's history (a subprocess per
+run, resident memory as ratios to the bare SDK on the same input; never by time).
+
+Two hostile habits (tests/limits/guard_memory.py): 2,000 tools renamed on every listing over
+25 listings, and a 20 MB tool rewritten on each of 10 listings. `make test` runs them with
+a quarter of the tools, bytes and rewrites; `LIMITS_FULL=1` at the sizes above. What the guard keeps
+for the session by design: one pin per distinct tool name ever listed in its private store
+(a tool removed and re-added changed is a rug pull it must still catch), about 1.3 KB each.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parent / "guard_memory.py"
+SCALE = "1" if os.environ.get("LIMITS_FULL") else "0.25"
+#: Resident bytes the private store keeps per distinct tool name ever listed (its pin with
+#: the definition and the approval row; measured ~1.25 KB for these small tools).
+PER_NAME = 2_000
+
+
+def _run(scenario: str, mode: str) -> dict[str, Any]:
+    out = subprocess.run(
+        [sys.executable, str(SCRIPT), scenario, mode, "--scale", SCALE],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    figures: dict[str, Any] = json.loads(out.stdout)
+    return figures
+
+
+@pytest.fixture(scope="module")
+def renames() -> tuple[dict[str, Any], dict[str, Any]]:
+    return _run("renames", "bare"), _run("renames", "guard")
+
+
+@pytest.fixture(scope="module")
+def rewrite() -> tuple[dict[str, Any], dict[str, Any]]:
+    return _run("rewrite", "bare"), _run("rewrite", "guard")
+
+
+def test_renamed_tools_cost_a_bounded_amount_per_listing(
+    renames: tuple[dict[str, Any], dict[str, Any]],
+) -> None:
+    """conduit-defined: the guard's peak stays within 2.5x the bare SDK's; past the first
+    listings it grows only by its private store's pins (PER_NAME per new name), where the
+    old guard kept every definition in its events and re-read the audit log (119 -> 831 MB)."""
+    bare, guard = renames
+    assert guard["peak_rss_mb"] <= 2.5 * bare["peak_rss_mb"]
+    per_listing = guard["rss_mb_per_listing"]
+    tail = len(per_listing) // 2
+    slope_mb = (per_listing[-1] - per_listing[tail]) / (len(per_listing) - 1 - tail)
+    assert slope_mb * 2**20 <= PER_NAME * guard["tools"]
+
+
+def test_the_audit_log_is_read_in_proportion_to_the_listing(
+    renames: tuple[dict[str, Any], dict[str, Any]],
+) -> None:
+    """conduit-defined: each listing reads the audit rows appended since the last (a window
+    growing by 4 from 256), never the whole log: no more on the last listing than on the
+    fourth, at most 4x the rows one listing appends (one approval per new tool)."""
+    _, guard = renames
+    rows = guard["audit_rows"]
+    assert max(rows[1:]) <= 4 * 4 * guard["tools"] + 256 + 1024
+    assert rows[-1] <= rows[3]
+
+
+def test_a_rewritten_huge_tool_is_not_kept_once_per_rewrite(
+    rewrite: tuple[dict[str, Any], dict[str, Any]],
+) -> None:
+    """conduit-defined: the guard's peak stays within 3.5x the bare SDK's; memory after the
+    last listing is no more than after the second (plus slack); events keep excerpts (the
+    old guard's events kept old and new definitions: +640 MB)."""
+    bare, guard = rewrite
+    assert guard["peak_rss_mb"] <= 3.5 * bare["peak_rss_mb"]
+    per_listing = guard["rss_mb_per_listing"]
+    size_mb = guard["tool_bytes"] / 2**20
+    assert per_listing[-1] <= per_listing[1] + max(10.0, size_mb)
+    assert guard["events"] >= 1
+    assert guard["event_bytes"] <= 2_000 * guard["events"]
