@@ -51,6 +51,7 @@ from .client import (
     redacted_location,
     unwrap_response,
 )
+from .proxy._cli import register as register_proxy_commands
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -878,6 +879,9 @@ def _short_fingerprint(value: str | None) -> str:
 
 def _field_change(item: dict[str, Any]) -> FieldChange:
     return FieldChange(item["path"], item["op"], item.get("old"), item.get("new"), item["material"])
+
+
+register_proxy_commands(app)
 
 
 def main() -> None:

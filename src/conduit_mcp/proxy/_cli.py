@@ -1,0 +1,212 @@
+"""The `conduit-mcp proxy` command (registered on the main `conduit-mcp` app).
+
+Not a public module. Imports of the MCP SDK happen inside the command, so `conduit-mcp --help`
+works without the integrations extra.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from .._cli_help import PlainHelpCommand
+from ._settings import GuardSettings
+
+EXIT_USAGE = 2
+
+ServerIdOption = Annotated[
+    str,
+    typer.Option(
+        "--server-id",
+        metavar="ID",
+        help="The server's id: keys its pins (the key of its entry in a client config).",
+    ),
+]
+
+
+def _policy(
+    new: str | None,
+    changed: str | None,
+    check_arguments: bool | None,
+    invalid_output: str | None,
+    output_timeout: float | None,
+    sdk_output_schema: str | None,
+) -> dict[str, Any]:
+    given = {
+        "new": new,
+        "changed": changed,
+        "check_arguments": check_arguments,
+        "invalid_output": invalid_output,
+        "output_timeout": output_timeout,
+        "sdk_output_schema": sdk_output_schema,
+    }
+    return {key: value for key, value in given.items() if value is not None}
+
+
+def proxy_command(
+    command: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="COMMAND",
+            help="The server's command line, after -- (e.g. -- npx -y @scope/server /data).",
+            show_default=False,
+        ),
+    ],
+    server_id: ServerIdOption,
+    pins: Annotated[
+        str | None,
+        typer.Option(
+            "--pins",
+            metavar="LOCATION",
+            help="Pin store: a sqlite file (created if missing) or a postgresql:// URL. "
+            "Default: pins in memory for this run (new tools pinned on first use).",
+        ),
+    ] = None,
+    new: Annotated[
+        str | None,
+        typer.Option(
+            "--new",
+            metavar="pin|allow|hold|block",
+            help="A tool never pinned (default: pin; hold with --pins).",
+        ),
+    ] = None,
+    changed: Annotated[
+        str | None,
+        typer.Option(
+            "--changed",
+            metavar="block|allow|hold",
+            help="A tool that differs from its pin (default: block).",
+        ),
+    ] = None,
+    check_arguments: Annotated[
+        bool | None,
+        typer.Option(
+            "--check-arguments/--no-check-arguments",
+            help="Refuse a call whose arguments fail the tool's inputSchema (default: on).",
+            show_default=False,
+        ),
+    ] = None,
+    invalid_output: Annotated[
+        str | None,
+        typer.Option(
+            "--invalid-output",
+            metavar="withhold|flag|pass",
+            help="Structured content that fails the outputSchema (default: withhold).",
+        ),
+    ] = None,
+    output_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--output-timeout",
+            metavar="SECONDS",
+            help="Longest an argument or output check may take (default: 2).",
+        ),
+    ] = None,
+    sdk_output_schema: Annotated[
+        str | None,
+        typer.Option(
+            "--sdk-output-schema",
+            metavar="hide_unsafe|keep",
+            help="outputSchemas a Python SDK client cannot check safely (default: hide_unsafe).",
+        ),
+    ] = None,
+    held_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--held-dir",
+            metavar="DIR",
+            help="Where a held tool's definition is written for `conduit-mcp pins approve` "
+            "(default: ~/.local/state/conduit-mcp/held).",
+        ),
+    ] = None,
+    log: Annotated[
+        Path | None,
+        typer.Option(
+            "--log",
+            metavar="FILE",
+            help="Write logs to FILE as JSON lines (default: text on stderr).",
+        ),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", help="Log warnings and errors only.")] = False,
+) -> None:
+    """Run an MCP server behind the guard: an MCP server on stdin/stdout to the client, the
+    guard in the middle, the real server as a child process.
+
+    stdout carries protocol bytes only; the server's stderr is relayed; SIGINT and SIGTERM are
+    sent on to the server; the exit code is the server's (127: it could not be started).
+    """
+    if not command:
+        raise typer.BadParameter("give the server's command after --", param_hint="COMMAND")
+    if not server_id:
+        raise typer.BadParameter("a server id must not be empty", param_hint="--server-id")
+    settings = GuardSettings(
+        server_id=server_id,
+        pins=pins,
+        policy=_policy(
+            new, changed, check_arguments, invalid_output, output_timeout, sdk_output_schema
+        ),
+        held_dir=held_dir,
+    )
+    sys.exit(run(settings, command, log=log, quiet=quiet))
+
+
+def run(
+    settings: GuardSettings, command: list[str], *, log: Path | None = None, quiet: bool = False
+) -> int:
+    """Start the guard and the stdio proxy; returns the exit code (2 for a bad option or an
+    unusable pin store, with one line on stderr)."""
+    from ._logs import configure
+
+    configure(log, logging.WARNING if quiet else logging.INFO)
+    try:
+        import anyio
+
+        from ._seam import GuardSeam
+        from ._stdio import run_stdio
+    except ImportError as exc:
+        _fail(f"the proxy needs the integrations extra ({exc})")
+    try:
+        seam = GuardSeam(settings)
+    except (TypeError, ValueError) as exc:
+        _fail(str(exc))
+    except Exception as exc:  # the pin store: FileNotFoundError, sqlite3.Error, psycopg.Error
+        from ..client import redacted_location
+
+        where = redacted_location(settings.pins or "")
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        reason = reason.replace(settings.pins or "", where)
+        _fail(f"--pins {where}: cannot open the pin store: {reason}")
+    wire = _claim_stdout()
+    try:
+        return anyio.run(lambda: run_stdio(seam, command, stdout_fd=wire))
+    finally:
+        seam.close()
+
+
+def _claim_stdout() -> int:
+    """Keep fd 1 for protocol bytes only: the wire moves to a private descriptor and fd 1 then
+    points at stderr, so a stray print from any library lands in the log, not in the stream."""
+    sys.stdout.flush()
+    wire = os.dup(1)
+    os.dup2(2, 1)
+    return wire
+
+
+def _fail(message: str) -> Any:
+    print(f"conduit-mcp proxy: {message}", file=sys.stderr)
+    sys.exit(EXIT_USAGE)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `proxy` command to the `conduit-mcp` app."""
+    app.command(
+        "proxy",
+        cls=PlainHelpCommand,
+        short_help="Run an MCP server behind the guard (stdio).",
+        context_settings={"allow_interspersed_args": False},
+    )(proxy_command)

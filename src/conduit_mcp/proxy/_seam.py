@@ -1,0 +1,213 @@
+"""The proxy's one coupling to the guard: build a `Guard`, wrap an upstream pair, explain refusals.
+
+Not a public module. Everything the proxy knows of `conduit_mcp.guard` and of the pin store is
+here, through their public names only, so the rest of the package never changes when the guard
+engine does.
+"""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import json
+import logging
+import shlex
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from mcp.shared.message import SessionMessage
+from mcp.types.jsonrpc import ErrorData, JSONRPCError, JSONRPCRequest, JSONRPCResponse
+
+from ..client import PinStore, redacted_location
+from ..guard import Guard, GuardEvent
+from ._settings import GuardSettings
+
+logger = logging.getLogger("conduit_mcp.proxy")
+
+#: `data.source` of the guard's error responses (`conduit_mcp.guard` module docs).
+_GUARD_SOURCE: Final = "conduit-mcp.guard"
+#: tools/list requests remembered while their response is outstanding.
+_MAX_LISTS: Final = 256
+
+
+class GuardSeam:
+    """One guard for the proxy's life, and the glue around it.
+
+    Args:
+        settings: a `GuardSettings`.
+        on_event: called with each `GuardEvent` (the guard also logs each one to the stdlib
+            logger `conduit_mcp.guard`).
+
+    Raises:
+        TypeError, ValueError: as `Guard` for a bad server id or policy value.
+        FileNotFoundError, sqlite3.Error, psycopg.Error: the pin store cannot be opened.
+    """
+
+    def __init__(
+        self, settings: GuardSettings, on_event: Callable[[GuardEvent], object] | None = None
+    ) -> None:
+        self.settings = settings
+        self._store = PinStore(settings.pins) if settings.pins is not None else None
+        try:
+            self.guard = Guard(
+                settings.server_id, pins=self._store, on_event=on_event, **settings.policy
+            )
+        except BaseException:
+            if self._store is not None:
+                self._store.close()
+            raise
+        #: id -> True for tools/list requests in flight (to find the raw pages).
+        self._lists: OrderedDict[Any, None] = OrderedDict()
+        #: tool name -> the raw definition last listed by the server (before the guard).
+        self._raw: dict[str, Any] = {}
+        self._version: str | None = None
+
+    def close(self) -> None:
+        """Close the guard and the pin store it opened. Idempotent."""
+        self.guard.close()
+        if self._store is not None:
+            self._store.close()
+
+    def wrap(
+        self, read: Any, write: Any, *, transport: Literal["stdio", "streamable-http"]
+    ) -> tuple[Any, Any]:
+        """The guarded pair over an upstream pair of `SessionMessage` streams.
+
+        Args:
+            read: receive stream of `SessionMessage | Exception` from the server.
+            write: send stream of `SessionMessage` to the server.
+            transport: `"stdio"` or `"streamable-http"` (the upstream's).
+
+        Returns:
+            `(read, write)` with the guard's decisions applied; the read side also feeds
+            `explain` with the raw listings the server sent.
+        """
+        return self.guard.wrap_streams(_Tap(read, self), _Watch(write, self), transport=transport)
+
+    def explain(self, item: SessionMessage) -> SessionMessage:
+        """A guard refusal made actionable: the message of a `tool_held` refusal gains the exact
+        `conduit-mcp pins approve` command line; anything else is returned as is."""
+        message = item.message
+        if not isinstance(message, JSONRPCError):
+            return item
+        data = message.error.data
+        if not isinstance(data, dict) or data.get("source") != _GUARD_SOURCE:
+            return item
+        if data.get("reason") != "tool_held" or not isinstance(data.get("tool"), str):
+            return item
+        hint = self.approve_hint(data["tool"])
+        error = ErrorData(
+            code=message.error.code, message=f"{message.error.message}; {hint}", data=data
+        )
+        return SessionMessage(JSONRPCError(jsonrpc="2.0", id=message.id, error=error))
+
+    def approve_hint(self, tool: str) -> str:
+        """What a person runs to approve the held `tool` (one sentence, no credentials)."""
+        if self.settings.pins is None:
+            return (
+                "the proxy keeps its pins in memory: restart it with --pins FILE (and approve "
+                "with conduit-mcp pins approve) or with --new pin"
+            )
+        definition = self._raw.get(tool)
+        if definition is None:
+            return "list the tools again, then approve it with conduit-mcp pins approve"
+        page = self._write_page(tool, definition)
+        command = [
+            "conduit-mcp",
+            "pins",
+            "approve",
+            str(page),
+            "--store",
+            redacted_location(self.settings.pins),
+            "--server-id",
+            self.settings.server_id,
+            "--tool",
+            tool,
+            "--transport",
+            "stdio",
+            "--approver",
+            _user(),
+        ]
+        if self._version is not None:
+            command[-2:-2] = ["--protocol-version", self._version]
+        return f"approve it with: {shlex.join(command)} (then list the tools again)"
+
+    def _write_page(self, tool: str, definition: Any) -> Path:
+        base = self.settings.held_dir or Path.home() / ".local" / "state" / "conduit-mcp" / "held"
+        base.mkdir(parents=True, exist_ok=True)
+        digest = hashlib.sha256(
+            f"{self.settings.server_id}\0{tool}".encode("utf-8", "surrogatepass")
+        ).hexdigest()[:16]
+        path = base / f"{digest}.json"
+        path.write_text(json.dumps({"tools": [definition]}, ensure_ascii=False), "utf-8")
+        return path
+
+    # -- taps ------------------------------------------------------------------------------
+
+    def _outbound(self, item: Any) -> None:
+        message = getattr(item, "message", None)
+        if isinstance(message, JSONRPCRequest) and message.method == "tools/list":
+            self._lists[message.id] = None
+            if len(self._lists) > _MAX_LISTS:
+                self._lists.popitem(last=False)
+
+    def _inbound(self, item: Any) -> None:
+        message = getattr(item, "message", None)
+        if not isinstance(message, JSONRPCResponse):
+            return
+        version = message.result.get("protocolVersion")
+        if isinstance(version, str) and "serverInfo" in message.result:
+            self._version = version
+        if message.id in self._lists:
+            del self._lists[message.id]
+            tools = message.result.get("tools")
+            if isinstance(tools, list):
+                for tool in tools:
+                    if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+                        self._raw[tool["name"]] = tool
+
+
+class _Tap:
+    """The upstream read stream, watched (never changed) before the guard reads it."""
+
+    def __init__(self, inner: Any, seam: GuardSeam) -> None:
+        self._inner = inner
+        self._seam = seam
+
+    async def receive(self) -> Any:
+        item = await self._inner.receive()
+        self._seam._inbound(item)
+        return item
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class _Watch:
+    """The upstream write stream, watched (never changed) after the guard let a message by."""
+
+    def __init__(self, inner: Any, seam: GuardSeam) -> None:
+        self._inner = inner
+        self._seam = seam
+
+    async def send(self, item: Any, /) -> None:
+        self._seam._outbound(item)
+        await self._inner.send(item)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # no user name in the environment or the password database
+        return "YOUR-NAME"
