@@ -198,12 +198,94 @@ def _claim_stdout() -> int:
 
 
 def _fail(message: str) -> Any:
-    print(f"conduit-mcp proxy: {message}", file=sys.stderr)
+    print(f"conduit-mcp: {message}", file=sys.stderr)
     sys.exit(EXIT_USAGE)
 
 
+ConfigArgument = Annotated[
+    Path,
+    typer.Argument(
+        metavar="CONFIG",
+        help="A client's MCP config: claude_desktop_config.json, .mcp.json, ~/.claude.json, "
+        "Cursor/Windsurf/VS Code mcp.json, Gemini settings.json, Codex config.toml.",
+    ),
+]
+DryRunOption = Annotated[bool, typer.Option("--dry-run", help="Print the diff; change nothing.")]
+
+
+def wrap_command(
+    config: ConfigArgument,
+    pins: Annotated[
+        str | None,
+        typer.Option("--pins", metavar="LOCATION", help="Pin store every proxy uses."),
+    ] = None,
+    new: Annotated[
+        str | None,
+        typer.Option("--new", metavar="pin|allow|hold|block", help="Passed to every proxy."),
+    ] = None,
+    changed: Annotated[
+        str | None,
+        typer.Option("--changed", metavar="block|allow|hold", help="Passed to every proxy."),
+    ] = None,
+    proxy_command: Annotated[
+        str | None,
+        typer.Option(
+            "--proxy-command",
+            metavar="PATH",
+            help="The conduit-mcp program clients launch (default: this one, absolute path).",
+        ),
+    ] = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Rewrite each MCP server entry of a client config to run through `conduit-mcp proxy`.
+
+    The server id is the entry's key. The original file is copied to CONFIG.conduit-mcp.bak
+    before the first change; entries already wrapped are left alone; SSE entries too.
+    """
+    from ._config import wrap_config
+
+    options: list[str] = []
+    for flag, value in (("--pins", pins), ("--new", new), ("--changed", changed)):
+        if value is not None:
+            options += [flag, value]
+    try:
+        outcome = wrap_config(config, proxy=proxy_command, options=options, dry_run=dry_run)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        _fail(f"{config}: {exc}")
+    _report(outcome, dry_run)
+
+
+def unwrap_command(config: ConfigArgument, dry_run: DryRunOption = False) -> None:
+    """Undo `conduit-mcp wrap`: the original file back byte for byte when it is unchanged
+    since, else each wrapped entry restored."""
+    from ._config import unwrap_config
+
+    try:
+        outcome = unwrap_config(config, dry_run=dry_run)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        _fail(f"{config}: {exc}")
+    _report(outcome, dry_run)
+
+
+def _report(outcome: Any, dry_run: bool) -> None:
+    if dry_run:
+        sys.stdout.write(outcome.diff())
+    for name, what in outcome.changed:
+        print(f"{what + (' (dry run)' if dry_run else ''):<10} {name}")
+    for name, why in outcome.skipped:
+        print(f"skipped    {name}: {why}")
+    if outcome.backup is not None:
+        print(f"backup     {outcome.backup}")
+
+
 def register(app: typer.Typer) -> None:
-    """Add the `proxy` command to the `conduit-mcp` app."""
+    """Add the `proxy`, `wrap` and `unwrap` commands to the `conduit-mcp` app."""
+    app.command(
+        "wrap", cls=PlainHelpCommand, short_help="Run a client's MCP servers through the proxy."
+    )(wrap_command)
+    app.command(
+        "unwrap", cls=PlainHelpCommand, short_help="Undo wrap: the client config as it was."
+    )(unwrap_command)
     app.command(
         "proxy",
         cls=PlainHelpCommand,
