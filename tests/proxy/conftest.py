@@ -7,7 +7,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -53,11 +53,18 @@ def proxy_argv(server_id: str, *options: str) -> list[str]:
 
 
 def run_ts_client(
-    ts_sdk: tuple[str, Path], plan: dict[str, Any], timeout: float = 60.0
+    ts_sdk: tuple[str, Path],
+    plan: dict[str, Any],
+    timeout: float = 60.0,
+    env: dict[str, str] | None = None,
+    stderr: list[str] | None = None,
 ) -> list[dict[str, Any]]:
-    """Run the TypeScript client on `plan`; its JSON lines, parsed (fails on a non-zero exit)."""
+    """Run the TypeScript client on `plan`; its JSON lines, parsed (fails on a non-zero exit).
+
+    `env` is added to the client's environment (the stdio servers it starts inherit it); the
+    client's stderr (with theirs) is appended to `stderr` when given."""
     node, prefix = ts_sdk
-    env = {**os.environ, "CONDUIT_TS_SDK": str(prefix)}
+    env = {**os.environ, **(env or {}), "CONDUIT_TS_SDK": str(prefix)}
     done = subprocess.run(
         [node, str(TS_CLIENT), json.dumps(plan)],
         capture_output=True,
@@ -67,6 +74,8 @@ def run_ts_client(
         check=False,
     )
     assert done.returncode == 0, done.stderr
+    if stderr is not None:
+        stderr.append(done.stderr)
     return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
 
 
@@ -88,3 +97,22 @@ def hostile_argv(server: Hostile) -> list[str]:
         str(server.log),
         *server.extra,
     ]
+
+
+@pytest.fixture
+def sdk_http_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """tests/proxy/http_server.py (the Python SDK over Streamable HTTP) on a free loopback port:
+    (its URL, the log of the headers it received)."""
+    from tests.guard.conftest import free_port, start_http, stop
+
+    port = free_port()
+    log = tmp_path / "http-server.jsonl"
+    argv = [sys.executable, str(HERE / "http_server.py"), "--port", str(port), "--log", str(log)]
+    process = start_http(argv, port)
+    yield f"http://127.0.0.1:{port}/mcp", log
+    stop(process)
+
+
+def header_log(log: Path) -> list[dict[str, Any]]:
+    """The requests `http_server.py` received: method, path, headers."""
+    return [json.loads(line) for line in log.read_text().splitlines() if line]

@@ -6,6 +6,7 @@ works without the integrations extra.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sys
@@ -15,7 +16,7 @@ from typing import Annotated, Any
 import typer
 
 from .._cli_help import PlainHelpCommand
-from ._settings import GuardSettings
+from ._settings import HEADERS_ENV, GuardSettings, HttpUpstream
 
 EXIT_USAGE = 2
 
@@ -49,15 +50,34 @@ def _policy(
 
 
 def proxy_command(
+    server_id: ServerIdOption,
     command: Annotated[
-        list[str],
+        list[str] | None,
         typer.Argument(
             metavar="COMMAND",
             help="The server's command line, after -- (e.g. -- npx -y @scope/server /data).",
             show_default=False,
         ),
-    ],
-    server_id: ServerIdOption,
+    ] = None,
+    upstream: Annotated[
+        str | None,
+        typer.Option(
+            "--upstream",
+            metavar="URL",
+            help="Proxy a Streamable HTTP server instead of a command (e.g. "
+            "https://host/mcp). Headers for it (Authorization, ...) come from the environment "
+            f"variable {HEADERS_ENV} (a JSON object) and --header.",
+        ),
+    ] = None,
+    header: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--header",
+            metavar="'NAME: VALUE'",
+            help="A header for every upstream request (repeatable). Visible to other local "
+            f"users in the process list: put credentials in {HEADERS_ENV} instead.",
+        ),
+    ] = None,
     pins: Annotated[
         str | None,
         typer.Option(
@@ -140,8 +160,11 @@ def proxy_command(
     stdout carries protocol bytes only; the server's stderr is relayed; SIGINT and SIGTERM are
     sent on to the server; the exit code is the server's (127: it could not be started).
     """
-    if not command:
-        raise typer.BadParameter("give the server's command after --", param_hint="COMMAND")
+    if bool(command) == bool(upstream):
+        raise typer.BadParameter(
+            "give the server's command after --, or --upstream URL (one of them)",
+            param_hint="COMMAND",
+        )
     if not server_id:
         raise typer.BadParameter("a server id must not be empty", param_hint="--server-id")
     settings = GuardSettings(
@@ -152,11 +175,40 @@ def proxy_command(
         ),
         held_dir=held_dir,
     )
-    sys.exit(run(settings, command, log=log, quiet=quiet))
+    target: list[str] | HttpUpstream = list(command or [])
+    if upstream is not None:
+        target = HttpUpstream(upstream, _headers(header or []))
+    sys.exit(run(settings, target, log=log, quiet=quiet))
+
+
+def _headers(options: list[str]) -> dict[str, str]:
+    """Upstream headers: the JSON object in the environment, then each --header."""
+    headers: dict[str, str] = {}
+    raw = os.environ.get(HEADERS_ENV)
+    if raw:
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = None
+        if not isinstance(value, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+        ):
+            raise typer.BadParameter(f"{HEADERS_ENV} must be a JSON object of strings")
+        headers.update(value)
+    for option in options:
+        name, colon, value = option.partition(":")
+        if not colon or not name.strip():
+            raise typer.BadParameter(f"expected 'NAME: VALUE', got {name.strip()!r}: ...")
+        headers[name.strip()] = value.strip()
+    return headers
 
 
 def run(
-    settings: GuardSettings, command: list[str], *, log: Path | None = None, quiet: bool = False
+    settings: GuardSettings,
+    target: list[str] | HttpUpstream,
+    *,
+    log: Path | None = None,
+    quiet: bool = False,
 ) -> int:
     """Start the guard and the stdio proxy; returns the exit code (2 for a bad option or an
     unusable pin store, with one line on stderr)."""
@@ -183,7 +235,9 @@ def run(
         _fail(f"--pins {where}: cannot open the pin store: {reason}")
     wire = _claim_stdout()
     try:
-        return anyio.run(lambda: run_stdio(seam, command, stdout_fd=wire))
+        if isinstance(target, HttpUpstream):
+            return anyio.run(lambda: run_stdio(seam, None, upstream=target, stdout_fd=wire))
+        return anyio.run(lambda: run_stdio(seam, target, stdout_fd=wire))
     finally:
         seam.close()
 

@@ -35,9 +35,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from . import _jsonspan
+from ._settings import HEADERS_ENV
 
-#: The environment variable that carries an HTTP upstream's headers (a JSON object).
-HEADERS_ENV: Final = "CONDUIT_MCP_UPSTREAM_HEADERS"
 BACKUP_SUFFIX: Final = ".conduit-mcp.bak"
 _URL_FIELDS: Final = ("url", "serverUrl", "httpUrl")
 _PROXY_NAMES: Final = frozenset({"conduit-mcp", "conduit-mcp.exe"})

@@ -63,6 +63,7 @@ class GuardSeam:
         #: tool name -> the raw definition last listed by the server (before the guard).
         self._raw: dict[str, Any] = {}
         self._version: str | None = None
+        self._transport = "stdio"
 
     def close(self) -> None:
         """Close the guard and the pin store it opened. Idempotent."""
@@ -84,7 +85,17 @@ class GuardSeam:
             `(read, write)` with the guard's decisions applied; the read side also feeds
             `explain` with the raw listings the server sent.
         """
+        self._transport = transport
         return self.guard.wrap_streams(_Tap(read, self), _Watch(write, self), transport=transport)
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The version the server's `initialize` response chose (`None` before it)."""
+        return self._version
+
+    def raw_tool(self, name: str) -> Any:
+        """The definition the server last listed under `name`, as sent (or `None`)."""
+        return self._raw.get(name)
 
     def explain(self, item: SessionMessage) -> SessionMessage:
         """A guard refusal made actionable: the message of a `tool_held` refusal gains the exact
@@ -126,7 +137,7 @@ class GuardSeam:
             "--tool",
             tool,
             "--transport",
-            "stdio",
+            self._transport,
             "--approver",
             _user(),
         ]

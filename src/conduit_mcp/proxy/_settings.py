@@ -7,7 +7,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
+
+#: The environment variable holding an HTTP upstream's headers (a JSON object of strings):
+#: credentials stay out of the proxy's command line (which other local users can read).
+HEADERS_ENV: Final = "CONDUIT_MCP_UPSTREAM_HEADERS"
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,3 +32,19 @@ class GuardSettings:
     pins: str | None = None
     policy: dict[str, Any] = field(default_factory=dict)
     held_dir: Path | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HttpUpstream:
+    """A Streamable HTTP server the proxy connects to.
+
+    Attributes:
+        url: the MCP endpoint (e.g. `https://host/mcp`).
+        headers: sent with every request (e.g. `Authorization`); never logged.
+    """
+
+    url: str
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return f"HttpUpstream(url={self.url!r}, headers=<{len(self.headers)} hidden>)"

@@ -17,7 +17,7 @@ import signal
 import stat
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final
 
 import anyio
@@ -27,6 +27,7 @@ from mcp.shared.message import SessionMessage
 
 from ._pump import pump
 from ._seam import GuardSeam
+from ._settings import HttpUpstream
 from ._wire import LineReader, LineTooLong, chunk_size, decode, encode
 
 logger = logging.getLogger("conduit_mcp.proxy")
@@ -203,30 +204,42 @@ async def _write_all(
 
 async def run_stdio(
     seam: GuardSeam,
-    command: Sequence[str],
+    command: Sequence[str] | None,
     *,
+    upstream: HttpUpstream | None = None,
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
     stdin_fd: int = 0,
     stdout_fd: int = 1,
 ) -> int:
-    """Run the stdio proxy until the server exits (or the client closes our stdin and the
-    server then exits); returns the exit code to use.
+    """Serve the client on stdio until the server exits (or the client closes our stdin and
+    the server then exits); returns the exit code to use.
 
     Args:
         seam: the guard, ready (`GuardSeam`).
-        command: the server's command line (program and arguments).
+        command: the server's command line (program and arguments), or `None` with
+            `upstream`.
+        upstream: a Streamable HTTP server to proxy instead of a child process.
         env: the server's environment (default: ours).
         cwd: the server's working directory (default: ours).
         stdin_fd, stdout_fd: the client's side of the transport (default: our 0 and 1).
 
     Returns:
         The server's exit code (128 + N when signal N ended it), or 127 when it could not be
-        started.
+        started; with `upstream`, 0 when the client closed our stdin.
 
-    SIGINT and SIGTERM received by the proxy are sent on to the server, which then decides
+    SIGINT and SIGTERM received by the proxy are sent on to a child server, which then decides
     how to end.
     """
+    client = _ClientStdio(stdin_fd, stdout_fd)
+    if upstream is not None:
+        await client.open()
+        try:
+            return await _run_http_upstream(seam, client, upstream)
+        finally:
+            client.close()
+    if not command:
+        raise ValueError("a server command or an upstream URL is required")
     try:
         process = await anyio.open_process(
             list(command),
@@ -240,14 +253,9 @@ async def run_stdio(
         logger.error("cannot start the server %r: %s", command[0], exc.strerror or exc)
         return EXIT_NOT_STARTED
     assert process.stdin is not None and process.stdout is not None
-    client = _ClientStdio(stdin_fd, stdout_fd)
     await client.open()
-
     up_send, up_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    down_send, down_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    out_send, out_recv = anyio.create_memory_object_stream[SessionMessage](16)
     server_writer = _ServerWriter(process.stdin)
-    guarded_read, guarded_write = seam.wrap(up_recv, server_writer, transport="stdio")
 
     async def client_done() -> None:
         # The client closed our stdin: close the server's, wait, then SIGTERM, then SIGKILL.
@@ -264,22 +272,10 @@ async def run_stdio(
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(_read_server, process.stdout, up_send)
-            tg.start_soon(_read_client, client, down_send)
-            written = anyio.Event()
-            tg.start_soon(_write_client, client, out_recv, written)
             tg.start_soon(_forward_signals, process)
-
-            async def upward() -> None:
-                await pump_up(down_recv, guarded_write, out_send)
-                await client_done()
-
-            tg.start_soon(upward)
-            await pump(guarded_read, out_send, seam)  # ends when the server's stdout does
+            guarded = seam.wrap(up_recv, server_writer, transport="stdio")
+            await _serve(client, seam, guarded, client_done)  # ends with the server's stdout
             await process.wait()
-            await out_send.aclose()
-            # The writer drains what the server said last; then stop reading the client.
-            with anyio.move_on_after(SHUTDOWN_GRACE):
-                await written.wait()
             tg.cancel_scope.cancel()
     finally:
         client.close()
@@ -288,6 +284,58 @@ async def run_stdio(
             with anyio.CancelScope(shield=True):
                 await process.wait()
     return exit_code(process.returncode)
+
+
+async def _run_http_upstream(seam: GuardSeam, client: _ClientStdio, upstream: HttpUpstream) -> int:
+    """stdio downstream, Streamable HTTP upstream: until the client closes our stdin."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    from ._headers import HeaderStamp
+
+    timeout = httpx2.Timeout(30.0, read=300.0)  # the SDK's defaults for MCP over HTTP
+    async with httpx2.AsyncClient(headers=dict(upstream.headers), timeout=timeout) as http:
+        async with streamable_http_client(upstream.url, http_client=http) as (read, write):
+            stamped = HeaderStamp(write, seam.raw_tool, lambda: seam.protocol_version)
+            guarded = seam.wrap(read, stamped, transport="streamable-http")
+            async with anyio.create_task_group() as tg:
+
+                async def client_done() -> None:
+                    tg.cancel_scope.cancel()  # the client is gone: end the session
+
+                await _serve(client, seam, guarded, client_done)
+                tg.cancel_scope.cancel()
+    return 0
+
+
+async def _serve(
+    client: _ClientStdio,
+    seam: GuardSeam,
+    guarded: tuple[Any, Any],
+    client_done: Callable[[], Awaitable[None]],
+) -> None:
+    """Pump both ways between the client's stdio and the guarded upstream pair. Returns when
+    the upstream's read side ends, after the client got everything it said; `client_done`
+    runs when the client's input ends."""
+    guarded_read, guarded_write = guarded
+    down_send, down_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    out_send, out_recv = anyio.create_memory_object_stream[SessionMessage](16)
+    written = anyio.Event()
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(_read_client, client, down_send)
+        tg.start_soon(_write_client, client, out_recv, written)
+
+        async def upward() -> None:
+            await pump_up(down_recv, guarded_write, out_send)
+            await client_done()
+
+        tg.start_soon(upward)
+        await pump(guarded_read, out_send, seam)
+        await out_send.aclose()
+        # The writer drains what the server said last; then stop reading the client.
+        with anyio.move_on_after(SHUTDOWN_GRACE):
+            await written.wait()
+        tg.cancel_scope.cancel()
 
 
 async def pump_up(
