@@ -116,3 +116,32 @@ def sdk_http_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
 def header_log(log: Path) -> list[dict[str, Any]]:
     """The requests `http_server.py` received: method, path, headers."""
     return [json.loads(line) for line in log.read_text().splitlines() if line]
+
+
+@pytest.fixture
+def listening_proxy(tmp_path: Path) -> Iterator[Callable[..., str]]:
+    """Start `conduit-mcp proxy --listen 127.0.0.1:PORT ...` (arguments after the server id);
+    returns its MCP URL. The proxy's log (JSON lines) is tmp_path/proxy-PORT.jsonl."""
+    from tests.guard.conftest import free_port, wait_for_port
+
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(server_id: str, *args: str) -> str:
+        port = free_port()
+        log = tmp_path / f"proxy-{port}.jsonl"
+        argv = [*proxy_argv(server_id, "--log", str(log), "--listen", f"127.0.0.1:{port}"), *args]
+        process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        started.append(process)
+        wait_for_port(port, process)
+        return f"http://127.0.0.1:{port}/mcp"
+
+    yield start
+    for process in started:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if process.stderr is not None:
+            process.stderr.close()

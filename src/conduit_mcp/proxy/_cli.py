@@ -69,6 +69,15 @@ def proxy_command(
             f"variable {HEADERS_ENV} (a JSON object) and --header.",
         ),
     ] = None,
+    listen: Annotated[
+        str | None,
+        typer.Option(
+            "--listen",
+            metavar="HOST:PORT",
+            help="Serve clients over Streamable HTTP at http://HOST:PORT/mcp instead of "
+            "stdio (each session gets its own server process or upstream session).",
+        ),
+    ] = None,
     header: Annotated[
         list[str] | None,
         typer.Option(
@@ -178,7 +187,15 @@ def proxy_command(
     target: list[str] | HttpUpstream = list(command or [])
     if upstream is not None:
         target = HttpUpstream(upstream, _headers(header or []))
-    sys.exit(run(settings, target, log=log, quiet=quiet))
+    address = _address(listen) if listen is not None else None
+    sys.exit(run(settings, target, log=log, quiet=quiet, listen=address))
+
+
+def _address(value: str) -> tuple[str, int]:
+    host, colon, port = value.rpartition(":")
+    if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise typer.BadParameter(f"expected HOST:PORT, got {value!r}", param_hint="--listen")
+    return host.strip("[]"), int(port)
 
 
 def _headers(options: list[str]) -> dict[str, str]:
@@ -209,6 +226,7 @@ def run(
     *,
     log: Path | None = None,
     quiet: bool = False,
+    listen: tuple[str, int] | None = None,
 ) -> int:
     """Start the guard and the stdio proxy; returns the exit code (2 for a bad option or an
     unusable pin store, with one line on stderr)."""
@@ -233,6 +251,15 @@ def run(
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         reason = reason.replace(settings.pins or "", where)
         _fail(f"--pins {where}: cannot open the pin store: {reason}")
+    if listen is not None:
+        from ._listen import serve
+
+        try:
+            return anyio.run(lambda: serve(seam, target, *listen))
+        except OSError as exc:
+            _fail(f"--listen {listen[0]}:{listen[1]}: {exc.strerror or exc}")
+        finally:
+            seam.close()
     wire = _claim_stdout()
     try:
         if isinstance(target, HttpUpstream):

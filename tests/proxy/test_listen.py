@@ -1,0 +1,145 @@
+"""HTTP downstream (`conduit-mcp proxy --listen 127.0.0.1:PORT`): the official TypeScript client
+over Streamable HTTP through the proxy, against the hostile server (a child process per session)
+and against a Python SDK server over Streamable HTTP (`--upstream`).
+
+Expected values: the hostile scenarios' docstring; the spec's Streamable HTTP rules (2025-11-25
+basic/transports: `Mcp-Session-Id` assigned at initialize and required after, 404 for an
+unknown session; `MCP-Protocol-Version`).
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests.guard.conftest import Hostile
+
+from .conftest import header_log, hostile_argv, run_ts_client
+
+SECRET = "Bearer listen-test-s3cret"
+
+
+def _plan(url: str, steps: list[dict[str, Any]], headers: dict[str, str] | None = None) -> Any:
+    return {"transport": "http", "url": url, "headers": headers or {}, "steps": steps}
+
+
+def test_guard_promises_hold_over_http(
+    ts_sdk: tuple[str, Path],
+    hostile: Callable[..., Hostile],
+    listening_proxy: Callable[..., str],
+) -> None:
+    mixed, rugpull, output = hostile("mixed"), hostile("rugpull"), hostile("output")
+    url = listening_proxy("mixed", "--", *hostile_argv(mixed))
+    out = run_ts_client(
+        ts_sdk,
+        _plan(
+            url,
+            [
+                {"op": "list"},
+                {"op": "call", "name": "add", "arguments": {"a": "two", "b": 3}},
+                {"op": "call", "name": "add", "arguments": {"a": 2, "b": 3}},
+            ],
+        ),
+    )
+    assert out[1]["tools"] == ["echo", "add", "weather"]
+    assert out[2]["error"]["data"]["reason"] == "invalid_arguments"
+    assert out[3]["result"]["content"] == [{"type": "text", "text": "5"}]
+    assert mixed.calls() == [("add", {"a": 2, "b": 3})]
+
+    url = listening_proxy("rugpull", "--", *hostile_argv(rugpull))
+    out = run_ts_client(
+        ts_sdk,
+        _plan(
+            url,
+            [
+                {"op": "list"},
+                {"op": "list"},
+                {"op": "call", "name": "echo", "arguments": {"message": "after"}},
+            ],
+        ),
+    )
+    assert out[1]["tools"] == ["echo", "add"]
+    assert out[2]["tools"] == ["add"]
+    assert out[3]["error"]["data"]["reason"] == "tool_blocked"
+    assert rugpull.calls() == []
+
+    url = listening_proxy("output", "--", *hostile_argv(output))
+    out = run_ts_client(
+        ts_sdk,
+        _plan(url, [{"op": "list"}, {"op": "call", "name": "weather", "arguments": {"city": "x"}}]),
+    )
+    assert out[2]["result"]["isError"] is True
+    assert "hot" not in json.dumps(out[2]["result"])
+
+
+def test_http_to_http_forwards_authorization_and_never_logs_it(
+    ts_sdk: tuple[str, Path],
+    sdk_http_server: tuple[str, Path],
+    listening_proxy: Callable[..., str],
+    tmp_path: Path,
+) -> None:
+    upstream, log = sdk_http_server
+    url = listening_proxy("remote", "--upstream", upstream)
+    out = run_ts_client(
+        ts_sdk,
+        _plan(
+            url,
+            [{"op": "list"}, {"op": "call", "name": "add", "arguments": {"a": 40, "b": 2}}],
+            headers={"Authorization": SECRET},
+        ),
+    )
+    assert out[1]["tools"] == ["add", "forecast", "region"]
+    assert out[2]["result"]["content"] == [{"type": "text", "text": "42"}]
+    requests = header_log(log)
+    assert requests and all(r["headers"].get("authorization") == SECRET for r in requests)
+    logs = "".join(p.read_text() for p in tmp_path.glob("proxy-*.jsonl"))
+    assert "s3cret" not in logs
+
+
+def _post(url: str, body: Any, headers: dict[str, str]) -> tuple[int, Any]:
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={
+            "content-type": "application/json",
+            "accept": "application/json, text/event-stream",
+            **headers,
+        },
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        data = exc.read()
+        try:
+            return exc.code, json.loads(data)
+        except ValueError:
+            return exc.code, data.decode()
+
+
+def test_http_errors_health_unknown_session_and_stateless_versions(
+    hostile: Callable[..., Hostile], listening_proxy: Callable[..., str]
+) -> None:
+    url = listening_proxy("mixed", "--", *hostile_argv(hostile("mixed")))
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    status, body = _post(url, ping, {"mcp-session-id": "no-such-session"})
+    assert status == 404  # spec: an unknown session id is answered 404
+    assert body["error"]["code"] == -32600
+    status, body = _post(url, ping, {"mcp-protocol-version": "2026-07-28"})
+    assert status == 400
+    assert body["error"]["code"] == -32022  # UNSUPPORTED_PROTOCOL_VERSION (2026-07-28)
+    assert "2025-11-25" in body["error"]["data"]["supported"]
+    status, body = _post(url, ping, {"host": "evil.example:80"})
+    assert status == 421  # DNS rebinding: a Host that is not ours (RFC 9110 Misdirected Request)
+    status, body = _post(url, ping, {"origin": "http://evil.example"})
+    assert status == 403  # an Origin that is not ours (spec: servers MUST validate Origin)
+    status, body = _post(url, ping, {})
+    assert status == 400  # no session and not an initialize request: nothing is started
+    health = url.replace("/mcp", "/healthz")
+    with urllib.request.urlopen(health, timeout=10) as response:
+        assert json.loads(response.read())["status"] == "ok"
