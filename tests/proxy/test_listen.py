@@ -143,3 +143,45 @@ def test_http_errors_health_unknown_session_and_stateless_versions(
     health = url.replace("/mcp", "/healthz")
     with urllib.request.urlopen(health, timeout=10) as response:
         assert json.loads(response.read())["status"] == "ok"
+
+
+def test_metrics_count_calls_refusals_rejections_and_upstream_time(
+    ts_sdk: tuple[str, Path],
+    hostile: Callable[..., Hostile],
+    listening_proxy: Callable[..., str],
+) -> None:
+    """/metrics (Prometheus text format, read back with prometheus-client's own parser): two
+    calls received, one refused for its arguments, the four bad tools of the mixed page
+    rejected (hostile_server.py: stringly, 42, the second echo, noschema), one tools/call
+    timed upstream (the refused one never left), one session open."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    url = listening_proxy("mixed", "--", *hostile_argv(hostile("mixed")))
+    steps = [
+        {"op": "list"},
+        {"op": "call", "name": "add", "arguments": {"a": "two", "b": 3}},
+        {"op": "call", "name": "add", "arguments": {"a": 2, "b": 3}},
+    ]
+    run_ts_client(ts_sdk, _plan(url, steps))
+    with urllib.request.urlopen(url.replace("/mcp", "/metrics"), timeout=10) as response:
+        text = response.read().decode()
+    samples = {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+
+    def value(name: str, **labels: str) -> float:
+        return samples.get((name, tuple(sorted({"server_id": "mixed", **labels}.items()))), 0.0)
+
+    assert value("conduit_mcp_proxy_calls_total") == 2
+    refused = {"kind": "call_refused", "reason": "invalid_arguments", "decision": "refused"}
+    assert value("conduit_mcp_proxy_guard_events_total", **refused) == 1
+    rejected = sum(
+        v
+        for (name, labels), v in samples.items()
+        if name == "conduit_mcp_proxy_guard_events_total" and ("kind", "tool_rejected") in labels
+    )
+    assert rejected == 4
+    assert value("conduit_mcp_proxy_upstream_seconds_count", method="tools/call") == 1
+    assert value("conduit_mcp_proxy_sessions") == 1

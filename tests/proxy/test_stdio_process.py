@@ -12,7 +12,6 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from .conftest import proxy_argv
@@ -110,7 +109,6 @@ def _signalled(process: subprocess.Popen[bytes], marker: Path) -> None:
     try:
         assert process.stderr is not None
         assert process.stderr.readline().strip() == b"ready"
-        time.sleep(0.2)  # the proxy's signal receiver is installed before the server starts
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=20) == 42
         assert marker.read_text() == str(int(signal.SIGTERM))

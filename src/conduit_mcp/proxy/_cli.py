@@ -240,8 +240,17 @@ def run(
         from ._stdio import run_stdio
     except ImportError as exc:
         _fail(f"the proxy needs the integrations extra ({exc})")
+    metrics = None
+    if listen is not None:
+        from ._metrics import Metrics
+
+        metrics = Metrics(settings.server_id)
     try:
-        seam = GuardSeam(settings)
+        seam = GuardSeam(
+            settings,
+            on_event=metrics.on_event if metrics else None,
+            on_exchange=metrics.exchange if metrics else None,
+        )
     except (TypeError, ValueError) as exc:
         _fail(str(exc))
     except Exception as exc:  # the pin store: FileNotFoundError, sqlite3.Error, psycopg.Error
@@ -255,7 +264,7 @@ def run(
         from ._listen import serve
 
         try:
-            return anyio.run(lambda: serve(seam, target, *listen))
+            return anyio.run(lambda: serve(seam, target, *listen, metrics=metrics))
         except OSError as exc:
             _fail(f"--listen {listen[0]}:{listen[1]}: {exc.strerror or exc}")
         finally:

@@ -30,6 +30,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.requests import Request
 
 from ._headers import HeaderStamp
+from ._metrics import Metrics
 from ._pump import pump
 from ._seam import GuardSeam
 from ._settings import HttpUpstream
@@ -47,13 +48,14 @@ SESSION_IDLE_TIMEOUT: Final = 30 * 60.0
 
 
 class Listener:
-    """The ASGI application: `/mcp` (the MCP endpoint), `/healthz`.
+    """The ASGI application: `/mcp` (the MCP endpoint), `/healthz`, `/metrics`.
 
     Args:
         seam: the guard (shared by every session).
         target: the server command (a child process per session) or an `HttpUpstream`.
         host, port: where it listens (for the DNS-rebinding check of `Host` and `Origin`).
         max_sessions: sessions open at once; past it a new one is refused with 503.
+        metrics: served at `/metrics` (Prometheus text format) when given.
     """
 
     def __init__(
@@ -64,8 +66,10 @@ class Listener:
         host: str,
         port: int,
         max_sessions: int = 1000,
+        metrics: Metrics | None = None,
     ) -> None:
         self.seam = seam
+        self.metrics = metrics
         self.target = target
         self.max_sessions = max_sessions
         self.sessions: dict[str, StreamableHTTPServerTransport] = {}
@@ -93,6 +97,20 @@ class Listener:
         path = scope.get("path", "")
         if path == "/healthz":
             await _json(send, 200, {"status": "ok", "sessions": len(self.sessions)})
+            return
+        if path == "/metrics" and self.metrics is not None:
+            exposition = self.metrics.render()
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [
+                        (b"content-type", self.metrics.content_type.encode()),
+                        (b"content-length", str(len(exposition)).encode()),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": exposition})
             return
         if path.rstrip("/") != MCP_PATH:
             await _json(send, 404, {"error": "not found"})
@@ -199,13 +217,17 @@ class Listener:
                 )
                 task_status.started()
                 started = True
+                if self.metrics is not None:
+                    self.metrics.session_opened()
                 idle = transport.idle_scope or anyio.CancelScope()
                 with idle:
                     async with anyio.create_task_group() as tg:
                         related = _Related()
 
                         async def upward() -> None:
-                            await _pump_down_to_up(down_read, guarded_write, related, kind)
+                            await _pump_down_to_up(
+                                down_read, guarded_write, related, kind, self.metrics
+                            )
                             tg.cancel_scope.cancel()
 
                         tg.start_soon(upward)
@@ -219,6 +241,8 @@ class Listener:
                     await transport.terminate()
             if started:
                 logger.info("session %s… closed", session_id[:8])
+                if self.metrics is not None:
+                    self.metrics.session_closed()
 
 
 class _Related:
@@ -277,7 +301,7 @@ class _RelatingSink:
 
 
 async def _pump_down_to_up(
-    down_read: Any, guarded_write: Any, related: _Related, kind: str
+    down_read: Any, guarded_write: Any, related: _Related, kind: str, metrics: Metrics | None
 ) -> None:
     """Client -> guard -> upstream, in order, each message stripped of the downstream
     transport's metadata; `Authorization` kept for an HTTP upstream."""
@@ -287,6 +311,9 @@ async def _pump_down_to_up(
             continue
         message = item.message
         related.sent(message)
+        if metrics is not None and isinstance(message, JSONRPCRequest):
+            if message.method == "tools/call":
+                metrics.call()
         metadata = None
         if kind == "streamable-http":
             request = getattr(item.metadata, "request_context", None)
@@ -384,15 +411,22 @@ async def _lifespan(receive: Any, send: Any) -> None:
             return
 
 
-async def serve(seam: GuardSeam, target: Sequence[str] | HttpUpstream, host: str, port: int) -> int:
-    """Listen on `host:port` until SIGINT/SIGTERM; returns 0.
+async def serve(
+    seam: GuardSeam,
+    target: Sequence[str] | HttpUpstream,
+    host: str,
+    port: int,
+    metrics: Metrics | None = None,
+) -> int:
+    """Listen on `host:port` until SIGINT/SIGTERM; returns 0. `metrics` are served at
+    `/metrics` when given.
 
     Raises:
         OSError: the address cannot be bound.
     """
     import uvicorn
 
-    listener = Listener(seam, target, host=host, port=port)
+    listener = Listener(seam, target, host=host, port=port, metrics=metrics)
     config = uvicorn.Config(
         listener,
         host=host,

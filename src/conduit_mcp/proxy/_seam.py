@@ -12,6 +12,7 @@ import hashlib
 import json
 import logging
 import shlex
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
@@ -39,6 +40,8 @@ class GuardSeam:
         settings: a `GuardSettings`.
         on_event: called with each `GuardEvent` (the guard also logs each one to the stdlib
             logger `conduit_mcp.guard`).
+        on_exchange: called with `(method, seconds)` when the server answers a request the
+            guard let through (the upstream round trip).
 
     Raises:
         TypeError, ValueError: as `Guard` for a bad server id or policy value.
@@ -46,9 +49,13 @@ class GuardSeam:
     """
 
     def __init__(
-        self, settings: GuardSettings, on_event: Callable[[GuardEvent], object] | None = None
+        self,
+        settings: GuardSettings,
+        on_event: Callable[[GuardEvent], object] | None = None,
+        on_exchange: Callable[[str, float], object] | None = None,
     ) -> None:
         self.settings = settings
+        self._on_exchange = on_exchange
         self._store = PinStore(settings.pins) if settings.pins is not None else None
         try:
             self.guard = Guard(
@@ -86,7 +93,10 @@ class GuardSeam:
             `explain` with the raw listings the server sent.
         """
         self._transport = transport
-        return self.guard.wrap_streams(_Tap(read, self), _Watch(write, self), transport=transport)
+        timing: dict[Any, tuple[str, float]] = {}
+        return self.guard.wrap_streams(
+            _Tap(read, self, timing), _Watch(write, self, timing), transport=transport
+        )
 
     @property
     def protocol_version(self) -> str | None:
@@ -183,13 +193,20 @@ class GuardSeam:
 class _Tap:
     """The upstream read stream, watched (never changed) before the guard reads it."""
 
-    def __init__(self, inner: Any, seam: GuardSeam) -> None:
+    def __init__(self, inner: Any, seam: GuardSeam, timing: dict[Any, tuple[str, float]]) -> None:
         self._inner = inner
         self._seam = seam
+        self._timing = timing
 
     async def receive(self) -> Any:
         item = await self._inner.receive()
         self._seam._inbound(item)
+        on_exchange = self._seam._on_exchange
+        message = getattr(item, "message", None)
+        if on_exchange is not None and isinstance(message, JSONRPCResponse | JSONRPCError):
+            sent = self._timing.pop(message.id, None)
+            if sent is not None:
+                on_exchange(sent[0], time.perf_counter() - sent[1])
         return item
 
     async def aclose(self) -> None:
@@ -202,12 +219,18 @@ class _Tap:
 class _Watch:
     """The upstream write stream, watched (never changed) after the guard let a message by."""
 
-    def __init__(self, inner: Any, seam: GuardSeam) -> None:
+    def __init__(self, inner: Any, seam: GuardSeam, timing: dict[Any, tuple[str, float]]) -> None:
         self._inner = inner
         self._seam = seam
+        self._timing = timing
 
     async def send(self, item: Any, /) -> None:
         self._seam._outbound(item)
+        message = getattr(item, "message", None)
+        if self._seam._on_exchange is not None and isinstance(message, JSONRPCRequest):
+            self._timing[message.id] = (message.method, time.perf_counter())
+            if len(self._timing) > _MAX_LISTS * 16:  # answers that never came: oldest out
+                self._timing.pop(next(iter(self._timing)))
         await self._inner.send(item)
 
     async def aclose(self) -> None:

@@ -16,7 +16,6 @@ import os
 import signal
 import stat
 import subprocess
-import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final
 
@@ -240,6 +239,20 @@ async def run_stdio(
             client.close()
     if not command:
         raise ValueError("a server command or an upstream URL is required")
+    # Signals are caught before the server starts: none can end the proxy without reaching it.
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        return await _run_child(seam, client, command, env, cwd, signals)
+
+
+async def _run_child(
+    seam: GuardSeam,
+    client: _ClientStdio,
+    command: Sequence[str],
+    env: Mapping[str, str] | None,
+    cwd: str | None,
+    signals: Any,
+) -> int:
+    """The stdio proxy over a child process (see `run_stdio`)."""
     try:
         process = await anyio.open_process(
             list(command),
@@ -272,7 +285,7 @@ async def run_stdio(
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(_read_server, process.stdout, up_send)
-            tg.start_soon(_forward_signals, process)
+            tg.start_soon(_forward_signals, process, signals)
             guarded = seam.wrap(up_recv, server_writer, transport="stdio")
             await _serve(client, seam, guarded, client_done)  # ends with the server's stdout
             await process.wait()
@@ -366,13 +379,10 @@ async def pump_up(
                 return
 
 
-async def _forward_signals(process: anyio.abc.Process) -> None:
-    if sys.platform == "win32":  # pragma: no cover - no POSIX signals to forward
-        return
-    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        async for signum in signals:
-            logger.info("forwarding signal %s to the server", signal.Signals(signum).name)
-            _signal(process, signal.Signals(signum))
+async def _forward_signals(process: anyio.abc.Process, signals: Any) -> None:
+    async for signum in signals:
+        logger.info("forwarding signal %s to the server", signal.Signals(signum).name)
+        _signal(process, signal.Signals(signum))
 
 
 def _signal(process: anyio.abc.Process, signum: signal.Signals) -> None:
