@@ -107,9 +107,11 @@ async def _read_server(
 class _ClientStdio:
     """Our stdin and stdout: the client's side of the stdio transport.
 
-    Reading is asyncio's pipe reader (cancellable at exit, unlike a thread blocked in
-    `read`); writing is a blocking write in a worker thread, so our stdout's file description
-    is never made non-blocking (it may be shared with stderr).
+    Reading and writing are asyncio's pipe transports (cancellable at exit, unlike a thread
+    blocked in `read`; no thread hop per message). A descriptor asyncio cannot watch (a regular
+    file, /dev/null) is read or written in a worker thread instead, and so is an stdout that is
+    the same pipe as stderr: asyncio makes its file description non-blocking, which a
+    stderr writer sharing it would not expect.
     """
 
     def __init__(self, stdin_fd: int, stdout_fd: int) -> None:
@@ -117,8 +119,10 @@ class _ClientStdio:
         self._stdout_fd = stdout_fd
         self._reader: asyncio.StreamReader | None = None
         self._transport: asyncio.BaseTransport | None = None
+        self._writer: asyncio.StreamWriter | None = None
 
     async def open(self) -> None:
+        await self._open_writer()
         mode = os.fstat(self._stdin_fd).st_mode
         if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(self._stdin_fd)):
             return  # a file or /dev/null (no readiness events for epoll): read in a thread
@@ -138,6 +142,37 @@ class _ClientStdio:
         if self._reader is not None:
             return await self._reader.read(chunk_size())
         return await anyio.to_thread.run_sync(os.read, self._stdin_fd, chunk_size())
+
+    async def _open_writer(self) -> None:
+        mode = os.fstat(self._stdout_fd).st_mode
+        if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+            return
+        try:
+            if os.path.sameopenfile(self._stdout_fd, 2):
+                return
+        except OSError:
+            pass
+        loop = asyncio.get_running_loop()
+        pipe = os.fdopen(self._stdout_fd, "wb", buffering=0, closefd=False)
+        try:
+            transport, protocol = await loop.connect_write_pipe(
+                asyncio.streams.FlowControlMixin, pipe
+            )
+        except (ValueError, OSError):
+            return
+        self._writer = asyncio.StreamWriter(transport, protocol, None, loop)
+
+    async def write(self, data: bytes) -> None:
+        """Write one message's bytes, waiting while the client's pipe is full.
+
+        Raises:
+            OSError: the client closed its end (ConnectionResetError, BrokenPipeError).
+        """
+        if self._writer is not None:
+            self._writer.write(data)
+            await self._writer.drain()
+        else:
+            await anyio.to_thread.run_sync(self.write_all, data)
 
     def close(self) -> None:
         if self._transport is not None:
@@ -195,7 +230,7 @@ async def _write_all(
                 logger.exception("a server message could not be written as JSON: dropped")
                 continue
             try:
-                await anyio.to_thread.run_sync(client.write_all, data)
+                await client.write(data)
             except OSError:  # the client went away
                 logger.info("client stdout closed")
                 return
