@@ -210,3 +210,29 @@ def test_a_wrapped_entry_runs(tmp_path: Path, ts_sdk: tuple[str, Path]) -> None:
     }
     out = run_ts_client(ts_sdk, plan)
     assert out[1] == {"op": "list", "tools": ["echo", "add", "weather"]}
+
+
+def test_a_wrapped_remote_entry_runs_with_its_headers(
+    tmp_path: Path, ts_sdk: tuple[str, Path], sdk_http_server: tuple[str, Path]
+) -> None:
+    """A Cursor `url` entry with an Authorization header, wrapped, launched as Cursor would
+    (command + args + env): the TypeScript client reaches the remote server through
+    `--upstream`, and the server receives the header."""
+    from .conftest import header_log, run_ts_client
+
+    url, log = sdk_http_server
+    config = tmp_path / "mcp.json"
+    entry = {"url": url, "headers": {"Authorization": "Bearer wrapped-s3cret"}}
+    config.write_text(json.dumps({"mcpServers": {"remote": entry}}, indent=2))
+    _conduit("wrap", str(config), "--proxy-command", str(CONDUIT))
+    wrapped = json.loads(config.read_text())["mcpServers"]["remote"]
+    assert "wrapped-s3cret" not in " ".join(wrapped["args"])
+    plan = {
+        "transport": "stdio",
+        "command": wrapped["command"],
+        "args": wrapped["args"],
+        "steps": [{"op": "list"}],
+    }
+    out = run_ts_client(ts_sdk, plan, env=wrapped["env"])
+    assert out[1] == {"op": "list", "tools": ["add", "forecast", "region"]}
+    assert {r["headers"].get("authorization") for r in header_log(log)} == {"Bearer wrapped-s3cret"}
