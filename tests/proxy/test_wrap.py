@@ -236,3 +236,23 @@ def test_a_wrapped_remote_entry_runs_with_its_headers(
     out = run_ts_client(ts_sdk, plan, env=wrapped["env"])
     assert out[1] == {"op": "list", "tools": ["add", "forecast", "region"]}
     assert {r["headers"].get("authorization") for r in header_log(log)} == {"Bearer wrapped-s3cret"}
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"not json", b'{"mcpServers": ', b"[" * 100_000 + b"]" * 100_000, b"\xff\xfe", b"{}"],
+)
+def test_a_config_that_cannot_be_read_is_one_line_and_exit_2(
+    tmp_path: Path, content: bytes
+) -> None:
+    """Bad input never crashes the command: one line on stderr, exit code 2, nothing written."""
+    path = tmp_path / "mcp.json"
+    path.write_bytes(content)
+    for command in ("wrap", "unwrap"):
+        done = subprocess.run(
+            [str(CONDUIT), command, str(path)], capture_output=True, text=True, check=False
+        )
+        assert done.returncode == 2, done.stderr
+        assert "Traceback" not in done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1
+        assert path.read_bytes() == content

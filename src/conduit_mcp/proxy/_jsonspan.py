@@ -41,7 +41,10 @@ def parse(text: str) -> Node:
         JsonSyntaxError: not JSON/JSONC (with the offset).
     """
     parser = _Parser(text)
-    node = parser.value(parser.skip(0))
+    try:
+        node = parser.value(parser.skip(0))
+    except RecursionError:
+        raise JsonSyntaxError("nested too deeply", 0) from None
     end = parser.skip(node.end)
     if end != len(text):
         raise JsonSyntaxError("extra data after the document", end)

@@ -22,6 +22,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any, Final
 
 import anyio
+import orjson
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from mcp.shared.message import ClientMessageMetadata, ServerMessageMetadata, SessionMessage
@@ -360,8 +361,8 @@ def _replay(body: bytes) -> Any:
 
 def _is_initialize(body: bytes) -> bool:
     try:
-        value = json.loads(body)
-    except ValueError:
+        value = orjson.loads(body)  # a depth limit of its own: a deep body is just an error
+    except orjson.JSONDecodeError:
         return False
     return isinstance(value, dict) and value.get("method") == "initialize"
 
