@@ -185,3 +185,30 @@ def test_metrics_count_calls_refusals_rejections_and_upstream_time(
     assert rejected == 4
     assert value("conduit_mcp_proxy_upstream_seconds_count", method="tools/call") == 1
     assert value("conduit_mcp_proxy_sessions") == 1
+
+
+def test_the_python_sdk_client_in_its_default_mode_gets_a_session(
+    listening_proxy: Callable[..., str],
+) -> None:
+    """mcp 2.x `Client` (default `mode`, which may probe 2026-07-28 first) over Streamable HTTP
+    through `--listen`, in front of the Python SDK server over stdio (tests/guard/sdk_server.py):
+    it ends up in a session and the exchange works."""
+    import sys
+
+    import anyio
+    import mcp
+    from mcp.client.streamable_http import streamable_http_client
+
+    from tests.guard.conftest import SDK_SERVER
+
+    url = listening_proxy("sdk", "--", sys.executable, str(SDK_SERVER))
+
+    async def main() -> tuple[list[str], Any]:
+        async with mcp.Client(streamable_http_client(url)) as client:
+            listed = await client.list_tools()
+            result = await client.call_tool("forecast", {"city": "Oslo"})
+        return [t.name for t in listed.tools], result.structured_content
+
+    names, structured = anyio.run(main)
+    assert names == ["add", "forecast"]
+    assert structured == {"temperature": 21.5, "conditions": "clear over Oslo"}

@@ -135,3 +135,19 @@ def test_held_tool_refusal_names_the_approve_command(
     out = run_ts_client(ts_sdk, _plan(_through_proxy(server, *options), steps))
     assert out[2]["result"]["content"] == [{"type": "text", "text": "3"}]
     assert server.calls() == [("add", {"a": 1, "b": 2})]
+
+
+def test_a_large_result_passes_whole(
+    ts_sdk: tuple[str, Path], hostile: Callable[..., Hostile]
+) -> None:
+    """hostile "huge": big answers a 4,000,000-character text block and 50,000 structured items
+    (valid against its outputSchema): one JSON-RPC line of several MB, relayed whole."""
+    server = hostile("huge")
+    out = run_ts_client(
+        ts_sdk,
+        _plan(_through_proxy(server), [{"op": "list"}, {"op": "call", "name": "big"}]),
+        timeout=120,
+    )
+    result = out[2]["result"]
+    assert len(result["content"][0]["text"]) == 4_000_000
+    assert result["structuredContent"]["items"] == list(range(50_000))
