@@ -130,10 +130,10 @@ def test_http_errors_health_unknown_session_and_stateless_versions(
     status, body = _post(url, ping, {"mcp-session-id": "no-such-session"})
     assert status == 404  # spec: an unknown session id is answered 404
     assert body["error"]["code"] == -32600
-    status, body = _post(url, ping, {"mcp-protocol-version": "2026-07-28"})
+    status, body = _post(url, ping, {"mcp-protocol-version": "1999-01-01"})
     assert status == 400
     assert body["error"]["code"] == -32022  # UNSUPPORTED_PROTOCOL_VERSION (2026-07-28)
-    assert "2025-11-25" in body["error"]["data"]["supported"]
+    assert {"2025-11-25", "2026-07-28"} <= set(body["error"]["data"]["supported"])
     status, body = _post(url, ping, {"host": "evil.example:80"})
     assert status == 421  # DNS rebinding: a Host that is not ours (RFC 9110 Misdirected Request)
     status, body = _post(url, ping, {"origin": "http://evil.example"})
@@ -212,3 +212,99 @@ def test_the_python_sdk_client_in_its_default_mode_gets_a_session(
     names, structured = anyio.run(main)
     assert names == ["add", "forecast"]
     assert structured == {"temperature": 21.5, "conditions": "clear over Oslo"}
+
+
+def _modern_client(url: str, headers: dict[str, str] | None = None) -> Any:
+    import httpx2
+    import mcp
+    from mcp.client.streamable_http import streamable_http_client
+
+    http = httpx2.AsyncClient(headers=headers or {})
+    return http, mcp.Client(streamable_http_client(url, http_client=http), mode="2026-07-28")
+
+
+def test_stateless_2026_07_28_requests_through_the_listener(
+    hostile: Callable[..., Hostile], listening_proxy: Callable[..., str]
+) -> None:
+    """mcp 2.x `Client` in 2026-07-28 mode (no initialize, no session: each request carries
+    its version in `_meta`) through `--listen` to the hostile server over stdio (one shared
+    process): the mixed page keeps its good tools, invalid arguments are refused unsent."""
+    import anyio
+    from mcp.shared.exceptions import MCPError
+
+    server = hostile("mixed")
+    url = listening_proxy("mixed", "--", *hostile_argv(server))
+
+    async def main() -> tuple[list[str], Any, Any]:
+        http, client = _modern_client(url)
+        async with http, client:
+            listed = await client.list_tools()
+            try:
+                await client.call_tool("add", {"a": "two", "b": 3})
+                refused = None
+            except MCPError as exc:
+                refused = exc.error
+            result = await client.call_tool("add", {"a": 2, "b": 3})
+        return [t.name for t in listed.tools], refused, result
+
+    names, refused, result = anyio.run(main)
+    assert names == ["echo", "add", "weather"]
+    assert refused is not None and refused.data["reason"] == "invalid_arguments"
+    assert result.content[0].text == "5"
+    assert server.calls() == [("add", {"a": 2, "b": 3})]
+
+
+def test_stateless_requests_to_an_http_upstream_carry_routing_headers_and_authorization(
+    sdk_http_server: tuple[str, Path], listening_proxy: Callable[..., str]
+) -> None:
+    import anyio
+
+    upstream, log = sdk_http_server
+    url = listening_proxy("remote", "--upstream", upstream)
+
+    async def main() -> Any:
+        http, client = _modern_client(url, {"Authorization": SECRET})
+        async with http, client:
+            await client.list_tools()
+            return await client.call_tool("region", {"region": "eu-west"})
+
+    result = anyio.run(main)
+    assert result.content[0].text == "region eu-west"
+    calls = [r for r in header_log(log) if r["headers"].get("mcp-method") == "tools/call"]
+    assert [r["headers"] for r in calls] == [
+        {
+            "authorization": SECRET,
+            "mcp-protocol-version": "2026-07-28",
+            "mcp-method": "tools/call",
+            "mcp-name": "region",
+            "mcp-param-region": "eu-west",
+        }
+    ]
+
+
+def test_a_header_that_disagrees_with_the_body_is_refused_before_the_guard(
+    hostile: Callable[..., Hostile], listening_proxy: Callable[..., str]
+) -> None:
+    """Spec 2026-07-28: `Mcp-Name` must match the body (HEADER_MISMATCH -32020): a gateway
+    routing on the header would otherwise act on another tool than the one called."""
+    server = hostile("mixed")
+    url = listening_proxy("mixed", "--", *hostile_argv(server))
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    call = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"message": "x"}, "_meta": meta},
+    }
+    headers = {
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "add",
+    }
+    status, body = _post(url, call, headers)
+    assert status == 400
+    assert body["id"] == 7 and body["error"]["code"] == -32020
+    assert server.calls() == []

@@ -8,8 +8,8 @@ Spec: MCP 2025-11-25 basic/transports "Streamable HTTP" (POST with JSON or SSE r
 GET stream, `Mcp-Session-Id`, DELETE, `MCP-Protocol-Version`; "Security Warning": validate
 `Origin`, bind to localhost when local) through the SDK's own `StreamableHTTPServerTransport`;
 `Authorization` is forwarded to an HTTP upstream per request, never logged.
-2026-07-28 stateless requests are answered with UNSUPPORTED_PROTOCOL_VERSION (-32022) naming
-the handshake versions, so a client falls back to a session.
+2026-07-28 stateless requests go to `_modern.ModernRouter` (one shared upstream); a version the
+proxy knows neither way is answered UNSUPPORTED_PROTOCOL_VERSION (-32022).
 """
 
 from __future__ import annotations
@@ -27,11 +27,12 @@ from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from mcp.shared.message import ClientMessageMetadata, ServerMessageMetadata, SessionMessage
 from mcp.types.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION, JSONRPCNotification, JSONRPCRequest
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from starlette.requests import Request
 
 from ._headers import HeaderStamp
 from ._metrics import Metrics
+from ._modern import MAX_BODY, ModernRouter
 from ._pump import pump
 from ._seam import GuardSeam
 from ._settings import HttpUpstream
@@ -74,6 +75,7 @@ class Listener:
         self.target = target
         self.max_sessions = max_sessions
         self.sessions: dict[str, StreamableHTTPServerTransport] = {}
+        self.modern = ModernRouter(seam, target)
         self._task_group: anyio.abc.TaskGroup | None = None
         names = [host, "localhost", "127.0.0.1", "[::1]"]
         self.security = TransportSecuritySettings(
@@ -116,8 +118,12 @@ class Listener:
         if path.rstrip("/") != MCP_PATH:
             await _json(send, 404, {"error": "not found"})
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        raw = [(k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in scope["headers"]]
+        headers = dict(raw)
         version = headers.get("mcp-protocol-version")
+        if version in MODERN_PROTOCOL_VERSIONS and "mcp-session-id" not in headers:
+            await self._stateless(scope, receive, send, raw)
+            return
         if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
             await _unsupported(send)
             return
@@ -151,6 +157,34 @@ class Listener:
             await _rpc_error(send, 503, -32603, "Too many open sessions")
             return
         await self._open(scope, _replay(body), send)
+
+    async def _stateless(
+        self, scope: Any, receive: Any, send: Any, raw: list[tuple[str, str]]
+    ) -> None:
+        """A 2026-07-28 request: checked like a new session's (Host, Origin), then routed."""
+        request = Request(scope, receive)
+        refused = await TransportSecurityMiddleware(self.security).validate_request(
+            request, is_post=request.method == "POST"
+        )
+        if refused is not None:
+            await refused(scope, receive, send)
+            return
+        if request.method != "POST":
+            await _json(send, 405, {"error": "method not allowed"}, [(b"allow", b"POST")])
+            return
+        body = await _body(receive, MAX_BODY)
+        if body is None:
+            await _rpc_error(send, 413, -32600, "Request body too large")
+            return
+        assert self._task_group is not None
+        if self.metrics is not None and b'"tools/call"' in body:
+            self.metrics.call()
+        status, answer = await self.modern.handle(self._task_group, raw, body)
+        if answer is None:
+            await send({"type": "http.response.start", "status": status, "headers": []})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        await _json(send, status, answer)
 
     async def _open(self, scope: Any, receive: Any, send: Any) -> None:
         session_id = secrets.token_hex(16)
@@ -397,8 +431,8 @@ async def _unsupported(send: Any) -> None:
         send,
         400,
         UNSUPPORTED_PROTOCOL_VERSION,
-        "Unsupported protocol version: this proxy serves sessions (initialize)",
-        {"supported": sorted(HANDSHAKE_PROTOCOL_VERSIONS)},
+        "Unsupported protocol version",
+        {"supported": sorted({*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS})},
     )
 
 
