@@ -151,3 +151,27 @@ def test_a_large_result_passes_whole(
     result = out[2]["result"]
     assert len(result["content"][0]["text"]) == 4_000_000
     assert result["structuredContent"]["items"] == list(range(50_000))
+
+
+def test_a_call_without_a_listing_is_gated_against_the_servers_listing(
+    ts_sdk: tuple[str, Path], server_everything_argv: list[str]
+) -> None:
+    """A client may call a tool it did not list in this connection (it cached a listing): the
+    proxy lists the tools itself first, answered to nobody, so the call is checked against the
+    server's own listing (server-everything's echo, spec 2025-11-25 server/tools) rather than
+    refused as unknown; a name the server does not list is still refused (-32602)."""
+    argv = [*proxy_argv("everything", "--quiet"), "--", *server_everything_argv]
+    out = run_ts_client(
+        ts_sdk,
+        _plan(
+            argv,
+            [
+                {"op": "call", "name": "echo", "arguments": {"message": "cached"}},
+                {"op": "call", "name": "echo", "arguments": {"message": 7}},
+                {"op": "call", "name": "no-such-tool"},
+            ],
+        ),
+    )
+    assert out[1]["result"]["content"] == [{"type": "text", "text": "Echo: cached"}]
+    assert out[2]["error"]["data"]["reason"] == "invalid_arguments"
+    assert out[3]["error"]["data"]["reason"] == "unknown_tool"

@@ -261,7 +261,7 @@ class Listener:
 
                         async def upward() -> None:
                             await _pump_down_to_up(
-                                down_read, guarded_write, related, kind, self.metrics
+                                down_read, guarded_write, related, kind, self.metrics, self.seam
                             )
                             tg.cancel_scope.cancel()
 
@@ -269,6 +269,12 @@ class Listener:
                         sink = _RelatingSink(down_write, related)
                         await pump(guarded_read, sink, self.seam)  # type: ignore[arg-type]
                         tg.cancel_scope.cancel()
+        except Exception:
+            if not started:
+                raise  # `_open` answers the opening request with 502
+            # A session's end, however abrupt (the client's DELETE closes its streams under
+            # the pumps), stays in that session: the listener and the others go on.
+            logger.debug("session %s… ended with an error", session_id[:8], exc_info=True)
         finally:
             self.sessions.pop(session_id, None)
             if not transport.is_terminated:
@@ -336,11 +342,20 @@ class _RelatingSink:
 
 
 async def _pump_down_to_up(
-    down_read: Any, guarded_write: Any, related: _Related, kind: str, metrics: Metrics | None
+    down_read: Any,
+    guarded_write: Any,
+    related: _Related,
+    kind: str,
+    metrics: Metrics | None,
+    seam: GuardSeam,
 ) -> None:
     """Client -> guard -> upstream, in order, each message stripped of the downstream
     transport's metadata; `Authorization` kept for an HTTP upstream."""
-    async for item in down_read:
+    while True:
+        try:
+            item = await down_read.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            return  # the session ended (DELETE, idle timeout)
         if isinstance(item, Exception):
             logger.warning("client message unreadable: %s: dropped", type(item).__name__)
             continue
@@ -357,6 +372,7 @@ async def _pump_down_to_up(
             if forwarded:
                 metadata = ClientMessageMetadata(headers=forwarded)
         try:
+            await seam.before_call(message, guarded_write)
             await guarded_write.send(SessionMessage(message, metadata=metadata))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             return

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import getpass
 import hashlib
+import itertools
 import json
 import logging
 import shlex
@@ -18,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final, Literal
 
+import anyio
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import ErrorData, JSONRPCError, JSONRPCRequest, JSONRPCResponse
 
@@ -31,6 +33,10 @@ logger = logging.getLogger("conduit_mcp.proxy")
 _GUARD_SOURCE: Final = "conduit-mcp.guard"
 #: tools/list requests remembered while their response is outstanding.
 _MAX_LISTS: Final = 256
+#: Seconds `before_call` waits for each page of its own listing.
+PRELIST_TIMEOUT: Final = 10.0
+#: Pages `before_call` follows at most.
+_PRELIST_PAGES: Final = 64
 
 
 class GuardSeam:
@@ -71,6 +77,9 @@ class GuardSeam:
         self._raw: dict[str, Any] = {}
         self._version: str | None = None
         self._transport = "stdio"
+        #: the proxy's own tools/list requests in flight (`before_call`), by id.
+        self._prelists: dict[str, _Prelist] = {}
+        self._prelist_ids = itertools.count(1)
 
     def close(self) -> None:
         """Close the guard and the pin store it opened. Idempotent."""
@@ -106,6 +115,68 @@ class GuardSeam:
     def raw_tool(self, name: str) -> Any:
         """The definition the server last listed under `name`, as sent (or `None`)."""
         return self._raw.get(name)
+
+    async def before_call(self, message: Any, guarded_write: Any) -> None:
+        """Before a `tools/call` naming a tool the guard has never seen: the proxy lists the
+        tools itself (every page), through the guard, answered to nobody, so the call is gated
+        against the server's listing instead of refused as unknown. A client may call without
+        listing in this connection: it cached an earlier listing (2026-07-28 results carry a
+        time to live), or another session of the listener listed. Waits at most
+        `PRELIST_TIMEOUT` seconds per page; a server that does not answer leaves the call to
+        be refused.
+
+        Args:
+            message: the client's message (anything but a tools/call returns at once).
+            guarded_write: the guarded send stream the call will go through.
+        """
+        if not isinstance(message, JSONRPCRequest) or message.method != "tools/call":
+            return
+        params = message.params or {}
+        name = params.get("name")
+        if not isinstance(name, str) or self.guard.tool_status(name) is not None:
+            return
+        meta = params.get("_meta")
+        cursor: Any = None
+        for _ in range(_PRELIST_PAGES):
+            request_id = f"conduit-mcp-list-{next(self._prelist_ids)}"
+            list_params: dict[str, Any] = {}
+            if isinstance(meta, dict):  # 2026-07-28: each request carries its envelope
+                list_params["_meta"] = {
+                    k: v for k, v in meta.items() if k.startswith("io.modelcontextprotocol/")
+                }
+            if cursor is not None:
+                list_params["cursor"] = cursor
+            waiter = _Prelist()
+            self._prelists[request_id] = waiter
+            request = (  # no `params` at all when empty: `"params": null` is not a valid request
+                JSONRPCRequest(
+                    jsonrpc="2.0", id=request_id, method="tools/list", params=list_params
+                )
+                if list_params
+                else JSONRPCRequest(jsonrpc="2.0", id=request_id, method="tools/list")
+            )
+            try:
+                await guarded_write.send(SessionMessage(request))
+                with anyio.move_on_after(PRELIST_TIMEOUT):
+                    await waiter.done.wait()
+            finally:
+                self._prelists.pop(request_id, None)
+            result = waiter.result
+            cursor = result.get("nextCursor") if isinstance(result, dict) else None
+            if not isinstance(cursor, str) or self.guard.tool_status(name) is not None:
+                return
+
+    def swallow(self, item: Any) -> bool:
+        """Whether `item` answers a listing of `before_call` (then it is not for the client)."""
+        message = getattr(item, "message", None)
+        if not isinstance(message, JSONRPCResponse | JSONRPCError) or not self._prelists:
+            return False
+        waiter = self._prelists.get(str(message.id))
+        if waiter is None:
+            return False
+        waiter.result = message.result if isinstance(message, JSONRPCResponse) else None
+        waiter.done.set()
+        return True
 
     def explain(self, item: SessionMessage) -> SessionMessage:
         """A guard refusal made actionable: the message of a `tool_held` refusal gains the exact
@@ -188,6 +259,14 @@ class GuardSeam:
                 for tool in tools:
                     if isinstance(tool, dict) and isinstance(tool.get("name"), str):
                         self._raw[tool["name"]] = tool
+
+
+class _Prelist:
+    __slots__ = ("done", "result")
+
+    def __init__(self) -> None:
+        self.done = anyio.Event()
+        self.result: Any = None
 
 
 class _Tap:

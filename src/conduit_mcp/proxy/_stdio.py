@@ -374,7 +374,7 @@ async def _serve(
         tg.start_soon(_write_client, client, out_recv, written)
 
         async def upward() -> None:
-            await pump_up(down_recv, guarded_write, out_send)
+            await pump_up(down_recv, guarded_write, out_send, seam)
             await client_done()
 
         tg.start_soon(upward)
@@ -390,6 +390,7 @@ async def pump_up(
     source: MemoryObjectReceiveStream[SessionMessage | Exception],
     upstream: Any,
     answers: MemoryObjectSendStream[SessionMessage],
+    seam: GuardSeam,
 ) -> None:
     """Client -> guard -> server, in order; a line that is no message is answered with a
     JSON-RPC error and not sent. Returns when the client's input ends (or the server's)."""
@@ -408,6 +409,7 @@ async def pump_up(
                 logger.warning("client input: %s: dropped", item)
                 continue
             try:
+                await seam.before_call(item.message, upstream)
                 await upstream.send(item)
             except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                 logger.info("the server's stdin is closed: client messages are no longer sent")
