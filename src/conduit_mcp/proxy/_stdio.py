@@ -16,7 +16,8 @@ import os
 import signal
 import stat
 import subprocess
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final
 
 import anyio
@@ -274,9 +275,16 @@ async def run_stdio(
             client.close()
     if not command:
         raise ValueError("a server command or an upstream URL is required")
+    if sys.platform == "win32":  # pragma: no cover - no POSIX signals to forward
+        return await _run_child(seam, client, command, env, cwd, _no_signals())
     # Signals are caught before the server starts: none can end the proxy without reaching it.
     with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         return await _run_child(seam, client, command, env, cwd, signals)
+
+
+async def _no_signals() -> AsyncIterator[int]:
+    await anyio.sleep_forever()
+    yield 0  # pragma: no cover - never reached
 
 
 async def _run_child(
