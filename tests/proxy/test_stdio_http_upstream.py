@@ -129,3 +129,34 @@ def test_typescript_client_to_the_hostile_server_over_http(
     assert out[2]["error"]["data"]["reason"] == "invalid_arguments"
     assert out[3]["result"]["content"] == [{"type": "text", "text": "5"}]
     assert server.calls() == [("add", {"a": 2, "b": 3})]
+
+
+def test_an_unreachable_upstream_answers_each_request_with_an_error() -> None:
+    """Nothing listens at the URL: the client's initialize gets a JSON-RPC error response
+    (-32603) naming the failure, instead of no answer at all."""
+    import subprocess
+
+    port = free_port()  # bound and released: nothing listens there
+    argv = [*proxy_argv("down", "--quiet"), "--upstream", f"http://127.0.0.1:{port}/mcp"]
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    with subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    ) as process:
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(json.dumps(initialize).encode() + b"\n")
+        process.stdin.flush()
+        reply = json.loads(process.stdout.readline())
+        process.stdin.close()
+        assert process.wait(timeout=30) == 0
+    assert reply["id"] == 1
+    assert reply["error"]["code"] == -32603
+    assert "could not be reached" in reply["error"]["message"]

@@ -344,23 +344,19 @@ async def _run_child(
 
 async def _run_http_upstream(seam: GuardSeam, client: _ClientStdio, upstream: HttpUpstream) -> int:
     """stdio downstream, Streamable HTTP upstream: until the client closes our stdin."""
-    import httpx2
-    from mcp.client.streamable_http import streamable_http_client
-
     from ._headers import HeaderStamp
+    from ._upstreams import http_upstream
 
-    timeout = httpx2.Timeout(30.0, read=300.0)  # the SDK's defaults for MCP over HTTP
-    async with httpx2.AsyncClient(headers=dict(upstream.headers), timeout=timeout) as http:
-        async with streamable_http_client(upstream.url, http_client=http) as (read, write):
-            stamped = HeaderStamp(write, seam.raw_tool, lambda: seam.protocol_version)
-            guarded = seam.wrap(read, stamped, transport="streamable-http")
-            async with anyio.create_task_group() as tg:
+    async with http_upstream(upstream) as (read, write):
+        stamped = HeaderStamp(write, seam.raw_tool, lambda: seam.protocol_version)
+        guarded = seam.wrap(read, stamped, transport="streamable-http")
+        async with anyio.create_task_group() as tg:
 
-                async def client_done() -> None:
-                    tg.cancel_scope.cancel()  # the client is gone: end the session
+            async def client_done() -> None:
+                tg.cancel_scope.cancel()  # the client is gone: end the session
 
-                await _serve(client, seam, guarded, client_done)
-                tg.cancel_scope.cancel()
+            await _serve(client, seam, guarded, client_done)
+            tg.cancel_scope.cancel()
     return 0
 
 
