@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.guard.conftest import free_port
+
 from .conftest import proxy_argv
 
 INIT = {
@@ -123,3 +125,23 @@ def test_closing_stdin_ends_the_server_then_the_proxy() -> None:
     code (MCP lifecycle "Shutdown", stdio)."""
     done = _run([sys.executable, "-c", "import sys; sys.stdin.read(); sys.exit(5)"], timeout=20)
     assert done.returncode == 5
+
+
+def test_bad_options_are_usage_errors_without_secrets(tmp_path: Path) -> None:
+    """A pin store that cannot be opened, a policy value outside its choices, no server: exit 2
+    with one line, and a URL's password never echoed."""
+    port = free_port()  # nothing listens there
+    url = f"postgresql://pins:hunter2@127.0.0.1:{port}/db"
+    done = _run_options(["--pins", url, "--", sys.executable, "-c", "pass"])
+    assert done.returncode == 2
+    assert b"hunter2" not in done.stderr and b"pins:***@" in done.stderr
+    done = _run_options(["--new", "sometimes", "--", sys.executable, "-c", "pass"])
+    assert done.returncode == 2 and b"new must be one of" in done.stderr
+    done = _run_options([])
+    assert done.returncode == 2
+
+
+def _run_options(options: list[str]) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [*proxy_argv("t"), *options], capture_output=True, timeout=60, check=False
+    )

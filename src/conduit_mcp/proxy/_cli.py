@@ -254,9 +254,9 @@ def run(
     except (TypeError, ValueError) as exc:
         _fail(str(exc))
     except Exception as exc:  # the pin store: FileNotFoundError, sqlite3.Error, psycopg.Error
-        from ..client import redacted_location
+        from ._seam import redacted
 
-        where = redacted_location(settings.pins or "")
+        where = redacted(settings.pins or "")
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         reason = reason.replace(settings.pins or "", where)
         _fail(f"--pins {where}: cannot open the pin store: {reason}")

@@ -39,6 +39,11 @@ PRELIST_TIMEOUT: Final = 10.0
 _PRELIST_PAGES: Final = 64
 
 
+def redacted(location: str) -> str:
+    """A pin store location fit to print (a URL's password as `***`)."""
+    return redacted_location(location)
+
+
 class GuardSeam:
     """One guard for the proxy's life, and the glue around it.
 
