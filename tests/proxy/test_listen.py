@@ -98,6 +98,10 @@ def test_http_to_http_forwards_authorization_and_never_logs_it(
     assert requests and all(r["headers"].get("authorization") == SECRET for r in requests)
     logs = "".join(p.read_text() for p in tmp_path.glob("proxy-*.jsonl"))
     assert "s3cret" not in logs
+    entries = [json.loads(line) for line in logs.splitlines()]  # --log: one JSON object a line
+    assert entries and all({"time", "level", "logger", "message"} <= set(e) for e in entries)
+    kinds = {e["event"]["kind"] for e in entries if "event" in e}
+    assert "tool_new" in kinds  # guard decisions carry their event fields
 
 
 def _post(url: str, body: Any, headers: dict[str, str]) -> tuple[int, Any]:
