@@ -76,8 +76,6 @@ class GuardSeam:
             if self._store is not None:
                 self._store.close()
             raise
-        #: id -> True for tools/list requests in flight (to find the raw pages).
-        self._lists: OrderedDict[Any, None] = OrderedDict()
         #: tool name -> the raw definition last listed by the server (before the guard).
         self._raw: dict[str, Any] = {}
         self._version: str | None = None
@@ -107,9 +105,10 @@ class GuardSeam:
             `explain` with the raw listings the server sent.
         """
         self._transport = transport
-        timing: dict[Any, tuple[str, float]] = {}
+        # Per connection: request ids are the connection's own (two sessions may both use 1).
+        link = _Link()
         return self.guard.wrap_streams(
-            _Tap(read, self, timing), _Watch(write, self, timing), transport=transport
+            _Tap(read, self, link), _Watch(write, self, link), transport=transport
         )
 
     @property
@@ -243,22 +242,22 @@ class GuardSeam:
 
     # -- taps ------------------------------------------------------------------------------
 
-    def _outbound(self, item: Any) -> None:
+    def _outbound(self, item: Any, link: _Link) -> None:
         message = getattr(item, "message", None)
         if isinstance(message, JSONRPCRequest) and message.method == "tools/list":
-            self._lists[message.id] = None
-            if len(self._lists) > _MAX_LISTS:
-                self._lists.popitem(last=False)
+            link.lists[message.id] = None
+            if len(link.lists) > _MAX_LISTS:
+                link.lists.popitem(last=False)
 
-    def _inbound(self, item: Any) -> None:
+    def _inbound(self, item: Any, link: _Link) -> None:
         message = getattr(item, "message", None)
         if not isinstance(message, JSONRPCResponse):
             return
         version = message.result.get("protocolVersion")
         if isinstance(version, str) and "serverInfo" in message.result:
             self._version = version
-        if message.id in self._lists:
-            del self._lists[message.id]
+        if message.id in link.lists:
+            del link.lists[message.id]
             tools = message.result.get("tools")
             if isinstance(tools, list):
                 for tool in tools:
@@ -274,17 +273,29 @@ class _Prelist:
         self.result: Any = None
 
 
+class _Link:
+    """What the two taps of one connection share: its tools/list requests in flight (to find
+    the raw pages) and its requests' send times (for `on_exchange`)."""
+
+    __slots__ = ("lists", "timing")
+
+    def __init__(self) -> None:
+        self.lists: OrderedDict[Any, None] = OrderedDict()
+        self.timing: dict[Any, tuple[str, float]] = {}
+
+
 class _Tap:
     """The upstream read stream, watched (never changed) before the guard reads it."""
 
-    def __init__(self, inner: Any, seam: GuardSeam, timing: dict[Any, tuple[str, float]]) -> None:
+    def __init__(self, inner: Any, seam: GuardSeam, link: _Link) -> None:
         self._inner = inner
         self._seam = seam
-        self._timing = timing
+        self._link = link
+        self._timing = link.timing
 
     async def receive(self) -> Any:
         item = await self._inner.receive()
-        self._seam._inbound(item)
+        self._seam._inbound(item, self._link)
         on_exchange = self._seam._on_exchange
         message = getattr(item, "message", None)
         if on_exchange is not None and isinstance(message, JSONRPCResponse | JSONRPCError):
@@ -303,13 +314,14 @@ class _Tap:
 class _Watch:
     """The upstream write stream, watched (never changed) after the guard let a message by."""
 
-    def __init__(self, inner: Any, seam: GuardSeam, timing: dict[Any, tuple[str, float]]) -> None:
+    def __init__(self, inner: Any, seam: GuardSeam, link: _Link) -> None:
         self._inner = inner
         self._seam = seam
-        self._timing = timing
+        self._link = link
+        self._timing = link.timing
 
     async def send(self, item: Any, /) -> None:
-        self._seam._outbound(item)
+        self._seam._outbound(item, self._link)
         message = getattr(item, "message", None)
         if self._seam._on_exchange is not None and isinstance(message, JSONRPCRequest):
             self._timing[message.id] = (message.method, time.perf_counter())
