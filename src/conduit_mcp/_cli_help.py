@@ -47,7 +47,7 @@ def _option_help(param: Any) -> str:
     default = param.default
     if param.required:
         extra.append("required")
-    elif param.is_flag and param.secondary_opts:
+    elif param.is_flag and param.secondary_opts and default is not None:
         extra.append(f"default: {(param.opts if default else param.secondary_opts)[0]}")
     elif not param.is_flag and default not in (None, (), []):
         extra.append(f"default: {default}")

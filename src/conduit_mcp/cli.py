@@ -59,6 +59,7 @@ from .client import (
     unwrap_response,
 )
 from .pins import FieldChange, PinStore, diff_tools, redacted_location
+from .proxy._cli import register as register_proxy_commands
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -1122,6 +1123,9 @@ def _short_fingerprint(value: str | None) -> str:
 
 def _field_change(item: dict[str, Any]) -> FieldChange:
     return FieldChange(item["path"], item["op"], item.get("old"), item.get("new"), item["material"])
+
+
+register_proxy_commands(app)
 
 
 def main() -> None:

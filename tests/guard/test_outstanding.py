@@ -16,11 +16,12 @@ from typing import Any
 
 import anyio
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from conduit_mcp.guard import Guard
 from conduit_mcp.guard._engine import Engine, Verdict
+from tests.property.profiles import bounded
 
 from .conftest import Hostile, changed_keys
 from .test_holes import BOUND
@@ -242,11 +243,7 @@ def _assert_checked(verdict: Verdict, message: dict[str, Any], method: str | Non
         assert result.get("isError") is True, "an invalid tools/call result passed as success"
 
 
-@settings(
-    max_examples=150,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+@bounded(150, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(st.lists(_OPS, max_size=40))
 def test_no_tools_response_reaches_the_sdk_unchecked(ops: list[tuple[Any, ...]]) -> None:
     """conduit-defined property over random interleavings of requests, cancellations,

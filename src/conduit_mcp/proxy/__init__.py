@@ -1,0 +1,32 @@
+"""conduit_mcp.proxy: the guard in front of any MCP client, as a process between client and server.
+
+`conduit-mcp proxy --server-id ID [options] -- COMMAND...` is an MCP server to the client (stdio)
+and an MCP client to the server (the child process it starts): every message passes through one
+`conduit_mcp.guard.Guard`, and everything the guard does not decide passes unchanged, in order.
+`conduit-mcp wrap CONFIG` rewrites a client's configuration so each server runs behind it.
+
+Needs the `integrations` extra (`pip install 'conduit-mcp[integrations]'`) to run a proxy; the
+configuration rewriting does not.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._settings import GuardSettings
+
+__all__ = ["GuardSeam", "GuardSettings", "run_stdio"]
+
+
+def __getattr__(name: str) -> Any:
+    # The running parts import the MCP SDK: loaded on first use, so `conduit-mcp --help` and
+    # the config rewriting work without the integrations extra.
+    if name == "GuardSeam":
+        from ._seam import GuardSeam
+
+        return GuardSeam
+    if name == "run_stdio":
+        from ._stdio import run_stdio
+
+        return run_stdio
+    raise AttributeError(f"module 'conduit_mcp.proxy' has no attribute {name!r}")

@@ -1,0 +1,107 @@
+"""Per-request HTTP headers for a Streamable HTTP upstream, for messages that arrive without them
+(from a stdio client, or re-sent by the proxy): what the SDK's own `ClientSession` stamps.
+
+Not a public module.
+
+Spec: MCP 2026-07-28 basic/transports "Streamable HTTP": a request carries `MCP-Protocol-Version`,
+`Mcp-Method` and, for tools/call, prompts/get and resources/read, `Mcp-Name`; "Custom Headers
+from Tool Parameters": a tools/call mirrors each `x-mcp-header` argument as `Mcp-Param-<name>`.
+Before 2026-07-28 the transport itself sends `MCP-Protocol-Version` after initialization and
+nothing else is added.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from mcp.shared.inbound import (
+    MCP_METHOD_HEADER,
+    MCP_NAME_HEADER,
+    MCP_PROTOCOL_VERSION_HEADER,
+    NAME_BEARING_METHODS,
+    encode_header_value,
+    find_invalid_x_mcp_header,
+    mcp_param_headers,
+    x_mcp_header_map,
+)
+from mcp.shared.message import ClientMessageMetadata, SessionMessage
+from mcp.types.jsonrpc import JSONRPCRequest
+from mcp_types import PROTOCOL_VERSION_META_KEY
+
+
+def request_headers(
+    message: Any, tool: Callable[[str], Any], negotiated: str | None = None
+) -> dict[str, str]:
+    """The headers one message needs on the wire.
+
+    Args:
+        message: a JSON-RPC message.
+        tool: returns the raw definition last listed for a tool name (or `None`).
+        negotiated: the version the `initialize` response chose (`None` before it, or on a
+            2026-07-28 connection, which has no `initialize`).
+
+    Returns:
+        For a 2026-07-28 request (its `_meta` names the version): `MCP-Protocol-Version`,
+        `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` as the spec lists them. For anything else
+        after initialization: `MCP-Protocol-Version` (2025-06-18 basic/transports "Protocol
+        Version Header": the client MUST send it on every subsequent request). Else nothing.
+    """
+    if isinstance(message, JSONRPCRequest) and message.method == "initialize":
+        return {}
+    params = getattr(message, "params", None)
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    version = meta.get(PROTOCOL_VERSION_META_KEY) if isinstance(meta, dict) else None
+    if not isinstance(version, str) or not isinstance(message, JSONRPCRequest):
+        return {MCP_PROTOCOL_VERSION_HEADER: negotiated} if negotiated else {}
+    params = message.params or {}
+    headers = {MCP_PROTOCOL_VERSION_HEADER: version, MCP_METHOD_HEADER: message.method}
+    key = NAME_BEARING_METHODS.get(message.method)
+    if key is not None and isinstance(name := params.get(key), str):
+        headers[MCP_NAME_HEADER] = encode_header_value(name)
+    if message.method == "tools/call" and isinstance(name := params.get("name"), str):
+        definition = tool(name)
+        schema = definition.get("inputSchema") if isinstance(definition, dict) else None
+        arguments = params.get("arguments")
+        if isinstance(schema, dict) and find_invalid_x_mcp_header(schema) is None:
+            headers.update(
+                mcp_param_headers(
+                    x_mcp_header_map(schema), arguments if isinstance(arguments, dict) else {}
+                )
+            )
+    return headers
+
+
+class HeaderStamp:
+    """An upstream send stream that adds `request_headers` to each request's metadata."""
+
+    def __init__(
+        self, inner: Any, tool: Callable[[str], Any], version: Callable[[], str | None]
+    ) -> None:
+        self._inner = inner
+        self._tool = tool
+        self._version = version
+
+    async def send(self, item: Any, /) -> None:
+        if isinstance(item, SessionMessage):
+            headers = request_headers(item.message, self._tool, self._version())
+            if headers:
+                old = item.metadata if isinstance(item.metadata, ClientMessageMetadata) else None
+                merged = {**headers, **((old.headers or {}) if old is not None else {})}
+                item = SessionMessage(
+                    item.message,
+                    metadata=ClientMessageMetadata(
+                        resumption_token=old.resumption_token if old else None,
+                        on_resumption_token_update=(
+                            old.on_resumption_token_update if old else None
+                        ),
+                        headers=merged,
+                    ),
+                )
+        await self._inner.send(item)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)

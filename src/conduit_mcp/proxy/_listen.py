@@ -1,0 +1,495 @@
+"""The HTTP listener: `conduit-mcp proxy --listen HOST:PORT` serves MCP over Streamable HTTP to
+its clients, each session with its own upstream (a child process per session, or a session on
+the `--upstream` server), one guard for all.
+
+Not a public module.
+
+Spec: MCP 2025-11-25 basic/transports "Streamable HTTP" (POST with JSON or SSE responses, the
+GET stream, `Mcp-Session-Id`, DELETE, `MCP-Protocol-Version`; "Security Warning": validate
+`Origin`, bind to localhost when local) through the SDK's own `StreamableHTTPServerTransport`;
+`Authorization` is forwarded to an HTTP upstream per request, never logged.
+2026-07-28 stateless requests go to `_modern.ModernRouter` (one shared upstream); a version the
+proxy knows neither way is answered UNSUPPORTED_PROTOCOL_VERSION (-32022).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Final
+
+import anyio
+import orjson
+from mcp.server.streamable_http import StreamableHTTPServerTransport
+from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
+from mcp.shared.message import ClientMessageMetadata, ServerMessageMetadata, SessionMessage
+from mcp.types.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION, JSONRPCNotification, JSONRPCRequest
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+from starlette.requests import Request
+
+from ._headers import HeaderStamp
+from ._metrics import Metrics
+from ._modern import MAX_BODY, ModernRouter
+from ._pump import pump
+from ._seam import GuardSeam
+from ._settings import HttpUpstream
+from ._upstreams import child_upstream, http_upstream
+
+logger = logging.getLogger("conduit_mcp.proxy")
+
+MCP_PATH: Final = "/mcp"
+#: Headers of a downstream request passed on to an HTTP upstream with the message.
+_FORWARDED: Final = ("authorization",)
+#: The largest body of a request that opens a session (an initialize request is small).
+MAX_OPENING_BODY: Final = 1024 * 1024
+#: Seconds a session may stay without a request in flight before it is closed.
+SESSION_IDLE_TIMEOUT: Final = 30 * 60.0
+
+
+class Listener:
+    """The ASGI application: `/mcp` (the MCP endpoint), `/healthz`, `/metrics`.
+
+    Args:
+        seam: the guard (shared by every session).
+        target: the server command (a child process per session) or an `HttpUpstream`.
+        host, port: where it listens (for the DNS-rebinding check of `Host` and `Origin`).
+        max_sessions: sessions open at once; past it a new one is refused with 503.
+        metrics: served at `/metrics` (Prometheus text format) when given.
+    """
+
+    def __init__(
+        self,
+        seam: GuardSeam,
+        target: Sequence[str] | HttpUpstream,
+        *,
+        host: str,
+        port: int,
+        max_sessions: int = 1000,
+        metrics: Metrics | None = None,
+    ) -> None:
+        self.seam = seam
+        self.metrics = metrics
+        self.target = target
+        self.max_sessions = max_sessions
+        self.sessions: dict[str, StreamableHTTPServerTransport] = {}
+        self.modern = ModernRouter(seam, target)
+        self._task_group: anyio.abc.TaskGroup | None = None
+        names = [host, "localhost", "127.0.0.1", "[::1]"]
+        self.security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=[f"{name}:{port}" for name in names] + names,
+            allowed_origins=[f"http://{name}:{port}" for name in names],
+        )
+
+    async def run(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+        """Hold the task group the sessions run in (until cancelled)."""
+        async with anyio.create_task_group() as tg:
+            self._task_group = tg
+            task_status.started()
+            await anyio.sleep_forever()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        path = scope.get("path", "")
+        if path == "/healthz":
+            await _json(send, 200, {"status": "ok", "sessions": len(self.sessions)})
+            return
+        if path == "/metrics" and self.metrics is not None:
+            exposition = self.metrics.render()
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [
+                        (b"content-type", self.metrics.content_type.encode()),
+                        (b"content-length", str(len(exposition)).encode()),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": exposition})
+            return
+        if path.rstrip("/") != MCP_PATH:
+            await _json(send, 404, {"error": "not found"})
+            return
+        raw = [(k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in scope["headers"]]
+        headers = dict(raw)
+        version = headers.get("mcp-protocol-version")
+        if version in MODERN_PROTOCOL_VERSIONS and "mcp-session-id" not in headers:
+            await self._stateless(scope, receive, send, raw)
+            return
+        if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+            await _unsupported(send)
+            return
+        session_id = headers.get("mcp-session-id")
+        if session_id is not None:
+            transport = self.sessions.get(session_id)
+            if transport is None:
+                await _rpc_error(send, 404, -32600, "Session not found")
+                return
+            await transport.handle_request(scope, receive, send)
+            if transport.is_terminated:
+                self.sessions.pop(session_id, None)
+            return
+        # A new session starts a server process (or an upstream session): only for a request
+        # that can open one, checked before anything is started.
+        request = Request(scope, receive)
+        refused = await TransportSecurityMiddleware(self.security).validate_request(
+            request, is_post=request.method == "POST"
+        )
+        if refused is not None:
+            await refused(scope, receive, send)
+            return
+        if request.method != "POST":
+            await _rpc_error(send, 400, -32600, "Bad Request: Missing session ID")
+            return
+        body = await _body(receive, MAX_OPENING_BODY)
+        if body is None or not _is_initialize(body):
+            await _rpc_error(send, 400, -32600, "Bad Request: Missing session ID")
+            return
+        if len(self.sessions) >= self.max_sessions:
+            await _rpc_error(send, 503, -32603, "Too many open sessions")
+            return
+        await self._open(scope, _replay(body), send)
+
+    async def _stateless(
+        self, scope: Any, receive: Any, send: Any, raw: list[tuple[str, str]]
+    ) -> None:
+        """A 2026-07-28 request: checked like a new session's (Host, Origin), then routed."""
+        request = Request(scope, receive)
+        refused = await TransportSecurityMiddleware(self.security).validate_request(
+            request, is_post=request.method == "POST"
+        )
+        if refused is not None:
+            await refused(scope, receive, send)
+            return
+        if request.method != "POST":
+            await _json(send, 405, {"error": "method not allowed"}, [(b"allow", b"POST")])
+            return
+        body = await _body(receive, MAX_BODY)
+        if body is None:
+            await _rpc_error(send, 413, -32600, "Request body too large")
+            return
+        assert self._task_group is not None
+        if self.metrics is not None and b'"tools/call"' in body:
+            self.metrics.call()
+        status, answer = await self.modern.handle(self._task_group, raw, body)
+        if answer is None:
+            await send({"type": "http.response.start", "status": status, "headers": []})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        await _json(send, status, answer)
+
+    async def _open(self, scope: Any, receive: Any, send: Any) -> None:
+        session_id = secrets.token_hex(16)
+        transport = StreamableHTTPServerTransport(
+            mcp_session_id=session_id,
+            security_settings=self.security,
+            idle_timeout=SESSION_IDLE_TIMEOUT,
+        )
+        assert self._task_group is not None
+        opening = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        forwarded = {k: opening[k] for k in _FORWARDED if k in opening}
+        try:
+            await self._task_group.start(self._session, session_id, transport, forwarded)
+        except Exception as exc:
+            logger.error("cannot open the upstream for a new session: %s", type(exc).__name__)
+            await _rpc_error(send, 502, -32603, "The upstream server could not be reached")
+            return
+        self.sessions[session_id] = transport
+        status: list[int] = []
+
+        async def watch(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                status.append(message["status"])
+            await send(message)
+
+        try:
+            await transport.handle_request(scope, receive, watch)
+        finally:
+            if not status or status[0] >= 400:  # only an accepted initialize opens a session
+                self.sessions.pop(session_id, None)
+                with anyio.CancelScope(shield=True):
+                    await transport.terminate()
+
+    async def _session(
+        self,
+        session_id: str,
+        transport: StreamableHTTPServerTransport,
+        forwarded: dict[str, str],
+        *,
+        task_status: Any = anyio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """One downstream session: its upstream, the guard, the pumps, until either side ends.
+        `forwarded`: headers of the opening request for every upstream request of the session
+        (the GET stream and DELETE included)."""
+        upstream: AbstractAsyncContextManager[tuple[Any, Any]]
+        if isinstance(self.target, HttpUpstream):
+            target = self.target
+            upstream = http_upstream(HttpUpstream(target.url, {**target.headers, **forwarded}))
+            kind = "streamable-http"
+        else:
+            upstream = child_upstream(self.target)
+            kind = "stdio"
+        started = False
+        try:
+            async with (
+                upstream as (up_read, up_write),
+                transport.connect() as (down_read, down_write),
+            ):
+                if kind == "streamable-http":
+                    up_write = HeaderStamp(
+                        up_write, self.seam.raw_tool, lambda: self.seam.protocol_version
+                    )
+                guarded_read, guarded_write = self.seam.wrap(
+                    up_read, up_write, transport=kind  # type: ignore[arg-type]
+                )
+                task_status.started()
+                started = True
+                if self.metrics is not None:
+                    self.metrics.session_opened()
+                idle = transport.idle_scope or anyio.CancelScope()
+                with idle:
+                    async with anyio.create_task_group() as tg:
+                        related = _Related()
+
+                        async def upward() -> None:
+                            await _pump_down_to_up(
+                                down_read, guarded_write, related, kind, self.metrics, self.seam
+                            )
+                            tg.cancel_scope.cancel()
+
+                        tg.start_soon(upward)
+                        sink = _RelatingSink(down_write, related)
+                        await pump(guarded_read, sink, self.seam)  # type: ignore[arg-type]
+                        tg.cancel_scope.cancel()
+        except Exception:
+            if not started:
+                raise  # `_open` answers the opening request with 502
+            # A session's end, however abrupt (the client's DELETE closes its streams under
+            # the pumps), stays in that session: the listener and the others go on.
+            logger.debug("session %s… ended with an error", session_id[:8], exc_info=True)
+        finally:
+            self.sessions.pop(session_id, None)
+            if not transport.is_terminated:
+                with anyio.CancelScope(shield=True):
+                    await transport.terminate()
+            if started:
+                logger.info("session %s… closed", session_id[:8])
+                if self.metrics is not None:
+                    self.metrics.session_closed()
+
+
+class _Related:
+    """Which downstream request a server message belongs to, so the transport puts it on that
+    request's SSE stream: a progress notification by its token, anything else by the request
+    in flight most recently sent (the stdio and SDK transports do not say)."""
+
+    def __init__(self) -> None:
+        self.in_flight: dict[Any, None] = {}
+        self.tokens: dict[Any, Any] = {}
+
+    def sent(self, message: Any) -> None:
+        if isinstance(message, JSONRPCRequest):
+            self.in_flight[message.id] = None
+            meta = (message.params or {}).get("_meta")
+            if isinstance(meta, dict) and "progressToken" in meta:
+                self.tokens[meta["progressToken"]] = message.id
+
+    def answered(self, request_id: Any) -> None:
+        self.in_flight.pop(request_id, None)
+        for token in [t for t, rid in self.tokens.items() if rid == request_id]:
+            del self.tokens[token]
+
+    def of(self, message: Any) -> Any:
+        if isinstance(message, JSONRPCNotification) and message.method == "notifications/progress":
+            token = (message.params or {}).get("progressToken")
+            if token in self.tokens:
+                return self.tokens[token]
+        if self.in_flight:
+            return next(reversed(self.in_flight))
+        return None
+
+
+class _RelatingSink:
+    """The downstream write stream, each message tagged with the request it relates to."""
+
+    def __init__(self, inner: Any, related: _Related) -> None:
+        self._inner = inner
+        self._related = related
+
+    async def send(self, item: SessionMessage) -> None:
+        message = item.message
+        request_id = getattr(message, "id", None)
+        if request_id is not None and not isinstance(message, JSONRPCRequest):
+            self._related.answered(request_id)  # a response: routed by its id
+            await self._inner.send(SessionMessage(message))
+            return
+        related = self._related.of(message)
+        metadata = (
+            ServerMessageMetadata(related_request_id=related) if related is not None else None
+        )
+        await self._inner.send(SessionMessage(message, metadata=metadata))
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+async def _pump_down_to_up(
+    down_read: Any,
+    guarded_write: Any,
+    related: _Related,
+    kind: str,
+    metrics: Metrics | None,
+    seam: GuardSeam,
+) -> None:
+    """Client -> guard -> upstream, in order, each message stripped of the downstream
+    transport's metadata; `Authorization` kept for an HTTP upstream."""
+    while True:
+        try:
+            item = await down_read.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            return  # the session ended (DELETE, idle timeout)
+        if isinstance(item, Exception):
+            logger.warning("client message unreadable: %s: dropped", type(item).__name__)
+            continue
+        message = item.message
+        related.sent(message)
+        if metrics is not None and isinstance(message, JSONRPCRequest):
+            if message.method == "tools/call":
+                metrics.call()
+        metadata = None
+        if kind == "streamable-http":
+            request = getattr(item.metadata, "request_context", None)
+            headers = getattr(request, "headers", None)
+            forwarded = {k: headers[k] for k in _FORWARDED if headers is not None and k in headers}
+            if forwarded:
+                metadata = ClientMessageMetadata(headers=forwarded)
+        try:
+            await seam.before_call(message, guarded_write)
+            await guarded_write.send(SessionMessage(message, metadata=metadata))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            return
+
+
+async def _body(receive: Any, limit: int) -> bytes | None:
+    """The request body, or `None` past `limit` bytes or when the client went away."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return None
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _replay(body: bytes) -> Any:
+    """An ASGI `receive` that gives `body` once, then waits like a live connection."""
+    sent = False
+
+    async def receive() -> Any:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await anyio.sleep_forever()
+
+    return receive
+
+
+def _is_initialize(body: bytes) -> bool:
+    try:
+        value = orjson.loads(body)  # a depth limit of its own: a deep body is just an error
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(value, dict) and value.get("method") == "initialize"
+
+
+async def _json(
+    send: Any, status: int, body: Any, headers: Sequence[tuple[bytes, bytes]] = ()
+) -> None:
+    data = json.dumps(body).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(data)).encode()),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": data})
+
+
+async def _rpc_error(send: Any, status: int, code: int, message: str, data: Any = None) -> None:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    await _json(send, status, {"jsonrpc": "2.0", "id": None, "error": error})
+
+
+async def _unsupported(send: Any) -> None:
+    await _rpc_error(
+        send,
+        400,
+        UNSUPPORTED_PROTOCOL_VERSION,
+        "Unsupported protocol version",
+        {"supported": sorted({*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS})},
+    )
+
+
+async def _lifespan(receive: Any, send: Any) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
+
+async def serve(
+    seam: GuardSeam,
+    target: Sequence[str] | HttpUpstream,
+    host: str,
+    port: int,
+    metrics: Metrics | None = None,
+) -> int:
+    """Listen on `host:port` until SIGINT/SIGTERM; returns 0. `metrics` are served at
+    `/metrics` when given.
+
+    Raises:
+        OSError: the address cannot be bound.
+    """
+    import uvicorn
+
+    listener = Listener(seam, target, host=host, port=port, metrics=metrics)
+    config = uvicorn.Config(
+        listener,
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,  # an access log could carry credentials in a query string
+        lifespan="on",
+    )
+    server = uvicorn.Server(config)
+    async with anyio.create_task_group() as tg:
+        await tg.start(listener.run)
+        logger.info("listening on http://%s:%d%s", host, port, MCP_PATH)
+        await server.serve()
+        tg.cancel_scope.cancel()
+    return 0

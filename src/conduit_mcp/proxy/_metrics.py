@@ -1,0 +1,97 @@
+"""Prometheus metrics of the HTTP listener (`/metrics`), with prometheus-client.
+
+Not a public module. Names follow Prometheus conventions (`_total` counters, base units:
+seconds). Every label takes a bounded set of values (guard event kinds, reasons and decisions
+are closed sets; methods are counted only for MCP's own request methods), so memory does not
+grow with traffic. Never a header, argument or result value in a label.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+
+#: Request methods timed by name; anything else is timed as "other".
+_METHODS: Final = frozenset(
+    {
+        "initialize",
+        "ping",
+        "tools/list",
+        "tools/call",
+        "resources/list",
+        "resources/read",
+        "resources/templates/list",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "prompts/list",
+        "prompts/get",
+        "completion/complete",
+        "logging/setLevel",
+        "server/discover",
+    }
+)
+
+
+class Metrics:
+    """The proxy's metrics in their own registry (one per listener).
+
+    Args:
+        server_id: the value of the `server_id` label on every series.
+    """
+
+    content_type: Final = CONTENT_TYPE_LATEST
+
+    def __init__(self, server_id: str) -> None:
+        self.registry = CollectorRegistry()
+        self.server_id = server_id
+        self.calls = Counter(
+            "conduit_mcp_proxy_calls",
+            "tools/call requests received from clients.",
+            ["server_id"],
+            registry=self.registry,
+        )
+        self.events = Counter(
+            "conduit_mcp_proxy_guard_events",
+            "Guard decisions: kind (tool_new, tool_changed, call_refused, output_invalid, ...), "
+            "reason and decision (pinned, held, blocked, removed, refused, withheld, ...).",
+            ["server_id", "kind", "reason", "decision"],
+            registry=self.registry,
+        )
+        self.upstream = Histogram(
+            "conduit_mcp_proxy_upstream_seconds",
+            "Time from a request leaving the proxy for the server to its response.",
+            ["server_id", "method"],
+            registry=self.registry,
+            buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
+        )
+        self.sessions = Gauge(
+            "conduit_mcp_proxy_sessions",
+            "Client sessions open.",
+            ["server_id"],
+            registry=self.registry,
+        )
+
+    def on_event(self, event: Any) -> None:
+        """Count one `GuardEvent` (the guard's `on_event` callback)."""
+        self.events.labels(self.server_id, event.kind, event.reason, event.decision).inc()
+
+    def call(self) -> None:
+        """Count one tools/call request received."""
+        self.calls.labels(self.server_id).inc()
+
+    def exchange(self, method: str, seconds: float) -> None:
+        """Time one upstream request/response (`method` outside MCP's set counts as other)."""
+        name = method if method in _METHODS else "other"
+        self.upstream.labels(self.server_id, name).observe(seconds)
+
+    def session_opened(self) -> None:
+        self.sessions.labels(self.server_id).inc()
+
+    def session_closed(self) -> None:
+        self.sessions.labels(self.server_id).dec()
+
+    def render(self) -> bytes:
+        """The exposition text of every series."""
+        return bytes(generate_latest(self.registry))

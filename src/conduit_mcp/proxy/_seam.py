@@ -1,0 +1,343 @@
+"""The proxy's one coupling to the guard: build a `Guard`, wrap an upstream pair, explain refusals.
+
+Not a public module. Everything the proxy knows of `conduit_mcp.guard` and of the pin store is
+here, through their public names only, so the rest of the package never changes when the guard
+engine does.
+"""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import itertools
+import json
+import logging
+import shlex
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import anyio
+from mcp.shared.message import SessionMessage
+from mcp.types.jsonrpc import ErrorData, JSONRPCError, JSONRPCRequest, JSONRPCResponse
+
+from ..guard import Guard, GuardEvent
+from ..pins import PinStore, redacted_location
+from ._settings import GuardSettings
+
+logger = logging.getLogger("conduit_mcp.proxy")
+
+#: `data.source` of the guard's error responses (`conduit_mcp.guard` module docs).
+_GUARD_SOURCE: Final = "conduit-mcp.guard"
+#: tools/list requests remembered while their response is outstanding.
+_MAX_LISTS: Final = 256
+#: Seconds `before_call` waits for each page of its own listing.
+PRELIST_TIMEOUT: Final = 10.0
+#: Pages `before_call` follows at most.
+_PRELIST_PAGES: Final = 64
+
+
+def redacted(location: str) -> str:
+    """A pin store location fit to print (a URL's password as `***`)."""
+    return redacted_location(location)
+
+
+class GuardSeam:
+    """One guard for the proxy's life, and the glue around it.
+
+    Args:
+        settings: a `GuardSettings`.
+        on_event: called with each `GuardEvent` (the guard also logs each one to the stdlib
+            logger `conduit_mcp.guard`).
+        on_exchange: called with `(method, seconds)` when the server answers a request the
+            guard let through (the upstream round trip).
+
+    Raises:
+        TypeError, ValueError: as `Guard` for a bad server id or policy value.
+        FileNotFoundError, sqlite3.Error, psycopg.Error: the pin store cannot be opened.
+    """
+
+    def __init__(
+        self,
+        settings: GuardSettings,
+        on_event: Callable[[GuardEvent], object] | None = None,
+        on_exchange: Callable[[str, float], object] | None = None,
+    ) -> None:
+        self.settings = settings
+        self._on_exchange = on_exchange
+        self._store = PinStore(settings.pins) if settings.pins is not None else None
+        try:
+            self.guard = Guard(
+                settings.server_id, pins=self._store, on_event=on_event, **settings.policy
+            )
+        except BaseException:
+            if self._store is not None:
+                self._store.close()
+            raise
+        #: tool name -> the raw definition last listed by the server (before the guard).
+        self._raw: dict[str, Any] = {}
+        self._version: str | None = None
+        self._transport = "stdio"
+        #: the proxy's own tools/list requests in flight (`before_call`), by id.
+        self._prelists: dict[str, _Prelist] = {}
+        self._prelist_ids = itertools.count(1)
+
+    def close(self) -> None:
+        """Close the guard and the pin store it opened. Idempotent."""
+        self.guard.close()
+        if self._store is not None:
+            self._store.close()
+
+    def wrap(
+        self, read: Any, write: Any, *, transport: Literal["stdio", "streamable-http"]
+    ) -> tuple[Any, Any]:
+        """The guarded pair over an upstream pair of `SessionMessage` streams.
+
+        Args:
+            read: receive stream of `SessionMessage | Exception` from the server.
+            write: send stream of `SessionMessage` to the server.
+            transport: `"stdio"` or `"streamable-http"` (the upstream's).
+
+        Returns:
+            `(read, write)` with the guard's decisions applied; the read side also feeds
+            `explain` with the raw listings the server sent.
+        """
+        self._transport = transport
+        # Per connection: request ids are the connection's own (two sessions may both use 1).
+        link = _Link()
+        return self.guard.wrap_streams(
+            _Tap(read, self, link), _Watch(write, self, link), transport=transport
+        )
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The version the server's `initialize` response chose (`None` before it)."""
+        return self._version
+
+    def raw_tool(self, name: str) -> Any:
+        """The definition the server last listed under `name`, as sent (or `None`)."""
+        return self._raw.get(name)
+
+    async def before_call(self, message: Any, guarded_write: Any) -> None:
+        """Before a `tools/call` naming a tool the guard has never seen: the proxy lists the
+        tools itself (every page), through the guard, answered to nobody, so the call is gated
+        against the server's listing instead of refused as unknown. A client may call without
+        listing in this connection: it cached an earlier listing (2026-07-28 results carry a
+        time to live), or another session of the listener listed. Waits at most
+        `PRELIST_TIMEOUT` seconds per page; a server that does not answer leaves the call to
+        be refused.
+
+        Args:
+            message: the client's message (anything but a tools/call returns at once).
+            guarded_write: the guarded send stream the call will go through.
+        """
+        if not isinstance(message, JSONRPCRequest) or message.method != "tools/call":
+            return
+        params = message.params or {}
+        name = params.get("name")
+        if not isinstance(name, str) or self.guard.tool_status(name) is not None:
+            return
+        meta = params.get("_meta")
+        cursor: Any = None
+        for _ in range(_PRELIST_PAGES):
+            request_id = f"conduit-mcp-list-{next(self._prelist_ids)}"
+            list_params: dict[str, Any] = {}
+            if isinstance(meta, dict):  # 2026-07-28: each request carries its envelope
+                list_params["_meta"] = {
+                    k: v for k, v in meta.items() if k.startswith("io.modelcontextprotocol/")
+                }
+            if cursor is not None:
+                list_params["cursor"] = cursor
+            waiter = _Prelist()
+            self._prelists[request_id] = waiter
+            request = (  # no `params` at all when empty: `"params": null` is not a valid request
+                JSONRPCRequest(
+                    jsonrpc="2.0", id=request_id, method="tools/list", params=list_params
+                )
+                if list_params
+                else JSONRPCRequest(jsonrpc="2.0", id=request_id, method="tools/list")
+            )
+            try:
+                await guarded_write.send(SessionMessage(request))
+                with anyio.move_on_after(PRELIST_TIMEOUT):
+                    await waiter.done.wait()
+            finally:
+                self._prelists.pop(request_id, None)
+            result = waiter.result
+            cursor = result.get("nextCursor") if isinstance(result, dict) else None
+            if not isinstance(cursor, str) or self.guard.tool_status(name) is not None:
+                return
+
+    def swallow(self, item: Any) -> bool:
+        """Whether `item` answers a listing of `before_call` (then it is not for the client)."""
+        message = getattr(item, "message", None)
+        if not isinstance(message, JSONRPCResponse | JSONRPCError) or not self._prelists:
+            return False
+        waiter = self._prelists.get(str(message.id))
+        if waiter is None:
+            return False
+        waiter.result = message.result if isinstance(message, JSONRPCResponse) else None
+        waiter.done.set()
+        return True
+
+    def explain(self, item: SessionMessage) -> SessionMessage:
+        """A guard refusal made actionable: the message of a `tool_held` refusal gains the exact
+        `conduit-mcp pins approve` command line; anything else is returned as is."""
+        message = item.message
+        if not isinstance(message, JSONRPCError):
+            return item
+        data = message.error.data
+        if not isinstance(data, dict) or data.get("source") != _GUARD_SOURCE:
+            return item
+        if data.get("reason") != "tool_held" or not isinstance(data.get("tool"), str):
+            return item
+        hint = self.approve_hint(data["tool"])
+        error = ErrorData(
+            code=message.error.code, message=f"{message.error.message}; {hint}", data=data
+        )
+        return SessionMessage(JSONRPCError(jsonrpc="2.0", id=message.id, error=error))
+
+    def approve_hint(self, tool: str) -> str:
+        """What a person runs to approve the held `tool` (one sentence, no credentials)."""
+        if self.settings.pins is None:
+            return (
+                "the proxy keeps its pins in memory: restart it with --pins FILE (and approve "
+                "with conduit-mcp pins approve) or with --new pin"
+            )
+        definition = self._raw.get(tool)
+        if definition is None:
+            return "list the tools again, then approve it with conduit-mcp pins approve"
+        page = self._write_page(tool, definition)
+        command = [
+            "conduit-mcp",
+            "pins",
+            "approve",
+            str(page),
+            "--store",
+            redacted_location(self.settings.pins),
+            "--server-id",
+            self.settings.server_id,
+            "--tool",
+            tool,
+            "--transport",
+            self._transport,
+            "--approver",
+            _user(),
+        ]
+        if self._version is not None:
+            command[-2:-2] = ["--protocol-version", self._version]
+        return f"approve it with: {shlex.join(command)} (then list the tools again)"
+
+    def _write_page(self, tool: str, definition: Any) -> Path:
+        base = self.settings.held_dir or Path.home() / ".local" / "state" / "conduit-mcp" / "held"
+        base.mkdir(parents=True, exist_ok=True)
+        digest = hashlib.sha256(
+            f"{self.settings.server_id}\0{tool}".encode("utf-8", "surrogatepass")
+        ).hexdigest()[:16]
+        path = base / f"{digest}.json"
+        path.write_text(json.dumps({"tools": [definition]}, ensure_ascii=False), "utf-8")
+        return path
+
+    # -- taps ------------------------------------------------------------------------------
+
+    def _outbound(self, item: Any, link: _Link) -> None:
+        message = getattr(item, "message", None)
+        if isinstance(message, JSONRPCRequest) and message.method == "tools/list":
+            link.lists[message.id] = None
+            if len(link.lists) > _MAX_LISTS:
+                link.lists.popitem(last=False)
+
+    def _inbound(self, item: Any, link: _Link) -> None:
+        message = getattr(item, "message", None)
+        if not isinstance(message, JSONRPCResponse):
+            return
+        version = message.result.get("protocolVersion")
+        if isinstance(version, str) and "serverInfo" in message.result:
+            self._version = version
+        if message.id in link.lists:
+            del link.lists[message.id]
+            tools = message.result.get("tools")
+            if isinstance(tools, list):
+                for tool in tools:
+                    if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+                        self._raw[tool["name"]] = tool
+
+
+class _Prelist:
+    __slots__ = ("done", "result")
+
+    def __init__(self) -> None:
+        self.done = anyio.Event()
+        self.result: Any = None
+
+
+class _Link:
+    """What the two taps of one connection share: its tools/list requests in flight (to find
+    the raw pages) and its requests' send times (for `on_exchange`)."""
+
+    __slots__ = ("lists", "timing")
+
+    def __init__(self) -> None:
+        self.lists: OrderedDict[Any, None] = OrderedDict()
+        self.timing: dict[Any, tuple[str, float]] = {}
+
+
+class _Tap:
+    """The upstream read stream, watched (never changed) before the guard reads it."""
+
+    def __init__(self, inner: Any, seam: GuardSeam, link: _Link) -> None:
+        self._inner = inner
+        self._seam = seam
+        self._link = link
+        self._timing = link.timing
+
+    async def receive(self) -> Any:
+        item = await self._inner.receive()
+        self._seam._inbound(item, self._link)
+        on_exchange = self._seam._on_exchange
+        message = getattr(item, "message", None)
+        if on_exchange is not None and isinstance(message, JSONRPCResponse | JSONRPCError):
+            sent = self._timing.pop(message.id, None)
+            if sent is not None:
+                on_exchange(sent[0], time.perf_counter() - sent[1])
+        return item
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class _Watch:
+    """The upstream write stream, watched (never changed) after the guard let a message by."""
+
+    def __init__(self, inner: Any, seam: GuardSeam, link: _Link) -> None:
+        self._inner = inner
+        self._seam = seam
+        self._link = link
+        self._timing = link.timing
+
+    async def send(self, item: Any, /) -> None:
+        self._seam._outbound(item, self._link)
+        message = getattr(item, "message", None)
+        if self._seam._on_exchange is not None and isinstance(message, JSONRPCRequest):
+            self._timing[message.id] = (message.method, time.perf_counter())
+            if len(self._timing) > _MAX_LISTS * 16:  # answers that never came: oldest out
+                self._timing.pop(next(iter(self._timing)))
+        await self._inner.send(item)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # no user name in the environment or the password database
+        return "YOUR-NAME"

@@ -1,0 +1,434 @@
+"""The stdio proxy: the client speaks to our stdin/stdout, the server is our child process.
+
+Not a public module; `run_stdio` is exported from `conduit_mcp.proxy`.
+
+Spec: MCP 2025-11-25 basic/transports "stdio" (the client launches the server as a
+subprocess; newline-delimited JSON-RPC on stdin/stdout; the server MAY log to stderr) and
+basic/lifecycle "Shutdown" (stdio: close the server's input, wait for it to exit, then SIGTERM,
+then SIGKILL).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import stat
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from typing import Any, Final
+
+import anyio
+import anyio.abc
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.shared.message import SessionMessage
+
+from ._pump import pump
+from ._seam import GuardSeam
+from ._settings import HttpUpstream
+from ._wire import LineReader, LineTooLong, chunk_size, decode, encode
+
+logger = logging.getLogger("conduit_mcp.proxy")
+
+#: Seconds the server gets to exit after its stdin is closed, then again after SIGTERM.
+SHUTDOWN_GRACE: Final = 2.0
+#: The exit code when the server command cannot be started (as a shell's "not found").
+EXIT_NOT_STARTED: Final = 127
+
+
+def exit_code(returncode: int | None) -> int:
+    """A child's return code as our exit code: a signal N becomes 128 + N (as a shell does)."""
+    if returncode is None:
+        return 1
+    return 128 - returncode if returncode < 0 else returncode
+
+
+class _ServerWriter:
+    """The send side of the upstream pair: each message written as one line to the server."""
+
+    def __init__(self, stdin: anyio.abc.ByteSendStream) -> None:
+        self._stdin = stdin
+        self._closed = False
+
+    async def send(self, item: SessionMessage, /) -> None:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        try:
+            data = encode(item)
+        except Exception:
+            logger.exception("a client message could not be written as JSON: dropped")
+            return
+        try:
+            await self._stdin.send(data)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+            self._closed = True
+            raise anyio.ClosedResourceError from None
+
+    async def aclose(self) -> None:
+        if not self._closed:
+            self._closed = True
+            try:
+                await self._stdin.aclose()
+            except (anyio.BrokenResourceError, OSError):
+                pass
+
+
+async def _read_server(
+    stdout: anyio.abc.ByteReceiveStream,
+    sink: MemoryObjectSendStream[SessionMessage | Exception],
+) -> None:
+    """Server stdout -> upstream read stream. Lines that are not JSON-RPC messages are dropped
+    (logged): the client never sees bytes the guard has not read."""
+
+    async def chunk() -> bytes:
+        try:
+            return await stdout.receive(chunk_size())
+        except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            return b""
+
+    lines = LineReader(chunk)
+    async with sink:
+        while True:
+            try:
+                line = await lines.next_line()
+            except LineTooLong as exc:
+                logger.warning("server stdout: %s: dropped", exc)
+                continue
+            if line is None:
+                return
+            item = decode(line)
+            if isinstance(item, Exception):
+                logger.warning("server stdout: a line that is not a JSON-RPC message: dropped")
+                continue
+            await sink.send(item)
+
+
+class _ClientStdio:
+    """Our stdin and stdout: the client's side of the stdio transport.
+
+    Reading and writing are asyncio's pipe transports (cancellable at exit, unlike a thread
+    blocked in `read`; no thread hop per message). A descriptor asyncio cannot watch (a regular
+    file, /dev/null) is read or written in a worker thread instead, and so is an stdout that is
+    the same pipe as stderr: asyncio makes its file description non-blocking, which a
+    stderr writer sharing it would not expect.
+    """
+
+    def __init__(self, stdin_fd: int, stdout_fd: int) -> None:
+        self._stdin_fd = stdin_fd
+        self._stdout_fd = stdout_fd
+        self._reader: asyncio.StreamReader | None = None
+        self._transport: asyncio.BaseTransport | None = None
+        self._writer: asyncio.StreamWriter | None = None
+
+    async def open(self) -> None:
+        await self._open_writer()
+        mode = os.fstat(self._stdin_fd).st_mode
+        if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(self._stdin_fd)):
+            return  # a file or /dev/null (no readiness events for epoll): read in a thread
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=2**31)
+        pipe = os.fdopen(self._stdin_fd, "rb", buffering=0, closefd=False)
+        try:
+            transport, _ = await loop.connect_read_pipe(
+                lambda: asyncio.StreamReaderProtocol(reader), pipe
+            )
+            self._transport = transport
+            self._reader = reader
+        except (ValueError, OSError):
+            self._reader = None  # read in a thread
+
+    async def read_chunk(self) -> bytes:
+        if self._reader is not None:
+            return await self._reader.read(chunk_size())
+        return await anyio.to_thread.run_sync(os.read, self._stdin_fd, chunk_size())
+
+    async def _open_writer(self) -> None:
+        mode = os.fstat(self._stdout_fd).st_mode
+        if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+            return
+        try:
+            if os.path.sameopenfile(self._stdout_fd, 2):
+                return
+        except OSError:
+            pass
+        loop = asyncio.get_running_loop()
+        pipe = os.fdopen(self._stdout_fd, "wb", buffering=0, closefd=False)
+        try:
+            transport, protocol = await loop.connect_write_pipe(
+                asyncio.streams.FlowControlMixin, pipe
+            )
+        except (ValueError, OSError):
+            return
+        self._writer = asyncio.StreamWriter(transport, protocol, None, loop)
+
+    async def write(self, data: bytes) -> None:
+        """Write one message's bytes, waiting while the client's pipe is full.
+
+        Raises:
+            OSError: the client closed its end (ConnectionResetError, BrokenPipeError).
+        """
+        if self._writer is not None:
+            self._writer.write(data)
+            await self._writer.drain()
+        else:
+            await anyio.to_thread.run_sync(self.write_all, data)
+
+    def close(self) -> None:
+        if self._transport is not None:
+            self._transport.close()
+
+    def write_all(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            written = os.write(self._stdout_fd, view)
+            view = view[written:]
+
+
+async def _read_client(
+    client: _ClientStdio, sink: MemoryObjectSendStream[SessionMessage | Exception]
+) -> None:
+    lines = LineReader(client.read_chunk)
+    async with sink:
+        while True:
+            try:
+                line = await lines.next_line()
+            except LineTooLong as exc:
+                await sink.send(exc)
+                continue
+            if line is None:
+                return
+            item = decode(line)
+            await sink.send(_BadLine(line) if isinstance(item, Exception) else item)
+
+
+class _BadLine(Exception):
+    """A client line that is not a JSON-RPC message (kept to answer it)."""
+
+    def __init__(self, line: bytes) -> None:
+        super().__init__("not a JSON-RPC message")
+        self.line = line
+
+
+async def _write_client(
+    client: _ClientStdio, source: MemoryObjectReceiveStream[SessionMessage], done: anyio.Event
+) -> None:
+    try:
+        await _write_all(client, source)
+    finally:
+        done.set()
+
+
+async def _write_all(
+    client: _ClientStdio, source: MemoryObjectReceiveStream[SessionMessage]
+) -> None:
+    async with source:
+        async for item in source:
+            try:
+                data = encode(item)
+            except Exception:
+                logger.exception("a server message could not be written as JSON: dropped")
+                continue
+            try:
+                await client.write(data)
+            except OSError:  # the client went away
+                logger.info("client stdout closed")
+                return
+
+
+async def run_stdio(
+    seam: GuardSeam,
+    command: Sequence[str] | None,
+    *,
+    upstream: HttpUpstream | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    stdin_fd: int = 0,
+    stdout_fd: int = 1,
+) -> int:
+    """Serve the client on stdio until the server exits (or the client closes our stdin and
+    the server then exits); returns the exit code to use.
+
+    Args:
+        seam: the guard, ready (`GuardSeam`).
+        command: the server's command line (program and arguments), or `None` with
+            `upstream`.
+        upstream: a Streamable HTTP server to proxy instead of a child process.
+        env: the server's environment (default: ours).
+        cwd: the server's working directory (default: ours).
+        stdin_fd, stdout_fd: the client's side of the transport (default: our 0 and 1).
+
+    Returns:
+        The server's exit code (128 + N when signal N ended it), or 127 when it could not be
+        started; with `upstream`, 0 when the client closed our stdin.
+
+    SIGINT and SIGTERM received by the proxy are sent on to a child server, which then decides
+    how to end.
+    """
+    client = _ClientStdio(stdin_fd, stdout_fd)
+    if upstream is not None:
+        await client.open()
+        try:
+            return await _run_http_upstream(seam, client, upstream)
+        finally:
+            client.close()
+    if not command:
+        raise ValueError("a server command or an upstream URL is required")
+    if sys.platform == "win32":  # pragma: no cover - no POSIX signals to forward
+        return await _run_child(seam, client, command, env, cwd, _no_signals())
+    # Signals are caught before the server starts: none can end the proxy without reaching it.
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        return await _run_child(seam, client, command, env, cwd, signals)
+
+
+async def _no_signals() -> AsyncIterator[int]:
+    await anyio.sleep_forever()
+    yield 0  # pragma: no cover - never reached
+
+
+async def _run_child(
+    seam: GuardSeam,
+    client: _ClientStdio,
+    command: Sequence[str],
+    env: Mapping[str, str] | None,
+    cwd: str | None,
+    signals: Any,
+) -> int:
+    """The stdio proxy over a child process (see `run_stdio`)."""
+    try:
+        process = await anyio.open_process(
+            list(command),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=None,  # inherited: the server's stderr is ours, relayed as written
+            env=env,
+            cwd=cwd,
+        )
+    except OSError as exc:
+        logger.error("cannot start the server %r: %s", command[0], exc.strerror or exc)
+        return EXIT_NOT_STARTED
+    assert process.stdin is not None and process.stdout is not None
+    await client.open()
+    up_send, up_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    server_writer = _ServerWriter(process.stdin)
+
+    async def client_done() -> None:
+        # The client closed our stdin: close the server's, wait, then SIGTERM, then SIGKILL.
+        await server_writer.aclose()
+        with anyio.move_on_after(SHUTDOWN_GRACE):
+            await process.wait()
+            return
+        _signal(process, signal.SIGTERM)
+        with anyio.move_on_after(SHUTDOWN_GRACE):
+            await process.wait()
+            return
+        process.kill()
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_read_server, process.stdout, up_send)
+            tg.start_soon(_forward_signals, process, signals)
+            guarded = seam.wrap(up_recv, server_writer, transport="stdio")
+            await _serve(client, seam, guarded, client_done)  # ends with the server's stdout
+            await process.wait()
+            tg.cancel_scope.cancel()
+    finally:
+        client.close()
+        if process.returncode is None:
+            process.kill()
+            with anyio.CancelScope(shield=True):
+                await process.wait()
+    return exit_code(process.returncode)
+
+
+async def _run_http_upstream(seam: GuardSeam, client: _ClientStdio, upstream: HttpUpstream) -> int:
+    """stdio downstream, Streamable HTTP upstream: until the client closes our stdin."""
+    from ._headers import HeaderStamp
+    from ._upstreams import http_upstream
+
+    async with http_upstream(upstream) as (read, write):
+        stamped = HeaderStamp(write, seam.raw_tool, lambda: seam.protocol_version)
+        guarded = seam.wrap(read, stamped, transport="streamable-http")
+        async with anyio.create_task_group() as tg:
+
+            async def client_done() -> None:
+                tg.cancel_scope.cancel()  # the client is gone: end the session
+
+            await _serve(client, seam, guarded, client_done)
+            tg.cancel_scope.cancel()
+    return 0
+
+
+async def _serve(
+    client: _ClientStdio,
+    seam: GuardSeam,
+    guarded: tuple[Any, Any],
+    client_done: Callable[[], Awaitable[None]],
+) -> None:
+    """Pump both ways between the client's stdio and the guarded upstream pair. Returns when
+    the upstream's read side ends, after the client got everything it said; `client_done`
+    runs when the client's input ends."""
+    guarded_read, guarded_write = guarded
+    down_send, down_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    out_send, out_recv = anyio.create_memory_object_stream[SessionMessage](16)
+    written = anyio.Event()
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(_read_client, client, down_send)
+        tg.start_soon(_write_client, client, out_recv, written)
+
+        async def upward() -> None:
+            await pump_up(down_recv, guarded_write, out_send, seam)
+            await client_done()
+
+        tg.start_soon(upward)
+        await pump(guarded_read, out_send, seam)
+        await out_send.aclose()
+        # The writer drains what the server said last; then stop reading the client.
+        with anyio.move_on_after(SHUTDOWN_GRACE):
+            await written.wait()
+        tg.cancel_scope.cancel()
+
+
+async def pump_up(
+    source: MemoryObjectReceiveStream[SessionMessage | Exception],
+    upstream: Any,
+    answers: MemoryObjectSendStream[SessionMessage],
+    seam: GuardSeam,
+) -> None:
+    """Client -> guard -> server, in order; a line that is no message is answered with a
+    JSON-RPC error and not sent. Returns when the client's input ends (or the server's)."""
+    from ._wire import invalid_line_error
+
+    async with source:
+        async for item in source:
+            if isinstance(item, _BadLine):
+                logger.warning("client sent a line that is not a JSON-RPC message: answered")
+                try:
+                    await answers.send(invalid_line_error(item.line))
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    return  # the server is gone and the proxy is ending
+                continue
+            if isinstance(item, Exception):
+                logger.warning("client input: %s: dropped", item)
+                continue
+            try:
+                await seam.before_call(item.message, upstream)
+                await upstream.send(item)
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                logger.info("the server's stdin is closed: client messages are no longer sent")
+                return
+
+
+async def _forward_signals(process: anyio.abc.Process, signals: Any) -> None:
+    async for signum in signals:
+        logger.info("forwarding signal %s to the server", signal.Signals(signum).name)
+        _signal(process, signal.Signals(signum))
+
+
+def _signal(process: anyio.abc.Process, signum: signal.Signals) -> None:
+    if process.returncode is None:
+        try:
+            process.send_signal(signum)
+        except ProcessLookupError:
+            pass

@@ -1,0 +1,99 @@
+"""Upstream connections for the HTTP listener: one per downstream session, a child process or a
+Streamable HTTP session, each as a pair of `SessionMessage` streams.
+
+Not a public module.
+"""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+
+from ._settings import HttpUpstream
+
+logger = logging.getLogger("conduit_mcp.proxy")
+
+
+@asynccontextmanager
+async def child_upstream(command: Sequence[str]) -> AsyncIterator[tuple[Any, Any]]:
+    """Start the server command; yields `(read, write)`. On exit its stdin is closed, then it
+    gets the stdio shutdown sequence (wait, SIGTERM, SIGKILL).
+
+    Raises:
+        OSError: the command cannot be started.
+    """
+    from ._stdio import SHUTDOWN_GRACE, _read_server, _ServerWriter
+
+    process = await anyio.open_process(
+        list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None
+    )
+    assert process.stdin is not None and process.stdout is not None
+    send, receive = anyio.create_memory_object_stream[Any](0)
+    writer = _ServerWriter(process.stdin)
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_read_server, process.stdout, send)
+            try:
+                yield receive, writer
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await writer.aclose()
+                    with anyio.move_on_after(SHUTDOWN_GRACE):
+                        await process.wait()
+                    if process.returncode is None:
+                        process.terminate()
+                        with anyio.move_on_after(SHUTDOWN_GRACE):
+                            await process.wait()
+                tg.cancel_scope.cancel()
+    finally:
+        if process.returncode is None:
+            process.kill()
+            with anyio.CancelScope(shield=True):
+                await process.wait()
+
+
+def http_client(upstream: HttpUpstream) -> Any:
+    """The `httpx2.AsyncClient` for `upstream`: its headers, the SDK's MCP timeouts, and a
+    transport that turns a failure to reach the server (refused, reset, timed out) into an
+    HTTP 502 whose body is a JSON-RPC error: the SDK's transport then answers the request with
+    that error, where it would otherwise drop it and leave the client waiting."""
+    import httpx2
+
+    class Unreachable(httpx2.AsyncBaseTransport):
+        def __init__(self) -> None:
+            self._inner = httpx2.AsyncHTTPTransport()
+
+        async def handle_async_request(self, request: Any) -> Any:
+            try:
+                return await self._inner.handle_async_request(request)
+            except httpx2.TransportError as exc:
+                logger.warning("upstream %s unreachable: %s", request.method, type(exc).__name__)
+                message = (
+                    "conduit-mcp proxy: the upstream server could not be reached "
+                    f"({type(exc).__name__})"
+                )
+                body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32603, "message": message}}
+                return httpx2.Response(502, json=body, request=request)
+
+        async def aclose(self) -> None:
+            await self._inner.aclose()
+
+    timeout = httpx2.Timeout(30.0, read=300.0)  # the SDK's defaults for MCP over HTTP
+    return httpx2.AsyncClient(
+        headers=dict(upstream.headers), timeout=timeout, transport=Unreachable()
+    )
+
+
+@asynccontextmanager
+async def http_upstream(upstream: HttpUpstream) -> AsyncIterator[tuple[Any, Any]]:
+    """Open a Streamable HTTP session to `upstream`; yields `(read, write)` (the SDK's)."""
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with http_client(upstream) as http:
+        async with streamable_http_client(upstream.url, http_client=http) as (read, write):
+            yield read, write
