@@ -334,8 +334,7 @@ def _verdict(
 def _dialect(schema: dict[str, Any], protocol_version: str, role: str) -> str:
     declared = schema.get(_SCHEMA_KEY, MISSING)
     if declared is MISSING:
-        default_2020_12 = supports(protocol_version, "json_schema_2020_12_default")
-        return DRAFT_2020_12 if default_2020_12 else DRAFT_07
+        return _BY_VERSION[protocol_version][1]  # a known version: checked by every caller
     dialect = _DIALECT_BY_URI.get(declared) if isinstance(declared, str) else None
     if dialect is None:
         got = json_type_name(declared)
@@ -355,6 +354,7 @@ def _dialect(schema: dict[str, Any], protocol_version: str, role: str) -> str:
     return dialect
 
 
+_ROLES: Final = (w.INPUT_SCHEMA, w.OUTPUT_SCHEMA)
 _SCHEMA_WARNING: Final = {
     w.INPUT_SCHEMA: "input_schema_invalid",
     w.OUTPUT_SCHEMA: "output_schema_invalid",
@@ -390,9 +390,9 @@ def schema_warnings(raw: dict[str, Any], protocol_version: str) -> list[IntakeWa
     whole tool, and `validate_*` then report `invalid` with a `schema` issue).
     """
     found: list[IntakeWarning] = []
-    for role in (w.INPUT_SCHEMA, w.OUTPUT_SCHEMA):
+    for role in _ROLES:
         schema = raw.get(role)
-        if not isinstance(schema, dict):
+        if type(schema) is not dict and not isinstance(schema, dict):
             continue  # absent or null outputSchema; the shape check owns inputSchema's type
         code = _SCHEMA_WARNING[role]
         try:
