@@ -24,7 +24,6 @@ import math
 import re
 import sys
 import threading
-from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final, NoReturn
@@ -108,33 +107,39 @@ def _rs() -> Any:
 
 
 def _validator_class(dialect: str) -> Any:
-    rs = _rs()
-    return {
-        DRAFT_07: rs.Draft7Validator,
-        DRAFT_2019_09: rs.Draft201909Validator,
-        DRAFT_2020_12: rs.Draft202012Validator,
-    }[dialect]
+    classes = _classes
+    if not classes:
+        rs = _rs()
+        classes.update(
+            {
+                DRAFT_07: rs.Draft7Validator,
+                DRAFT_2019_09: rs.Draft201909Validator,
+                DRAFT_2020_12: rs.Draft202012Validator,
+            }
+        )
+    return classes[dialect]
+
+
+_classes: dict[str, Any] = {}
 
 
 # -- the cache --------------------------------------------------------------------------------
 # Front: by the caller's dict (identity; the dict is held, so its id is not reused). Back: by
-# content digest confirmed by equality, so equal schemas share a validator.
+# content (the schema's sorted-key JSON bytes, exact), so every schema with equal bytes, in
+# any tool, shares one compiled validator.
 
-_by_content: OrderedDict[tuple[str, bool, bytes], Compiled] = OrderedDict()
-_by_object: dict[int, tuple[Any, str, Compiled, Any, int]] = {}  # insertion order: oldest first
-#: The first level, read lock-free by `validate_structured`'s warm path: id -> (dict, dialect,
-#: Compiled, the validator when no depth bound is needed else None, top-level member count);
-#: the dict is held, so its id is not reused while the entry lives.
-FRONT: Final = _by_object
-_cache_lock = threading.Lock()
+_by_content: BoundedCache[tuple[str, bool, bytes], Compiled] = BoundedCache(CACHE_SIZE)
+#: The first level, read lock-free (`peek`) by `validate_structured`'s warm path: id ->
+#: (dict, dialect, Compiled, the validator when no depth bound is needed else None, top-level
+#: member count); the dict is held, so its id is not reused while the entry lives.
+FRONT: Final[BoundedCache[int, tuple[Any, str, Compiled, Any, int]]] = BoundedCache(CACHE_SIZE)
 
 
 def clear_cache() -> None:
-    """Drop every compiled schema (for tests and benchmarks)."""
-    with _cache_lock:
-        _by_content.clear()
-        _by_object.clear()  # in place: FRONT is the same dict
-        _meta_cache.clear()
+    """Drop every compiled schema and meta-schema verdict (for tests and benchmarks)."""
+    _by_content.clear()
+    FRONT.clear()
+    _meta_cache.clear()
 
 
 def cache_size() -> int:
@@ -163,7 +168,7 @@ def compiled(schema: dict[str, Any], dialect: str, role: str) -> Compiled:
             contains itself (`cycle_error`, the one treatment of cycles).
         TypeError: the schema holds a value JSON cannot represent (a caller bug).
     """
-    hit = _by_object.get(id(schema))  # a dict read is atomic under the GIL: no lock
+    hit = FRONT.peek(id(schema), None)  # a dict read is atomic under the GIL: no lock
     if hit is not None and hit[0] is schema and hit[1] == dialect and hit[4] == len(schema):
         entry: Compiled = hit[2]
         return entry
@@ -171,20 +176,12 @@ def compiled(schema: dict[str, Any], dialect: str, role: str) -> Compiled:
     # orjson writes NaN and infinities as null: only then can two contents share bytes.
     not_json = b"null" in data and _has_non_finite(schema)
     key = (dialect, not_json, data)
-    with _cache_lock:
-        found = _by_content.get(key)
-        if found is not None:
-            _by_content.move_to_end(key)
+    found: Compiled | None = _by_content.get(key, None)
     if found is None:
         found = _compile(schema, dialect, role, data, not_json)
-    with _cache_lock:
-        _by_content[key] = found
-        fast = None if found.loops else found.validator
-        _by_object[id(schema)] = (schema, dialect, found, fast, len(schema))
-        while len(_by_content) > CACHE_SIZE:
-            _by_content.popitem(last=False)
-        while len(_by_object) > CACHE_SIZE:
-            del _by_object[next(iter(_by_object))]
+        _by_content.put(key, found)
+    fast = None if found.loops else found.validator
+    FRONT.put(id(schema), (schema, dialect, found, fast, len(schema)))
     return found
 
 
@@ -241,7 +238,7 @@ _REF_MARKERS: Final = (b'"$ref"', b'"$dynamicRef"', b'"$recursiveRef"')
 def _compile(
     schema: dict[str, Any], dialect: str, role: str, data: bytes, not_json: bool
 ) -> Compiled:
-    if any(marker in data for marker in _REF_MARKERS):
+    if b'ef"' in data and any(marker in data for marker in _REF_MARKERS):
         depth, loops = _analyse(schema)
     else:
         depth, loops = 0, False  # the engine descends at most the schema's own depth

@@ -220,7 +220,7 @@ def validate_structured(
     # The common case, inline (`compiled`'s first level, then the engine): a plainly valid
     # value needs nothing else built. Anything else goes through `_verdict`, which maps
     # engine failures.
-    hit = FRONT.get(id(schema))
+    hit = FRONT.peek(id(schema), None)
     if (
         hit is not None
         and hit[0] is schema
