@@ -47,6 +47,7 @@ _SCHEMA_DIRS: Final = (
 )
 
 _validators: dict[tuple[str, str], Any] = {}
+_CONFORMS: Final[tuple[Error, ...]] = ()
 _validators_lock = threading.Lock()
 
 
@@ -88,21 +89,22 @@ def conformance_violations(
 
     Spec: each version's `schema.json` (vendored in `schema/`; PINNED.json names its commit).
     """
-    if kind not in DEFINITIONS:
-        raise ValueError(f"kind must be one of {sorted(DEFINITIONS)}, got {kind!r}")
-    if protocol_version not in KNOWN_VERSIONS:
-        raise Error(
-            "policy",
-            "unknown_protocol_version",
-            f"no schema for MCP version {protocol_version!r}",
-            details={"known": list(KNOWN_VERSIONS)},
-        )
+    # A compiled validator for the pair proves both arguments good: one lookup, then Rust.
     validator = _validators.get((protocol_version, kind))
     if validator is None:
+        if kind not in DEFINITIONS:
+            raise ValueError(f"kind must be one of {sorted(DEFINITIONS)}, got {kind!r}")
+        if protocol_version not in KNOWN_VERSIONS:
+            raise Error(
+                "policy",
+                "unknown_protocol_version",
+                f"no schema for MCP version {protocol_version!r}",
+                details={"known": list(KNOWN_VERSIONS)},
+            )
         validator = _validator(protocol_version, kind)
     try:
         if validator.is_valid(raw):
-            return ()
+            return _CONFORMS
         errors = list(validator.iter_errors(raw))
     except BaseException as exc:
         if not isinstance(exc, Exception) and not is_panic(exc):
