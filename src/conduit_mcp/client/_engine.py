@@ -125,7 +125,7 @@ _classes: dict[str, Any] = {}
 
 # -- the cache --------------------------------------------------------------------------------
 # Front: by the caller's dict (identity; the dict is held, so its id is not reused). Back: by
-# content (the schema's sorted-key JSON bytes, exact), so every schema with equal bytes, in
+# content (the schema's JSON bytes, member order kept: exact), so every schema with equal bytes, in
 # any tool, shares one compiled validator.
 
 _by_content: BoundedCache[tuple[str, bool, bytes], Compiled] = BoundedCache(CACHE_SIZE)
@@ -152,8 +152,9 @@ def compiled(schema: dict[str, Any], dialect: str, role: str) -> Compiled:
 
     Two levels: the very dict seen before (by identity, the warm path: `Tool.from_wire` hands
     `raw` over, so it is not changed afterwards; a different top-level member count is still
-    noticed), then the content (dialect + the schema's sorted-key JSON bytes), so equal schemas
-    in different dicts share one compiled validator.
+    noticed), then the content (dialect + the schema's JSON bytes in member order: the cheapest
+    exact key, no sort), so every schema with equal bytes, in any tool, shares one compiled
+    validator.
 
     Args:
         schema: a JSON object (not mutated; the engine keeps its own copy).
@@ -188,7 +189,7 @@ def compiled(schema: dict[str, Any], dialect: str, role: str) -> Compiled:
 def _canonical(schema: dict[str, Any], role: str) -> bytes:
     try:
         # The standard library takes what orjson refuses but non-str keys (a caller bug).
-        data = compact_json(schema, sort_keys=True)
+        data = compact_json(schema)
     except RecursionError:
         _too_deep_schema(role)
     except (TypeError, ValueError) as exc:

@@ -131,8 +131,8 @@ def validate_structured(
     Compiled schemas are cached, at most `CACHE_SIZE`: by the schema dict itself (the warm
     path; `Tool.from_wire` hands `raw` over, so a schema dict is not changed in place after it;
     a changed top-level member count is noticed, a deeper in-place edit needs
-    `clear_validator_cache()`), and by content (dialect + SHA-256 of the sorted-key JSON,
-    confirmed by equality), so equal schemas in different dicts share one validator.
+    `clear_validator_cache()`), and by content (dialect + the schema's JSON bytes in member
+    order, exact), so equal schemas in different dicts and tools share one validator.
     Thread-safe.
 
     Args:
