@@ -38,8 +38,8 @@ MAX_LISTED_INVISIBLE: Final = 16
 #: The bounds of each memo (one per protocol version and header rule): tools, and bytes of their
 #: JSON held as keys (a tool larger than this alone is never memoized). Entries leave oldest
 #: first (a hit does not renew them: a lookup takes no lock).
-MEMO_TOOLS: Final = 4096
-MEMO_BYTES: Final = 8 << 20
+MEMO_TOOLS: Final = 16384
+MEMO_BYTES: Final = 32 << 20
 
 _HEADER_KEY: Final = b'"x-mcp-header"'
 # orjson refuses what it cannot write exactly as the parsed JSON it came from would be (str,
