@@ -2,8 +2,9 @@
 
 `.venv/bin/python bench/rows_4_6.py` prints JSON: per row and candidate the median / min wall
 time and the median CPU time in µs per item, the ratios, whether the target is met, and row 6's
-cold first calls. It writes nothing: `make bench` (all rows, bench/results.json) stays the
-record; this is for measuring validation and conformance without the ~2 minute full run.
+cold first calls. It writes nothing: `make bench` (all rows, .cache/bench/results.json; the
+committed reference: `make bench-reference`) stays the record; this is for measuring validation
+and conformance without the ~2 minute full run.
 """
 
 from __future__ import annotations

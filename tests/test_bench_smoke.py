@@ -50,6 +50,8 @@ def test_one_tiny_round_of_every_row_runs_and_serializes() -> None:
         import_repeats=0,
     )
     report = run.run(config, log=lambda _line: None)
+    assert "loaded" in report["machine"] and "loadavg_end" in report["machine"]
+    assert all("met_if_quiet" in row for row in report["rows"])
     assert [row["id"] for row in report["rows"]] == [
         "1-tool-from-wire",
         "2-tools-list-bytes",
@@ -66,3 +68,21 @@ def test_one_tiny_round_of_every_row_runs_and_serializes() -> None:
         assert (row["ratio"] is None) == (row["id"] == "7-shape-for-llm")
     assert report["scale"]["sizes"] == [4, 8]
     json.dumps(report)
+
+
+def test_a_loaded_machine_never_calls_a_row_met() -> None:
+    """conduit-defined (bench method): a target reached under load is shown `loaded` and written
+    `null`; a missed one stays a miss; `--force` judges anyway."""
+    assert run._met(True, loaded=True) == "loaded"
+    assert run._met(False, loaded=True) == "NO"
+    assert run._met(True, loaded=False) == "yes"
+    assert run.claim(True, loaded=True) is None
+    assert run.claim(False, loaded=True) is False
+    assert run.claim(True, loaded=False) is True
+
+
+def test_a_run_writes_outside_the_tracked_tree_by_default() -> None:
+    """conduit-defined (bench method): the default output is under .cache/ (ignored by git);
+    the committed reference is written only on request."""
+    assert run.RESULTS_FILE.is_relative_to(run.ROOT / ".cache")
+    assert run.REFERENCE_FILE == run.ROOT / "bench" / "results.json"

@@ -155,3 +155,20 @@ def test_importing_the_core_loads_no_store_and_no_adapter() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert json.loads(out.stdout) == []
+
+
+def test_importing_the_core_loads_no_engine_no_models_and_no_event_loop() -> None:
+    """conduit-defined: the validation engine, pydantic, the generated models, asyncio and
+    pathlib load on first use, not with `import conduit_mcp.client` (its import time is a
+    bench figure: `bench/run.py`, row 8)."""
+    code = (
+        "import json, sys, conduit_mcp.client\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('jsonschema_rs', 'pydantic', 'conduit_mcp_wire', 'asyncio', 'pathlib', 'sqlite3'))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    loaded = json.loads(out.stdout)
+    # conduit_mcp_wire's package __init__ (the version list) is light; its models are not.
+    assert [m for m in loaded if m != "conduit_mcp_wire"] == []

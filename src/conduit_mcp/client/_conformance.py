@@ -12,8 +12,8 @@ optional member). The generated models stay what users import; they are not cons
 from __future__ import annotations
 
 import json
+import os
 import threading
-from pathlib import Path
 from typing import Any, Final, Literal
 
 from ._engine import describe, is_panic
@@ -39,12 +39,15 @@ _UNIONS: Final[dict[str, tuple[str, ...]]] = {
 }
 
 # The vendored schemas: packaged under conduit_mcp/_schema (wheel), or the checkout's schema/.
+# (os.path, not pathlib: `import conduit_mcp.client` stays light.)
+_HERE: Final = os.path.dirname(os.path.realpath(__file__))
 _SCHEMA_DIRS: Final = (
-    Path(__file__).resolve().parent.parent / "_schema",
-    Path(__file__).resolve().parents[3] / "schema",
+    os.path.join(os.path.dirname(_HERE), "_schema"),
+    os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(_HERE))), "schema"),
 )
 
 _validators: dict[tuple[str, str], Any] = {}
+_CONFORMS: Final[tuple[Error, ...]] = ()
 _validators_lock = threading.Lock()
 
 
@@ -86,21 +89,22 @@ def conformance_violations(
 
     Spec: each version's `schema.json` (vendored in `schema/`; PINNED.json names its commit).
     """
-    if kind not in DEFINITIONS:
-        raise ValueError(f"kind must be one of {sorted(DEFINITIONS)}, got {kind!r}")
-    if protocol_version not in KNOWN_VERSIONS:
-        raise Error(
-            "policy",
-            "unknown_protocol_version",
-            f"no schema for MCP version {protocol_version!r}",
-            details={"known": list(KNOWN_VERSIONS)},
-        )
+    # A compiled validator for the pair proves both arguments good: one lookup, then Rust.
     validator = _validators.get((protocol_version, kind))
     if validator is None:
+        if kind not in DEFINITIONS:
+            raise ValueError(f"kind must be one of {sorted(DEFINITIONS)}, got {kind!r}")
+        if protocol_version not in KNOWN_VERSIONS:
+            raise Error(
+                "policy",
+                "unknown_protocol_version",
+                f"no schema for MCP version {protocol_version!r}",
+                details={"known": list(KNOWN_VERSIONS)},
+            )
         validator = _validator(protocol_version, kind)
     try:
         if validator.is_valid(raw):
-            return ()
+            return _CONFORMS
         errors = list(validator.iter_errors(raw))
     except BaseException as exc:
         if not isinstance(exc, Exception) and not is_panic(exc):
@@ -183,9 +187,10 @@ def _violation(err: Any, definition: str) -> Error:
 
 def _load(version: str) -> dict[str, Any]:
     for folder in _SCHEMA_DIRS:
-        path = folder / version / "schema.json"
-        if path.is_file():
-            loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        path = os.path.join(folder, version, "schema.json")
+        if os.path.isfile(path):
+            with open(path, encoding="utf-8") as file:
+                loaded: dict[str, Any] = json.load(file)
             return loaded
     raise FileNotFoundError(f"schema.json for {version} is not installed")  # a packaging bug
 

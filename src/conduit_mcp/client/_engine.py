@@ -24,16 +24,16 @@ import math
 import re
 import sys
 import threading
-from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final, NoReturn
 
 import orjson
 
+from ._cache import BoundedCache
 from ._dialects import DRAFT_07, DRAFT_2019_09, DRAFT_2020_12
 from ._errors import Error, PathItem, cycle_error, json_type_name, render_path
-from ._jsonrules import compact_json, fragment_tokens
+from ._jsonrules import MISSING, compact_json, fragment_tokens
 from ._verdict import OutputIssue
 
 #: How many compiled schemas are kept (least recently used evicted first).
@@ -107,33 +107,39 @@ def _rs() -> Any:
 
 
 def _validator_class(dialect: str) -> Any:
-    rs = _rs()
-    return {
-        DRAFT_07: rs.Draft7Validator,
-        DRAFT_2019_09: rs.Draft201909Validator,
-        DRAFT_2020_12: rs.Draft202012Validator,
-    }[dialect]
+    classes = _classes
+    if not classes:
+        rs = _rs()
+        classes.update(
+            {
+                DRAFT_07: rs.Draft7Validator,
+                DRAFT_2019_09: rs.Draft201909Validator,
+                DRAFT_2020_12: rs.Draft202012Validator,
+            }
+        )
+    return classes[dialect]
+
+
+_classes: dict[str, Any] = {}
 
 
 # -- the cache --------------------------------------------------------------------------------
 # Front: by the caller's dict (identity; the dict is held, so its id is not reused). Back: by
-# content digest confirmed by equality, so equal schemas share a validator.
+# content (the schema's JSON bytes, member order kept: exact), so every schema with equal bytes, in
+# any tool, shares one compiled validator.
 
-_by_content: OrderedDict[tuple[str, bool, bytes], Compiled] = OrderedDict()
-_by_object: dict[int, tuple[Any, str, Compiled, Any, int]] = {}  # insertion order: oldest first
-#: The first level, read lock-free by `validate_structured`'s warm path: id -> (dict, dialect,
-#: Compiled, the validator when no depth bound is needed else None, top-level member count);
-#: the dict is held, so its id is not reused while the entry lives.
-FRONT: Final = _by_object
-_cache_lock = threading.Lock()
+_by_content: BoundedCache[tuple[str, bool, bytes], Compiled] = BoundedCache(CACHE_SIZE)
+#: The first level, read lock-free (`peek`) by `validate_structured`'s warm path: id ->
+#: (dict, dialect, Compiled, the validator when no depth bound is needed else None, top-level
+#: member count); the dict is held, so its id is not reused while the entry lives.
+FRONT: Final[BoundedCache[int, tuple[Any, str, Compiled, Any, int]]] = BoundedCache(CACHE_SIZE)
 
 
 def clear_cache() -> None:
-    """Drop every compiled schema (for tests and benchmarks)."""
-    with _cache_lock:
-        _by_content.clear()
-        _by_object.clear()  # in place: FRONT is the same dict
-        _meta_cache.clear()
+    """Drop every compiled schema and meta-schema verdict (for tests and benchmarks)."""
+    _by_content.clear()
+    FRONT.clear()
+    _meta_cache.clear()
 
 
 def cache_size() -> int:
@@ -146,8 +152,9 @@ def compiled(schema: dict[str, Any], dialect: str, role: str) -> Compiled:
 
     Two levels: the very dict seen before (by identity, the warm path: `Tool.from_wire` hands
     `raw` over, so it is not changed afterwards; a different top-level member count is still
-    noticed), then the content (dialect + the schema's sorted-key JSON bytes), so equal schemas
-    in different dicts share one compiled validator.
+    noticed), then the content (dialect + the schema's JSON bytes in member order: the cheapest
+    exact key, no sort), so every schema with equal bytes, in any tool, shares one compiled
+    validator.
 
     Args:
         schema: a JSON object (not mutated; the engine keeps its own copy).
@@ -162,7 +169,7 @@ def compiled(schema: dict[str, Any], dialect: str, role: str) -> Compiled:
             contains itself (`cycle_error`, the one treatment of cycles).
         TypeError: the schema holds a value JSON cannot represent (a caller bug).
     """
-    hit = _by_object.get(id(schema))  # a dict read is atomic under the GIL: no lock
+    hit = FRONT.peek(id(schema), None)  # a dict read is atomic under the GIL: no lock
     if hit is not None and hit[0] is schema and hit[1] == dialect and hit[4] == len(schema):
         entry: Compiled = hit[2]
         return entry
@@ -170,27 +177,19 @@ def compiled(schema: dict[str, Any], dialect: str, role: str) -> Compiled:
     # orjson writes NaN and infinities as null: only then can two contents share bytes.
     not_json = b"null" in data and _has_non_finite(schema)
     key = (dialect, not_json, data)
-    with _cache_lock:
-        found = _by_content.get(key)
-        if found is not None:
-            _by_content.move_to_end(key)
+    found: Compiled | None = _by_content.get(key, None)
     if found is None:
         found = _compile(schema, dialect, role, data, not_json)
-    with _cache_lock:
-        _by_content[key] = found
-        fast = None if found.loops else found.validator
-        _by_object[id(schema)] = (schema, dialect, found, fast, len(schema))
-        while len(_by_content) > CACHE_SIZE:
-            _by_content.popitem(last=False)
-        while len(_by_object) > CACHE_SIZE:
-            del _by_object[next(iter(_by_object))]
+        _by_content.put(key, found)
+    fast = None if found.loops else found.validator
+    FRONT.put(id(schema), (schema, dialect, found, fast, len(schema)))
     return found
 
 
 def _canonical(schema: dict[str, Any], role: str) -> bytes:
     try:
         # The standard library takes what orjson refuses but non-str keys (a caller bug).
-        data = compact_json(schema, sort_keys=True)
+        data = compact_json(schema)
     except RecursionError:
         _too_deep_schema(role)
     except (TypeError, ValueError) as exc:
@@ -240,7 +239,7 @@ _REF_MARKERS: Final = (b'"$ref"', b'"$dynamicRef"', b'"$recursiveRef"')
 def _compile(
     schema: dict[str, Any], dialect: str, role: str, data: bytes, not_json: bool
 ) -> Compiled:
-    if any(marker in data for marker in _REF_MARKERS):
+    if b'ef"' in data and any(marker in data for marker in _REF_MARKERS):
         depth, loops = _analyse(schema)
     else:
         depth, loops = 0, False  # the engine descends at most the schema's own depth
@@ -277,12 +276,20 @@ def meta_problem(
     """The meta-schema check alone (no compile): `None`, or (issue, path in the meta-schema).
 
     About 10x cheaper than compiling (measured on the bench's 1,000 tools: 8.7 against 94 ms),
-    for intake, which checks every tool of a page; verdicts are cached by (dialect, role, JSON
-    bytes), at most `CACHE_SIZE` x 8, since pages are listed again and again. Compiles instead
-    (through `compiled`, cached) when the schema is deeper than orjson's 255 levels (the
-    engine's meta check crashes on ~100,000), not plain JSON for orjson, or has a `$ref` to
-    resolve. `$schema` is set to the canonical URI of `dialect` on a shallow copy, so the engine
-    never looks a meta-schema up by a URI from the input.
+    for intake, which checks every tool of a page. Verdicts are cached by (dialect, role, the
+    schema's orjson bytes), at most `CACHE_SIZE` x 8, since pages are listed again and again
+    and tools share schemas: a schema seen before, in any tool of any page, costs one
+    serialization and one lookup. Compiles instead (through `compiled`) when the schema is
+    deeper than orjson's 255 levels (the engine's meta check crashes on ~100,000), not plain
+    JSON for orjson, or has a `$ref` to resolve. `$schema` is set to the canonical URI of
+    `dialect` on a shallow copy, so the engine never looks a meta-schema up by a URI from the
+    input.
+
+    Args:
+        schema: a JSON object as parsed (intake calls this only for tools whose RFC 8785 form
+            exists: no NaN, which orjson would write as `null`).
+        dialect: one of `SUPPORTED_DIALECTS`.
+        role: the wire name of the schema, for messages and paths.
 
     Raises:
         Error: as `compiled`, when it compiles.
@@ -291,22 +298,25 @@ def meta_problem(
     try:
         data = orjson.dumps(schema)
     except TypeError:
-        data = None
-    if data is None or any(marker in data for marker in _REF_MARKERS):
         entry = compiled(schema, dialect, role)
         return None if entry.schema_issue is None else (entry.schema_issue, entry.meta_path)
     key = (dialect, role, data)
-    if key in _meta_cache:
-        return _meta_cache[key]
-    found = _meta_check(schema, dialect, role)
-    with _cache_lock:
-        _meta_cache[key] = found
-        while len(_meta_cache) > CACHE_SIZE * 8:
-            del _meta_cache[next(iter(_meta_cache))]
-    return found
+    found = _meta_cache.peek(key, MISSING)
+    if found is not MISSING:
+        verdict: tuple[OutputIssue, tuple[PathItem, ...]] | None = found
+        return verdict
+    if b'ef"' in data and any(marker in data for marker in _REF_MARKERS):
+        entry = compiled(schema, dialect, role)
+        verdict = None if entry.schema_issue is None else (entry.schema_issue, entry.meta_path)
+    else:
+        verdict = _meta_check(schema, dialect, role)
+    _meta_cache.put(key, verdict)
+    return verdict
 
 
-_meta_cache: dict[tuple[str, str, bytes], tuple[OutputIssue, tuple[PathItem, ...]] | None] = {}
+_meta_cache: BoundedCache[
+    tuple[str, str, bytes], tuple[OutputIssue, tuple[PathItem, ...]] | None
+] = BoundedCache(CACHE_SIZE * 8)
 
 
 def _meta_check(

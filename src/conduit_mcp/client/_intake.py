@@ -7,36 +7,31 @@ warnings) or rejected on its own, with a reason and a path.
 from __future__ import annotations
 
 import bisect
-import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from . import _wire as w
-from ._contenthash import CONTENT_HASH_KEY, content_hash
+from ._cache import BoundedCache
 from ._errors import Error, PathItem, render_path, type_error
-from ._fingerprint import fingerprint_of
-from ._headers import find_invalid_x_mcp_header
-from ._jcs import canonical_json
+from ._intake_tool import MAX_LISTED_INVISIBLE, memo_for, take_tool
 from ._json import MAX_DEPTH, parse_json
-from ._model_view import iter_model_text
-from ._names import check_tool_name
 from ._tool import Hints, Tool, check_server_id, check_tool_shape
-from ._unicode import find_hidden
-from ._validate import schema_warnings
 from ._versions import check_version, supports
 from ._warnings import IntakeWarning
 
 Transport = Literal["stdio", "streamable-http"]
 TRANSPORTS: Final = frozenset({"stdio", "streamable-http"})
 
-#: x-mcp-header annotations are defined from this revision on.
-
-_HEADER_KEY: Final = b'"x-mcp-header"'
-
-#: At most this many invisible or control characters are listed per string (the count is always
-#: exact).
-MAX_LISTED_INVISIBLE: Final = 16
+__all__ = [
+    "MAX_LISTED_INVISIBLE",
+    "TRANSPORTS",
+    "Intake",
+    "Rejection",
+    "Transport",
+    "intake",
+    "intake_json",
+    "unwrap_response",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +126,10 @@ def intake(
 ) -> Intake:
     """Take in one `tools/list` page: accept, reject and warn per tool, fingerprint the accepted.
 
+    A tool seen before (the same JSON value, member order included, at the same protocol
+    version and transport rules) is not checked again: its outcome comes from a bounded memo
+    (`_intake_memo`), so a re-listing costs one serialization per tool.
+
     Per tool, in order: the shape check of `Tool.from_wire` (`invalid_tool`); duplicate names
     (`duplicate_tool_name`: the first tool with a name wins, later ones are rejected — the spec
     says names SHOULD be unique within a server, and an ambiguous name is a rug-pull lever);
@@ -188,6 +187,46 @@ def intake(
     (clients MUST exclude a tool with an invalid `x-mcp-header` and SHOULD log name and
     reason); schema `ListToolsResult`.
     """
+    return _intake(server_id, result, transport, protocol_version, trusted, False, None)
+
+
+@dataclass(frozen=True, slots=True)
+class _PageOutcome:
+    """What a page's JSON text gave, apart from the `Tool`s (rebuilt on the fresh dicts)."""
+
+    size: int  # len(tools)
+    accepted: tuple[tuple[int, str | None], ...]  # (index, fingerprint)
+    rejected: tuple[Rejection, ...]
+    warnings: tuple[IntakeWarning, ...]
+
+
+#: The pages seen by `intake_json`, by their exact text: a re-listing with the same bytes (the
+#: common case: servers list the same tools again and again) is parsed, and nothing else is
+#: computed. At most `PAGE_MEMO_PAGES` pages and `PAGE_MEMO_BYTES` of text held.
+PAGE_MEMO_PAGES: Final = 16
+PAGE_MEMO_BYTES: Final = 16 << 20
+_pages: BoundedCache[tuple[str, bool, bytes | str], _PageOutcome] = BoundedCache(
+    PAGE_MEMO_PAGES, max_weight=PAGE_MEMO_BYTES, weigh=lambda key, _: len(key[2])
+)
+
+
+def clear_page_memo() -> None:
+    """Forget every page text seen (for tests and benchmarks)."""
+    _pages.clear()
+
+
+def _intake(
+    server_id: str,
+    result: object,
+    transport: Transport,
+    protocol_version: str,
+    trusted: bool,
+    pure: bool,
+    text: bytes | str | None,
+) -> Intake:
+    # `pure`: every value of `result` came from `parse_json` (only JSON types, no NaN), so a
+    # memo hit on the tool's bytes needs no equality check. `text`: the JSON text `result`
+    # was parsed from, exactly (the page memo's key), or None.
     check_server_id(server_id)
     if transport not in TRANSPORTS:
         raise ValueError(f"transport must be one of {sorted(TRANSPORTS)}, got {transport!r}")
@@ -207,6 +246,21 @@ def intake(
         raise type_error("invalid_tools_list", (w.TOOLS,), "an array", tools)
 
     check_headers = transport == "streamable-http" and supports(protocol_version, "x_mcp_header")
+    page_key = None if text is None else (protocol_version, check_headers, text)
+    if page_key is not None:
+        page = _pages.get(page_key, None)
+        if page is not None and page.size == len(tools):
+            return Intake(
+                server_id=server_id,
+                tools=tuple(Tool(server_id, tools[i], fp) for i, fp in page.accepted),
+                rejected=page.rejected,
+                warnings=page.warnings,
+                next_cursor=result.get(w.NEXT_CURSOR),
+                ttl_ms=result.get(w.TTL_MS),
+                cache_scope=result.get(w.CACHE_SCOPE),
+                trusted=trusted,
+            )
+    memo = memo_for(protocol_version, check_headers)
     accepted: list[Tool] = []
     rejected: list[Rejection] = []
     warnings: list[IntakeWarning] = []
@@ -224,21 +278,9 @@ def intake(
                 seen.add(name)  # a rejected tool still claims its name (first one wins)
             continue
         name = raw[w.NAME]
-        # The canonical bytes first: they refuse what is not JSON (a hand-built cycle among
-        # them) before any other walk of the tool could meet it.
-        not_json: Error | None = None
-        try:
-            canonical = canonical_json(raw)
-        except Error as exc:
-            not_json = exc
-        if not_json is None:
-            found = _warnings(raw, name, index)
-            if found:
-                warnings.extend(found)
-            # Meta-schema check (issue 13): a warning, never a rejection; compiles into cache.
-            warnings.extend(
-                x.with_prefix(w.TOOLS, index) for x in schema_warnings(raw, protocol_version)
-            )
+        found = take_tool(raw, protocol_version, check_headers, pure, memo)
+        if found.warnings:
+            warnings.extend(x.with_prefix(w.TOOLS, index) for x in found.warnings)
         if name in seen:
             rejected.append(
                 Rejection(
@@ -252,20 +294,19 @@ def intake(
             )
             continue
         seen.add(name)
-        if not_json is not None:
-            rejected.append(_rejection(index, name, not_json, (w.TOOLS, index)))
+        if found.refusal is not None:
+            rejected.append(_rejection(index, name, found.refusal, (w.TOOLS, index)))
             continue
-        # The canonical bytes hold every key literally, so a tool without the annotation's
-        # name anywhere skips the schema walk.
-        if check_headers and _HEADER_KEY in canonical:
-            problem = find_invalid_x_mcp_header(raw[w.INPUT_SCHEMA])
-            if problem is not None:
-                rejected.append(_rejection(index, name, problem, (w.TOOLS, index, w.INPUT_SCHEMA)))
-                continue
-        if CONTENT_HASH_KEY in raw:
-            warnings.extend(_content_hash_warnings(raw, index))
-        accepted.append(Tool(server_id, raw, fingerprint_of(canonical)))
+        if found.accepted_warnings:
+            warnings.extend(x.with_prefix(w.TOOLS, index) for x in found.accepted_warnings)
+        accepted.append(Tool(server_id, raw, found.fingerprint))
 
+    if page_key is not None:
+        positions = {id(raw): index for index, raw in enumerate(tools)}
+        fingerprints = tuple((positions[id(t.raw)], t.fingerprint) for t in accepted)
+        _pages.put(
+            page_key, _PageOutcome(len(tools), fingerprints, tuple(rejected), tuple(warnings))
+        )
     return Intake(
         server_id=server_id,
         tools=tuple(accepted),
@@ -308,12 +349,9 @@ def intake_json(
     Total: as `parse_json`, then as `intake`: linear in `len(data)`, no recursion.
     """
     value = parse_json(data, max_depth=max_depth)
-    return intake(
-        server_id,
-        unwrap_response(value),
-        transport=transport,
-        protocol_version=protocol_version,
-        trusted=trusted,
+    text = data if isinstance(data, (bytes, str)) else bytes(data)  # bytearray: copied
+    return _intake(
+        server_id, unwrap_response(value), transport, protocol_version, trusted, True, text
     )
 
 
@@ -350,133 +388,3 @@ def _rejection(
     index: int, name: str | None, error: Error, prefix: tuple[PathItem, ...]
 ) -> Rejection:
     return Rejection(index, name, error.kind, error.reason, prefix + error.path, error.message)
-
-
-def _warnings(raw: Mapping[str, Any], name: str, index: int) -> list[IntakeWarning] | None:
-    """The warnings about one shape-checked tool, or `None` (the common case: no findings)."""
-    found: list[IntakeWarning] | None = None
-    by_name = check_tool_name(name)
-    if by_name:
-        found = [x.with_prefix(w.TOOLS, index) for x in by_name]
-    schema_type = raw[w.INPUT_SCHEMA].get("type")
-    if type(schema_type) is not str or schema_type != "object":
-        if found is None:
-            found = []
-        found.append(
-            IntakeWarning(
-                "input_schema_root_type",
-                (w.TOOLS, index, w.INPUT_SCHEMA),
-                'inputSchema root lacks "type": "object"; kept verbatim',
-                {"got": _describe_type(schema_type)},
-            )
-        )
-    icons = raw.get(w.ICONS)
-    if type(icons) is list and icons:
-        unsafe = icon_warnings(icons, (w.TOOLS, index, w.ICONS))
-        if unsafe:
-            found = (found or []) + unsafe
-    # One definition of what a model reads (`_model_view`): every string of it is scanned.
-    for item in iter_model_text(raw, plain=False):  # printable ASCII hides nothing: skipped
-        invisible, controls = find_hidden(item.text)
-        if not invisible and not controls:
-            continue
-        if found is None:
-            found = []
-        path = (w.TOOLS, index, *item.path)
-        if invisible:
-            found.append(_hidden_warning("invisible_unicode", path, invisible, item.is_key))
-        if controls:
-            found.append(_hidden_warning("control_characters", path, controls, item.is_key))
-    return found
-
-
-#: A URI scheme (RFC 3986 section 3.1) at the start of an icon `src`.
-_SCHEME: Final = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
-
-
-def icon_src_is_safe(src: str) -> bool:
-    """Whether an icon `src` may be shown: an absolute `https:` or `http:` URL, or a
-    `data:image/...` URI. Everything else is unsafe (`javascript:`, `file:`, `ftp:`, `ws:`,
-    app schemes, and relative references, which resolve against whatever base the host has).
-
-    Spec: 2026-07-28 basic/index "Icons" (clients MUST reject icon URIs that use unsafe
-    schemes, such as javascript:, file:, ftp:, ws:, or local app URI schemes); schema
-    `Icon.src` ("May be an HTTP/HTTPS URL or a data: URI", format uri).
-    """
-    match = _SCHEME.match(src)
-    if match is None:
-        return False
-    scheme = match.group(1).lower()
-    if scheme in ("https", "http"):
-        return src[match.end() : match.end() + 2] == "//"
-    return scheme == "data" and src[match.end() :].lower().startswith("image/")
-
-
-def icon_warnings(icons: list[Any], prefix: tuple[PathItem, ...]) -> list[IntakeWarning]:
-    """`icon_unsafe_uri` for each icon of `icons` whose string `src` is not safe to show
-    (`icon_src_is_safe`); the path is `prefix + (i, "src")`."""
-    found = []
-    for i, icon in enumerate(icons):
-        src = icon.get("src") if isinstance(icon, dict) else None
-        if isinstance(src, str) and not icon_src_is_safe(src):
-            match = _SCHEME.match(src)
-            found.append(
-                IntakeWarning(
-                    "icon_unsafe_uri",
-                    (*prefix, i, "src"),
-                    "icon src is not an https/http URL or a data:image URI; do not show it",
-                    {"scheme": match.group(1).lower()[:32] if match else "relative"},
-                )
-            )
-    return found
-
-
-def _content_hash_warnings(raw: dict[str, Any], index: int) -> list[IntakeWarning]:
-    """`content_hash_mismatch` when a sent `contentHash` is not the declaration's SEP-3140 hash.
-
-    Runs after the fingerprint, so `raw` is known to be JSON and `content_hash` cannot raise.
-    """
-    sent = raw[CONTENT_HASH_KEY]
-    expected = content_hash(raw)
-    if type(sent) is str and sent == expected:
-        return []
-    return [
-        IntakeWarning(
-            "content_hash_mismatch",
-            (w.TOOLS, index, CONTENT_HASH_KEY),
-            "contentHash is not the SEP-3140 hash of this declaration",
-            {"expected": expected, "got": sent[:80] if type(sent) is str else _describe_type(sent)},
-        )
-    ]
-
-
-_HIDDEN_MESSAGES: Final = {
-    "invisible_unicode": "invisible character(s) a person cannot see",
-    "control_characters": "control character(s) or terminal escape(s) that hide or rewrite text",
-}
-
-
-def _hidden_warning(
-    code: str, path: tuple[PathItem, ...], hits: list[tuple[int, int]], is_key: bool
-) -> IntakeWarning:
-    where = " in a property name" if is_key else ""
-    return IntakeWarning(
-        code,
-        path,
-        f"{len(hits)} {_HIDDEN_MESSAGES[code]}{where}",
-        {
-            "count": len(hits),
-            "code_points": [f"U+{cp:04X}" for _, cp in hits[:MAX_LISTED_INVISIBLE]],
-            "indexes": [i for i, _ in hits[:MAX_LISTED_INVISIBLE]],
-        },
-    )
-
-
-def _describe_type(value: object) -> Any:
-    if value is None:
-        return "missing"
-    if isinstance(value, str):
-        return value[:64]
-    if isinstance(value, list):
-        return [v[:64] if isinstance(v, str) else type(v).__name__ for v in value[:8]]
-    return type(value).__name__

@@ -32,6 +32,7 @@ from typing import Any, Final
 
 import orjson
 
+from ._cache import BoundedCache
 from ._errors import Error, PathItem, cycle_error, json_type_name, render_path
 from ._jsonrules import MAX_SAFE_INTEGER, TWO_53
 
@@ -82,8 +83,7 @@ _SEPARATORS: Final = frozenset(b":,[")
 _CLOSERS: Final = frozenset(b",]}")
 # orjson float token -> RFC 8785 bytes; schema numbers repeat (0.0, 1.0, 0.5), so a small
 # bounded memo saves the formatting. A pure function of the token: safe to share.
-_FLOAT_TOKENS: Final[dict[bytes, bytes]] = {}
-_FLOAT_TOKENS_MAX: Final = 4096
+_FLOAT_TOKENS: Final[BoundedCache[bytes, bytes]] = BoundedCache(4096)
 _LEAF_TYPES: Final = frozenset({str, int, bool, type(None)})  # written by orjson as RFC 8785
 
 # RFC 8785 3.2.2.2: escape '"', '\\' and U+0000-U+001F; short forms where ECMAScript has them.
@@ -229,12 +229,10 @@ def _rewrite_floats(out: bytes) -> bytes | None:
         if after == 0x6E:
             return None
         token = out[start:end]
-        canonical = _FLOAT_TOKENS.get(token)
+        canonical = _FLOAT_TOKENS.peek(token, None)
         if canonical is None:
             canonical = _float_bytes(float(token), [])  # orjson's token round-trips exactly
-            if len(_FLOAT_TOKENS) >= _FLOAT_TOKENS_MAX:
-                _FLOAT_TOKENS.clear()
-            _FLOAT_TOKENS[token] = canonical
+            _FLOAT_TOKENS.put(token, canonical)
         parts.append(out[done:start])
         parts.append(canonical)
         done = end

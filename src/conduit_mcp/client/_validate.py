@@ -131,8 +131,8 @@ def validate_structured(
     Compiled schemas are cached, at most `CACHE_SIZE`: by the schema dict itself (the warm
     path; `Tool.from_wire` hands `raw` over, so a schema dict is not changed in place after it;
     a changed top-level member count is noticed, a deeper in-place edit needs
-    `clear_validator_cache()`), and by content (dialect + SHA-256 of the sorted-key JSON,
-    confirmed by equality), so equal schemas in different dicts share one validator.
+    `clear_validator_cache()`), and by content (dialect + the schema's JSON bytes in member
+    order, exact), so equal schemas in different dicts and tools share one validator.
     Thread-safe.
 
     Args:
@@ -220,7 +220,7 @@ def validate_structured(
     # The common case, inline (`compiled`'s first level, then the engine): a plainly valid
     # value needs nothing else built. Anything else goes through `_verdict`, which maps
     # engine failures.
-    hit = FRONT.get(id(schema))
+    hit = FRONT.peek(id(schema), None)
     if (
         hit is not None
         and hit[0] is schema
@@ -334,8 +334,7 @@ def _verdict(
 def _dialect(schema: dict[str, Any], protocol_version: str, role: str) -> str:
     declared = schema.get(_SCHEMA_KEY, MISSING)
     if declared is MISSING:
-        default_2020_12 = supports(protocol_version, "json_schema_2020_12_default")
-        return DRAFT_2020_12 if default_2020_12 else DRAFT_07
+        return _BY_VERSION[protocol_version][1]  # a known version: checked by every caller
     dialect = _DIALECT_BY_URI.get(declared) if isinstance(declared, str) else None
     if dialect is None:
         got = json_type_name(declared)
@@ -355,6 +354,7 @@ def _dialect(schema: dict[str, Any], protocol_version: str, role: str) -> str:
     return dialect
 
 
+_ROLES: Final = (w.INPUT_SCHEMA, w.OUTPUT_SCHEMA)
 _SCHEMA_WARNING: Final = {
     w.INPUT_SCHEMA: "input_schema_invalid",
     w.OUTPUT_SCHEMA: "output_schema_invalid",
@@ -390,9 +390,9 @@ def schema_warnings(raw: dict[str, Any], protocol_version: str) -> list[IntakeWa
     whole tool, and `validate_*` then report `invalid` with a `schema` issue).
     """
     found: list[IntakeWarning] = []
-    for role in (w.INPUT_SCHEMA, w.OUTPUT_SCHEMA):
+    for role in _ROLES:
         schema = raw.get(role)
-        if not isinstance(schema, dict):
+        if type(schema) is not dict and not isinstance(schema, dict):
             continue  # absent or null outputSchema; the shape check owns inputSchema's type
         code = _SCHEMA_WARNING[role]
         try:

@@ -24,6 +24,7 @@ from typing import Any, Final
 from pydantic import BaseModel, ValidationError
 
 from ..client import Tool
+from ._sdkfast import surely_accepted
 
 _CACHE_SIZE: Final = 8192
 _cache: OrderedDict[tuple[str, str], tuple[Any, ...] | None] = OrderedDict()
@@ -117,6 +118,8 @@ def sdk_result_refusal(result: Any, version: str) -> tuple[Any, ...] | None:
         return None
     if ("tools/call", version) not in _methods.SERVER_RESULTS:
         return None  # a version the SDK's table lacks: the SDK decides
+    if surely_accepted(result, version):  # a plain result: no model needs asking
+        return None
     try:
         _methods.validate_server_result("tools/call", version, result)
     except ValidationError as exc:
