@@ -34,6 +34,7 @@ from rich.text import Text
 
 from ._cli_help import PlainHelpCommand
 from ._cli_text import JSON_TYPES, clipped, emit, json_text, show, visible, warn
+from ._launcher import DISTRIBUTION
 from .client import (
     TRANSPORTS,
     Error,
@@ -65,7 +66,7 @@ app = typer.Typer(
 
 def _version_callback(value: bool) -> None:
     if value:
-        emit(f"conduit-mcp {metadata.version('conduit-mcp')}")
+        emit(f"conduit-mcp {metadata.version(DISTRIBUTION)}")
         raise typer.Exit(EXIT_OK)
 
 
