@@ -23,6 +23,7 @@ import tomllib
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 DISTRIBUTION = "conduit-mcp-client"
+DIST_INFO = f"conduit_mcp_client-{PYPROJECT['project']['version']}.dist-info"
 
 # One build per xdist worker is enough: the tests of this module share one (make test runs
 # xdist with --dist loadgroup).
@@ -98,12 +99,13 @@ def test_wheel_holds_both_packages_and_the_schemas_only(wheel: Path) -> None:
         "conduit_mcp_wire/v2026_07_28.py",
         "conduit_mcp_wire/draft.py",
         "conduit_mcp/_schema/PINNED.json",
+        f"{DIST_INFO}/licenses/LICENSE",
         *(f"conduit_mcp/_schema/{v}/schema.json" for v in versions),
     ):
         assert required in names
     assert not any("/examples/" in n for n in names)
     tops = {n.split("/")[0] for n in names}
-    assert tops == {"conduit_mcp", "conduit_mcp_wire", "conduit_mcp_client-0.1.0.dist-info"}
+    assert tops == {"conduit_mcp", "conduit_mcp_wire", DIST_INFO}
 
 
 def test_the_library_requires_neither_the_cli_nor_an_sdk(wheel: Path) -> None:
