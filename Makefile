@@ -47,7 +47,11 @@ reformat: $(STAMP)
 FUZZ_LOG := .cache/fuzz/make-test.log
 MAKE_STARTED := $(shell date +%s)
 PYTEST_PARALLEL := -n auto --dist loadgroup
-test: $(STAMP) check-generated lint $(if $(TESTS),,fuzz-short)
+# The checks before pytest are single-threaded: they run side by side (-j3), each one's output
+# kept together (--output-sync); any failure stops make test there.
+test: $(STAMP)
+	@$(MAKE) --no-print-directory -j3 --output-sync=target check-generated lint \
+		$(if $(TESTS),,fuzz-short)
 	$(if $(TESTS),,CONDUIT_FUZZ_VERDICT=$(FUZZ_LOG).verdict) CONDUIT_MAKE_STARTED=$(MAKE_STARTED) \
 		$(BIN)/pytest $(PYTEST_PARALLEL) -m "not slow" $(if $(TESTS),-x -k "$(TESTS)",)
 

@@ -38,4 +38,4 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         workers = getattr(terminalreporter.config.option, "numprocesses", None)
         spread = f" ({workers} xdist workers)" if workers else ""
         wall = round(time.time() - int(started))
-        terminalreporter.write_line(f"make: {wall} s wall since make started{spread}")
+        terminalreporter.write_line(f"wall time: {wall} s since make started{spread}")
