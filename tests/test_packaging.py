@@ -290,3 +290,24 @@ def test_a_fresh_venv_installing_the_wheel_runs_the_readme_first_example(
     if "cli" not in extras:
         assert command.returncode == 2 and "Traceback" not in command.stderr
         assert f"pip install '{DISTRIBUTION}[cli]'" in command.stderr
+
+
+def test_the_dev_venv_installs_every_extra() -> None:
+    """`make venv` builds a complete dev venv: the Makefile's EXTRAS name every extra."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    (extras,) = re.findall(r"^EXTRAS := (.+)$", makefile, re.M)
+    assert set(extras.split(",")) == set(PYPROJECT["project"]["optional-dependencies"])
+
+
+def test_the_sdk_matrix_starts_from_the_oldest_releases_the_guard_passes_on() -> None:
+    """The lower bounds make test-sdk-matrix installs: mcp 2.0.0 and fastmcp 4.0.0, the first
+    releases of the SDK majors the guard is written for (fastmcp 3.x requires mcp<2); tests/guard
+    passed on both when the ranges were set."""
+    from tests.sdk_matrix import sdk_requirements
+
+    assert sdk_requirements() == {
+        "mcp": "2.0.0",
+        "mcp-types": "2.0.0",
+        "fastmcp": "4.0.0",
+        "pydantic-ai-slim": "2.68.0",
+    }
