@@ -3,17 +3,20 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
-EXTRAS := codegen,test,dev,bench,fuzz,postgresql,integrations
+# A complete dev venv: every extra, at the versions of constraints-dev.txt.
+EXTRAS := cli,mcp,fastmcp,pydantic-ai,postgresql,proxy,codegen,test,release,dev,bench,fuzz
 SOURCES := $(wildcard src tests codegen bench)
 TESTS ?=
 
-.PHONY: venv generate check-generated lint reformat test bench bench-reference fuzz fuzz-short conformance clean
+.PHONY: venv generate check-generated lint reformat test test-slow test-all test-sdk-matrix bench \
+	bench-reference fuzz fuzz-short conformance clean
 
-# The venv is rebuilt only when pyproject.toml changes.
-$(STAMP): pyproject.toml
+# The venv is rebuilt only when pyproject.toml or constraints-dev.txt changes.
+$(STAMP): pyproject.toml constraints-dev.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[$(EXTRAS)]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[$(EXTRAS)]' \
+		-c constraints-dev.txt
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -37,11 +40,33 @@ reformat: $(STAMP)
 	$(BIN)/ruff check --fix $(SOURCES)
 	$(BIN)/black --quiet $(SOURCES)
 
-## test: everything (TESTS=expr narrows the pytest run with -x -k and skips the fuzz pass);
-##       the fuzz pass's verdict is repeated at the end of pytest's summary
+## test: drift check, lint, the short fuzz pass, then every test not marked `slow` on all cores
+##       (pytest-xdist; the build and twine check of the distributions included). TESTS=expr narrows
+##       the pytest run with -x -k (in one process, slow tests included) and skips the fuzz pass. The run ends with one
+##       summary: the fuzz verdict, the wall time since make started, pytest's counts.
 FUZZ_LOG := .cache/fuzz/make-test.log
-test: $(STAMP) check-generated lint $(if $(TESTS),,fuzz-short)
-	$(if $(TESTS),,CONDUIT_FUZZ_VERDICT=$(FUZZ_LOG).verdict) $(BIN)/pytest $(if $(TESTS),-x -k "$(TESTS)",)
+MAKE_STARTED := $(shell date +%s)
+# One xdist worker per core; tests sharing one expensive fixture share a group (--dist loadgroup).
+PYTEST_PARALLEL := -n auto --dist loadgroup
+# The checks before pytest are single-threaded: they run side by side (-j3), each one's output
+# kept together (--output-sync); any failure stops make test there.
+test: $(STAMP)
+	@$(MAKE) --no-print-directory -j3 --output-sync=target check-generated lint \
+		$(if $(TESTS),,fuzz-short)
+	$(if $(TESTS),,CONDUIT_FUZZ_VERDICT=$(FUZZ_LOG).verdict) CONDUIT_MAKE_STARTED=$(MAKE_STARTED) \
+		$(BIN)/pytest $(if $(TESTS),-x -k "$(TESTS)",$(PYTEST_PARALLEL) -m "not slow")
+
+## test-slow: only the tests marked `slow` (a fresh venv installing the wheel, long scenarios)
+test-slow: $(STAMP)
+	CONDUIT_MAKE_STARTED=$(MAKE_STARTED) $(BIN)/pytest $(PYTEST_PARALLEL) -m slow
+
+## test-all: make test, then the `slow` tests (CI runs both)
+test-all: test test-slow
+
+## test-sdk-matrix: tests/guard on the lowest and the newest SDK releases pyproject.toml allows,
+##                  each in its own venv under .cache/sdk-matrix (tests/sdk_matrix.py)
+test-sdk-matrix: $(STAMP)
+	$(BIN)/python tests/sdk_matrix.py
 
 ## fuzz-short: the bounded fuzz pass make test runs (30 s over all targets): one verdict line,
 ##             libFuzzer's own output in .cache/fuzz/make-test.log
@@ -68,4 +93,4 @@ bench-reference: $(STAMP)
 	$(BIN)/python bench/run.py --reference
 
 clean:
-	rm -rf $(VENV) .cache .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .cache .pytest_cache .mypy_cache .ruff_cache .hypothesis dist

@@ -7,11 +7,14 @@ hypothesis test in the run; `bounded(n)` then sets each test's example count (ti
 
 `make test` runs a short fuzz pass first and sets `CONDUIT_FUZZ_VERDICT` to the file holding its
 one-line verdict; the terminal summary repeats it, so the run ends with every result in one place.
+It also sets `CONDUIT_MAKE_STARTED` (Unix seconds when make started): the summary then gives the
+wall time of the whole target (drift check, lint, fuzz pass and tests), ahead of pytest's counts.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +26,16 @@ settings.load_profile(profiles.ACTIVE)
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """Repeat the fuzz pass's verdict (tests/fuzz/run.py --log) when `make test` ran one."""
+    """Repeat the fuzz pass's verdict (tests/fuzz/run.py --log) when `make test` ran one, and
+    the wall time since make started."""
     verdict = os.environ.get("CONDUIT_FUZZ_VERDICT")
     if verdict:
         path = Path(verdict)
         line = path.read_text(encoding="utf-8").strip() if path.is_file() else None
         terminalreporter.write_line(line or f"fuzz: no verdict in {verdict} (did the pass run?)")
+    started = os.environ.get("CONDUIT_MAKE_STARTED", "")
+    if started.isdigit():
+        workers = getattr(terminalreporter.config.option, "numprocesses", None)
+        spread = f" ({workers} xdist workers)" if workers else ""
+        wall = round(time.time() - int(started))
+        terminalreporter.write_line(f"wall time: {wall} s since make started{spread}")

@@ -492,7 +492,7 @@ def _closed_pipe(args: list[str]) -> tuple[int, bytes, bytes]:
 
 
 def test_a_closed_pipe_ends_output_quietly_with_the_commands_own_exit_code(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """conduit-defined (issue 15 item 10): `conduit-mcp ... | head -1` used to exit 1 (the
     findings code) with nothing found; now the exit code is the command's verdict and stderr
@@ -502,7 +502,11 @@ def test_a_closed_pipe_ends_output_quietly_with_the_commands_own_exit_code(
     header = {"type": "number", "x-mcp-header": "N"}  # rejected: x-mcp-header on a number
     bad = {"name": "bad", "inputSchema": {"type": "object", "properties": {"n": header}}}
     rejecting = page_file(tmp_path, [*tools, bad], "rejecting.json")
-    store = str(tmp_path / "pins.db")
+    # Relative names: the heading line holds the file name, and a long temporary path (an
+    # xdist worker's) would wrap it past the first line.
+    monkeypatch.chdir(tmp_path)
+    clean, rejecting = Path(clean.name), Path(rejecting.name)
+    store = "pins.db"
     cases = [
         (["fingerprint", str(clean)], 0, oracle(tools[0])),
         (["inspect", str(clean)], 0, "clean"),

@@ -1,48 +1,177 @@
-"""One distribution, two import packages, from a built wheel as well as the editable install."""
+"""The distributions as a user gets them: built, checked, installed into a fresh venv.
+
+`python -m build` (isolated, as a release is built: the sdist first, the wheel from the sdist)
+runs once per session into a temporary folder; `twine check --strict` reads both. One
+distribution, `conduit-mcp-client`, holds two import packages and the `conduit-mcp` command.
+"""
 
 from __future__ import annotations
 
+import ast
+import email.parser
+import os
+import re
 import subprocess
 import sys
+import venv
 import zipfile
 from pathlib import Path
 
 import pytest
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+DISTRIBUTION = "conduit-mcp-client"
+DIST_INFO = f"conduit_mcp_client-{PYPROJECT['project']['version']}.dist-info"
+
+# One build per xdist worker is enough: the tests of this module share one (make test runs
+# xdist with --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("packaging")
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out), str(ROOT)],
-        check=True,
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder `python -m build` wrote the sdist and the wheel into."""
+    out = tmp_path_factory.mktemp("dist")
+    done = subprocess.run(
+        [sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)],
         capture_output=True,
+        text=True,
+        check=False,
     )
-    (built,) = out.glob("conduit_mcp-*.whl")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return out
+
+
+@pytest.fixture(scope="module")
+def wheel(dist: Path) -> Path:
+    (built,) = dist.glob("*.whl")
     return built
 
 
-def test_wheel_holds_both_packages_with_py_typed(wheel: Path) -> None:
-    """The issue: conduit_mcp (handwritten) and conduit_mcp_wire (generated) in one wheel."""
+def _metadata(wheel: Path) -> email.message.Message:
+    with zipfile.ZipFile(wheel) as archive:
+        (name,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+        return email.parser.Parser().parsestr(archive.read(name).decode("utf-8"))
+
+
+def test_build_gives_one_sdist_and_one_wheel_under_the_distribution_name(dist: Path) -> None:
+    """PEP 625 / wheel spec file names: the normalized name `conduit_mcp_client`."""
+    version = PYPROJECT["project"]["version"]
+    assert sorted(p.name for p in dist.iterdir()) == [
+        f"conduit_mcp_client-{version}-py3-none-any.whl",
+        f"conduit_mcp_client-{version}.tar.gz",
+    ]
+
+
+def test_twine_check_strict_accepts_both(dist: Path) -> None:
+    """What the package index would reject (metadata, the README as long description)."""
+    files = sorted(str(p) for p in dist.iterdir())
+    done = subprocess.run(
+        [sys.executable, "-m", "twine", "check", "--strict", *files],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count("PASSED") == 2, done.stdout
+
+
+def test_wheel_holds_both_packages_and_the_schemas_only(wheel: Path) -> None:
+    """conduit_mcp (handwritten) and conduit_mcp_wire (generated) in one wheel, with every
+    vendored schema.json; neither the spec's examples nor codegen's templates."""
     names = set(zipfile.ZipFile(wheel).namelist())
+    versions = sorted(p.parent.name for p in (ROOT / "schema").glob("*/schema.json"))
+    assert len(versions) >= 6
     for required in (
         "conduit_mcp/__init__.py",
         "conduit_mcp/py.typed",
         "conduit_mcp/client/__init__.py",
+        "conduit_mcp/llm/__init__.py",
+        "conduit_mcp/pins/__init__.py",
+        "conduit_mcp/guard/__init__.py",
+        "conduit_mcp/cli.py",
         "conduit_mcp_wire/__init__.py",
         "conduit_mcp_wire/_base.py",
         "conduit_mcp_wire/py.typed",
         "conduit_mcp_wire/v2024_11_05.py",
         "conduit_mcp_wire/v2026_07_28.py",
         "conduit_mcp_wire/draft.py",
-        # the official schemas strict conformance validates against (issue 13)
-        "conduit_mcp/_schema/2024-11-05/schema.json",
-        "conduit_mcp/_schema/2026-07-28/schema.json",
+        "conduit_mcp/_schema/PINNED.json",
+        f"{DIST_INFO}/licenses/LICENSE",
+        *(f"conduit_mcp/_schema/{v}/schema.json" for v in versions),
     ):
         assert required in names
-    assert not any(n.startswith(("tests/", "src/", "generated/")) for n in names)
+    assert not any("/examples/" in n for n in names)
+    tops = {n.split("/")[0] for n in names}
+    assert tops == {"conduit_mcp", "conduit_mcp_wire", DIST_INFO}
+
+
+def test_the_library_requires_neither_the_cli_nor_an_sdk(wheel: Path) -> None:
+    """Requires-Dist without an extra marker: the core's few dependencies; typer and rich come
+    with `cli`, the SDKs with their seam's extra, each as a range."""
+    meta = _metadata(wheel)
+    assert meta["Name"] == DISTRIBUTION
+    requires = meta.get_all("Requires-Dist") or []
+    core = {re.split(r"[<>=!\[; ]", r, maxsplit=1)[0] for r in requires if "extra ==" not in r}
+    assert core == {"pydantic", "orjson", "jsonschema-rs", "filetype"}
+    extras = set(meta.get_all("Provides-Extra") or [])
+    assert {"cli", "mcp", "fastmcp", "pydantic-ai", "postgresql", "release", "test"} <= extras
+
+    def names(extra: str) -> set[str]:
+        marker = f"extra == '{extra}'"
+        return {re.split(r"[<>=!\[; ]", r, maxsplit=1)[0] for r in requires if marker in r}
+
+    assert names("cli") == {"typer", "rich"}
+    assert names("mcp") == {"mcp", "mcp-types"}
+    assert names("fastmcp") == {"mcp", "mcp-types", "fastmcp"}
+    assert {"fastmcp", "pydantic-ai-slim"} <= names("pydantic-ai")
+    for sdk in ("mcp", "mcp-types", "fastmcp", "pydantic-ai-slim", "psycopg"):
+        (line,) = {r.split(";")[0] for r in requires if re.match(rf"{sdk}(\[.*\])?[<>]", r)}
+        assert ">=" in line and "<" in line.replace(">=", ""), line  # a range, both ends
+
+
+def test_every_exact_pin_has_its_reason_beside_it() -> None:
+    """An `==` requirement in pyproject.toml has a comment on the line above it, or its whole
+    list has one above the list's name (a group pinned for one reason: codegen, test, ...)."""
+    lines = [line.strip() for line in (ROOT / "pyproject.toml").read_text("utf-8").splitlines()]
+    unexplained, pins = [], 0
+    list_explained = None  # inside a requirement list: whether a comment heads it
+    for previous, line in zip(["", *lines[:-1]], lines, strict=True):
+        if re.fullmatch(r"[a-z-]+ = \[", line):
+            list_explained = previous.startswith("#")
+        elif line == "]":
+            list_explained = None
+        elif list_explained is not None and line.startswith('"') and "==" in line:
+            pins += 1
+            if not (list_explained or previous.startswith("#")):
+                unexplained.append(line)
+    assert pins > 10  # the scan saw the lists
+    assert unexplained == []
+
+
+def test_the_command_without_the_cli_extra_says_what_to_install() -> None:
+    """No traceback: one line naming the extra, exit 2 (the CLI's code for input it cannot use)."""
+    code = (
+        "import sys\nsys.modules['typer'] = None  # as if the cli extra were not installed\n"
+        "from conduit_mcp._launcher import main\nmain()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert f"pip install '{DISTRIBUTION}[cli]'" in done.stderr
+
+
+def test_the_library_faces_import_without_the_cli() -> None:
+    """`import conduit_mcp.client / llm / pins` loads neither typer nor rich."""
+    code = (
+        "import sys\nimport conduit_mcp.client, conduit_mcp.llm, conduit_mcp.pins\n"
+        "print(sorted({'typer', 'rich', 'click'} & set(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
 
 
 def test_wheel_contents_import_and_work(wheel: Path, tmp_path: Path) -> None:
@@ -61,3 +190,124 @@ def test_wheel_contents_import_and_work(wheel: Path, tmp_path: Path) -> None:
         "assert is_conformant(t.raw, kind='tool', protocol_version='2026-07-28')\n"
     )
     subprocess.run([sys.executable, "-c", code, str(tmp_path)], check=True)
+
+
+#: The extra that brings each third-party top-level module a README example may import.
+EXTRA_OF = {
+    "mcp": "mcp",
+    "fastmcp": "fastmcp",
+    "pydantic_ai": "pydantic-ai",
+    "psycopg": "postgresql",
+    "typer": "cli",
+    "rich": "cli",
+}
+#: Modules the core install provides (its own packages and dependencies, anyio through mcp).
+PROVIDED = {"conduit_mcp", "conduit_mcp_wire", "pydantic", "orjson", "anyio"}
+
+
+def first_readme_example() -> str:
+    """The first ```python block of README.md."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert blocks, "README.md has no python example"
+    return blocks[0]
+
+
+def extras_for(source: str) -> list[str]:
+    """The extras the example's imports need.
+
+    Raises:
+        AssertionError: the example imports a third-party module no extra provides.
+    """
+    tops: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            tops |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            tops.add(node.module.split(".")[0])
+    third_party = tops - set(sys.stdlib_module_names) - PROVIDED
+    unknown = third_party - set(EXTRA_OF)
+    assert not unknown, f"no extra provides {sorted(unknown)}: extend EXTRA_OF"
+    return sorted({EXTRA_OF[m] for m in third_party})
+
+
+@pytest.mark.slow
+def test_a_fresh_venv_installing_the_wheel_runs_the_readme_first_example(
+    wheel: Path, tmp_path: Path
+) -> None:
+    """The user's path: a new venv, `pip install 'conduit_mcp_client-*.whl[extras]'` (the
+    extras the example imports, at the dev venv's versions), then the example as written; and
+    the `conduit-mcp` command there, without the cli extra, says what to install."""
+    example = first_readme_example()
+    extras = extras_for(example)
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    python = env_dir / "bin" / "python"
+    target = f"{wheel}[{','.join(extras)}]" if extras else str(wheel)
+    subprocess.run(
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            target,
+            "-c",
+            str(ROOT / "constraints-dev.txt"),
+        ],
+        check=True,
+    )
+    script = tmp_path / "example.py"
+    script.write_text(example, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    done = subprocess.run(
+        [str(python), str(script)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    where = subprocess.run(
+        [str(python), "-c", "import conduit_mcp; print(conduit_mcp.__file__)"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert where.stdout.startswith(str(env_dir)), where.stdout  # the wheel, not the checkout
+    command = subprocess.run(
+        [str(env_dir / "bin" / "conduit-mcp"), "--help"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if "cli" not in extras:
+        assert command.returncode == 2 and "Traceback" not in command.stderr
+        assert f"pip install '{DISTRIBUTION}[cli]'" in command.stderr
+
+
+def test_the_dev_venv_installs_every_extra() -> None:
+    """`make venv` builds a complete dev venv: the Makefile's EXTRAS name every extra."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    (extras,) = re.findall(r"^EXTRAS := (.+)$", makefile, re.M)
+    assert set(extras.split(",")) == set(PYPROJECT["project"]["optional-dependencies"])
+
+
+def test_the_sdk_matrix_starts_from_the_oldest_releases_the_guard_passes_on() -> None:
+    """The lower bounds make test-sdk-matrix installs: mcp 2.0.0 and fastmcp 4.0.0, the first
+    releases of the SDK majors the guard is written for (fastmcp 3.x requires mcp<2); tests/guard
+    passed on both when the ranges were set."""
+    from tests.sdk_matrix import sdk_requirements
+
+    assert sdk_requirements() == {
+        "mcp": "2.0.0",
+        "mcp-types": "2.0.0",
+        "fastmcp": "4.0.0",
+        "pydantic-ai-slim": "2.68.0",
+    }

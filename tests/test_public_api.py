@@ -173,7 +173,7 @@ def test_no_name_is_exported_by_two_faces() -> None:
 
 
 def test_guard_all_is_pinned() -> None:
-    """conduit-defined: the guard's public names (needs the integrations extra)."""
+    """conduit-defined: the guard's public names (needs the mcp extra)."""
     pytest.importorskip("mcp")
     guard = importlib.import_module("conduit_mcp.guard")
     assert sorted(guard.__all__) == sorted(GUARD_ALL)

@@ -45,6 +45,7 @@ from rich.text import Text
 from ._cli_capture import CaptureError, capture, is_capture, read_capture
 from ._cli_help import PlainHelpCommand
 from ._cli_text import JSON_TYPES, clipped, emit, json_text, show, visible, warn
+from ._launcher import DISTRIBUTION
 from .client import (
     TRANSPORTS,
     Error,
@@ -77,7 +78,7 @@ app = typer.Typer(
 
 def _version_callback(value: bool) -> None:
     if value:
-        emit(f"conduit-mcp {metadata.version('conduit-mcp')}")
+        emit(f"conduit-mcp {metadata.version(DISTRIBUTION)}")
         raise typer.Exit(EXIT_OK)
 
 

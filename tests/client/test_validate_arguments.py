@@ -179,6 +179,7 @@ def test_intake_warns_about_an_invalid_schema_and_keeps_the_tool() -> None:
     assert details["meta_schema_path"][-1] == "minimum"  # 2020-12 nonNegativeInteger
 
 
+@pytest.mark.slow  # schemas thousands of levels deep
 def test_intake_checks_a_schema_of_any_depth_without_crashing() -> None:
     """conduit-defined (issue 13 "Limits"): the engine's meta-schema check would crash on a
     schema ~100,000 levels deep; intake compiles such a schema instead, which stops at its

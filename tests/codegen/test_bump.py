@@ -70,6 +70,7 @@ def test_the_new_version_is_unknown_before_the_bump() -> None:
     assert info.value.reason == "unknown_protocol_version"
 
 
+@pytest.mark.slow  # regenerates the models for a new spec version
 def test_a_spec_bump_reaches_the_generated_package_and_the_client(tmp_path: Path) -> None:
     """The recipe: vendor, pin (before draft), generate; then everything knows the version."""
     copy = tmp_path / "project"

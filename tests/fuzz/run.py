@@ -52,7 +52,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import atheris  # noqa: F401
     except ImportError:
-        print("fuzz: atheris is not installed (pip install 'conduit-mcp[fuzz]')", file=sys.stderr)
+        print(
+            "fuzz: atheris is not installed (pip install 'conduit-mcp-client[fuzz]')",
+            file=sys.stderr,
+        )
         return 2
     names = TARGET_NAMES if args.target == "all" else (args.target,)
     share = max(1, args.seconds // len(names))

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = Path(__file__).resolve().parent / "adapter_memory.py"
 #: Bytes a call may retain beyond its declaration: a fixed part (the AdaptedTool, small
 #: tuples) and a bounded part per note (the note, its detail, its share of the path links).
@@ -17,6 +19,7 @@ FIXED = 16 * 1024
 PER_NOTE = 4 * 1024
 
 
+@pytest.mark.slow  # a resident-memory run in a child process
 def test_ref_chain_page_stays_under_100_mb_resident_with_bounded_notes() -> None:
     """conduit-defined (issue 12 "Done when": the page under 100 MB resident in all; notes
     bounded in count, paths shared)."""

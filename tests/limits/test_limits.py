@@ -63,6 +63,7 @@ def _peak(case: Case, value: Any) -> int:
     return top
 
 
+@pytest.mark.slow  # operation counting and tracemalloc at n and 4n, 51 cases
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_work_and_memory_grow_linearly_with_the_input(case: Case) -> None:
     """conduit-defined (issue 6: "no quadratic blow-up, memory bounded by the input size"):

@@ -69,6 +69,7 @@ def check_all_oracles(tool: Tool) -> None:
     assert tool.raw == before
 
 
+@pytest.mark.slow  # the whole corpus through every adapter and mode
 def test_every_corpus_tool_passes_the_three_oracles_for_every_adapter_and_mode() -> None:
     """Spec-mandated (provider SDK types; provider documented limits; JSON Schema 2020-12
     meta-schema) on every real tool in tests/fixtures/corpus."""

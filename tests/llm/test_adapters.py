@@ -591,6 +591,7 @@ def _nest(keyword: str, depth: int) -> dict[str, Any]:
     return obj(x=node)
 
 
+@pytest.mark.slow  # 10,000 levels through every adapter
 @pytest.mark.parametrize("keyword", ["properties", "items", "anyOf", "oneOf", "allOf", "$ref"])
 def test_adapters_survive_10000_levels(keyword: str) -> None:
     """conduit-defined (contract: no RecursionError on deep input)."""

@@ -6,7 +6,8 @@ does (tool intake, pins, call gating, output checks). Use it with the official S
 `ClientSession` (`Guard.wrap_streams`), the SDK's `Client` (`stdio_client`,
 `streamable_http_client`, `guarded_transport`) or FastMCP's `Client` (`fastmcp_transport`).
 
-Needs the `integrations` extra (`pip install 'conduit-mcp[integrations]'`).
+Needs the `mcp` extra (`pip install 'conduit-mcp-client[mcp]'`), and `fastmcp` for FastMCP's
+`Client`.
 """
 
 from ._events import EVENT_KINDS, GUARD_REASONS, MAX_EVENTS, GuardEvent

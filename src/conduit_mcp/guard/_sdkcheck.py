@@ -16,9 +16,12 @@ corner is a page the SDK refuses as a whole, never a tool let through unchecked 
 
 from __future__ import annotations
 
+import functools
+import re
 import types
 import typing
 from collections import OrderedDict
+from importlib import metadata
 from typing import Any, Final
 
 from pydantic import BaseModel, ValidationError
@@ -30,7 +33,7 @@ _CACHE_SIZE: Final = 8192
 _cache: OrderedDict[tuple[str, str], tuple[Any, ...] | None] = OrderedDict()
 _MISSING: Any = object()
 
-try:  # the SDK is an optional dependency (the `integrations` extra)
+try:  # the SDK is an optional dependency (the `mcp` extra)
     import mcp_types as _types
     from mcp_types import methods as _methods
 except ImportError:  # pragma: no cover - the guard's wrappers import mcp anyway
@@ -139,45 +142,62 @@ def sdk_result_refusal(result: Any, version: str) -> tuple[Any, ...] | None:
     return None
 
 
-_later: dict[str, frozenset[str]] = {}
-
-
 def _later_fields(version: str) -> frozenset[str]:
-    """The later-revision fields the SDK drops from a tools/call result at `version`: the
-    top-level wire keys a newer revision's result type declares that this one's does not
-    (what mcp 2.3.0 `ClientSession` drops before parsing, worked out here from the public
-    `mcp_types.methods.SERVER_RESULTS` table and `mcp_types.version.KNOWN_PROTOCOL_VERSIONS`,
-    so no private SDK name is used). Empty at the newest revision or an unknown one."""
-    hit = _later.get(version)
-    if hit is not None:
-        return hit
-    fields: frozenset[str] = frozenset()
+    """The later-revision fields the SDK drops from a tools/call result at `version`.
+
+    mcp 2.1.0 and later, before validating a result, drop the top-level keys that only a
+    revision newer than the negotiated one declares (e.g. 2026-07-28 `ttlMs` on a 2025-11-25
+    session); mcp 2.0.x validates the result as it is. The keys come from the SDK's public
+    tables (`mcp_types.methods.SERVER_RESULTS`, `mcp_types.version.KNOWN_PROTOCOL_VERSIONS`),
+    computed as the SDK computes them.
+
+    Args:
+        version: the negotiated protocol version.
+
+    Returns:
+        The wire keys to drop; empty for the newest known revision, an unknown version, or an
+        SDK that drops none.
+    """
+    if not _SDK_DROPS_LATER_FIELDS or _methods is None:
+        return frozenset()
+    return _later_revision_keys("tools/call", version)
+
+
+def _sdk_drops_later_fields() -> bool:
     try:
-        from mcp_types.version import KNOWN_PROTOCOL_VERSIONS as known
-    except ImportError:  # pragma: no cover - without the SDK the SDK decides nothing
-        return fields
-    table = _methods.SERVER_RESULTS if _methods is not None else {}
-    current = table.get(("tools/call", version))
-    if current is not None and version in known:
-        newer = known[known.index(version) + 1 :]
-        later: set[str] = set()
-        for revision in newer:
-            row = table.get(("tools/call", revision))
-            if row is not None:
-                later |= _wire_fields(row)
-        fields = frozenset(later - _wire_fields(current))
-    _later[version] = fields
-    return fields
+        release = metadata.version("mcp")
+    except metadata.PackageNotFoundError:  # pragma: no cover - mcp_types without mcp
+        return False
+    parts = re.match(r"(\d+)\.(\d+)", release)
+    return parts is None or (int(parts[1]), int(parts[2])) >= (2, 1)
 
 
-def _wire_fields(target: Any) -> set[str]:
-    """Top-level wire keys a result type declares (each member's, for a union)."""
+_SDK_DROPS_LATER_FIELDS: Final = _sdk_drops_later_fields()
+
+
+@functools.cache
+def _later_revision_keys(method: str, version: str) -> frozenset[str]:
+    from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
+
+    current = _methods.SERVER_RESULTS.get((method, version))
+    if current is None or version not in KNOWN_PROTOCOL_VERSIONS:
+        return frozenset()
+    later: set[str] = set()
+    for revision in KNOWN_PROTOCOL_VERSIONS[KNOWN_PROTOCOL_VERSIONS.index(version) + 1 :]:
+        row = _methods.SERVER_RESULTS.get((method, revision))
+        if row is not None:
+            later |= _wire_keys(row)
+    return frozenset(later) - _wire_keys(current)
+
+
+def _wire_keys(target: Any) -> frozenset[str]:
+    """Top-level wire keys a result model declares (its members', for a union)."""
     members = typing.get_args(target) if isinstance(target, types.UnionType) else (target,)
     keys: set[str] = set()
     for model in members:
         if isinstance(model, type) and issubclass(model, BaseModel):
             keys.update(field.alias or name for name, field in model.model_fields.items())
-    return keys
+    return frozenset(keys)
 
 
 def _location(exc: ValidationError) -> tuple[Any, ...]:

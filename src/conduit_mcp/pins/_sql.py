@@ -448,7 +448,8 @@ class PostgresBackend:
             import psycopg
         except ImportError as exc:  # pragma: no cover - the extra is installed in tests
             raise ImportError(
-                "a postgresql:// PinStore needs psycopg 3: pip install 'conduit-mcp[postgresql]'"
+                "a postgresql:// PinStore needs psycopg 3:"
+                " pip install 'conduit-mcp-client[postgresql]'"
             ) from exc
         self._psycopg = psycopg
         self._url = url

@@ -5,7 +5,7 @@ and an MCP client to the server (the child process it starts): every message pas
 `conduit_mcp.guard.Guard`, and everything the guard does not decide passes unchanged, in order.
 `conduit-mcp wrap CONFIG` rewrites a client's configuration so each server runs behind it.
 
-Needs the `integrations` extra (`pip install 'conduit-mcp[integrations]'`) to run a proxy; the
+Needs the `proxy` extra (`pip install 'conduit-mcp-client[proxy]'`) to run a proxy; the
 configuration rewriting does not.
 """
 
@@ -20,7 +20,7 @@ __all__ = ["GuardSeam", "GuardSettings", "run_stdio"]
 
 def __getattr__(name: str) -> Any:
     # The running parts import the MCP SDK: loaded on first use, so `conduit-mcp --help` and
-    # the config rewriting work without the integrations extra.
+    # the config rewriting work without the proxy extra.
     if name == "GuardSeam":
         from ._seam import GuardSeam
 

@@ -1,7 +1,7 @@
 """The `conduit-mcp proxy` command (registered on the main `conduit-mcp` app).
 
 Not a public module. Imports of the MCP SDK happen inside the command, so `conduit-mcp --help`
-works without the integrations extra.
+works without the proxy extra.
 """
 
 from __future__ import annotations
@@ -239,7 +239,7 @@ def run(
         from ._seam import GuardSeam
         from ._stdio import run_stdio
     except ImportError as exc:
-        _fail(f"the proxy needs the integrations extra ({exc})")
+        _fail(f"the proxy needs the proxy extra: pip install 'conduit-mcp-client[proxy]' ({exc})")
     metrics = None
     if listen is not None:
         from ._metrics import Metrics

@@ -70,7 +70,7 @@ MAX_BODY_BYTES: Final = 32 * 1024 * 1024  # one response, JSON or a whole SSE st
 MAX_PAGES: Final = 1000  # tools/list pages before a cursor loop is assumed
 
 try:
-    _VERSION = metadata.version("conduit-mcp")
+    _VERSION = metadata.version("conduit-mcp-client")
 except metadata.PackageNotFoundError:  # pragma: no cover - run from a bare checkout
     _VERSION = "0"
 CLIENT_INFO: Final = {"name": "conduit-mcp-conformance-client", "version": _VERSION}
