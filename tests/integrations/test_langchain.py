@@ -98,3 +98,52 @@ async def test_adapter_hands_a_withheld_result_to_the_model_as_a_tool_error(
     assert [e.reason for e in guard.events if e.kind == "output_invalid"] == [
         "invalid_structured_content"
     ]
+
+
+async def test_an_agent_run_with_a_fake_model(hostile: Callable[[str], Hostile]) -> None:
+    """`create_agent` with langchain-core's fake chat model, whose one tool call has a string
+    `a`: by default the guard's `MCPError` ends the run (LangGraph's tool node hands only
+    argument-validation errors to the model), nothing sent; with a `wrap_tool_call` middleware
+    that turns it into an error `ToolMessage`, the model reads the guard's reason and the run
+    goes on."""
+    from fastmcp.client.transports import StdioTransport
+    from langchain.agents import create_agent
+    from langchain.agents.middleware import wrap_tool_call
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage, ToolMessage
+
+    class FakeModel(GenericFakeChatModel):
+        def bind_tools(self, tools: Any, **kwargs: Any) -> FakeModel:
+            return self
+
+    def model() -> FakeModel:
+        call = {"name": "add", "args": {"a": "1", "b": 2}, "id": "call-1"}
+        replies = [AIMessage(content="", tool_calls=[call]), AIMessage(content="done")]
+        return FakeModel(messages=iter(replies))
+
+    @wrap_tool_call  # type: ignore[arg-type]
+    async def refusals_to_the_model(request: Any, handler: Any) -> Any:
+        try:
+            return await handler(request)
+        except MCPError as exc:
+            call_id = request.tool_call["id"]
+            return ToolMessage(content=exc.error.message, tool_call_id=call_id, status="error")
+
+    adapter_class = _adapter_class()
+    server = hostile("mixed")
+    params = server.stdio()
+    guard = Guard("hostile")
+    transport = guard.fastmcp_transport(StdioTransport(command=params.command, args=params.args))
+    question = {"messages": [{"role": "user", "content": "Add 1 and 2."}]}
+    async with adapter_class(transport) as adapter:
+        tools = await adapter.list_tools()
+        with pytest.raises(MCPError) as ended:
+            await create_agent(model(), tools).ainvoke(question)
+        agent = create_agent(model(), tools, middleware=[refusals_to_the_model])
+        state = await agent.ainvoke(question)
+    assert ended.value.error.data["reason"] == "invalid_arguments"
+    [tool_message] = [m for m in state["messages"] if isinstance(m, ToolMessage)]
+    assert tool_message.status == "error"
+    assert "inputSchema at $.arguments.a" in tool_message.content
+    assert state["messages"][-1].content == "done"
+    assert server.calls() == []

@@ -125,3 +125,73 @@ async def test_streamable_http_server_under_the_guard(
     assert reasons == ["tool_rejected", "invalid_arguments"]
     assert added.content[0].text == "3"  # type: ignore[union-attr]
     assert server.calls() == [("add", {"a": 1, "b": 2})]
+
+
+async def test_a_runner_run_with_a_scripted_model(hostile: Callable[[str], Hostile]) -> None:
+    """`Runner.run` with a scripted `Model` (no network, tracing off) whose one tool call has a
+    string `a`: the guard refuses it unsent and the runner hands the model a tool error, here
+    the guard's own message through `failure_error_function`; the run then finishes."""
+    import json
+
+    from agents import Agent, RunConfig, Runner, Usage
+    from agents.items import ModelResponse
+    from agents.mcp import MCPServerStdio
+    from agents.models.interface import Model
+    from openai.types.responses import (
+        ResponseFunctionToolCall,
+        ResponseOutputMessage,
+        ResponseOutputText,
+    )
+
+    class ScriptedModel(Model):
+        """Answers each turn with the next scripted output item; keeps what it was sent."""
+
+        def __init__(self, turns: list[Any]) -> None:
+            self.turns = turns
+            self.inputs: list[Any] = []
+
+        async def get_response(
+            self, system_instructions: Any, input: Any, *args: Any, **kwargs: Any
+        ) -> ModelResponse:
+            self.inputs.append(input)
+            return ModelResponse(output=[self.turns.pop(0)], usage=Usage(), response_id=None)
+
+        def stream_response(self, *args: Any, **kwargs: Any) -> Any:
+            raise NotImplementedError
+
+    call = ResponseFunctionToolCall(
+        type="function_call",
+        id="fc-1",
+        call_id="call-1",
+        name="add",
+        arguments=json.dumps({"a": "1", "b": 2}),
+        status="completed",
+    )
+    text = ResponseOutputText(type="output_text", text="done", annotations=[])
+    reply = ResponseOutputMessage(
+        type="message", id="m-1", role="assistant", status="completed", content=[text]
+    )
+    server = hostile("mixed")
+    params = server.stdio()
+    guard = Guard("hostile")
+    mcp_server = guard_openai_agents_server(
+        guard,
+        MCPServerStdio(
+            {"command": params.command, "args": params.args},
+            failure_error_function=lambda context, error: str(error),
+        ),
+    )
+    model = ScriptedModel([call, reply])
+    async with mcp_server:
+        agent = Agent(name="assistant", model=model, mcp_servers=[mcp_server])
+        result = await Runner.run(
+            agent, "Add 1 and 2.", run_config=RunConfig(tracing_disabled=True)
+        )
+    assert result.final_output == "done"
+    tool_output = model.inputs[-1][-1]
+    assert tool_output["type"] == "function_call_output"
+    assert "inputSchema at $.arguments.a" in tool_output["output"]
+    assert [(e.kind, e.tool, e.reason) for e in guard.events if e.kind == "call_refused"] == [
+        ("call_refused", "add", "invalid_arguments")
+    ]
+    assert server.calls() == []
