@@ -6,6 +6,7 @@ No adapter, no model, no network: the framework's own tool loading and `Function
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import mcp
 import pytest
@@ -81,3 +82,64 @@ async def test_streamable_http_tool_under_the_guard(
     assert names == ["echo", "add", "weather"]
     assert "rejected when listed" in str(rejected.value)
     assert server.calls() == []
+
+
+async def test_an_agent_run_with_a_scripted_chat_client(hostile: Callable[[str], Hostile]) -> None:
+    """`Agent.run` with a scripted chat client (agent-framework's own `FunctionInvocationLayer`
+    over `BaseChatClient`, no model, no network) and `Guard(new="hold")`: the model's call to
+    add, a held tool, is refused unsent and the model gets a function error carrying the
+    guard's reason (`include_detailed_errors`); after `guard.approve`, the same call goes
+    through. (agent-framework checks argument types itself, so the held tool is what reaches
+    the guard here; invalid arguments are refused in test_stdio_tool_... above.)"""
+    import json
+
+    from agent_framework import (
+        Agent,
+        BaseChatClient,
+        ChatResponse,
+        Content,
+        FunctionInvocationLayer,
+        MCPStdioTool,
+        Message,
+    )
+
+    class ScriptedChatClient(FunctionInvocationLayer[Any], BaseChatClient[Any]):
+        """Answers with the next scripted content; keeps the messages it was sent."""
+
+        def __init__(self, turns: list[Any]) -> None:
+            super().__init__()
+            self.turns = turns
+            self.seen: list[list[Any]] = []
+            self.function_invocation_configuration["include_detailed_errors"] = True
+
+        async def _inner_get_response(self, *, messages: Any, **kwargs: Any) -> Any:
+            self.seen.append(list(messages))
+            return ChatResponse(messages=[Message(role="assistant", contents=[self.turns.pop(0)])])
+
+    def script() -> ScriptedChatClient:
+        arguments = json.dumps({"a": 1, "b": 2})
+        call = Content.from_function_call(call_id="call-1", name="add", arguments=arguments)
+        return ScriptedChatClient([call, Content.from_text("done")])
+
+    def function_results(chat: ScriptedChatClient) -> list[str]:
+        contents = [c for m in chat.seen[-1] for c in m.contents]
+        return [str(c.result) for c in contents if c.type == "function_result"]
+
+    server = hostile("mixed")
+    guard = Guard("hostile", new="hold")
+    async with mcp.Client(guard.stdio_client(server.stdio())) as client:
+        async with MCPStdioTool(name="hostile", mcp_client=client) as tool:
+            held_chat, approved_chat = script(), script()
+            held = await Agent(client=held_chat, tools=[tool]).run("Add 1 and 2.")
+            assert server.calls() == []
+            assert guard.approve("add", approver="alice@example.com") is True
+            approved = await Agent(client=approved_chat, tools=[tool]).run("Add 1 and 2.")
+    assert held.text == approved.text == "done"
+    [refusal] = function_results(held_chat)
+    assert "the tool is new and awaits approval" in refusal
+    assert "'reason': 'tool_held'" in refusal
+    assert function_results(approved_chat) == ["3"]
+    assert [(e.kind, e.tool, e.reason) for e in guard.events if e.kind == "call_refused"] == [
+        ("call_refused", "add", "tool_held")
+    ]
+    assert server.calls() == [("add", {"a": 1, "b": 2})]
