@@ -5,6 +5,7 @@ and its `FunctionTool`s call through the guard. No adapter, no model, no network
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from mcp import ClientSession
@@ -52,3 +53,42 @@ async def test_tool_spec_rug_pull_and_invalid_arguments_are_refused(
     ]
     assert added.raw_output.content[0].text == "3"
     assert server.calls() == [("add", {"a": 1, "b": 2})]
+
+
+# Not ours: llama-index-workflows inspects the agent with `inspect.getmembers`, which touches
+# pydantic's deprecated `__fields__`.
+@pytest.mark.filterwarnings("ignore:The `__fields__` attribute is deprecated")
+async def test_a_function_agent_run_with_the_mock_llm(hostile: Callable[[str], Hostile]) -> None:
+    """`FunctionAgent.run` with llama-index's own `MockFunctionCallingLLM`, scripted to call add
+    with a string `a` and then answer: the guard refuses the call unsent and the agent hands
+    the guard's reason to the model as the tool message; the run finishes."""
+    from llama_index.core.agent.workflow import FunctionAgent
+    from llama_index.core.base.llms.types import ToolCallBlock
+    from llama_index.core.llms import ChatMessage, MessageRole
+    from llama_index.core.llms.mock import MockFunctionCallingLLM
+    from llama_index.tools.mcp import McpToolSpec
+
+    seen: list[list[ChatMessage]] = []
+
+    def respond(messages: Any, **kwargs: Any) -> ChatMessage:
+        seen.append(list(messages))
+        if any(m.role == MessageRole.TOOL for m in messages):
+            return ChatMessage(role=MessageRole.ASSISTANT, content="done")
+        call = ToolCallBlock(tool_call_id="call-1", tool_name="add", tool_kwargs={"a": "1", "b": 2})
+        return ChatMessage(role=MessageRole.ASSISTANT, blocks=[call])
+
+    server = hostile("mixed")
+    guard = Guard("hostile")
+    async with stdio_client(server.stdio()) as (read, write):
+        async with ClientSession(*guard.wrap_streams(read, write)) as session:
+            await session.initialize()
+            tools = await McpToolSpec(client=session).to_tool_list_async()
+            llm = MockFunctionCallingLLM(response_generator=respond)
+            result = await FunctionAgent(tools=tools, llm=llm).run("Add 1 and 2.")
+    assert str(result) == "done"
+    [tool_message] = [m for m in seen[-1] if m.role == MessageRole.TOOL]
+    assert "inputSchema at $.arguments.a" in str(tool_message.content)
+    assert [(e.kind, e.tool, e.reason) for e in guard.events if e.kind == "call_refused"] == [
+        ("call_refused", "add", "invalid_arguments")
+    ]
+    assert server.calls() == []
