@@ -56,8 +56,8 @@ async def test_tool_spec_rug_pull_and_invalid_arguments_are_refused(
 
 
 # Not ours: llama-index-workflows inspects the agent with `inspect.getmembers`, which touches
-# pydantic's deprecated `__fields__`.
-@pytest.mark.filterwarnings("ignore:The `__fields__` attribute is deprecated")
+# pydantic's deprecated instance attributes (`__fields__`, `model_computed_fields`, ...).
+@pytest.mark.filterwarnings("ignore::pydantic.warnings.PydanticDeprecationWarning")
 async def test_a_function_agent_run_with_the_mock_llm(hostile: Callable[[str], Hostile]) -> None:
     """`FunctionAgent.run` with llama-index's own `MockFunctionCallingLLM`, scripted to call add
     with a string `a` and then answer: the guard refuses the call unsent and the agent hands
