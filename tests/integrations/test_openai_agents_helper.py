@@ -24,3 +24,46 @@ def test_a_non_server_or_a_second_guard_is_refused() -> None:
     assert guard_openai_agents_server(Guard("x"), server) is server
     with pytest.raises(ValueError, match="already guarded"):
         guard_openai_agents_server(Guard("y"), server)
+
+
+def test_the_transport_kind_and_the_stdio_decoding_follow_the_server_class() -> None:
+    """`MCPServerStreamableHttp` (and subclasses) get the guard as "streamable-http", where the
+    `x-mcp-header` rules apply; anything else as "stdio". A stdio server left at
+    openai-agents' `encoding_error_handler="strict"` gets "replace" (as `Guard.stdio_client`
+    does); one set otherwise keeps its choice. Stand-ins with openai-agents' class names."""
+    from mcp import StdioServerParameters
+
+    class Base:
+        def __init__(self, handler: str = "strict") -> None:
+            self.params = StdioServerParameters(command="x", encoding_error_handler=handler)
+
+        def create_streams(self) -> Any:
+            return "inner transport"
+
+    class MCPServerStdio(Base):
+        pass
+
+    class MCPServerStreamableHttp(Base):
+        pass
+
+    class MyHttpServer(MCPServerStreamableHttp):
+        pass
+
+    kinds: list[tuple[object, str]] = []
+    guard = Guard("x")
+
+    def transport(inner: object, *, transport: str = "stdio") -> Any:
+        kinds.append((inner, transport))
+        return "guarded"
+
+    guard.transport = transport  # type: ignore[method-assign]
+    stdio, ignoring = MCPServerStdio(), MCPServerStdio("ignore")
+    servers = [stdio, ignoring, MCPServerStreamableHttp(), MyHttpServer()]
+    for server in servers:
+        assert guard_openai_agents_server(guard, server).create_streams() == "guarded"
+    assert kinds == [
+        ("inner transport", kind) for kind in ("stdio", "stdio", *["streamable-http"] * 2)
+    ]
+    assert stdio.params.encoding_error_handler == "replace"
+    assert ignoring.params.encoding_error_handler == "ignore"
+    assert servers[2].params.encoding_error_handler == "strict"  # not a stdio server
