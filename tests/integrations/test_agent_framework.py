@@ -19,8 +19,9 @@ pytest.importorskip("agent_framework", reason="agent-framework-core is not insta
 pytestmark = [
     pytest.mark.anyio,
     pytest.mark.agent_framework,
-    # agent-framework 1.23 pings a caller's Client on connect; mcp 2.3.0 warns that ping is
-    # gone at 2026-07-28 whatever the negotiated version: their warning, not ours.
+    # agent-framework 1.23 pings a caller's Client on connect when the server was initialized
+    # (before 2026-07-28, as the hostile server is); mcp 2.3.0's Client.send_ping always warns
+    # that ping is gone at 2026-07-28: their warning, with or without the guard.
     pytest.mark.filterwarnings(
         "ignore:ping is removed:mcp.shared.exceptions.MCPDeprecationWarning"
     ),
