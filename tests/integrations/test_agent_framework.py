@@ -12,6 +12,7 @@ import mcp
 import pytest
 
 from conduit_mcp.guard import Guard
+from conduit_mcp.guard._frameworks import guard_agent_framework_tool
 
 from ..guard.conftest import Hostile
 
@@ -62,6 +63,29 @@ async def test_stdio_tool_rug_pull_and_invalid_arguments_are_tool_execution_erro
         ("call_refused", "echo", "tool_blocked"),
     ]
     assert server.calls() == [("add", {"a": 1, "b": 2})]
+
+
+async def test_a_framework_owned_tool_with_the_helper(hostile: Callable[[str], Hostile]) -> None:
+    """`guard_agent_framework_tool(guard, MCPStdioTool(name, command=..., args=...))`: the tool
+    opens its own Client on the guarded transport; the rug pull is blocked as above."""
+    from agent_framework import MCPStdioTool
+    from agent_framework.exceptions import ToolExecutionException
+
+    server = hostile("rugpull")
+    params = server.stdio()
+    guard = Guard("hostile")
+    tool = guard_agent_framework_tool(
+        guard, MCPStdioTool(name="hostile", command=params.command, args=params.args)
+    )
+    async with tool:
+        first = [f.name for f in tool.functions]
+        await tool.load_tools()
+        second = [f.name for f in tool.functions]
+        with pytest.raises(ToolExecutionException) as blocked:
+            await tool.call_tool("echo", message="hi")
+    assert (first, second) == (["echo", "add"], ["add"])
+    assert "changed since it was pinned" in str(blocked.value)
+    assert server.calls() == []
 
 
 async def test_streamable_http_tool_under_the_guard(

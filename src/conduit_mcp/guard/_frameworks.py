@@ -2,16 +2,19 @@
 
 Not a public module: the entry points are exported from `conduit_mcp.guard`.
 
-Most frameworks need no code here: Microsoft Agent Framework takes an entered `mcp.Client`
-(`MCPStdioTool(name, mcp_client=mcp.Client(guard.stdio_client(params)))`), llama-index's
-`McpToolSpec(client=...)` takes a `ClientSession` (`ClientSession(*guard.wrap_streams(...))`),
-and FastMCP-based ones (pydantic-ai, `langchain.mcp.MCPAdapter`) take
-`guard.fastmcp_transport(target)`. openai-agents builds its transport inside the server object
-(`create_streams()`), so the guard goes there.
+Most frameworks need no code here: Microsoft Agent Framework also takes an entered
+`mcp.Client` (`MCPStdioTool(name, mcp_client=mcp.Client(guard.stdio_client(params)))`),
+llama-index's `McpToolSpec(client=...)` takes a `ClientSession`
+(`ClientSession(*guard.wrap_streams(...))`), and FastMCP-based ones (pydantic-ai,
+`langchain.mcp.MCPAdapter`) take `guard.fastmcp_transport(target)`. Where the framework builds
+the SDK transport inside its own object, the guard goes on that factory method:
 
-Seam: openai-agents 0.24 `agents.mcp.server._MCPServerWithClientSession.create_streams()`, the
-one place its `MCPServerStdio`, `MCPServerSse` and `MCPServerStreamableHttp` open the SDK
-transport: for the shared session (`connect()`) and for each isolated retry session alike.
+- openai-agents 0.24: `agents.mcp.server._MCPServerWithClientSession.create_streams()`, the one
+  place its `MCPServerStdio`, `MCPServerSse` and `MCPServerStreamableHttp` open the transport,
+  for the shared session (`connect()`) and for each isolated retry session alike.
+- agent-framework 1.23: `agent_framework.MCPTool.get_mcp_client()`, the transport its
+  framework-owned `mcp.Client(server=...)` is built on, at `connect()` and at each reconnect
+  after a lost connection (`MCPStdioTool`, `MCPStreamableHTTPTool`, `MCPWebsocketTool`).
 """
 
 from __future__ import annotations
@@ -31,6 +34,22 @@ GUARD_ATTRIBUTE: Final = "_conduit_mcp_guard"
 
 def _class_names(obj: object) -> set[str]:
     return {cls.__name__ for cls in type(obj).__mro__}
+
+
+def _guard_factory(guard: Guard, obj: ServerT, method: str, kind: Transport) -> ServerT:
+    """Shadow `obj.<method>()` (an SDK transport factory) with one that wraps it in `guard`."""
+    inner: Callable[[], AbstractAsyncContextManager[Any]] | None = getattr(obj, method, None)
+    if not callable(inner):
+        raise TypeError(f"expected an object with {method}(), got {type(obj).__name__}")
+    if getattr(obj, GUARD_ATTRIBUTE, None) is not None:
+        raise ValueError(f"{type(obj).__name__} is already guarded")
+
+    def guarded() -> AbstractAsyncContextManager[tuple[Any, Any]]:
+        return guard.transport(inner(), transport=kind)
+
+    setattr(obj, method, guarded)  # shadows the class's method on this instance only
+    setattr(obj, GUARD_ATTRIBUTE, guard)
+    return obj
 
 
 def guard_openai_agents_server(guard: Guard, server: ServerT) -> ServerT:
@@ -63,10 +82,7 @@ def guard_openai_agents_server(guard: Guard, server: ServerT) -> ServerT:
 
     Spec: conduit-defined (a client-side seam); the guard implements MCP server/tools.
     """
-    inner: Callable[[], AbstractAsyncContextManager[Any]] | None = getattr(
-        server, "create_streams", None
-    )
-    if not callable(inner):
+    if not callable(getattr(server, "create_streams", None)):
         raise TypeError(
             "expected an openai-agents MCP server with create_streams(), "
             f"got {type(server).__name__}"
@@ -81,10 +97,36 @@ def guard_openai_agents_server(guard: Guard, server: ServerT) -> ServerT:
         and getattr(target.params, "encoding_error_handler", "") == "strict"
     ):
         target.params = target.params.model_copy(update={"encoding_error_handler": "replace"})
+    return _guard_factory(guard, server, "create_streams", kind)
 
-    def create_streams() -> AbstractAsyncContextManager[tuple[Any, Any]]:
-        return guard.transport(inner(), transport=kind)
 
-    target.create_streams = create_streams  # shadows the class's method on this instance
-    setattr(target, GUARD_ATTRIBUTE, guard)
-    return server
+def guard_agent_framework_tool(guard: Guard, tool: ServerT) -> ServerT:
+    """Put `guard` on a framework-owned Microsoft Agent Framework MCP tool; returns `tool`.
+
+    For `MCPStdioTool(name, command=..., args=...)`, `MCPStreamableHTTPTool(name, url=...)` and
+    `MCPWebsocketTool`, which open their own `mcp.Client`: every connection the tool opens from
+    then on (at `connect()` and at each reconnect after a lost connection) runs on the guarded
+    transport. A tool built with `mcp_client=` needs no helper: guard that client's transport
+    (`mcp.Client(guard.stdio_client(params))`). A refused call raises agent-framework's
+    `ToolExecutionException` with the guard's message.
+
+    Args:
+        guard: the `Guard` for this server (its `server_id` keys the pins).
+        tool: an agent-framework `MCPTool` subclass instance with its own connection
+            settings, before `connect()`. Its transport kind is `"streamable-http"` for an
+            `MCPStreamableHTTPTool` (the `x-mcp-header` rules apply), else `"stdio"`. (Pass
+            `encoding_error_handler="replace"` to `MCPStdioTool` for what `Guard.stdio_client`
+            does by default: one stdout line that is not UTF-8 then no longer ends the session.)
+
+    Returns:
+        `tool`, changed in place (its instance's `get_mcp_client`).
+
+    Raises:
+        TypeError: `tool` has no callable `get_mcp_client`.
+        ValueError: `tool` is already guarded.
+
+    Spec: conduit-defined (a client-side seam); the guard implements MCP server/tools.
+    """
+    names = _class_names(tool)
+    kind: Transport = "streamable-http" if "MCPStreamableHTTPTool" in names else "stdio"
+    return _guard_factory(guard, tool, "get_mcp_client", kind)

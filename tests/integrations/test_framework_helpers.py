@@ -1,5 +1,7 @@
-"""`guard_openai_agents_server` on its own: what it accepts and refuses (no openai-agents
-needed; the seam itself is tested in test_openai_agents.py)."""
+"""`guard_openai_agents_server` and `guard_agent_framework_tool` on their own: what they accept
+and refuse, and the transport kind each picks (no framework needed: stand-ins with the
+frameworks' class names; the seams themselves are tested in test_openai_agents.py and
+test_agent_framework.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from typing import Any
 import pytest
 
 from conduit_mcp.guard import Guard
-from conduit_mcp.guard._frameworks import guard_openai_agents_server
+from conduit_mcp.guard._frameworks import guard_agent_framework_tool, guard_openai_agents_server
 
 
 def test_a_non_server_or_a_second_guard_is_refused() -> None:
@@ -67,3 +69,38 @@ def test_the_transport_kind_and_the_stdio_decoding_follow_the_server_class() -> 
     assert stdio.params.encoding_error_handler == "replace"
     assert ignoring.params.encoding_error_handler == "ignore"
     assert servers[2].params.encoding_error_handler == "strict"  # not a stdio server
+
+
+def test_agent_framework_tools_get_their_transport_kind() -> None:
+    """`MCPStreamableHTTPTool` is guarded as "streamable-http", `MCPStdioTool` as "stdio"; the
+    tool's own `get_mcp_client()` result is what the guard wraps; a second guard is refused."""
+
+    class MCPTool:
+        def get_mcp_client(self) -> Any:
+            return f"{type(self).__name__} transport"
+
+    class MCPStdioTool(MCPTool):
+        pass
+
+    class MCPStreamableHTTPTool(MCPTool):
+        pass
+
+    kinds: list[tuple[object, str]] = []
+    guard = Guard("x")
+
+    def transport(inner: object, *, transport: str = "stdio") -> Any:
+        kinds.append((inner, transport))
+        return "guarded"
+
+    guard.transport = transport  # type: ignore[method-assign]
+    stdio = guard_agent_framework_tool(guard, MCPStdioTool())
+    http = guard_agent_framework_tool(guard, MCPStreamableHTTPTool())
+    assert (stdio.get_mcp_client(), http.get_mcp_client()) == ("guarded", "guarded")
+    assert kinds == [
+        ("MCPStdioTool transport", "stdio"),
+        ("MCPStreamableHTTPTool transport", "streamable-http"),
+    ]
+    with pytest.raises(ValueError, match="already guarded"):
+        guard_agent_framework_tool(Guard("y"), stdio)
+    with pytest.raises(TypeError, match="get_mcp_client"):
+        guard_agent_framework_tool(guard, object())
