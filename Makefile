@@ -4,11 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 # A complete dev venv: every extra, at the versions of constraints-dev.txt.
-EXTRAS := cli,mcp,fastmcp,pydantic-ai,postgresql,proxy,codegen,test,release,dev,bench,fuzz
+EXTRAS := cli,mcp,fastmcp,pydantic-ai,postgresql,proxy,openai-agents,agent-framework,codegen,test,release,dev,bench,fuzz
 SOURCES := $(wildcard src tests codegen bench)
 TESTS ?=
 
-.PHONY: venv generate check-generated lint reformat test test-slow test-all test-sdk-matrix bench \
+.PHONY: venv generate check-generated lint reformat test test-slow test-all test-sdk-matrix \
+	test-frameworks bench \
 	bench-reference fuzz fuzz-short conformance clean
 
 # The venv is rebuilt only when pyproject.toml or constraints-dev.txt changes.
@@ -67,6 +68,16 @@ test-all: test test-slow
 ##                  each in its own venv under .cache/sdk-matrix (tests/sdk_matrix.py)
 test-sdk-matrix: $(STAMP)
 	$(BIN)/python tests/sdk_matrix.py
+
+## test-frameworks: tests/integrations with every agent framework installed (langchain and
+##                  llama-index are heavy: their own venv under .cache/venv-frameworks)
+FRAMEWORK_EXTRAS := langchain,llamaindex
+FRAMEWORK_VENV := .cache/venv-frameworks
+test-frameworks: $(STAMP)
+	test -x $(FRAMEWORK_VENV)/bin/python || $(PYTHON) -m venv $(FRAMEWORK_VENV)
+	$(FRAMEWORK_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+		-e '.[test,mcp,fastmcp,openai-agents,agent-framework,$(FRAMEWORK_EXTRAS)]'
+	$(FRAMEWORK_VENV)/bin/pytest -p no:cacheprovider tests/integrations
 
 ## fuzz-short: the bounded fuzz pass make test runs (30 s over all targets): one verdict line,
 ##             libFuzzer's own output in .cache/fuzz/make-test.log

@@ -11,8 +11,7 @@ from typing import Any
 import mcp
 import pytest
 
-from conduit_mcp.guard import Guard
-from conduit_mcp.guard._frameworks import guard_agent_framework_tool
+from conduit_mcp.guard import Guard, guard_agent_framework_tool
 
 from ..guard.conftest import Hostile
 

@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from conduit_mcp.guard import Guard
-from conduit_mcp.guard._frameworks import guard_agent_framework_tool, guard_openai_agents_server
+from conduit_mcp.guard import Guard, guard_agent_framework_tool, guard_openai_agents_server
 
 
 def test_a_non_server_or_a_second_guard_is_refused() -> None:

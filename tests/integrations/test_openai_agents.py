@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from conduit_mcp.guard import REFUSED_CALL_CODE, Guard
-from conduit_mcp.guard._frameworks import guard_openai_agents_server
+from conduit_mcp.guard import REFUSED_CALL_CODE, Guard, guard_openai_agents_server
 
 from ..guard.conftest import Hostile
 

@@ -4,13 +4,16 @@ A `Guard` sits between an MCP client and its transport at the JSON-RPC message l
 exactly the JSON the server sent, before any SDK model is built, and decides before the SDK
 does (tool intake, pins, call gating, output checks). Use it with the official SDK's
 `ClientSession` (`Guard.wrap_streams`), the SDK's `Client` (`stdio_client`,
-`streamable_http_client`, `guarded_transport`) or FastMCP's `Client` (`fastmcp_transport`).
+`streamable_http_client`, `guarded_transport`) or FastMCP's `Client` (`fastmcp_transport`);
+openai-agents' MCP servers (`guard_openai_agents_server`) and Microsoft Agent Framework's MCP
+tools (`guard_agent_framework_tool`).
 
 Needs the `mcp` extra (`pip install 'conduit-mcp-client[mcp]'`), and `fastmcp` for FastMCP's
 `Client`.
 """
 
 from ._events import EVENT_KINDS, GUARD_REASONS, MAX_EVENTS, GuardEvent
+from ._frameworks import guard_agent_framework_tool, guard_openai_agents_server
 from ._guard import Guard
 from ._jsonrpc import INVALID_RESULT_CODE, REFUSED_CALL_CODE
 from ._modeltext import RESULT_META_KEY
@@ -26,4 +29,6 @@ __all__ = [
     "Guard",
     "GuardEvent",
     "Policy",
+    "guard_agent_framework_tool",
+    "guard_openai_agents_server",
 ]
