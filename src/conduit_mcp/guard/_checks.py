@@ -3,7 +3,7 @@
 Each is the single place a parallel change lands (the coordinator swaps one line):
 - `check_arguments`: `conduit_mcp.client.validate_arguments` (jsonschema-rs, linear-time patterns);
 - `validate_output`: `validate_structured` (the same engine);
-- `pin_page`: `PinStore.check_page` (one lookup per page) and `approve_all`.
+- `pin_page`: `PinStore.check_and_pin` (one lookup per page; one transaction for the writes).
 
 All of them are synchronous and run in a worker thread (`run_bounded`), so none blocks the
 event loop while it works and a slow one is abandoned after its time bound.
@@ -232,56 +232,45 @@ def pin_page(
     *,
     pin_new: bool,
     pin_changed: bool,
+    accept_cosmetic: bool = True,
     protocol_version: str | None = None,
     revoked: frozenset[str] = frozenset(),
 ) -> list[PinVerdict]:
-    """Check every tool of a page against its pin; pin the new (and changed) ones as told.
+    """Check every tool of a page against its pin and write the automatic pins the policy
+    allows, in ONE store transaction (`PinStore.check_and_pin`, approver
+    `"conduit-mcp guard"`), run in one worker thread.
 
-    One `PinStore.check_page` call per page (one lookup), run in one worker thread; the tools to
-    pin are approved in one `approve_all` transaction, recorded with the approver
-    `"conduit-mcp guard"`. A `"cosmetic"` status (only title, icons or annotations.title changed)
-    is re-pinned, so the listing carries the new display text.
+    The writes are conditional: a tool revoked (or approved by a person) between the check and
+    the write is never pinned over, and a cosmetic change (only title, icons or
+    annotations.title) is recorded beside the person's approval, never in its place — and only
+    with `accept_cosmetic` (policy `cosmetic="accept"`); otherwise it counts as `"changed"`.
+    Held tools go to the store's pending queue.
 
-    Before pinning a new tool (`pin_new`), the names in `revoked` and those whose last approve
-    or revoke row in the store's audit log is a revoke come back as `"revoked"`, unpinned: a
-    pin someone removed is not put back by trust on first use. The log is read only when a
-    page has a new tool not already known revoked (new tools are rare: once per tool).
+    Under `pin_new`, a new tool whose last pin was revoked (the store keeps a record of each
+    revocation until the next approval) comes back as `"revoked"`, unpinned; so does one whose
+    automatic pin was not written (fail closed). `revoked` (what the caller already knows) is
+    accepted for the caller's convenience; the store's record decides.
     """
-    checks = store.check_page(server_id, tools, protocol_version=protocol_version)
-    fresh = [c.name for c in checks if pin_new and str(c.status) == "new" and c.name not in revoked]
-    if fresh:
-        revoked = revoked | _revoked_names(store, server_id, fresh)
+    outcome = store.check_and_pin(
+        server_id,
+        tools,
+        approver=GUARD_APPROVER,
+        pin_new=pin_new,
+        accept_cosmetic=accept_cosmetic,
+        pin_changed=pin_changed,
+        protocol_version=protocol_version,
+    )
     verdicts: list[PinVerdict] = []
-    to_pin: list[Tool] = []
-    for tool, check in zip(tools, checks, strict=True):
-        status = str(check.status)
-        if status == "new" and pin_new and check.name in revoked:
+    for check in outcome.checks:
+        status, name = str(check.status), check.name
+        pinned = name in outcome.pinned
+        if status == "new" and pin_new and not pinned:
             verdicts.append(PinVerdict("revoked", False))
             continue
-        pinned = (
-            (status == "new" and pin_new)
-            or (status == "changed" and pin_changed)
-            or status == "cosmetic"
-        )
-        if pinned:
-            to_pin.append(tool)
+        if status == "cosmetic" and not pinned:
+            status = "changed"  # not accepted by the policy, or not written: a change
         verdicts.append(PinVerdict(status, pinned, tuple(check.changes)))
-    if to_pin:
-        store.approve_all(
-            server_id, to_pin, approver=GUARD_APPROVER, protocol_version=protocol_version
-        )
     return verdicts
-
-
-def _revoked_names(store: PinStore, server_id: str, names: Sequence[str]) -> frozenset[str]:
-    """Which of `names` (unpinned now) had a pin that was revoked: the last approve/revoke row
-    of the name in the audit log is a revoke."""
-    wanted = set(names)
-    last: dict[str, str] = {}
-    for entry in store.audit_log(server_id):
-        if entry.name in wanted and entry.action in ("approve", "revoke"):
-            last[entry.name] = entry.action
-    return frozenset(name for name, action in last.items() if action == "revoke")
 
 
 def top_level_changes(old: dict[str, Any], new: dict[str, Any]) -> tuple[PathItem, ...]:

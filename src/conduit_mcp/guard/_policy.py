@@ -11,12 +11,14 @@ from typing import Any, Final, Literal
 
 NewPolicy = Literal["pin", "allow", "hold", "block"]
 ChangedPolicy = Literal["block", "allow", "hold"]
+CosmeticPolicy = Literal["accept", "changed"]
 InvalidOutputPolicy = Literal["withhold", "flag", "pass"]
 SdkOutputSchemaPolicy = Literal["hide_unsafe", "keep"]
 
 _CHOICES: Final[dict[str, frozenset[str]]] = {
     "new": frozenset({"pin", "allow", "hold", "block"}),
     "changed": frozenset({"block", "allow", "hold"}),
+    "cosmetic": frozenset({"accept", "changed"}),
     "invalid_output": frozenset({"withhold", "flag", "pass"}),
     "sdk_output_schema": frozenset({"hide_unsafe", "keep"}),
 }
@@ -39,6 +41,10 @@ class Policy:
             remove it from the page; calls are refused), `"allow"` (pin the new definition and
             pass it — this overwrites the store's pin, a team's included) or `"hold"` (keep it
             on the page, refuse calls until `Guard.approve`).
+        cosmetic: a pinned tool whose definition differs from its pin in cosmetic fields only
+            (`title`, `icons`, `annotations.title`): `"accept"` (default: pass it and record
+            the variant beside the pin; the approved definition and approver stay) or
+            `"changed"` (treat it as a material change: `changed` decides).
         check_arguments: refuse a `tools/call` whose arguments fail the tool's `inputSchema`
             (default `True`).
         invalid_output: `structuredContent` that fails the tool's `outputSchema`:
@@ -72,6 +78,7 @@ class Policy:
 
     new: NewPolicy = "pin"  # `Guard` makes it "hold" when the caller passes `pins=`
     changed: ChangedPolicy = "block"
+    cosmetic: CosmeticPolicy = "accept"
     check_arguments: bool = True
     invalid_output: InvalidOutputPolicy = "withhold"
     output_timeout: float = 2.0

@@ -696,6 +696,7 @@ class Connection:
                     [tools[i] for i in ask],
                     pin_new=policy.new == "pin",
                     pin_changed=policy.changed == "allow",
+                    accept_cosmetic=policy.cosmetic == "accept",
                     protocol_version=self.known_version(),
                     revoked=frozenset(guard._revoked),
                 )

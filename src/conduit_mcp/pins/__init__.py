@@ -15,8 +15,10 @@ from ._drift import ToolDiff, diff_tools
 from ._store import (
     AsyncPinStore,
     AuditEntry,
+    Pending,
     Pin,
     PinCheck,
+    PinOutcome,
     PinStatus,
     PinStore,
     redacted_location,
@@ -29,7 +31,9 @@ __all__ = [  # noqa: RUF022
     "AsyncPinStore",
     "Pin",
     "PinCheck",
+    "PinOutcome",
     "PinStatus",
+    "Pending",
     "AuditEntry",
     "redacted_location",
     # Changes: what changed between two definitions of a tool, field by field

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import json
 import os
 import re
 import sqlite3
@@ -27,7 +28,16 @@ from ..client._tool import Tool, check_server_id
 from ..client._versions import check_version
 from ._changes import DEFAULT_COSMETIC, FieldChange, field_changes, normalized
 from ._drift import ToolDiff, diff_tools
-from ._sql import AuditRow, Backend, CheckRow, PinRow, PostgresBackend, SqliteBackend
+from ._sql import (
+    AuditRow,
+    Backend,
+    PendingRow,
+    PinRow,
+    PostgresBackend,
+    Seen,
+    SqliteBackend,
+    Writes,
+)
 
 PinStatus = Literal["approved", "new", "changed", "cosmetic"]
 """`PinStore.check`'s answer: the pinned definition; no pin; a material change; or a change
@@ -53,6 +63,11 @@ class Pin:
         approver: who approved it (free text, e.g. `"alice@example.com"`), or `None`.
         approved_at: when, in seconds since the Unix epoch (UTC).
         protocol_version: the negotiated protocol version it was listed under, or `None`.
+        cosmetic_fingerprint: a variant that differs from the approved definition in cosmetic
+            fields only and was accepted beside it (`PinStore.check_and_pin` with
+            `accept_cosmetic`), or `None`. It checks as `"approved"`; the approved definition,
+            its fingerprint and its approver stay as they were.
+        cosmetic_definition: that variant's canonical JSON, or `None`.
     """
 
     server_id: str
@@ -62,6 +77,8 @@ class Pin:
     approver: str | None
     approved_at: float
     protocol_version: str | None
+    cosmetic_fingerprint: str | None = None
+    cosmetic_definition: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +114,43 @@ class AuditEntry:
     protocol_version: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """One tool awaiting a person's approval, as the store's pending queue keeps it. Immutable.
+
+    A check (`check_page` with `audit=True`, a guard's `check_and_pin`) that finds a tool new,
+    changed or cosmetic (and does not pin it) writes or refreshes its row; an approval or a pin
+    of the tool removes it. A tool seen again in the same state moves `last_seen` and `seen`
+    only (no audit row); a new definition or status replaces the row (one audit row).
+
+    Attributes:
+        server_id, name: the tool.
+        status: `"new"`, `"changed"` (material) or `"cosmetic"`.
+        fingerprint: the fingerprint of the definition awaiting approval.
+        pinned: the approved fingerprint it differs from, or `None` for a new tool.
+        definition: the listed definition as RFC 8785 canonical JSON, or `None` when it was
+            checked by fingerprint alone (or is too deep to write).
+        changes: the field changes from the approved definition (`FieldChange`s; values too
+            deep to store are `None`).
+        first_seen, last_seen: seconds since the Unix epoch (UTC) of the first and the last
+            check that found it in this state.
+        seen: how many checks found it in this state.
+        protocol_version: of the last check, or `None`.
+    """
+
+    server_id: str
+    name: str
+    status: str
+    fingerprint: str
+    pinned: str | None
+    definition: str | None
+    changes: tuple[FieldChange, ...]
+    first_seen: float
+    last_seen: float
+    seen: int
+    protocol_version: str | None
+
+
 class PinCheck(NamedTuple):
     """The verdict on one tool of a page. Immutable (a named tuple: one is built per tool of
     every page checked, so construction cost counts).
@@ -115,6 +169,20 @@ class PinCheck(NamedTuple):
     fingerprint: str
     pinned: str | None
     changes: tuple[FieldChange, ...]
+
+
+class PinOutcome(NamedTuple):
+    """What `PinStore.check_and_pin` found and wrote for a page. Immutable.
+
+    Attributes:
+        checks: one `PinCheck` per tool, in page order, as read under the lock.
+        pinned: names whose automatic pin (or accepted cosmetic variant) was written.
+        revoked: names with no pin whose last pin was revoked (never pinned automatically).
+    """
+
+    checks: tuple[PinCheck, ...]
+    pinned: frozenset[str]
+    revoked: frozenset[str]
 
 
 class PinStore:
@@ -359,14 +427,17 @@ class PinStore:
                 server_id, [tool], protocol_version=protocol_version, audit=audit
             )[0].status
         name, value = _pin_key(server_id, tool, fingerprint)
-        found = self._open().lookup(_store_text(server_id), [_store_text(name)], [value])
-        pinned = found[0][1] if found else value
-        status: PinStatus = (
-            "new" if pinned is None else "approved" if pinned == value else "changed"
-        )
-        if audit and status != "approved":
-            self._record(server_id, [(name, status, value, pinned)], protocol_version)
-        return status
+        stored_id, key = _store_text(server_id), _store_text(name)
+        found = self._open().lookup(stored_id, [key], [value])
+        out = _all_approved([name], [value])
+        if found and audit:
+            if protocol_version is not None:
+                check_version(protocol_version)
+            auto = _Auto(False, False, False, None, protocol_version)
+            self._settle(stored_id, [name], [key], [value], [None], [0], found, out, auto, set())
+        elif found:
+            out[0] = self._verdict(name, value, found[0][1], None, None)
+        return out[0].status
 
     def check_page(
         self,
@@ -404,52 +475,195 @@ class PinStore:
         Total: one indexed lookup per page (sqlite: one statement per 16,382 tools, in one
         read transaction), then linear in the size of the definitions that differ.
         """
-        check_server_id(server_id)
-        _check_unicode(server_id, "server_id")
-        names: list[str] = []
-        values: list[str] = []
-        page = tools if type(tools) is list else list(tools)
-        for tool in page:
-            # The checks of `_pin_key`, inlined: this loop is the guard's hot path.
-            if type(tool) is not Tool and not isinstance(tool, Tool):
-                raise TypeError(f"tools must hold Tool objects, got {type(tool).__name__}")
-            if tool.server_id != server_id:
-                raise ValueError("the Tool was listed by another server_id")
-            name = tool.name
-            value = tool.fingerprint
-            if value is None:
-                value = _fingerprint(tool.raw)
-            if value not in _VALID_FINGERPRINTS:
-                name, value = _pin_key(server_id, tool, None)
-                _remember_valid(value)
-            elif not name.isascii():
-                _pin_key(server_id, tool, None)  # the lone-surrogate check
-            names.append(name)
-            values.append(value)
-        if len(set(names)) != len(names):
-            _raise_duplicate(names)
+        names, values, page = _page(server_id, tools)
         if not names:
             return ()
         # The database compares the fingerprints and returns only the tools whose pin
         # differs (with the approved definition): the steady state moves no rows.
-        found = self._open().lookup(_store_text(server_id), _stored_names(names), values)
+        stored_id = _store_text(server_id)
+        stored = _stored_names(names)
+        found = self._open().lookup(stored_id, stored, values)
         out = _all_approved(names, values)
-        for index, pinned, definition in found:
-            name, value = names[index], values[index]
-            if pinned is None:
-                out[index] = PinCheck(name, "new", value, None, ())
-            else:
-                changes = self._explain(definition, page[index].raw)
-                material = any(change.material for change in changes)
-                status: PinStatus = "changed" if material else "cosmetic"
-                out[index] = PinCheck(name, status, value, pinned, changes)
-        if audit and found:
-            outcomes = [
-                (out[i].name, out[i].status, out[i].fingerprint, out[i].pinned)
-                for i in sorted(index for index, _, _ in found)
-            ]
-            self._record(server_id, outcomes, protocol_version)
+        if not found:
+            return tuple(out)
+        if not audit:
+            for index, pinned, definition in found:
+                out[index] = self._verdict(
+                    names[index], values[index], pinned, definition, page[index].raw
+                )
+            return tuple(out)
+        if protocol_version is not None:
+            check_version(protocol_version)
+        indexes = sorted(index for index, _, _ in found)
+        position = {index: k for k, index in enumerate(indexes)}
+        relative = [(position[index], pinned, definition) for index, pinned, definition in found]
+        self._settle(
+            stored_id,
+            names,
+            stored,
+            values,
+            [t.raw for t in page],
+            indexes,
+            relative,
+            out,
+            _Auto(False, False, False, None, protocol_version),
+            set(),
+        )
         return tuple(out)
+
+    def check_and_pin(
+        self,
+        server_id: str,
+        tools: Iterable[Tool],
+        *,
+        approver: str,
+        pin_new: bool = False,
+        accept_cosmetic: bool = False,
+        pin_changed: bool = False,
+        protocol_version: str | None = None,
+    ) -> PinOutcome:
+        """Check a page and write the automatic pins a policy asks for, in ONE transaction.
+
+        What a guard calls per page. A first lookup without any lock answers a page whose every
+        tool is approved (the steady state: one statement, no write). Otherwise one write
+        transaction under the server's lock (sqlite: the database write lock; PostgreSQL: an
+        advisory lock on the server id, the one `approve` and `revoke` take) reads the
+        differing tools again, their revocations and pending rows, and writes:
+
+        * `pin_new`: a tool with no pin is pinned (trust on first use) — unless its last pin
+          was revoked (it is in `PinOutcome.revoked`, held in the pending queue);
+        * `accept_cosmetic`: a variant that differs from the pin in cosmetic fields only is
+          recorded beside the pin (`Pin.cosmetic_fingerprint`); the approved definition,
+          fingerprint and approver are never replaced;
+        * `pin_changed`: a material change replaces the pin (approver `approver`);
+        * anything else not approved goes to the pending queue (`pending`): a new row (and
+          one audit row) when its state changed, else its counter and `last_seen` move.
+
+        Every pin write is also conditional in SQL (insert only when there is no pin and no
+        revocation; update only while the pin is the one read), so a revocation or another
+        approval is never undone, whatever commits around this call.
+
+        Args:
+            server_id: the operator-assigned id of the server.
+            tools: the accepted `Tool`s of the page.
+            approver: recorded with every write this call makes (e.g. `"conduit-mcp guard"`).
+            pin_new, accept_cosmetic, pin_changed: which automatic writes are allowed.
+            protocol_version: recorded with pins and audit rows.
+
+        Returns:
+            A `PinOutcome`: the checks (as read under the lock), the names pinned or accepted,
+            and the names whose pin was revoked.
+
+        Raises:
+            As `check_page`; TypeError or ValueError for an `approver` that is not a
+            non-empty `str`.
+        """
+        if not isinstance(approver, str) or not approver.strip():
+            raise ValueError("approver must name who writes the automatic pins (non-empty)")
+        stored_approver = _approver(approver)
+        if protocol_version is not None:
+            check_version(protocol_version)
+        names, values, page = _page(server_id, tools)
+        if not names:
+            return PinOutcome((), frozenset(), frozenset())
+        stored_id = _store_text(server_id)
+        stored = _stored_names(names)
+        found = self._open().lookup(stored_id, stored, values)
+        out = _all_approved(names, values)
+        if not found:
+            return PinOutcome(tuple(out), frozenset(), frozenset())
+        indexes = sorted(index for index, _, _ in found)
+        revoked: set[str] = set()
+        auto = _Auto(pin_new, accept_cosmetic, pin_changed, stored_approver, protocol_version)
+        applied = self._settle(
+            stored_id,
+            names,
+            stored,
+            values,
+            [t.raw for t in page],
+            indexes,
+            None,
+            out,
+            auto,
+            revoked,
+        )
+        pinned = frozenset(names[i] for i in indexes if stored[i] in applied)
+        return PinOutcome(tuple(out), pinned, frozenset(revoked))
+
+    def _verdict(
+        self, name: str, value: str, pinned: str | None, definition: str | None, raw: Any
+    ) -> PinCheck:
+        if pinned is None:
+            return PinCheck(name, "new", value, None, ())
+        if raw is None:  # checked by name and fingerprint: nothing to explain
+            return PinCheck(name, "changed", value, pinned, ())
+        changes = self._explain(definition, raw)
+        material = any(change.material for change in changes)
+        return PinCheck(name, "changed" if material else "cosmetic", value, pinned, changes)
+
+    def _settle(
+        self,
+        stored_id: str,
+        names: list[str],
+        stored: list[str],
+        values: list[str],
+        raws: list[Any],
+        indexes: list[int],
+        found: list[tuple[int, str | None, str | None]] | None,
+        out: list[PinCheck],
+        auto: _Auto,
+        revoked: set[str],
+    ) -> set[str]:
+        """One check-and-pin transaction over the page entries `indexes`; fills `out`
+        (and `revoked`) from what the transaction read; returns the stored names written."""
+
+        def decide(seen: Seen) -> Writes:
+            now = time.time()
+            writes = Writes([], [], [], [], [], [], [])
+            version = auto.protocol_version
+            for k, pinned, definition in sorted(seen.found):
+                i = indexes[k]
+                name, key, value = names[i], stored[i], values[i]
+                check = self._verdict(name, value, pinned, definition, raws[i])
+                out[i] = check
+                listed = _definition_or_none(raws[i])
+                if check.status == "new" and key in seen.revoked:
+                    revoked.add(name)
+                elif check.status == "new" and auto.pin_new:
+                    row = PinRow(stored_id, key, value, listed, auto.approver, now, version)
+                    writes.new_pins.append(row)
+                    writes.audit.append((_approve_row(row, None), key))
+                    writes.unpend.append(key)
+                    continue
+                elif check.status == "cosmetic" and auto.accept_cosmetic and pinned is not None:
+                    writes.cosmetic.append((key, pinned, value, listed, now))
+                    audit = (now, stored_id, key, "check", "cosmetic", value, pinned, listed)
+                    writes.audit.append(((*audit, auto.approver, version), key))
+                    writes.unpend.append(key)
+                    continue
+                elif check.status == "changed" and auto.pin_changed and pinned is not None:
+                    row = PinRow(stored_id, key, value, listed, auto.approver, now, version)
+                    writes.replace.append((row, pinned))
+                    writes.audit.append((_approve_row(row, pinned), key))
+                    writes.unpend.append(key)
+                    continue
+                # Held: one pending row per tool; one audit row per change of its state.
+                if seen.pending.get(key) == (check.status, value):
+                    writes.bump.append((key, value, now))
+                    continue
+                changes = _changes_json(check.changes)
+                writes.pending.append(
+                    PendingRow(
+                        stored_id, key, check.status, value, pinned, listed, changes, now, version
+                    )
+                )
+                held = (now, stored_id, key, "check", check.status, value, pinned, None, None)
+                writes.audit.append(((*held, version), None))
+            return writes
+
+        sub_names = [stored[i] for i in indexes]
+        sub_values = [values[i] for i in indexes]
+        return self._open().settle(stored_id, sub_names, sub_values, found, decide)
 
     def changes(self, server_id: str, tool: Tool) -> tuple[FieldChange, ...]:
         """The field-level changes between the approved definition and `tool`.
@@ -509,6 +723,30 @@ class PinStore:
         """
         stored = None if server_id is None else _store_text(check_server_id(server_id))
         return tuple(_pin(row) for row in self._open().pins(stored, None))
+
+    def pending(self, server_id: str | None = None, name: str | None = None) -> tuple[Pending, ...]:
+        """The pending queue: tools awaiting a person's approval, by server id and name.
+
+        Args:
+            server_id: only this server's, or `None` for all.
+            name: only this tool (with `server_id`), or `None`.
+
+        Returns:
+            `Pending` rows ordered by server id and name.
+
+        Raises:
+            TypeError, ValueError: bad `server_id` or `name`; the store is closed; a row the
+                store holds is malformed (the message names its table and column).
+            sqlite3.Error, psycopg.Error: the database cannot be read.
+        """
+        stored = None if server_id is None else _store_text(check_server_id(server_id))
+        key = None
+        if name is not None:
+            if not isinstance(name, str):
+                raise TypeError(f"name must be a str, got {type(name).__name__}")
+            _check_unicode(name, "name")
+            key = _store_text(name)
+        return tuple(_pending(row) for row in self._open().pending(stored, key))
 
     def pinned(self, server_id: str) -> dict[str, str]:
         """Every pin of one server, including tools it no longer lists.
@@ -642,23 +880,6 @@ class PinStore:
             return (FieldChange("", "replace", old, new, True),)
         return changes
 
-    def _record(
-        self,
-        server_id: str,
-        outcomes: Sequence[tuple[str, str, str, str | None]],
-        protocol_version: str | None,
-    ) -> None:
-        if protocol_version is not None:
-            check_version(protocol_version)
-        now = time.time()
-        stored_id = _store_text(server_id)
-        self._open().record_checks(
-            [
-                CheckRow(now, stored_id, _store_text(name), status, value, pinned, protocol_version)
-                for name, status, value, pinned in outcomes
-            ]
-        )
-
 
 class AsyncPinStore:
     """The async form of a `PinStore`, for event loops (a guard on anyio/asyncio).
@@ -754,6 +975,81 @@ class AsyncPinStore:
 # -- module helpers ---------------------------------------------------------------------------
 
 
+class _Auto(NamedTuple):
+    """Which automatic writes a check-and-pin transaction may make, and in whose name."""
+
+    pin_new: bool
+    accept_cosmetic: bool
+    pin_changed: bool
+    approver: str | None
+    protocol_version: str | None
+
+
+def _definition_or_none(raw: Any) -> str | None:
+    """The canonical JSON of a listed definition, or `None` when it has none or it cannot be
+    written (deeper than the encoder goes)."""
+    if raw is None:
+        return None
+    try:
+        return canonical_json(raw).decode("utf-8")
+    except (Error, RecursionError, ValueError):
+        return None
+
+
+def _changes_json(changes: Sequence[FieldChange]) -> str:
+    """The field changes as a JSON array (`FieldChange.to_json`); values too deep to write are
+    left out (path, op and material stay)."""
+    try:
+        return json.dumps([c.to_json() for c in changes], ensure_ascii=False)
+    except (RecursionError, ValueError, TypeError):
+        brief = [{"path": c.path, "op": c.op, "material": c.material} for c in changes]
+        return json.dumps(brief, ensure_ascii=False)
+
+
+def _approve_row(row: PinRow, previous: str | None) -> tuple[Any, ...]:
+    return (
+        row.approved_at,
+        row.server_id,
+        row.name,
+        "approve",
+        None,
+        row.fingerprint,
+        previous,
+        row.definition,
+        row.approver,
+        row.protocol_version,
+    )
+
+
+def _page(server_id: str, tools: Iterable[Tool]) -> tuple[list[str], list[str], list[Tool]]:
+    """(names, fingerprints, tools) of a page, every tool checked as `approve` checks it."""
+    check_server_id(server_id)
+    _check_unicode(server_id, "server_id")
+    names: list[str] = []
+    values: list[str] = []
+    page = tools if type(tools) is list else list(tools)
+    for tool in page:
+        # The checks of `_pin_key`, inlined: this loop is the guard's hot path.
+        if type(tool) is not Tool and not isinstance(tool, Tool):
+            raise TypeError(f"tools must hold Tool objects, got {type(tool).__name__}")
+        if tool.server_id != server_id:
+            raise ValueError("the Tool was listed by another server_id")
+        name = tool.name
+        value = tool.fingerprint
+        if value is None:
+            value = _fingerprint(tool.raw)
+        if value not in _VALID_FINGERPRINTS:
+            name, value = _pin_key(server_id, tool, None)
+            _remember_valid(value)
+        elif not name.isascii():
+            _pin_key(server_id, tool, None)  # the lone-surrogate check
+        names.append(name)
+        values.append(value)
+    if len(set(names)) != len(names):
+        _raise_duplicate(names)
+    return names, values, page
+
+
 def _all_approved(names: list[str], values: list[str]) -> list[PinCheck]:
     """`PinCheck(name, "approved", value, value, ())` per tool, built by `tuple.__new__` in
     C (a third of the cost of calling `PinCheck` 1,000 times through its Python `__new__`)."""
@@ -826,15 +1122,39 @@ def _check_unicode(text: str, what: str) -> None:
             raise ValueError(f"{what} holds a lone surrogate") from None
 
 
-def _pin(row: PinRow) -> Pin:
+def _pending(row: tuple[Any, ...]) -> Pending:
+    server_id, name, status, value, pinned, definition, changes, first, last, seen, version = row
+    items = json.loads(changes)
+    return Pending(
+        _load_text(server_id),
+        _load_text(name),
+        status,
+        value,
+        pinned,
+        definition,
+        tuple(
+            FieldChange(c["path"], c["op"], c.get("old"), c.get("new"), c["material"])
+            for c in items
+        ),
+        float(first),
+        float(last),
+        int(seen),
+        version,
+    )
+
+
+def _pin(row: tuple[Any, ...]) -> Pin:
+    server_id, name, value, definition, approver, at, version, cosmetic, cosmetic_def = row
     return Pin(
-        _load_text(row.server_id),
-        _load_text(row.name),
-        row.fingerprint,
-        row.definition,
-        None if row.approver is None else _load_text(row.approver),
-        float(row.approved_at),
-        row.protocol_version,
+        _load_text(server_id),
+        _load_text(name),
+        value,
+        definition,
+        None if approver is None else _load_text(approver),
+        float(at),
+        version,
+        cosmetic,
+        cosmetic_def,
     )
 
 
