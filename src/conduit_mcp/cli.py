@@ -48,6 +48,7 @@ from .client import (
     unwrap_response,
 )
 from .pins import FieldChange, PinStore, diff_tools, redacted_location
+from .pins._location import StoreLocation
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -565,9 +566,9 @@ def _store(location: str, *, create: bool = False) -> PinStore:
         where = redacted_location(location)
         _fail(f"--store {where}: no such pin store (only pins approve creates one)")
     except Exception as exc:  # sqlite3.Error, psycopg.Error, ImportError, ValueError
-        where = redacted_location(location)
+        parsed = StoreLocation(location)
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        _fail(f"{where}: cannot open the pin store: {reason.replace(location, where)}")
+        _fail(f"{parsed.display}: cannot open the pin store: {parsed.scrub(reason)}")
 
 
 def _page_tools(

@@ -23,6 +23,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Final, NamedTuple, Protocol
 
+from ._location import StoreLocation
+
 
 class PinRow(NamedTuple):
     """One pin as stored."""
@@ -647,7 +649,7 @@ class PostgresBackend:
     call that met the break raises and is not retried (it may or may not have committed).
     """
 
-    def __init__(self, url: str, timeout: float) -> None:
+    def __init__(self, location: StoreLocation, timeout: float) -> None:
         try:
             import psycopg
         except ImportError as exc:  # pragma: no cover - the extra is installed in tests
@@ -655,8 +657,8 @@ class PostgresBackend:
                 "a postgresql:// PinStore needs psycopg 3: pip install 'conduit-mcp[postgresql]'"
             ) from exc
         self._psycopg = psycopg
-        self._url = url
-        self._connect_timeout = max(1, round(timeout))
+        self._location = location
+        self._timeout = timeout
         self._conn = self._connect()
         self._lock = threading.Lock()
         try:
@@ -666,12 +668,7 @@ class PostgresBackend:
             raise
 
     def _connect(self) -> Any:
-        return self._psycopg.connect(
-            self._url,
-            autocommit=True,
-            connect_timeout=self._connect_timeout,
-            application_name="conduit-mcp",
-        )
+        return pg_connect(self._location, self._timeout)
 
     def _live(self) -> Any:
         """The connection, reopened when the last one broke. Call with the lock held, once
@@ -858,6 +855,34 @@ class PostgresBackend:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+
+def pg_connect(location: StoreLocation, timeout: float) -> Any:
+    """A psycopg connection (autocommit) to `location`, from its parsed parameters.
+
+    Raises:
+        psycopg.Error: of the driver's class, re-worded: the redacted location, and the
+            driver's first line with every piece of the password and every quoted value
+            hidden; no cause or context is chained (they would carry the location).
+    """
+    import psycopg
+
+    params = {
+        **location.connect_params(),
+        "connect_timeout": max(1, round(timeout)),
+        "application_name": "conduit-mcp",
+    }
+    failure: Exception
+    try:
+        return psycopg.connect(autocommit=True, **params)
+    except psycopg.Error as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        message = f"cannot connect to the pin store at {location.display}: {location.scrub(first)}"
+        try:
+            failure = type(exc)(message)
+        except Exception:
+            failure = psycopg.OperationalError(message)
+    raise failure
 
 
 # -- shared ---------------------------------------------------------------------------------

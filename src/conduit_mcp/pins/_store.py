@@ -28,6 +28,7 @@ from ..client._tool import Tool, check_server_id
 from ..client._versions import check_version
 from ._changes import DEFAULT_COSMETIC, FieldChange, field_changes, normalized
 from ._drift import ToolDiff, diff_tools
+from ._location import StoreLocation
 from ._sql import (
     AuditRow,
     Backend,
@@ -37,6 +38,7 @@ from ._sql import (
     Seen,
     SqliteBackend,
     Writes,
+    pg_connect,
 )
 
 PinStatus = Literal["approved", "new", "changed", "cosmetic"]
@@ -44,7 +46,6 @@ PinStatus = Literal["approved", "new", "changed", "cosmetic"]
 of cosmetic fields only (`title`, `icons`, `annotations.title` by default)."""
 
 _FINGERPRINT: Final = re.compile(r"jcs-sha256:[0-9a-f]{64}\Z")
-_POSTGRES_SCHEMES: Final = ("postgresql://", "postgres://")
 # Fingerprints already checked against _FINGERPRINT (bounded; a pure function of the text).
 _VALID_FINGERPRINTS: Final[set[str]] = set()
 _VALID_FINGERPRINTS_MAX: Final = 100_000
@@ -271,11 +272,21 @@ class PinStore:
         self._closed = False
         self._backend: Backend
         text = os.fspath(location)
-        self._location = redacted_location(text) if isinstance(text, str) else repr(text)
-        if isinstance(text, str) and text.startswith(_POSTGRES_SCHEMES):
+        self._location: str
+        if not isinstance(text, str):  # a bytes path: sqlite only
+            self._location = repr(text)
+            parsed = None
+        else:
+            parsed = StoreLocation(text)  # parsed once; only its display form is ever shown
+            self._location = parsed.display
+        if parsed is not None and parsed.kind == "postgresql":
+            if parsed.error is not None:
+                raise ValueError(
+                    f"{parsed.display}: not a PostgreSQL location libpq accepts: {parsed.error}"
+                )
             if not create:
-                _require_postgres_store(text, timeout)
-            self._backend = PostgresBackend(text, timeout)
+                _require_postgres_store(parsed, timeout)
+            self._backend = PostgresBackend(parsed, timeout)
         else:
             if not create:
                 _require_sqlite_file(text)
@@ -1194,41 +1205,42 @@ def _require_sqlite_file(path: str) -> None:
             raise missing from None
 
 
-def _require_postgres_store(url: str, timeout: float) -> None:
-    """Raise `FileNotFoundError` unless the database at `url` holds a pin store's tables.
+def _require_postgres_store(location: StoreLocation, timeout: float) -> None:
+    """Raise `FileNotFoundError` unless the database at `location` holds a pin store's tables.
 
     One short connection that only reads the catalog (`to_regclass` follows the URL's search
     path, as the store's unqualified table names do).
     """
     try:
-        import psycopg
+        import psycopg  # noqa: F401
     except ImportError:
         return  # PostgresBackend raises the ImportError that says which extra to install
-    with psycopg.connect(url, autocommit=True, connect_timeout=max(1, round(timeout))) as conn:
+    with pg_connect(location, timeout) as conn:
         row = conn.execute("SELECT to_regclass('conduit_mcp_migrations')").fetchone()
     if row is None or row[0] is None:
-        raise FileNotFoundError(
-            errno.ENOENT, "no pin store in this database", redacted_location(url)
-        )
+        raise FileNotFoundError(errno.ENOENT, "no pin store in this database", location.display)
 
 
 def redacted_location(location: str) -> str:
-    """A pin store location fit to print: a URL's password replaced by `***`.
+    """A pin store location fit to print: every form of a PostgreSQL password hidden.
 
     Args:
-        location: a sqlite path or a `postgresql://user:password@host/db` URL, as given to
-            `PinStore`.
+        location: a sqlite path, or a PostgreSQL location in any libpq form: a
+            `postgresql://` (or `postgres://`) URL with `user:password@`, percent-escapes or
+            raw `/` and `@` in the password, a `?password=` parameter, or a conninfo string
+            (`host=... password=...`).
 
     Returns:
-        `location` with the password of a `scheme://user:password@` part written `***`;
-        anything else unchanged (e.g. `postgresql://pins:***@db/gateway`).
+        The location with each password written `***` (e.g.
+        `postgresql://pins:***@db/gateway`); a URL whose password libpq would read
+        differently from its text is cut to `postgresql://***`. A sqlite path is unchanged.
 
-    Total: one linear regex pass; never raises for a `str`.
+    Total: never raises for a `str`; no connection is made.
 
-    Spec: none (conduit-defined: the pin store is this library's); `PinStore`'s `repr` and the
-    `conduit-mcp pins` commands print locations through it.
+    Spec: none (conduit-defined: the pin store is this library's); `PinStore`'s `repr`, its
+    errors and the `conduit-mcp pins` commands show locations only in this form.
     """
-    return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", location)
+    return StoreLocation(location).display
 
 
 def _tool_fingerprint(tool: Tool) -> str:
