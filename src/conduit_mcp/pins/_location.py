@@ -75,7 +75,7 @@ class StoreLocation:
         text = text.replace(self._target, self.display)
         for secret in self._secrets:
             text = text.replace(secret, "***")
-        return _QUOTED.sub("\"…\"", text)
+        return _QUOTED.sub('"…"', text)
 
     def connect_params(self) -> dict[str, Any]:
         """The parsed libpq parameters (a copy; holds the password)."""
