@@ -21,12 +21,15 @@ shortcodes) and hidden characters as `\\uXXXX`. When the reader of stdout goes a
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
+from collections.abc import Iterator
 from importlib import metadata
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
+import click
 import typer
 from conduit_mcp_wire import LATEST, VERSIONS
 from rich.table import Table
@@ -551,24 +554,34 @@ PageArgument = Annotated[
 ]
 
 
-def _store(location: str, *, create: bool = False) -> PinStore:
-    """Open a store, or exit 2 with one line (the URL's password is never echoed).
+@contextlib.contextmanager
+def _store(location: str, *, create: bool = False) -> Iterator[PinStore]:
+    """Open a store for the `with` block, or exit 2 with one line (the URL's password is never
+    echoed); a failure while the block reads or writes it (a malformed row, a lost
+    connection) is one line and exit 2 too, never a traceback.
 
     Only `pins approve` passes `create=True`. The others (list, check, changes, audit, and
     revoke, which has nothing to remove from a new store) open with `PinStore(...,
-    create=False)` (sqlite's `mode=rw` open; a PostgreSQL database must hold the tables): a
-    mistyped location is a usage error naming `--store`, and nothing is created, instead of an
-    empty store where every tool reads as new.
+    create=False)` (sqlite's `mode=rw` open and the store's marker; a PostgreSQL database must
+    hold the tables): a mistyped location, or a file that is not a pin store, is a usage error
+    naming `--store`, and nothing is created or written.
     """
+    parsed = StoreLocation(location)
     try:
-        return PinStore(location, create=create)
+        pins = PinStore(location, create=create)
     except FileNotFoundError:
-        where = redacted_location(location)
-        _fail(f"--store {where}: no such pin store (only pins approve creates one)")
+        _fail(f"--store {parsed.display}: no such pin store (only pins approve creates one)")
     except Exception as exc:  # sqlite3.Error, psycopg.Error, ImportError, ValueError
-        parsed = StoreLocation(location)
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         _fail(f"{parsed.display}: cannot open the pin store: {parsed.scrub(reason)}")
+    try:
+        with pins:
+            yield pins
+    except (click.exceptions.Exit, click.exceptions.ClickException, click.exceptions.Abort):
+        raise
+    except Exception as exc:  # a malformed row (ValueError), sqlite3.Error, psycopg.Error
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        _fail(f"{parsed.display}: cannot use the pin store: {parsed.scrub(reason)}")
 
 
 def _page_tools(
@@ -621,7 +634,7 @@ def pins_list_command(
     table.add_column("approver", overflow="fold")
     table.add_column("approved (UTC)", no_wrap=True)
     for row in rows:
-        when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(row["approved_at"]))
+        when = _utc(row["approved_at"])
         table.add_row(
             _text(row["server_id"]),
             _text(row["name"]),
@@ -856,7 +869,7 @@ def pins_audit_command(
 
 def _audit_line(row: dict[str, Any]) -> str:
     """One entry for a person: fixed-width fields first, the server's strings last (escaped)."""
-    when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(row["at"]))
+    when = _utc(row["at"])
     action = row["action"] if row["outcome"] is None else f"{row['action']} {row['outcome']}"
     line = (
         f"{when}  {action:<14}  {_short_fingerprint(row['fingerprint']):<16}"
@@ -868,6 +881,14 @@ def _audit_line(row: dict[str, Any]) -> str:
     if row["approver"] is not None:
         line += f"  by {clipped(row['approver'])}"
     return line
+
+
+def _utc(seconds: float) -> str:
+    """Seconds since the Unix epoch as UTC date and time; a value no calendar holds as is."""
+    try:
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(seconds))
+    except (OverflowError, OSError, ValueError):
+        return repr(seconds)
 
 
 def _short_fingerprint(value: str | None) -> str:

@@ -313,10 +313,15 @@ def _padded(rows: int, most: int) -> int:
 class SqliteBackend:
     """A sqlite file or `":memory:"`; writers take the database lock (`BEGIN IMMEDIATE`)."""
 
-    def __init__(self, path: Any, timeout: float) -> None:
+    def __init__(self, path: Any, timeout: float, *, create: bool = True) -> None:
         self._conn = sqlite3.connect(
             path, timeout=timeout, isolation_level=None, check_same_thread=False
         )
+        try:
+            _check_marker(self._conn, path, create)  # before anything writes to the file
+        except BaseException:
+            self._conn.close()
+            raise
         self._lock = threading.Lock()
         # Bound parameters per statement: two per tool, then the server id.
         getlimit = getattr(self._conn, "getlimit", None)  # Python 3.11+
@@ -890,6 +895,41 @@ def pg_connect(location: StoreLocation, timeout: float) -> Any:
 
 def _nothing() -> None:
     pass
+
+
+def _check_marker(conn: sqlite3.Connection, path: Any, create: bool) -> None:
+    """Refuse a sqlite file that is not a pin store, reading only (nothing is written).
+
+    A pin store carries `PRAGMA application_id` = `APPLICATION_ID` (from schema version 3) or,
+    older, the `conduit_mcp_migrations` table (or, oldest, `conduit_mcp_pins`). Without `create`, anything else (an empty file,
+    another application's database) is refused; with it, only a file another application
+    marked as its own (a non-zero id) is.
+
+    Raises:
+        ValueError: the file is not a pin store.
+        sqlite3.DatabaseError: the file is not a sqlite database.
+    """
+    if path == ":memory:":
+        return
+    marker = conn.execute("PRAGMA application_id").fetchone()[0]
+    if marker == APPLICATION_ID:
+        return
+    ours = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table'"
+        " AND name IN ('conduit_mcp_migrations', 'conduit_mcp_pins')"
+    ).fetchone()
+    if marker == 0 and ours is not None:
+        return
+    if (
+        marker == 0
+        and create
+        and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+    ):
+        return  # a new or empty file: the store is created in it
+    owner = "another application's" if marker else "no pin store's"
+    raise ValueError(
+        f"not a pin store: the sqlite file has {owner} marker (application_id {marker})"
+    )
 
 
 def _sqlite_run(conn: sqlite3.Connection) -> _Run:

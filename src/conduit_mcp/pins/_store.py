@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import json
+import math
 import os
 import re
 import sqlite3
@@ -290,7 +291,7 @@ class PinStore:
         else:
             if not create:
                 _require_sqlite_file(text)
-            self._backend = SqliteBackend(text, timeout)
+            self._backend = SqliteBackend(text, timeout, create=create)
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -1133,55 +1134,106 @@ def _check_unicode(text: str, what: str) -> None:
             raise ValueError(f"{what} holds a lone surrogate") from None
 
 
+class _Row:
+    """Reads one stored row column by column, refusing a value of the wrong type (sqlite's
+    dynamic typing lets any value into any column) with one `ValueError` line."""
+
+    __slots__ = ("row", "table")
+
+    def __init__(self, table: str, row: Sequence[Any]) -> None:
+        self.table = table
+        self.row = row
+
+    def fail(self, column: str, value: Any, expected: str) -> ValueError:
+        key = ", ".join(_brief(v) for v in self.row[:2])
+        return ValueError(
+            f"the pin store holds a malformed row in {self.table} ({key}): {column} is"
+            f" {type(value).__name__} {_brief(value)}, not {expected}"
+        )
+
+    def text(self, index: int, column: str, *, optional: bool = False) -> Any:
+        value = self.row[index]
+        if isinstance(value, str) or (optional and value is None):
+            return value
+        raise self.fail(column, value, "text")
+
+    def name(self, index: int, column: str, *, optional: bool = False) -> Any:
+        value = self.text(index, column, optional=optional)
+        return None if value is None else _load_text(value)
+
+    def number(self, index: int, column: str) -> float:
+        value = self.row[index]
+        if type(value) in (int, float) and math.isfinite(value):
+            return float(value)
+        raise self.fail(column, value, "a finite number")
+
+    def integer(self, index: int, column: str) -> int:
+        value = self.row[index]
+        if type(value) is int:
+            return value
+        raise self.fail(column, value, "an integer")
+
+
+def _brief(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _pending(row: tuple[Any, ...]) -> Pending:
-    server_id, name, status, value, pinned, definition, changes, first, last, seen, version = row
-    items = json.loads(changes)
-    return Pending(
-        _load_text(server_id),
-        _load_text(name),
-        status,
-        value,
-        pinned,
-        definition,
-        tuple(
+    r = _Row("conduit_mcp_pending", row)
+    changes = r.text(6, "changes")
+    try:
+        items = json.loads(changes)
+        parsed = tuple(
             FieldChange(c["path"], c["op"], c.get("old"), c.get("new"), c["material"])
             for c in items
-        ),
-        float(first),
-        float(last),
-        int(seen),
-        version,
+        )
+    except (ValueError, TypeError, KeyError, RecursionError):
+        raise r.fail("changes", changes, "a JSON array of field changes") from None
+    return Pending(
+        r.name(0, "server_id"),
+        r.name(1, "name"),
+        r.text(2, "status"),
+        r.text(3, "fingerprint"),
+        r.text(4, "pinned_fingerprint", optional=True),
+        r.text(5, "definition", optional=True),
+        parsed,
+        r.number(7, "first_seen"),
+        r.number(8, "last_seen"),
+        r.integer(9, "seen"),
+        r.text(10, "protocol_version", optional=True),
     )
 
 
 def _pin(row: tuple[Any, ...]) -> Pin:
-    server_id, name, value, definition, approver, at, version, cosmetic, cosmetic_def = row
+    r = _Row("conduit_mcp_pins", row)
     return Pin(
-        _load_text(server_id),
-        _load_text(name),
-        value,
-        definition,
-        None if approver is None else _load_text(approver),
-        float(at),
-        version,
-        cosmetic,
-        cosmetic_def,
+        r.name(0, "server_id"),
+        r.name(1, "name"),
+        r.text(2, "fingerprint"),
+        r.text(3, "definition", optional=True),
+        r.name(4, "approver", optional=True),
+        r.number(5, "approved_at"),
+        r.text(6, "protocol_version", optional=True),
+        r.text(7, "cosmetic_fingerprint", optional=True),
+        r.text(8, "cosmetic_definition", optional=True),
     )
 
 
 def _entry(row: AuditRow) -> AuditEntry:
+    r = _Row("conduit_mcp_audit", (row.server_id, row.name, *row))
     return AuditEntry(
-        int(row.id),
-        float(row.at),
-        _load_text(row.server_id),
-        _load_text(row.name),
-        row.action,
-        row.outcome,
-        row.fingerprint,
-        row.previous_fingerprint,
-        row.definition,
-        None if row.approver is None else _load_text(row.approver),
-        row.protocol_version,
+        r.integer(2, "id"),
+        r.number(3, "at"),
+        r.name(4, "server_id"),
+        r.name(5, "name"),
+        r.text(6, "action"),
+        r.text(7, "outcome", optional=True),
+        r.text(8, "fingerprint", optional=True),
+        r.text(9, "previous_fingerprint", optional=True),
+        r.text(10, "definition", optional=True),
+        r.name(11, "approver", optional=True),
+        r.text(12, "protocol_version", optional=True),
     )
 
 
