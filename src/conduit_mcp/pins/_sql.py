@@ -901,9 +901,10 @@ def _check_marker(conn: sqlite3.Connection, path: Any, create: bool) -> None:
     """Refuse a sqlite file that is not a pin store, reading only (nothing is written).
 
     A pin store carries `PRAGMA application_id` = `APPLICATION_ID` (from schema version 3) or,
-    older, the `conduit_mcp_migrations` table (or, oldest, `conduit_mcp_pins`). Without `create`, anything else (an empty file,
-    another application's database) is refused; with it, only a file another application
-    marked as its own (a non-zero id) is.
+    older, the `conduit_mcp_migrations` table (or, oldest, `conduit_mcp_pins`). Without
+    `create`, anything else (an empty file, another application's database) is refused; with
+    it, a file another application marked as its own (a non-zero id), or one holding other
+    tables, is.
 
     Raises:
         ValueError: the file is not a pin store.
