@@ -577,7 +577,13 @@ def _store(location: str, *, create: bool = False) -> Iterator[PinStore]:
     try:
         with pins:
             yield pins
-    except (click.exceptions.Exit, click.exceptions.ClickException, click.exceptions.Abort):
+    except (
+        typer.Exit,
+        typer.Abort,
+        click.exceptions.Exit,
+        click.exceptions.ClickException,
+        click.exceptions.Abort,
+    ):
         raise
     except Exception as exc:  # a malformed row (ValueError), sqlite3.Error, psycopg.Error
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -645,38 +651,203 @@ def pins_list_command(
     show(table)
 
 
+def _check_approver(value: str | None) -> str | None:
+    """Who approves or revokes: non-empty UTF-8 text (from --approver or CONDUIT_MCP_APPROVER)."""
+    if value is None:
+        return value
+    if not value.strip():
+        raise typer.BadParameter("name who approves or revokes (it must not be empty)")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise typer.BadParameter(f"'{visible(value)}' is not UTF-8 text") from None
+    return value
+
+
+ApproverOption = Annotated[
+    str,
+    typer.Option(
+        "--approver",
+        metavar="WHO",
+        envvar="CONDUIT_MCP_APPROVER",
+        show_envvar=True,
+        callback=_check_approver,
+        help="Who approves or revokes, recorded with the pin and in the audit log (required: "
+        "a store a team shares is never written without a person's name).",
+    ),
+]
+YesOption = Annotated[
+    bool,
+    typer.Option(
+        "--yes",
+        "-y",
+        help="Do not ask. Implied when stdin or stdout is not a terminal; on a terminal the "
+        "changes are shown and a confirmation is asked first.",
+    ),
+]
+
+
+def _interactive() -> bool:
+    """Whether a person can be asked: stdin and stdout are both terminals."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _confirm(question: str, yes: bool) -> None:
+    """Ask on a terminal (unless --yes); a refusal writes nothing and exits 1."""
+    if yes or not _interactive():
+        return
+    if not typer.confirm(question, default=False):
+        emit("nothing written")
+        raise typer.Exit(EXIT_FINDINGS)
+
+
+def _show_changes(status: str, name: str, fingerprint: str, changes: list[FieldChange]) -> None:
+    emit(f"{status:<9} {visible(name)}  {_short_fingerprint(fingerprint)}")
+    for change in changes:
+        emit("          " + _change_line(change))
+
+
 @pins_app.command(
-    "approve", cls=PlainHelpCommand, short_help="Approve the accepted tools of a page."
+    "approve", cls=PlainHelpCommand, short_help="Approve tools: from a page or the pending queue."
 )
 def pins_approve_command(
-    page: PageArgument,
     store: NewStoreOption,
     server_id: ServerIdOption,
-    tool: ToolsOption = None,
-    approver: Annotated[
+    approver: ApproverOption,
+    page: Annotated[
         str | None,
-        typer.Option(metavar="WHO", help="Who approves (recorded in the audit log)."),
+        typer.Argument(
+            metavar="[PAGE]",
+            help="A tools/list result or response (- is stdin). Without it, --tool NAME or "
+            "--all-pending approves the definitions the store's pending queue holds.",
+        ),
     ] = None,
+    tool: ToolsOption = None,
+    all_pending: Annotated[
+        bool,
+        typer.Option("--all-pending", help="Approve every pending tool of the server."),
+    ] = False,
+    yes: YesOption = False,
     transport: TransportOption = "streamable-http",
     protocol_version: VersionOption = LATEST,
     as_json: JsonOption = False,
 ) -> None:
-    """Approve the accepted tools of a page (or only --tool NAME ...), keeping each definition.
+    """Approve tools, keeping each definition: the accepted tools of PAGE (or only --tool
+    NAME ...), or, without a page, the pending definitions (--tool NAME ... or --all-pending).
 
-    A sqlite store that does not exist yet is created.
+    On a terminal the changes are shown (field by field, RFC 6901 pointers) and a
+    confirmation is asked (--yes skips it). With a page, a sqlite store that does not exist yet
+    is created; from the pending queue, the store must exist.
     """
-    _, tools = _page_tools(page, server_id, transport, protocol_version, tool)
-    with _store(store, create=True) as pins:
-        try:
-            pins.approve_all(server_id, tools, approver=approver, protocol_version=protocol_version)
-        except Error as exc:
-            _fail(f"{page}: {exc}")
-    approved = [{"name": t.name, "fingerprint": t.fingerprint} for t in tools]
-    if as_json:
-        emit(json_text(approved))
+    if page is not None and all_pending:
+        raise typer.BadParameter("give a PAGE or --all-pending, not both", param_hint="PAGE")
+    if page is None and not tool and not all_pending:
+        raise typer.BadParameter(
+            "give a PAGE, or --tool NAME / --all-pending to approve pending tools",
+            param_hint="PAGE",
+        )
+    if page is None:
+        approved = _approve_pending(store, server_id, tool, approver, yes)
     else:
-        for item in approved:
-            emit(f"approved {item['fingerprint']}  {visible(item['name'])}")
+        _, tools = _page_tools(page, server_id, transport, protocol_version, tool)
+        with _store(store, create=True) as pins:
+            try:
+                checks = pins.check_page(server_id, tools, audit=False)
+            except Error as exc:
+                _fail(f"{page}: {exc}")
+            differing = [c for c in checks if c.status != "approved"]
+            if differing and not yes and _interactive():
+                for check in differing:
+                    _show_changes(check.status, check.name, check.fingerprint, list(check.changes))
+            _confirm(f"Approve {len(tools)} tool(s) as {visible(approver)}?", yes)
+            pins.approve_all(server_id, tools, approver=approver, protocol_version=protocol_version)
+        approved = [(t.name, t.fingerprint or fingerprint(t.raw)) for t in tools]
+    if as_json:
+        emit(json_text([{"name": name, "fingerprint": value} for name, value in approved]))
+    else:
+        for name, value in approved:
+            emit(f"approved {value}  {visible(name)}")
+
+
+def _approve_pending(
+    store: str, server_id: str, names: list[str] | None, approver: str, yes: bool
+) -> list[tuple[str, str]]:
+    """Approve the pending definitions of `names` (or all of the server's); each is exactly
+    what was shown, whatever the queue holds by the time the person answers."""
+    with _store(store) as pins:
+        pending = {p.name: p for p in pins.pending(server_id)}
+        wanted = list(names) if names else sorted(pending)
+        missing = [name for name in wanted if name not in pending]
+        if missing:
+            _fail(f"nothing pending for {', '.join(map(repr, missing))} (see pins pending)")
+        if not wanted:
+            emit("nothing pending")
+            return []
+        if not yes and _interactive():
+            for name in wanted:
+                item = pending[name]
+                _show_changes(item.status, name, item.fingerprint, list(item.changes))
+        _confirm(f"Approve {len(wanted)} pending tool(s) as {visible(approver)}?", yes)
+        tools: list[Tool] = []
+        for name in wanted:
+            item = pending[name]
+            if item.definition is None:  # checked by fingerprint alone
+                pins.approve(
+                    server_id,
+                    name,
+                    item.fingerprint,
+                    approver=approver,
+                    protocol_version=item.protocol_version,
+                )
+                continue
+            raw = parse_json(item.definition)
+            if not isinstance(raw, dict) or fingerprint(raw) != item.fingerprint:
+                _fail(f"the pending definition of {name!r} does not match its fingerprint")
+            tools.append(Tool.from_wire(server_id, raw))
+        if tools:
+            pins.approve_all(server_id, tools, approver=approver)
+    return [(name, pending[name].fingerprint) for name in wanted]
+
+
+@pins_app.command("pending", cls=PlainHelpCommand, short_help="List the tools awaiting approval.")
+def pins_pending_command(
+    store: StoreOption,
+    server_id: OnlyServerOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List what awaits a person's approval: tools held or blocked as new, changed or
+    cosmetic, with their field changes, first and last sighting (UTC) and how often they were
+    seen. Approve one with `pins approve --store S --server-id ID --tool NAME`."""
+    with _store(store) as pins:
+        found = pins.pending(server_id)
+    rows = [
+        {
+            "server_id": p.server_id,
+            "name": p.name,
+            "status": p.status,
+            "fingerprint": p.fingerprint,
+            "pinned": p.pinned,
+            "changes": [change.to_json() for change in p.changes],
+            "first_seen": p.first_seen,
+            "last_seen": p.last_seen,
+            "seen": p.seen,
+            "protocol_version": p.protocol_version,
+        }
+        for p in found
+    ]
+    if as_json:
+        emit(_json_report({"pending": rows}))
+        return
+    if not found:
+        emit("nothing pending")
+    for p in found:
+        emit(
+            f"{p.status:<9} {_short_fingerprint(p.fingerprint):<16}  server"
+            f" {clipped(p.server_id)}  tool {clipped(p.name)}  seen {p.seen}x"
+            f" {_utc(p.first_seen)} .. {_utc(p.last_seen)}"
+        )
+        for change in p.changes:
+            emit("          " + _change_line(change))
 
 
 @pins_app.command(
@@ -689,16 +860,25 @@ def pins_revoke_command(
         list[str],
         typer.Option("--tool", metavar="NAME", help="The tool to revoke (repeatable)."),
     ],
-    approver: Annotated[
-        str | None,
-        typer.Option(metavar="WHO", help="Who revokes (recorded in the audit log)."),
-    ] = None,
+    approver: ApproverOption,
+    yes: YesOption = False,
 ) -> None:
-    """Remove pins (the tools check as new again); exit code 1 when a tool had no pin.
+    """Remove pins (the tools check as new again; a guard never pins them automatically until
+    a person approves again); exit code 1 when a tool had no pin.
 
-    The store must exist: a mistyped path is a usage error, not "no pin".
+    On a terminal the pins are shown and a confirmation is asked (--yes skips it). The store
+    must exist: a mistyped path is a usage error, not "no pin".
     """
     with _store(store) as pins:
+        if not yes and _interactive():
+            for name in tool:
+                pin = pins.pin(server_id, name)
+                if pin is not None:
+                    emit(
+                        f"pinned    {visible(name)}  {_short_fingerprint(pin.fingerprint)}"
+                        f"  by {clipped(pin.approver or '-')}"
+                    )
+        _confirm(f"Revoke {len(tool)} pin(s) as {visible(approver)}?", yes)
         missing = [n for n in tool if not pins.revoke(server_id, n, approver=approver)]
     for name in tool:
         state = "no pin" if name in missing else "revoked"
