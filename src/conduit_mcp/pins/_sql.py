@@ -38,22 +38,6 @@ class PinRow(NamedTuple):
     protocol_version: str | None
 
 
-class AuditRow(NamedTuple):
-    """One audit entry as stored (`id` ascends in commit order per writer)."""
-
-    id: int
-    at: float
-    server_id: str
-    name: str
-    action: str
-    outcome: str | None
-    fingerprint: str | None
-    previous_fingerprint: str | None
-    definition: str | None
-    approver: str | None
-    protocol_version: str | None
-
-
 class PendingRow(NamedTuple):
     """One tool awaiting approval, as written by a check (the counters are the database's)."""
 
@@ -167,14 +151,17 @@ class Backend(Protocol):
     def pending(self, server_id: str | None, name: str | None) -> list[tuple[Any, ...]]:
         """Pending rows (`_PENDING_COLUMNS`), ordered by server and name."""
 
-    def audit_after(self, cursor: int, limit: int) -> list[AuditRow]:
+    def audit_after(self, cursor: int, limit: int) -> list[tuple[Any, ...]]:
         """Audit rows with `id > cursor`, ascending, at most `limit`."""
+
+    def prune_checks(self, before: float) -> int:
+        """Delete the check rows written before `before`; how many."""
 
     def pins(self, server_id: str | None, name: str | None) -> list[tuple[Any, ...]]:
         """The pins of one server (or all), ordered by server and name (`_PIN_READ_COLUMNS`:
         as stored, unchecked: sqlite may hold any type in any column)."""
 
-    def audit(self, server_id: str | None, limit: int | None) -> list[AuditRow]:
+    def audit(self, server_id: str | None, limit: int | None) -> list[tuple[Any, ...]]:
         """Audit rows in id order (the last `limit` when set)."""
 
     def close(self) -> None:
@@ -260,6 +247,12 @@ _SQLITE_MIGRATIONS: Final[dict[int, tuple[str, ...]]] = {
             PRIMARY KEY (server_id, name)
         ) WITHOUT ROWID""",
         _REVOKED_FROM_AUDIT,
+        # Retention: check rows may be deleted (`PinStore.prune_checks`); approvals and
+        # revocations stay append-only.
+        "DROP TRIGGER conduit_mcp_audit_no_delete",
+        """CREATE TRIGGER conduit_mcp_audit_no_delete BEFORE DELETE ON conduit_mcp_audit
+        WHEN OLD.action <> 'check'
+        BEGIN SELECT RAISE(ABORT, 'conduit_mcp_audit is append-only'); END""",
         f"PRAGMA application_id = {APPLICATION_ID}",
     ),
 }
@@ -475,7 +468,7 @@ class SqliteBackend:
                     )
                 }
                 writes = decide(Seen(found, revoked, pending))
-                applied = _apply(_sqlite_run(conn), server_id, writes, _nothing)
+                applied = _apply(_sqlite_run(conn), _sqlite_many(conn), server_id, writes, _nothing)
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
@@ -488,11 +481,23 @@ class SqliteBackend:
         with self._lock:
             return list(self._conn.execute(sql, args).fetchall())
 
-    def audit_after(self, cursor: int, limit: int) -> list[AuditRow]:
+    def audit_after(self, cursor: int, limit: int) -> list[tuple[Any, ...]]:
         sql = f"SELECT {_AUDIT_COLUMNS} FROM conduit_mcp_audit WHERE id > ? ORDER BY id LIMIT ?"
         with self._lock:
             rows = self._conn.execute(sql, (cursor, limit)).fetchall()
-        return [AuditRow(*row) for row in rows]
+        return list(rows)
+
+    def prune_checks(self, before: float) -> int:
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                count = conn.execute(_PRUNE_CHECKS, (before,)).rowcount
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        return int(count)
 
     def record_checks(self, rows: Sequence[CheckRow]) -> None:
         with self._lock:
@@ -511,7 +516,7 @@ class SqliteBackend:
         with self._lock:
             return list(self._conn.execute(sql + where + " ORDER BY server_id, name", args))
 
-    def audit(self, server_id: str | None, limit: int | None) -> list[AuditRow]:
+    def audit(self, server_id: str | None, limit: int | None) -> list[tuple[Any, ...]]:
         where, args = _filters(server_id, None, "?")
         sql = f"SELECT {_AUDIT_COLUMNS} FROM conduit_mcp_audit{where} ORDER BY id DESC"
         if limit is not None:
@@ -519,7 +524,7 @@ class SqliteBackend:
             args.append(limit)
         with self._lock:
             rows = self._conn.execute(sql, args).fetchall()
-        return [AuditRow(*row) for row in reversed(rows)]
+        return list(reversed(rows))
 
     def close(self) -> None:
         with self._lock:
@@ -600,6 +605,12 @@ _PG_MIGRATIONS: Final[dict[int, tuple[str, ...]]] = {
             PRIMARY KEY (server_id, name)
         )""",
         _REVOKED_FROM_AUDIT,
+        """CREATE OR REPLACE FUNCTION conduit_mcp_audit_append_only() RETURNS trigger
+        LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP = 'DELETE' AND OLD.action = 'check' THEN RETURN OLD; END IF;
+            RAISE EXCEPTION 'conduit_mcp_audit is append-only';
+        END $$""",
     ),
 }
 
@@ -827,7 +838,13 @@ class PostgresBackend:
                 def run(sql: str, args: Sequence[Any]) -> Any:
                     return conn.execute(_pg(sql), args, prepare=False)
 
-                return _apply(run, server_id, writes, lambda: self._lock_audit(conn))
+                def many(sql: str, rows: list[tuple[Any, ...]]) -> None:
+                    if rows:  # one pipelined batch (psycopg's executemany)
+                        with conn.cursor() as cursor:
+                            cursor.executemany(_pg(sql), rows)
+
+                lock = lambda: self._lock_audit(conn)  # noqa: E731
+                return _apply(run, many, server_id, writes, lock)
 
     def pending(self, server_id: str | None, name: str | None) -> list[tuple[Any, ...]]:
         where, args = _filters(server_id, name, "%s")
@@ -835,11 +852,15 @@ class PostgresBackend:
         with self._lock:
             return list(self._live().execute(sql, args).fetchall())
 
-    def audit_after(self, cursor: int, limit: int) -> list[AuditRow]:
+    def audit_after(self, cursor: int, limit: int) -> list[tuple[Any, ...]]:
         sql = f"SELECT {_AUDIT_COLUMNS} FROM conduit_mcp_audit WHERE id > %s ORDER BY id LIMIT %s"
         with self._lock:
             rows = self._live().execute(sql, (cursor, limit)).fetchall()
-        return [AuditRow(*row) for row in rows]
+        return list(rows)
+
+    def prune_checks(self, before: float) -> int:
+        with self._lock:
+            return int(self._live().execute(_pg(_PRUNE_CHECKS), (before,)).rowcount)
 
     def pins(self, server_id: str | None, name: str | None) -> list[tuple[Any, ...]]:
         where, args = _filters(server_id, name, "%s")
@@ -847,7 +868,7 @@ class PostgresBackend:
         with self._lock:
             return list(self._live().execute(sql, args).fetchall())
 
-    def audit(self, server_id: str | None, limit: int | None) -> list[AuditRow]:
+    def audit(self, server_id: str | None, limit: int | None) -> list[tuple[Any, ...]]:
         where, args = _filters(server_id, None, "%s")
         sql = f"SELECT {_AUDIT_COLUMNS} FROM conduit_mcp_audit{where} ORDER BY id DESC"
         if limit is not None:
@@ -855,7 +876,7 @@ class PostgresBackend:
             args.append(limit)
         with self._lock:
             rows = self._live().execute(sql, args).fetchall()
-        return [AuditRow(*row) for row in reversed(rows)]
+        return list(reversed(rows))
 
     def close(self) -> None:
         with self._lock:
@@ -931,6 +952,14 @@ def _check_marker(conn: sqlite3.Connection, path: Any, create: bool) -> None:
     raise ValueError(
         f"not a pin store: the sqlite file has {owner} marker (application_id {marker})"
     )
+
+
+def _sqlite_many(conn: sqlite3.Connection) -> Callable[[str, list[tuple[Any, ...]]], None]:
+    def many(sql: str, rows: list[tuple[Any, ...]]) -> None:
+        if rows:
+            conn.executemany(sql, rows)
+
+    return many
 
 
 def _sqlite_run(conn: sqlite3.Connection) -> _Run:
@@ -1019,6 +1048,7 @@ _PENDING_BUMP: Final = """
 UPDATE conduit_mcp_pending SET seen = seen + 1, last_seen = ?
 WHERE server_id = ? AND name = ? AND fingerprint = ?
 """
+_PRUNE_CHECKS: Final = "DELETE FROM conduit_mcp_audit WHERE action = 'check' AND at < ?"
 _UNPEND: Final = "DELETE FROM conduit_mcp_pending WHERE server_id = ? AND name = ?"
 _UNREVOKE: Final = "DELETE FROM conduit_mcp_revoked WHERE server_id = ? AND name = ?"
 _REVOKED_UPSERT: Final = """
@@ -1043,9 +1073,17 @@ class _Run(Protocol):
     def __call__(self, sql: str, args: Sequence[Any]) -> Any: ...
 
 
-def _apply(run: _Run, server_id: str, writes: Writes, before_audit: Callable[[], None]) -> set[str]:
+def _apply(
+    run: _Run,
+    many: Callable[[str, list[tuple[Any, ...]]], None],
+    server_id: str,
+    writes: Writes,
+    before_audit: Callable[[], None],
+) -> set[str]:
     """Apply a check-and-pin transaction's writes with `run(sql, args)` (one statement, marks
-    `?`); `before_audit` runs before the first audit row (PostgreSQL: the audit lock)."""
+    `?`; the conditional pin writes, whose row counts matter) and `many(sql, rows)` (a batch:
+    pending rows and audit rows); `before_audit` runs before the first audit row (PostgreSQL:
+    the audit lock)."""
     applied: set[str] = set()
     for row in writes.new_pins:
         if run(_TOFU_PIN, (*row, server_id, row.name)).rowcount == 1:
@@ -1066,11 +1104,10 @@ def _apply(run: _Run, server_id: str, writes: Writes, before_audit: Callable[[],
     for name, expected, value, definition, at in writes.cosmetic:
         if run(_ACCEPT_COSMETIC, (value, definition, at, server_id, name, expected)).rowcount:
             applied.add(name)
-    for name in writes.unpend:
-        run(_UNPEND, (server_id, name))
-    for pending in writes.pending:
-        run(
-            _PENDING_UPSERT,
+    many(_UNPEND, [(server_id, name) for name in writes.unpend])
+    many(
+        _PENDING_UPSERT,
+        [
             (
                 pending.server_id,
                 pending.name,
@@ -1082,13 +1119,13 @@ def _apply(run: _Run, server_id: str, writes: Writes, before_audit: Callable[[],
                 pending.seen_at,
                 pending.seen_at,
                 pending.protocol_version,
-            ),
-        )
-    for name, value, at in writes.bump:
-        run(_PENDING_BUMP, (at, server_id, name, value))
+            )
+            for pending in writes.pending
+        ],
+    )
+    many(_PENDING_BUMP, [(at, server_id, name, value) for name, value, at in writes.bump])
     audit = [row for row, needs in writes.audit if needs is None or needs in applied]
     if audit:
         before_audit()
-        for entry in audit:
-            run(_AUDIT_INSERT, entry)
+        many(_AUDIT_INSERT, audit)
     return applied

@@ -31,7 +31,6 @@ from ._changes import DEFAULT_COSMETIC, FieldChange, field_changes, normalized
 from ._drift import ToolDiff, diff_tools
 from ._location import StoreLocation
 from ._sql import (
-    AuditRow,
     Backend,
     PendingRow,
     PinRow,
@@ -88,7 +87,8 @@ class AuditEntry:
     """One row of the append-only audit log. Immutable.
 
     Attributes:
-        id: ascending in commit order (gaps are possible).
+        id: ascending in commit order on both backends (gaps are possible): the cursor of
+            `PinStore.audit_since` and `PinStore.changes_since`.
         at: seconds since the Unix epoch (UTC), taken by the writer.
         server_id, name: the pin concerned.
         action: `"approve"`, `"revoke"` or `"check"`.
@@ -793,6 +793,77 @@ class PinStore:
             raise ValueError("limit must be a non-negative int or None")
         return tuple(_entry(row) for row in self._open().audit(stored, limit))
 
+    def audit_since(self, cursor: int = 0, *, limit: int = 1000) -> tuple[AuditEntry, ...]:
+        """The audit entries after `cursor`, oldest first: the documented way to tail the log.
+
+        The cursor is an `AuditEntry.id`: pass `0` first, then the `id` of the last entry
+        read. Ids ascend in commit order on both backends (sqlite: one writer at a time;
+        PostgreSQL: every writer draws its ids under one advisory lock held to its commit),
+        so an entry that becomes visible later never has a smaller id than one already read:
+        a reader that tails by `id > cursor` misses nothing. Ids may have gaps (a rolled back
+        transaction, pruned check entries).
+
+        Args:
+            cursor: the last id read (`0` for the start).
+            limit: at most this many entries (a positive `int`); call again with the new
+                cursor while a full batch comes back.
+
+        Returns:
+            Entries with `id > cursor`, ascending by id.
+
+        Raises:
+            ValueError: a negative cursor or a limit below 1; the store is closed; a malformed
+                row.
+            sqlite3.Error, psycopg.Error: the database cannot be read.
+        """
+        if type(cursor) is not int or cursor < 0:
+            raise ValueError("cursor must be a non-negative int (an AuditEntry.id, or 0)")
+        if type(limit) is not int or limit < 1:
+            raise ValueError("limit must be a positive int")
+        return tuple(_entry(row) for row in self._open().audit_after(cursor, limit))
+
+    def changes_since(
+        self, cursor: int = 0, *, limit: int = 1000
+    ) -> tuple[tuple[AuditEntry, ...], int]:
+        """The approvals and revocations committed after `cursor`: the change feed.
+
+        What a running guard needs to learn from other processes and hosts: each entry is an
+        `"approve"` or `"revoke"` (a check, a pending row or an accepted cosmetic variant
+        changes nothing a guard decides on). Read through `audit_since`, so the cursor and its
+        guarantee are the same.
+
+        Returns:
+            `(entries, cursor)`: the approve and revoke entries among the next `limit` audit
+            entries, and the cursor to pass next time (the last id read, whatever its action).
+
+        Raises:
+            As `audit_since`.
+        """
+        batch = self.audit_since(cursor, limit=limit)
+        changes = tuple(e for e in batch if e.action in ("approve", "revoke"))
+        return changes, (batch[-1].id if batch else cursor)
+
+    def prune_checks(self, older_than: float) -> int:
+        """Delete the `"check"` audit entries older than `older_than` seconds: the retention of
+        checks. Approvals and revocations are kept whatever their age (the database refuses to
+        delete them).
+
+        Args:
+            older_than: an age in seconds (`0` deletes every check entry).
+
+        Returns:
+            How many entries were deleted.
+
+        Raises:
+            ValueError: a negative or non-finite age; the store is closed.
+            sqlite3.Error, psycopg.Error: the database cannot be written.
+        """
+        if isinstance(older_than, bool) or not isinstance(older_than, (int, float)):
+            raise ValueError("older_than must be a number of seconds")
+        if not math.isfinite(older_than) or older_than < 0:
+            raise ValueError("older_than must be a finite, non-negative number of seconds")
+        return self._open().prune_checks(time.time() - older_than)
+
     def diff(self, server_id: str, current: Mapping[str, str] | Iterable[Tool]) -> ToolDiff:
         """`diff_tools(self.pinned(server_id), current)`, with `changes` filled in.
 
@@ -978,6 +1049,46 @@ class AsyncPinStore:
     async def revoke(self, server_id: str, name: str, *, approver: str | None = None) -> bool:
         """`PinStore.revoke` in a worker thread."""
         return await asyncio.to_thread(self.store.revoke, server_id, name, approver=approver)
+
+    async def check_and_pin(
+        self,
+        server_id: str,
+        tools: Iterable[Tool],
+        *,
+        approver: str,
+        pin_new: bool = False,
+        accept_cosmetic: bool = False,
+        pin_changed: bool = False,
+        protocol_version: str | None = None,
+    ) -> PinOutcome:
+        """`PinStore.check_and_pin` in a worker thread."""
+        page = list(tools)
+        return await asyncio.to_thread(
+            self.store.check_and_pin,
+            server_id,
+            page,
+            approver=approver,
+            pin_new=pin_new,
+            accept_cosmetic=accept_cosmetic,
+            pin_changed=pin_changed,
+            protocol_version=protocol_version,
+        )
+
+    async def pending(
+        self, server_id: str | None = None, name: str | None = None
+    ) -> tuple[Pending, ...]:
+        """`PinStore.pending` in a worker thread."""
+        return await asyncio.to_thread(self.store.pending, server_id, name)
+
+    async def audit_since(self, cursor: int = 0, *, limit: int = 1000) -> tuple[AuditEntry, ...]:
+        """`PinStore.audit_since` in a worker thread."""
+        return await asyncio.to_thread(self.store.audit_since, cursor, limit=limit)
+
+    async def changes_since(
+        self, cursor: int = 0, *, limit: int = 1000
+    ) -> tuple[tuple[AuditEntry, ...], int]:
+        """`PinStore.changes_since` in a worker thread."""
+        return await asyncio.to_thread(self.store.changes_since, cursor, limit=limit)
 
     async def aclose(self) -> None:
         """Close the wrapped store."""
@@ -1220,8 +1331,8 @@ def _pin(row: tuple[Any, ...]) -> Pin:
     )
 
 
-def _entry(row: AuditRow) -> AuditEntry:
-    r = _Row("conduit_mcp_audit", (row.server_id, row.name, *row))
+def _entry(row: Sequence[Any]) -> AuditEntry:
+    r = _Row("conduit_mcp_audit", (row[2], row[3], *row))
     return AuditEntry(
         r.integer(2, "id"),
         r.number(3, "at"),
