@@ -105,6 +105,7 @@ PINS_GROUPS: dict[str, list[str]] = {
     "The store": [
         "PinStore",
         "AsyncPinStore",
+        "PinWatcher",
         "Pin",
         "PinCheck",
         "PinOutcome",

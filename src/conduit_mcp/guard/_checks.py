@@ -11,6 +11,7 @@ event loop while it works and a slow one is abandoned after its time bound.
 
 from __future__ import annotations
 
+import logging
 import threading
 import weakref
 from collections import OrderedDict
@@ -31,6 +32,7 @@ from ..client import (
     ToolResult,
     canonical_json,
 )
+from ..client import fingerprint as _fingerprint
 from ..client import validate_arguments as _validate_arguments
 from ..client import validate_structured as _validate_structured
 from ..pins import PinStore
@@ -271,6 +273,66 @@ def pin_page(
             status = "changed"  # not accepted by the policy, or not written: a change
         verdicts.append(PinVerdict(status, pinned, tuple(check.changes)))
     return verdicts
+
+
+def watch_pins(guard: Any) -> Any:
+    """Start the change feed of the guard's (caller's) store: approvals and revocations made by
+    any process or host reach this guard within a second, without a re-list
+    (`PinStore.watch`). Returns the `PinWatcher`, or `None` for a private `":memory:"` store
+    (nobody else writes it) or one whose watcher cannot connect (logged; the guard then learns
+    of changes at its next listing, as before)."""
+    ref = weakref.ref(guard)
+
+    def deliver(entry: Any) -> None:
+        current = ref()
+        if current is not None:
+            apply_pin_change(current, entry)
+
+    try:
+        return guard.pins.watch(deliver)
+    except ValueError:
+        return None
+    except Exception:
+        logging.getLogger("conduit_mcp.guard").warning(
+            "the pin store's change feed could not start", exc_info=True
+        )
+        return None
+
+
+def apply_pin_change(guard: Any, entry: Any) -> None:
+    """What an approval or revocation committed elsewhere means for the guard's tool states
+    (called from the watcher's thread; each change is one attribute assignment):
+
+    - a revocation blocks the tool (reason `"revoked"`): its next call is refused;
+    - an approval of exactly the definition the guard holds or blocks lets its next call
+      through; an approval of another definition than the one the guard allows blocks it
+      (reason `"changed"`) until the next listing is checked.
+    """
+    if entry.server_id != guard.server_id:
+        return
+    name = entry.name
+    state = guard._tools.get(name)
+    if entry.action == "revoke":
+        guard._pinned.pop(name, None)
+        guard._revoked.add(name)
+        if state is not None and state.status == "ok":
+            state.reason = "revoked"
+            state.status = "blocked"
+        return
+    if entry.action != "approve" or state is None or state.tool is None:
+        return
+    if state.reason == "unchecked" or state.status == "rejected":
+        return
+    listed = state.tool.fingerprint or _fingerprint(state.tool.raw)
+    if listed == entry.fingerprint:
+        guard._revoked.discard(name)
+        if state.status in ("held", "blocked"):
+            state.reason = ""
+            state.status = "ok"
+    elif state.status == "ok":
+        guard._pinned.pop(name, None)
+        state.reason = "changed"
+        state.status = "blocked"
 
 
 def top_level_changes(old: dict[str, Any], new: dict[str, Any]) -> tuple[PathItem, ...]:

@@ -13,6 +13,7 @@ from typing import Any, Final, Literal
 
 from ..client import Tool, check_server_id
 from ..pins import PinStore
+from . import _checks
 from ._events import MAX_EVENTS, EventSink, GuardEvent
 from ._policy import Policy, make_policy
 
@@ -152,6 +153,10 @@ class Guard:
         self._hidden: dict[str, str | None] = {}
         #: names whose pin the store's audit log shows revoked (read once; never re-pinned).
         self._revoked: set[str] = set()
+        #: a caller's store: approvals and revocations made elsewhere, within a second.
+        self._watcher = _checks.watch_pins(self) if pins is not None else None
+        if self._watcher is not None:
+            weakref.finalize(self, self._watcher.close)
 
     # -- public ----------------------------------------------------------------------------
 
@@ -334,7 +339,10 @@ class Guard:
         return None if state is None else state.status
 
     def close(self) -> None:
-        """Close the private pin store (a caller's `PinStore` is left open). Idempotent."""
+        """Close the private pin store (a caller's `PinStore` is left open; its change feed
+        stops). Idempotent."""
+        if self._watcher is not None:
+            self._watcher.close()
         if self._owns_pins:
             self.pins.close()
 

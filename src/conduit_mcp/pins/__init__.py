@@ -23,12 +23,14 @@ from ._store import (
     PinStore,
     redacted_location,
 )
+from ._watch import PinWatcher
 
 # Grouped by concept, not sorted: the groups are the map of the API.
 __all__ = [  # noqa: RUF022
     # The store: pins per server and tool, the audit log, and the location's redacted form
     "PinStore",
     "AsyncPinStore",
+    "PinWatcher",
     "Pin",
     "PinCheck",
     "PinOutcome",

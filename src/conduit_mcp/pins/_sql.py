@@ -261,7 +261,8 @@ _SQLITE_UPSERT: Final = f"""
 INSERT INTO conduit_mcp_pins ({_PIN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (server_id, name) DO UPDATE SET fingerprint = excluded.fingerprint,
     definition = excluded.definition, approver = excluded.approver,
-    approved_at = excluded.approved_at, protocol_version = excluded.protocol_version
+    approved_at = excluded.approved_at, protocol_version = excluded.protocol_version,
+    cosmetic_fingerprint = NULL, cosmetic_definition = NULL, cosmetic_at = NULL
 """
 
 _SQLITE_AUDIT: Final = (
@@ -307,6 +308,7 @@ class SqliteBackend:
     """A sqlite file or `":memory:"`; writers take the database lock (`BEGIN IMMEDIATE`)."""
 
     def __init__(self, path: Any, timeout: float, *, create: bool = True) -> None:
+        self.path = path
         self._conn = sqlite3.connect(
             path, timeout=timeout, isolation_level=None, check_same_thread=False
         )
@@ -618,7 +620,8 @@ _PG_UPSERT: Final = f"""
 INSERT INTO conduit_mcp_pins ({_PIN_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s)
 ON CONFLICT (server_id, name) DO UPDATE SET fingerprint = excluded.fingerprint,
     definition = excluded.definition, approver = excluded.approver,
-    approved_at = excluded.approved_at, protocol_version = excluded.protocol_version
+    approved_at = excluded.approved_at, protocol_version = excluded.protocol_version,
+    cosmetic_fingerprint = NULL, cosmetic_definition = NULL, cosmetic_at = NULL
 """
 
 _PG_AUDIT: Final = (
@@ -673,8 +676,8 @@ class PostgresBackend:
                 "a postgresql:// PinStore needs psycopg 3: pip install 'conduit-mcp[postgresql]'"
             ) from exc
         self._psycopg = psycopg
-        self._location = location
-        self._timeout = timeout
+        self.location = location
+        self.timeout = timeout
         self._conn = self._connect()
         self._lock = threading.Lock()
         try:
@@ -684,7 +687,7 @@ class PostgresBackend:
             raise
 
     def _connect(self) -> Any:
-        return pg_connect(self._location, self._timeout)
+        return pg_connect(self.location, self.timeout)
 
     def _live(self) -> Any:
         """The connection, reopened when the last one broke. Call with the lock held, once
@@ -760,6 +763,7 @@ class PostgresBackend:
                     cursor.executemany(
                         _PG_AUDIT, [_approve_audit(row, previous.get(row.name)) for row in rows]
                     )
+                _notify(conn, server_id)
 
     def revoke(self, server_id: str, name: str, at: float, approver: str | None) -> str | None:
         with self._lock:
@@ -778,6 +782,7 @@ class PostgresBackend:
                         _PG_AUDIT,
                         (at, server_id, name, "revoke", None, row[0], None, None, approver, None),
                     )
+                    _notify(conn, server_id)
         return None if row is None else str(row[0])
 
     @staticmethod
@@ -844,7 +849,10 @@ class PostgresBackend:
                             cursor.executemany(_pg(sql), rows)
 
                 lock = lambda: self._lock_audit(conn)  # noqa: E731
-                return _apply(run, many, server_id, writes, lock)
+                applied = _apply(run, many, server_id, writes, lock)
+                if applied:
+                    _notify(conn, server_id)
+                return applied
 
     def pending(self, server_id: str | None, name: str | None) -> list[tuple[Any, ...]]:
         where, args = _filters(server_id, name, "%s")
@@ -881,6 +889,17 @@ class PostgresBackend:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+
+#: The PostgreSQL channel a pin write notifies (payload: the stored server id), delivered at
+#: commit; `PinStore.watch` listens on it.
+PG_CHANNEL: Final = "conduit_mcp_pins"
+
+
+def _notify(conn: Any, server_id: str) -> None:
+    """Wake the watchers at commit (no payload: they read the audit log by their cursor)."""
+    del server_id
+    conn.execute("SELECT pg_notify(%s, '')", (PG_CHANNEL,))
 
 
 def pg_connect(location: StoreLocation, timeout: float) -> Any:

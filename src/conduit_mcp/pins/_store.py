@@ -15,7 +15,7 @@ import sqlite3
 import threading
 import time
 import urllib.parse
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from types import TracebackType
@@ -40,6 +40,7 @@ from ._sql import (
     Writes,
     pg_connect,
 )
+from ._watch import PinWatcher, _PostgresWake, _SqliteWake
 
 PinStatus = Literal["approved", "new", "changed", "cosmetic"]
 """`PinStore.check`'s answer: the pinned definition; no pin; a material change; or a change
@@ -842,6 +843,58 @@ class PinStore:
         batch = self.audit_since(cursor, limit=limit)
         changes = tuple(e for e in batch if e.action in ("approve", "revoke"))
         return changes, (batch[-1].id if batch else cursor)
+
+    def watch(
+        self,
+        callback: Callable[[AuditEntry], object],
+        *,
+        cursor: int | None = None,
+        interval: float = 0.05,
+    ) -> PinWatcher:
+        """Call `callback` with every approval and revocation committed to this store, by any
+        process or host, from a daemon thread: the change feed.
+
+        The thread waits for the database to signal a commit — PostgreSQL: `LISTEN` on the
+        channel `"conduit_mcp_pins"`, which every pin write notifies at commit; sqlite: `PRAGMA
+        data_version` on a read-only connection of its own, read every `interval` seconds —
+        then reads `changes_since` from its cursor and calls `callback` with each entry, in
+        commit order (and polls once a second in case a notification was lost). Measured on a
+        loaded 2-core machine: a change reaches the callback well within a second on both
+        backends (docs/pins.md). Exceptions from `callback` are logged (logger
+        `conduit_mcp.pins`), never propagated; the thread ends when the watcher or the store
+        is closed.
+
+        Args:
+            callback: called with each `AuditEntry` whose action is `"approve"` or `"revoke"`
+                (from the watcher's thread: keep it short and thread-safe).
+            cursor: deliver entries after this audit id; `None` (default): from now.
+            interval: seconds between sqlite `data_version` reads, and the longest a PostgreSQL
+                wait lasts before the watcher checks whether it was closed.
+
+        Returns:
+            The running `PinWatcher` (`close()` stops it).
+
+        Raises:
+            ValueError: the store is closed, is a private `":memory:"` database (nobody else
+                can write it), or `interval` is not a positive number of seconds.
+            sqlite3.Error, psycopg.Error: the watcher's own connection cannot be opened.
+        """
+        if isinstance(interval, bool) or not isinstance(interval, (int, float)):
+            raise ValueError("interval must be a positive number of seconds")
+        if not math.isfinite(interval) or interval <= 0:
+            raise ValueError("interval must be a positive number of seconds")
+        backend = self._open()
+        if cursor is None:
+            last = self.audit_log(limit=1)
+            cursor = last[-1].id if last else 0
+        wake: Any
+        if isinstance(backend, PostgresBackend):
+            wake = _PostgresWake(backend.location, backend.timeout)
+        elif isinstance(backend, SqliteBackend) and backend.path != ":memory:":
+            wake = _SqliteWake(backend.path)
+        else:
+            raise ValueError("a private in-memory store has no other writer to watch")
+        return PinWatcher(self, wake, callback, cursor, float(interval))
 
     def prune_checks(self, older_than: float) -> int:
         """Delete the `"check"` audit entries older than `older_than` seconds: the retention of
