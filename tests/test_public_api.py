@@ -114,7 +114,16 @@ PINS_GROUPS: dict[str, list[str]] = {
         "AuditEntry",
         "redacted_location",
     ],
-    "Changes": ["ToolDiff", "diff_tools", "ChangeOp", "FieldChange", "DEFAULT_COSMETIC"],
+    "Changes": [
+        "ToolDiff",
+        "diff_tools",
+        "ChangeOp",
+        "FieldChange",
+        "DEFAULT_COSMETIC",
+        "SchemaChange",
+        "schema_change",
+        "schema_changes",
+    ],
     "Content hashes": ["content_hash", "CONTENT_HASH_PREFIX"],
 }
 

@@ -50,7 +50,7 @@ from .client import (
     parse_json,
     unwrap_response,
 )
-from .pins import FieldChange, PinStore, diff_tools, redacted_location
+from .pins import FieldChange, PinStore, diff_tools, redacted_location, schema_changes
 from .pins._location import StoreLocation
 
 EXIT_OK = 0
@@ -820,6 +820,16 @@ def pins_pending_command(
     seen. Approve one with `pins approve --store S --server-id ID --tool NAME`."""
     with _store(store) as pins:
         found = pins.pending(server_id)
+        moves = {
+            (p.server_id, p.name): _schema_moves(
+                pins,
+                p.server_id,
+                p.name,
+                None if p.definition is None else parse_json(p.definition),
+            )
+            for p in found
+            if p.status in ("changed", "cosmetic")
+        }
     rows = [
         {
             "server_id": p.server_id,
@@ -832,6 +842,7 @@ def pins_pending_command(
             "last_seen": p.last_seen,
             "seen": p.seen,
             "protocol_version": p.protocol_version,
+            "schemas": moves.get((p.server_id, p.name), {}),
         }
         for p in found
     ]
@@ -846,6 +857,8 @@ def pins_pending_command(
             f" {clipped(p.server_id)}  tool {clipped(p.name)}  seen {p.seen}x"
             f" {_utc(p.first_seen)} .. {_utc(p.last_seen)}"
         )
+        for line in _schema_lines(moves.get((p.server_id, p.name), {})):
+            emit(line)
         for change in p.changes:
             emit("          " + _change_line(change))
 
@@ -897,6 +910,7 @@ def _checked(
     audit: bool,
 ) -> tuple[Intake, list[dict[str, Any]]]:
     result, tools = _page_tools(page, server_id, transport, protocol_version, tool)
+    schemas: dict[str, dict[str, str]] = {}
     with _store(store) as pins:
         try:
             checks = pins.check_page(
@@ -904,6 +918,9 @@ def _checked(
             )
         except Error as exc:
             _fail(f"{page}: {exc}")
+        for check, listed in zip(checks, tools, strict=True):
+            if check.status in ("changed", "cosmetic"):
+                schemas[check.name] = _schema_moves(pins, server_id, check.name, listed.raw)
     return result, [
         {
             "name": c.name,
@@ -911,9 +928,29 @@ def _checked(
             "fingerprint": c.fingerprint,
             "pinned": c.pinned,
             "changes": [change.to_json() for change in c.changes],
+            "schemas": schemas.get(c.name, {}),
         }
         for c in checks
     ]
+
+
+def _schema_moves(pins: PinStore, server_id: str, name: str, listed: Any) -> dict[str, str]:
+    """Which way each changed schema of a tool moved from its approved definition (narrows,
+    widens, both, unknown); `{}` without an approved definition to compare with."""
+    pin = pins.pin(server_id, name)
+    if pin is None or pin.definition is None or not isinstance(listed, dict):
+        return {}
+    try:
+        approved = parse_json(pin.definition)
+    except Error:
+        return {}
+    if not isinstance(approved, dict):
+        return {}
+    return dict(schema_changes(approved, listed))
+
+
+def _schema_lines(moves: dict[str, str]) -> list[str]:
+    return [f"          {member} {move}" for member, move in moves.items()]
 
 
 def _rejections(result: Intake) -> list[dict[str, Any]]:
@@ -983,6 +1020,7 @@ def pins_changes_command(
             "server_id": server_id,
             "changes": {c["name"]: c["changes"] for c in differing},
             "status": {c["name"]: c["status"] for c in differing},
+            "schemas": {c["name"]: c["schemas"] for c in differing if c["schemas"]},
             "new": new,
         }
         emit(_json_report(report))
@@ -991,6 +1029,8 @@ def pins_changes_command(
             emit("no changes")
         for check in differing:
             emit(f"{check['status']:<9} {visible(check['name'])}")
+            for line in _schema_lines(check["schemas"]):
+                emit(line)
             for change in check["changes"]:
                 emit("          " + _change_line(_field_change(change)))
         for name in new:

@@ -12,6 +12,7 @@ which changes are cosmetic; `content_hash` is a declaration's SEP-3140 hash. Bui
 from ..client._contenthash import CONTENT_HASH_PREFIX, content_hash
 from ._changes import DEFAULT_COSMETIC, ChangeOp, FieldChange
 from ._drift import ToolDiff, diff_tools
+from ._schemadelta import SchemaChange, schema_change, schema_changes
 from ._store import (
     AsyncPinStore,
     AuditEntry,
@@ -44,6 +45,9 @@ __all__ = [  # noqa: RUF022
     "ChangeOp",
     "FieldChange",
     "DEFAULT_COSMETIC",
+    "SchemaChange",
+    "schema_change",
+    "schema_changes",
     # Content hashes: a declaration's SEP-3140 hash
     "content_hash",
     "CONTENT_HASH_PREFIX",
