@@ -51,7 +51,6 @@ from .client import (
     unwrap_response,
 )
 from .pins import FieldChange, PinStore, diff_tools, redacted_location, schema_changes
-from .pins._location import StoreLocation
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -566,14 +565,16 @@ def _store(location: str, *, create: bool = False) -> Iterator[PinStore]:
     hold the tables): a mistyped location, or a file that is not a pin store, is a usage error
     naming `--store`, and nothing is created or written.
     """
-    parsed = StoreLocation(location)
+    # The store's own errors never hold the password (PinStore re-words the driver's); the
+    # location is still replaced by its redacted form wherever a message repeats it.
+    where = redacted_location(location)
     try:
         pins = PinStore(location, create=create)
     except FileNotFoundError:
-        _fail(f"--store {parsed.display}: no such pin store (only pins approve creates one)")
+        _fail(f"--store {where}: no such pin store (only pins approve creates one)")
     except Exception as exc:  # sqlite3.Error, psycopg.Error, ImportError, ValueError
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        _fail(f"{parsed.display}: cannot open the pin store: {parsed.scrub(reason)}")
+        _fail(f"{where}: cannot open the pin store: {reason.replace(location, where)}")
     try:
         with pins:
             yield pins
@@ -587,7 +588,7 @@ def _store(location: str, *, create: bool = False) -> Iterator[PinStore]:
         raise
     except Exception as exc:  # a malformed row (ValueError), sqlite3.Error, psycopg.Error
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        _fail(f"{parsed.display}: cannot use the pin store: {parsed.scrub(reason)}")
+        _fail(f"{where}: cannot use the pin store: {reason.replace(location, where)}")
 
 
 def _page_tools(

@@ -5,7 +5,6 @@ goes through. sqlite file and a real PostgreSQL server."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import anyio
@@ -39,13 +38,14 @@ def listing(*tools: dict[str, object]):  # type: ignore[no-untyped-def]
     return handler
 
 
-async def until(condition, seconds: float) -> float:  # type: ignore[no-untyped-def]
-    started = time.monotonic()
-    while not condition():
-        if time.monotonic() - started > seconds:
-            break
+async def until(condition, steps: int = 500) -> bool:  # type: ignore[no-untyped-def]
+    """Whether `condition()` holds within `steps` event-loop pauses of 10 ms (the latency
+    itself is measured by `python -m bench.pins_feed_latency`, not by a timed test)."""
+    for _ in range(steps):
+        if condition():
+            return True
         await anyio.sleep(0.01)
-    return time.monotonic() - started
+    return bool(condition())
 
 
 async def test_a_revocation_and_an_approval_made_elsewhere_apply_without_a_re_list(
@@ -60,11 +60,9 @@ async def test_a_revocation_and_an_approval_made_elsewhere_apply_without_a_re_li
                 assert (guard.tool_status("a"), guard.tool_status("b")) == ("ok", "held")
                 elsewhere.revoke("s", "a", approver="bob")
                 elsewhere.approve("s", Tool.from_wire("s", tool("b")), approver="carol")
-                waited = await until(
-                    lambda: (guard.tool_status("a"), guard.tool_status("b")) == ("blocked", "ok"),
-                    1.0,
+                assert await until(
+                    lambda: (guard.tool_status("a"), guard.tool_status("b")) == ("blocked", "ok")
                 )
-                assert waited < 1.0
                 with pytest.raises(MCPError) as refused:
                     await session.call_tool("a", {})
                 await session.call_tool("b", {})

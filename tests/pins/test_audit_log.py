@@ -6,7 +6,6 @@ keeps every approval and revocation."""
 from __future__ import annotations
 
 import multiprocessing
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -74,22 +73,19 @@ def test_retention_prunes_checks_and_keeps_approvals_and_revocations(store: PinS
 
 
 WRITERS = 4
-SECONDS = 4.0
+ROUNDS = 60
 
 
 def _writer(location: str, index: int, start: Any) -> None:
     start.wait()
     server = f"s{index % 2}"  # two writers per server: both locks are exercised
     with PinStore(location, timeout=60) as store:
-        round_ = 0
-        until = time.monotonic() + SECONDS
-        while time.monotonic() < until:
+        for round_ in range(ROUNDS):
             name = f"w{index}-{round_ % 5}"
             store.check_page(server, [tool(name, f"r{round_}", server)])  # a new state each time
             store.approve(server, tool(name, f"r{round_}", server), approver=f"p{index}")
             if round_ % 3 == 0:
                 store.revoke(server, name, approver=f"p{index}")
-            round_ += 1
 
 
 def _tailer(location: str, start: Any, stop: Any, out: Any) -> None:

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from ._location import StoreLocation
-    from ._store import AuditEntry, PinStore
 
 logger = logging.getLogger("conduit_mcp.pins")
 
@@ -95,15 +94,18 @@ class _PostgresWake:
 class PinWatcher:
     """A running watch of a pin store (see `PinStore.watch`); stop it with `close`.
 
+    Built by `PinStore.watch` (its arguments: the store, the wake-up source, the callback
+    taking an `AuditEntry`, the first cursor and the interval in seconds), never directly.
+
     Attributes:
         cursor: the last audit id delivered (or skipped as not a change).
     """
 
     def __init__(
         self,
-        store: PinStore,
+        store: Any,
         wake: Any,
-        callback: Callable[[AuditEntry], object],
+        callback: Callable[[Any], object],
         cursor: int,
         interval: float,
     ) -> None:
