@@ -92,7 +92,7 @@ class Guard:
             logged, never propagated.
         max_events: how many events `events` keeps (oldest dropped first).
         **policy: `new` ("pin" | "allow" | "hold" | "block"), `changed` ("block" | "allow" |
-            "hold"),
+            "hold"), `cosmetic` ("accept" | "changed"),
             `check_arguments` (bool), `invalid_output` ("withhold" | "flag" | "pass"),
             `output_timeout` (seconds), `sdk_output_schema` ("hide_unsafe" | "keep"); see
             `Policy` for meanings and defaults.

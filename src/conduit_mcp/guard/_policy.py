@@ -78,11 +78,11 @@ class Policy:
 
     new: NewPolicy = "pin"  # `Guard` makes it "hold" when the caller passes `pins=`
     changed: ChangedPolicy = "block"
-    cosmetic: CosmeticPolicy = "accept"
     check_arguments: bool = True
     invalid_output: InvalidOutputPolicy = "withhold"
     output_timeout: float = 2.0
     sdk_output_schema: SdkOutputSchemaPolicy = "hide_unsafe"
+    cosmetic: CosmeticPolicy = "accept"  # last: positional construction keeps its meaning
 
 
 POLICY_KEYWORDS: Final = frozenset(Policy.__dataclass_fields__)

@@ -73,19 +73,6 @@ class Seen(NamedTuple):
     pending: dict[str, tuple[str, str]]  # name -> (status, fingerprint) of its pending row
 
 
-class CheckRow(NamedTuple):
-    """A check outcome to append to the audit log (PostgreSQL sends it as a JSON array in this
-    field order: see `_PG_CHECKS`)."""
-
-    at: float
-    server_id: str
-    name: str
-    outcome: str
-    fingerprint: str
-    previous_fingerprint: str | None
-    protocol_version: str | None
-
-
 _PIN_COLUMNS: Final = (
     "server_id, name, fingerprint, definition, approver, approved_at, protocol_version"
 )
@@ -131,9 +118,6 @@ class Backend(Protocol):
 
     def revoke(self, server_id: str, name: str, at: float, approver: str | None) -> str | None:
         """Delete a pin and audit it, in one transaction; the revoked fingerprint or None."""
-
-    def record_checks(self, rows: Sequence[CheckRow]) -> None:
-        """Append check outcomes to the audit log (one statement batch)."""
 
     def settle(
         self,
@@ -501,17 +485,6 @@ class SqliteBackend:
             conn.execute("COMMIT")
         return int(count)
 
-    def record_checks(self, rows: Sequence[CheckRow]) -> None:
-        with self._lock:
-            conn = self._conn
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                conn.executemany(_SQLITE_AUDIT, [_check_audit(row) for row in rows])
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
-
     def pins(self, server_id: str | None, name: str | None) -> list[tuple[Any, ...]]:
         sql = f"SELECT {_PIN_READ_COLUMNS} FROM conduit_mcp_pins"
         where, args = _filters(server_id, name, "?")
@@ -628,14 +601,6 @@ _PG_AUDIT: Final = (
     f"INSERT INTO conduit_mcp_audit ({_AUDIT_INSERT_COLUMNS})"
     " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 )
-
-# Check outcomes, appended in page order. A CheckRow is a JSON array of its fields.
-_PG_CHECKS: Final = f"""
-INSERT INTO conduit_mcp_audit ({_AUDIT_INSERT_COLUMNS})
-SELECT (r->>0)::float8, r->>1, r->>2, 'check', r->>3, r->>4, r->>5, NULL, NULL, r->>6
-FROM jsonb_array_elements(%s::jsonb) WITH ORDINALITY AS page(r, ord)
-ORDER BY page.ord
-"""
 
 # The page travels as two text parameters: the names as a JSON array (any text survives) and
 # the fingerprints joined by "," (each is `jcs-sha256:` + 64 hex digits, checked before it gets
@@ -791,16 +756,6 @@ class PostgresBackend:
         audit row and keeps it to its commit, so an id is drawn only after every smaller one
         has committed (an identity column alone draws at INSERT time, in any order)."""
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_PG_AUDIT_LOCK,))
-
-    def record_checks(self, rows: Sequence[CheckRow]) -> None:
-        # Text is escaped (no U+0000); `at` is a float, which JSON carries exactly (shortest
-        # round-trip digits, parsed back by float8in).
-        page = json.dumps(rows)
-        with self._lock:
-            conn = self._live()
-            with conn.transaction():
-                self._lock_audit(conn)
-                conn.execute(_PG_CHECKS, (page,))
 
     def settle(
         self,
@@ -1008,21 +963,6 @@ def _approve_audit(row: PinRow, previous: str | None) -> tuple[Any, ...]:
         previous,
         row.definition,
         row.approver,
-        row.protocol_version,
-    )
-
-
-def _check_audit(row: CheckRow) -> tuple[Any, ...]:
-    return (
-        row.at,
-        row.server_id,
-        row.name,
-        "check",
-        row.outcome,
-        row.fingerprint,
-        row.previous_fingerprint,
-        None,
-        None,
         row.protocol_version,
     )
 

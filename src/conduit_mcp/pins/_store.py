@@ -196,10 +196,14 @@ class PinStore:
     version; `check` then says whether what a server lists now is that definition
     (`"approved"`), a tool never approved (`"new"`), a material change (`"changed"`) or a
     change of cosmetic fields only (`"cosmetic"`); `changes` says what changed, field by
-    field. Pins are never silently overwritten: every approval and revocation, and every check
-    whose answer is not `"approved"`, appends a row to an audit log that the database refuses
-    to update or delete. Pins stay when a tool disappears from a listing, so a tool cannot be
-    hidden once and come back changed unnoticed.
+    field. Pins are never silently overwritten: every approval and revocation, and every change
+    of a tool's pending state (a check whose answer is not `"approved"` and differs from the
+    tool's pending row), appends a row to an audit log whose approvals and revocations the
+    database refuses to update or delete (check rows may be pruned: `prune_checks`). Tools
+    awaiting approval are kept in a pending queue (`pending`). Pins stay when a tool disappears
+    from a listing, so a tool cannot be hidden once and come back changed unnoticed. A revoked
+    pin is remembered until a person approves the tool again, so automatic pins
+    (`check_and_pin`) never put it back.
 
     Material vs cosmetic: by default only changes at or below `/title`, `/icons` and
     `/annotations/title` are cosmetic (display text a person reads, never the model's
@@ -220,7 +224,10 @@ class PinStore:
     waiting up to `timeout` seconds; PostgreSQL: an advisory lock on the server id).
 
     Round trips: `check_page` looks a whole page up in one statement (see there), plus one
-    more that appends the audit rows when some answer is not `"approved"`.
+    write transaction (pending rows, audit rows) when some answer is not `"approved"`.
+
+    Locations are parsed once; only their redacted form (`redacted_location`) is ever shown:
+    in `repr`, in errors (the driver's are re-worded), in the CLI.
 
     Keys are the operator-assigned `server_id` (never `serverInfo.name`) and the tool name
     exactly as sent. Names, ids and approvers are stored with `\\` written `\\\\` and U+0000
@@ -243,8 +250,9 @@ class PinStore:
         """Open (creating and migrating if needed) the store at `location`.
 
         Args:
-            location: a sqlite file path, `":memory:"`, or a `postgresql://` (or
-                `postgres://`) URL such as `"postgresql://pins@db.internal/gateway"`.
+            location: a sqlite file path, `":memory:"`, a `postgresql://` (or
+                `postgres://`) URL such as `"postgresql://pins@db.internal/gateway"`, or a
+                libpq conninfo string (`"host=db.internal dbname=gateway user=pins"`).
             timeout: seconds to wait for another writer's lock (sqlite) or to connect
                 (PostgreSQL).
             cosmetic: JSON Pointers (RFC 6901) under which a change is cosmetic; default
@@ -264,7 +272,10 @@ class PinStore:
             psycopg.Error: the PostgreSQL server cannot be reached or refuses the login.
             ImportError: a `postgresql://` URL without psycopg installed.
             ValueError: the database holds a newer schema than this library knows; a
-                cosmetic pointer that is not `""` or does not start with `/`.
+                cosmetic pointer that is not `""` or does not start with `/`; a PostgreSQL
+                location libpq cannot parse (worded without the location's password); a
+                sqlite file that is not a pin store (no `application_id` marker and no store
+                tables, with `create=False`; or another application's marker).
         """
         self._cosmetic = frozenset(cosmetic)
         for pointer in self._cosmetic:
@@ -466,9 +477,10 @@ class PinStore:
         sends every tool's name and fingerprint; the database compares them with the pins and
         returns only the tools whose pin differs or is missing, with the pinned fingerprint
         and the approved definition (read for those tools only). A page where every tool is
-        approved moves no rows back. Changes are worked out in this process; the outcomes
-        that are not `"approved"` are appended to the audit log in one more statement (only
-        then).
+        approved moves no rows back. Changes are worked out in this process; with `audit`, the
+        outcomes that are not `"approved"` go to the pending queue in one more write
+        transaction (only then): a new pending row and one audit row when a tool's state
+        changed, else its counter and `last_seen`.
 
         Args:
             server_id: the operator-assigned id of the server.
