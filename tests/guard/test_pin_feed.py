@@ -71,3 +71,13 @@ async def test_a_revocation_and_an_approval_made_elsewhere_apply_without_a_re_li
     assert refused.value.error.data["reason"] == "tool_blocked"
     assert script.calls() == [("b", {})]
     assert [r for m, r in script.received if m == "tools/list"] == [{}]  # listed once only
+
+
+def test_with_a_callers_store_a_cosmetic_change_waits_for_a_person(tmp_path: Path) -> None:
+    """Policy contract: with `pins=` nothing is written in the guard's name by default, a
+    cosmetic variant included; with the private store it is accepted beside the pin."""
+    with PinStore(tmp_path / "pins.db") as store:
+        guard = Guard("s", pins=store)
+        assert (guard.policy.new, guard.policy.cosmetic) == ("hold", "changed")
+        guard.close()
+    assert Guard("s").policy.cosmetic == "accept"

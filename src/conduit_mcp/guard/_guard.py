@@ -92,7 +92,7 @@ class Guard:
             logged, never propagated.
         max_events: how many events `events` keeps (oldest dropped first).
         **policy: `new` ("pin" | "allow" | "hold" | "block"), `changed` ("block" | "allow" |
-            "hold"), `cosmetic` ("accept" | "changed"),
+            "hold"), `cosmetic` ("accept" | "changed"; "changed" with a caller's store),
             `check_arguments` (bool), `invalid_output` ("withhold" | "flag" | "pass"),
             `output_timeout` (seconds), `sdk_output_schema` ("hide_unsafe" | "keep"); see
             `Policy` for meanings and defaults.
@@ -137,6 +137,7 @@ class Guard:
         if pins is not None:
             # A caller's store may be a team's: never written without a person's name.
             options.setdefault("new", "hold")
+            options.setdefault("cosmetic", "changed")
         self.policy: Final[Policy] = make_policy(options)
         self._owns_pins = pins is None
         self.pins: Final[PinStore] = pins if pins is not None else PinStore(":memory:")

@@ -42,9 +42,11 @@ class Policy:
             pass it — this overwrites the store's pin, a team's included) or `"hold"` (keep it
             on the page, refuse calls until `Guard.approve`).
         cosmetic: a pinned tool whose definition differs from its pin in cosmetic fields only
-            (`title`, `icons`, `annotations.title`): `"accept"` (default: pass it and record
-            the variant beside the pin; the approved definition and approver stay) or
-            `"changed"` (treat it as a material change: `changed` decides).
+            (`title`, `icons`, `annotations.title`): `"accept"` (pass it and record the
+            variant beside the pin, approver `"conduit-mcp guard"`; the approved definition and
+            its approver stay; the default with the guard's private store) or `"changed"`
+            (treat it as a material change: `changed` decides, and the tool waits in the
+            store's pending queue; the default when the caller passes `pins=`).
         check_arguments: refuse a `tools/call` whose arguments fail the tool's `inputSchema`
             (default `True`).
         invalid_output: `structuredContent` that fails the tool's `outputSchema`:
@@ -82,7 +84,8 @@ class Policy:
     invalid_output: InvalidOutputPolicy = "withhold"
     output_timeout: float = 2.0
     sdk_output_schema: SdkOutputSchemaPolicy = "hide_unsafe"
-    cosmetic: CosmeticPolicy = "accept"  # last: positional construction keeps its meaning
+    # Last: positional construction keeps its meaning. `Guard` makes it "changed" with `pins=`.
+    cosmetic: CosmeticPolicy = "accept"
 
 
 POLICY_KEYWORDS: Final = frozenset(Policy.__dataclass_fields__)
