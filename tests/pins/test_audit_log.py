@@ -73,7 +73,7 @@ def test_retention_prunes_checks_and_keeps_approvals_and_revocations(store: PinS
 
 
 WRITERS = 4
-ROUNDS = 60
+ROUNDS = 40
 
 
 def _writer(location: str, index: int, start: Any) -> None:

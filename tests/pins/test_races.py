@@ -129,7 +129,7 @@ def test_a_cosmetic_change_the_policy_does_not_accept_is_a_change(store: PinStor
 # -- several processes ------------------------------------------------------------------------
 
 TOOLS = 12
-ROUNDS = 40
+ROUNDS = 30
 
 
 def _raws(title: str) -> list[dict[str, Any]]:
