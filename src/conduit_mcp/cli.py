@@ -901,6 +901,29 @@ def pins_revoke_command(
         raise typer.Exit(EXIT_FINDINGS)
 
 
+@pins_app.command(
+    "prune", cls=PlainHelpCommand, short_help="Delete old check entries of the audit log."
+)
+def pins_prune_command(
+    store: StoreOption,
+    older_than: Annotated[
+        float,
+        typer.Option(
+            "--checks-older-than",
+            metavar="DAYS",
+            min=0,
+            help="Delete check entries older than this many days (0: all of them).",
+        ),
+    ],
+) -> None:
+    """The retention of checks: delete the audit log's check entries older than DAYS.
+    Approvals and revocations are kept whatever their age (the database refuses to delete
+    them); what awaits approval stays in the pending queue."""
+    with _store(store) as pins:
+        count = pins.prune_checks(older_than * 86400.0)
+    emit(f"deleted {count} check entr{'y' if count == 1 else 'ies'}")
+
+
 def _checked(
     page: str,
     store: str,

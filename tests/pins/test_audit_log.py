@@ -126,3 +126,22 @@ def test_a_tail_by_the_cursor_in_another_process_misses_no_row_while_4_writers_r
     assert len(stored) > 100  # the writers did write
     assert sorted(set(stored) - set(seen)) == []  # no row missed
     assert seen == sorted(seen) and len(seen) == len(set(seen))  # each once, in order
+
+
+def test_pins_prune_keeps_approvals_and_revocations(location: str) -> None:
+    from typer.testing import CliRunner
+
+    from conduit_mcp.cli import app
+
+    with PinStore(location) as store:
+        store.approve("s", tool("a"), approver="alice")
+        store.check_page("s", [tool("b")])
+        store.revoke("s", "a", approver="bob")
+    runner = CliRunner()
+    kept = runner.invoke(app, ["pins", "prune", "--store", location, "--checks-older-than", "1"])
+    assert (kept.exit_code, kept.stdout) == (0, "deleted 0 check entries\n")
+    gone = runner.invoke(app, ["pins", "prune", "--store", location, "--checks-older-than", "0"])
+    assert (gone.exit_code, gone.stdout) == (0, "deleted 1 check entry\n")
+    with PinStore(location) as store:
+        assert [e.action for e in store.audit_log()] == ["approve", "revoke"]
+        assert [p.name for p in store.pending()] == ["b"]
