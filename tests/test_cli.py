@@ -27,6 +27,12 @@ EVERYTHING_FULL = CORPUS / "tools" / "server-everything" / "tools-list--full-cli
 runner = CliRunner()
 
 
+@pytest.fixture(autouse=True)
+def _approver(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`pins approve` and `pins revoke` require an approver (here from the environment)."""
+    monkeypatch.setenv("CONDUIT_MCP_APPROVER", "conduit-mcp tests")
+
+
 def run(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
     result = runner.invoke(app, list(args), input=stdin)
     return result.exit_code, result.stdout, result.stderr

@@ -16,7 +16,11 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 #: Pages whose blocks need a scene of their own (a server script in the working directory, the
 #: venv's `conduit-mcp` on PATH): their own test runs them, in that scene.
-OWN_TEST = {"proxy.md": "tests/proxy/test_docs.py"}
+OWN_TEST = {
+    "proxy.md": "tests/proxy/test_docs.py",
+    "pins-workflow.md": "tests/pins/test_docs_pins.py",
+    "integrations.md": "tests/integrations/test_docs.py",
+}
 
 
 def _blocks(path: Path, language: str) -> list[str]:

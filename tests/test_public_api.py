@@ -109,13 +109,25 @@ PINS_GROUPS: dict[str, list[str]] = {
     "The store": [
         "PinStore",
         "AsyncPinStore",
+        "PinWatcher",
         "Pin",
         "PinCheck",
+        "PinOutcome",
         "PinStatus",
+        "Pending",
         "AuditEntry",
         "redacted_location",
     ],
-    "Changes": ["ToolDiff", "diff_tools", "ChangeOp", "FieldChange", "DEFAULT_COSMETIC"],
+    "Changes": [
+        "ToolDiff",
+        "diff_tools",
+        "ChangeOp",
+        "FieldChange",
+        "DEFAULT_COSMETIC",
+        "SchemaChange",
+        "schema_change",
+        "schema_changes",
+    ],
     "Content hashes": ["content_hash", "CONTENT_HASH_PREFIX"],
 }
 
@@ -129,6 +141,8 @@ GUARD_ALL = [
     "Guard",
     "GuardEvent",
     "Policy",
+    "guard_agent_framework_tool",
+    "guard_openai_agents_server",
 ]
 
 

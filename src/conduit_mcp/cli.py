@@ -32,11 +32,12 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from importlib import metadata
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
+import click
 import typer
 from conduit_mcp_wire import LATEST, VERSIONS
 from rich.table import Table
@@ -59,7 +60,7 @@ from .client import (
     parse_json,
     unwrap_response,
 )
-from .pins import FieldChange, PinStore, diff_tools, redacted_location
+from .pins import FieldChange, PinStore, diff_tools, redacted_location, schema_changes
 from .proxy._cli import register as register_proxy_commands
 
 EXIT_OK = 0
@@ -796,24 +797,42 @@ PageArgument = Annotated[
 ]
 
 
-def _store(location: str, *, create: bool = False) -> PinStore:
-    """Open a store, or exit 2 with one line (the URL's password is never echoed).
+@contextlib.contextmanager
+def _store(location: str, *, create: bool = False) -> Iterator[PinStore]:
+    """Open a store for the `with` block, or exit 2 with one line (the URL's password is never
+    echoed); a failure while the block reads or writes it (a malformed row, a lost
+    connection) is one line and exit 2 too, never a traceback.
 
     Only `pins approve` passes `create=True`. The others (list, check, changes, audit, and
     revoke, which has nothing to remove from a new store) open with `PinStore(...,
-    create=False)` (sqlite's `mode=rw` open; a PostgreSQL database must hold the tables): a
-    mistyped location is a usage error naming `--store`, and nothing is created, instead of an
-    empty store where every tool reads as new.
+    create=False)` (sqlite's `mode=rw` open and the store's marker; a PostgreSQL database must
+    hold the tables): a mistyped location, or a file that is not a pin store, is a usage error
+    naming `--store`, and nothing is created or written.
     """
+    # The store's own errors never hold the password (PinStore re-words the driver's); the
+    # location is still replaced by its redacted form wherever a message repeats it.
+    where = redacted_location(location)
     try:
-        return PinStore(location, create=create)
+        pins = PinStore(location, create=create)
     except FileNotFoundError:
-        where = redacted_location(location)
         _fail(f"--store {where}: no such pin store (only pins approve creates one)")
     except Exception as exc:  # sqlite3.Error, psycopg.Error, ImportError, ValueError
-        where = redacted_location(location)
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         _fail(f"{where}: cannot open the pin store: {reason.replace(location, where)}")
+    try:
+        with pins:
+            yield pins
+    except (
+        typer.Exit,
+        typer.Abort,
+        click.exceptions.Exit,
+        click.exceptions.ClickException,
+        click.exceptions.Abort,
+    ):
+        raise
+    except Exception as exc:  # a malformed row (ValueError), sqlite3.Error, psycopg.Error
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        _fail(f"{where}: cannot use the pin store: {reason.replace(location, where)}")
 
 
 def _page_tools(
@@ -871,7 +890,7 @@ def pins_list_command(
     table.add_column("approver", overflow="fold")
     table.add_column("approved (UTC)", no_wrap=True)
     for row in rows:
-        when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(row["approved_at"]))
+        when = _utc(row["approved_at"])
         table.add_row(
             _text(row["server_id"]),
             _text(row["name"]),
@@ -882,38 +901,216 @@ def pins_list_command(
     show(table)
 
 
+def _check_approver(value: str | None) -> str | None:
+    """Who approves or revokes: non-empty UTF-8 text (from --approver or CONDUIT_MCP_APPROVER)."""
+    if value is None:
+        return value
+    if not value.strip():
+        raise typer.BadParameter("name who approves or revokes (it must not be empty)")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise typer.BadParameter(f"'{visible(value)}' is not UTF-8 text") from None
+    return value
+
+
+ApproverOption = Annotated[
+    str,
+    typer.Option(
+        "--approver",
+        metavar="WHO",
+        envvar="CONDUIT_MCP_APPROVER",
+        show_envvar=True,
+        callback=_check_approver,
+        help="Who approves or revokes, recorded with the pin and in the audit log (required: "
+        "a store a team shares is never written without a person's name).",
+    ),
+]
+YesOption = Annotated[
+    bool,
+    typer.Option(
+        "--yes",
+        "-y",
+        help="Do not ask. Implied when stdin or stdout is not a terminal; on a terminal the "
+        "changes are shown and a confirmation is asked first.",
+    ),
+]
+
+
+def _interactive() -> bool:
+    """Whether a person can be asked: stdin and stdout are both terminals."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _confirm(question: str, yes: bool) -> None:
+    """Ask on a terminal (unless --yes); a refusal writes nothing and exits 1."""
+    if yes or not _interactive():
+        return
+    if not typer.confirm(question, default=False):
+        emit("nothing written")
+        raise typer.Exit(EXIT_FINDINGS)
+
+
+def _show_changes(status: str, name: str, fingerprint: str, changes: list[FieldChange]) -> None:
+    emit(f"{status:<9} {visible(name)}  {_short_fingerprint(fingerprint)}")
+    for change in changes:
+        emit("          " + _change_line(change))
+
+
 @pins_app.command(
-    "approve", cls=PlainHelpCommand, short_help="Approve the accepted tools of a page."
+    "approve", cls=PlainHelpCommand, short_help="Approve tools: from a page or the pending queue."
 )
 def pins_approve_command(
-    page: PageArgument,
     store: NewStoreOption,
     server_id: ServerIdOption,
-    tool: ToolsOption = None,
-    approver: Annotated[
+    approver: ApproverOption,
+    page: Annotated[
         str | None,
-        typer.Option(metavar="WHO", help="Who approves (recorded in the audit log)."),
+        typer.Argument(
+            metavar="[PAGE]",
+            help="A tools/list result or response (- is stdin). Without it, --tool NAME or "
+            "--all-pending approves the definitions the store's pending queue holds.",
+        ),
     ] = None,
+    tool: ToolsOption = None,
+    all_pending: Annotated[
+        bool,
+        typer.Option("--all-pending", help="Approve every pending tool of the server."),
+    ] = False,
+    yes: YesOption = False,
     transport: TransportOption = None,
     protocol_version: VersionOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Approve the accepted tools of a page (or only --tool NAME ...), keeping each definition.
+    """Approve tools, keeping each definition: the accepted tools of PAGE (or only --tool
+    NAME ...), or, without a page, the pending definitions (--tool NAME ... or --all-pending).
 
-    A sqlite store that does not exist yet is created.
+    On a terminal the changes are shown (field by field, RFC 6901 pointers) and a
+    confirmation is asked (--yes skips it). With a page, a sqlite store that does not exist yet
+    is created; from the pending queue, the store must exist.
     """
-    _, tools, version = _page_tools(page, server_id, transport, protocol_version, tool)
-    with _store(store, create=True) as pins:
-        try:
-            pins.approve_all(server_id, tools, approver=approver, protocol_version=version)
-        except Error as exc:
-            _fail(f"{page}: {exc}")
-    approved = [{"name": t.name, "fingerprint": t.fingerprint} for t in tools]
-    if as_json:
-        emit(json_text(approved))
+    if page is not None and all_pending:
+        raise typer.BadParameter("give a PAGE or --all-pending, not both", param_hint="PAGE")
+    if page is None and not tool and not all_pending:
+        raise typer.BadParameter(
+            "give a PAGE, or --tool NAME / --all-pending to approve pending tools",
+            param_hint="PAGE",
+        )
+    if page is None:
+        approved = _approve_pending(store, server_id, tool, approver, yes)
     else:
-        for item in approved:
-            emit(f"approved {item['fingerprint']}  {visible(item['name'])}")
+        _, tools, version = _page_tools(page, server_id, transport, protocol_version, tool)
+        with _store(store, create=True) as pins:
+            try:
+                checks = pins.check_page(server_id, tools, audit=False)
+            except Error as exc:
+                _fail(f"{page}: {exc}")
+            differing = [c for c in checks if c.status != "approved"]
+            if differing and not yes and _interactive():
+                for check in differing:
+                    _show_changes(check.status, check.name, check.fingerprint, list(check.changes))
+            _confirm(f"Approve {len(tools)} tool(s) as {visible(approver)}?", yes)
+            pins.approve_all(server_id, tools, approver=approver, protocol_version=version)
+        approved = [(t.name, t.fingerprint or fingerprint(t.raw)) for t in tools]
+    if as_json:
+        emit(json_text([{"name": name, "fingerprint": value} for name, value in approved]))
+    else:
+        for name, value in approved:
+            emit(f"approved {value}  {visible(name)}")
+
+
+def _approve_pending(
+    store: str, server_id: str, names: list[str] | None, approver: str, yes: bool
+) -> list[tuple[str, str]]:
+    """Approve the pending definitions of `names` (or all of the server's); each is exactly
+    what was shown, whatever the queue holds by the time the person answers."""
+    with _store(store) as pins:
+        pending = {p.name: p for p in pins.pending(server_id)}
+        wanted = list(names) if names else sorted(pending)
+        missing = [name for name in wanted if name not in pending]
+        if missing:
+            _fail(f"nothing pending for {', '.join(map(repr, missing))} (see pins pending)")
+        if not wanted:
+            emit("nothing pending")
+            return []
+        if not yes and _interactive():
+            for name in wanted:
+                item = pending[name]
+                _show_changes(item.status, name, item.fingerprint, list(item.changes))
+        _confirm(f"Approve {len(wanted)} pending tool(s) as {visible(approver)}?", yes)
+        tools: list[Tool] = []
+        for name in wanted:
+            item = pending[name]
+            if item.definition is None:  # checked by fingerprint alone
+                pins.approve(
+                    server_id,
+                    name,
+                    item.fingerprint,
+                    approver=approver,
+                    protocol_version=item.protocol_version,
+                )
+                continue
+            raw = parse_json(item.definition)
+            if not isinstance(raw, dict) or fingerprint(raw) != item.fingerprint:
+                _fail(f"the pending definition of {name!r} does not match its fingerprint")
+            tools.append(Tool.from_wire(server_id, raw))
+        if tools:
+            pins.approve_all(server_id, tools, approver=approver)
+    return [(name, pending[name].fingerprint) for name in wanted]
+
+
+@pins_app.command("pending", cls=PlainHelpCommand, short_help="List the tools awaiting approval.")
+def pins_pending_command(
+    store: StoreOption,
+    server_id: OnlyServerOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List what awaits a person's approval: tools held or blocked as new, changed or
+    cosmetic, with their field changes, first and last sighting (UTC) and how often they were
+    seen. Approve one with `pins approve --store S --server-id ID --tool NAME`."""
+    with _store(store) as pins:
+        found = pins.pending(server_id)
+        moves = {
+            (p.server_id, p.name): _schema_moves(
+                pins,
+                p.server_id,
+                p.name,
+                None if p.definition is None else parse_json(p.definition),
+            )
+            for p in found
+            if p.status in ("changed", "cosmetic")
+        }
+    rows = [
+        {
+            "server_id": p.server_id,
+            "name": p.name,
+            "status": p.status,
+            "fingerprint": p.fingerprint,
+            "pinned": p.pinned,
+            "changes": [change.to_json() for change in p.changes],
+            "first_seen": p.first_seen,
+            "last_seen": p.last_seen,
+            "seen": p.seen,
+            "protocol_version": p.protocol_version,
+            "schemas": moves.get((p.server_id, p.name), {}),
+        }
+        for p in found
+    ]
+    if as_json:
+        emit(_json_report({"pending": rows}))
+        return
+    if not found:
+        emit("nothing pending")
+    for p in found:
+        emit(
+            f"{p.status:<9} {_short_fingerprint(p.fingerprint):<16}  server"
+            f" {clipped(p.server_id)}  tool {clipped(p.name)}  seen {p.seen}x"
+            f" {_utc(p.first_seen)} .. {_utc(p.last_seen)}"
+        )
+        for line in _schema_lines(moves.get((p.server_id, p.name), {})):
+            emit(line)
+        for change in p.changes:
+            emit("          " + _change_line(change))
 
 
 @pins_app.command(
@@ -926,22 +1123,54 @@ def pins_revoke_command(
         list[str],
         typer.Option("--tool", metavar="NAME", help="The tool to revoke (repeatable)."),
     ],
-    approver: Annotated[
-        str | None,
-        typer.Option(metavar="WHO", help="Who revokes (recorded in the audit log)."),
-    ] = None,
+    approver: ApproverOption,
+    yes: YesOption = False,
 ) -> None:
-    """Remove pins (the tools check as new again); exit code 1 when a tool had no pin.
+    """Remove pins (the tools check as new again; a guard never pins them automatically until
+    a person approves again); exit code 1 when a tool had no pin.
 
-    The store must exist: a mistyped path is a usage error, not "no pin".
+    On a terminal the pins are shown and a confirmation is asked (--yes skips it). The store
+    must exist: a mistyped path is a usage error, not "no pin".
     """
     with _store(store) as pins:
+        if not yes and _interactive():
+            for name in tool:
+                pin = pins.pin(server_id, name)
+                if pin is not None:
+                    emit(
+                        f"pinned    {visible(name)}  {_short_fingerprint(pin.fingerprint)}"
+                        f"  by {clipped(pin.approver or '-')}"
+                    )
+        _confirm(f"Revoke {len(tool)} pin(s) as {visible(approver)}?", yes)
         missing = [n for n in tool if not pins.revoke(server_id, n, approver=approver)]
     for name in tool:
         state = "no pin" if name in missing else "revoked"
         emit(f"{state:<8} {visible(name)}")
     if missing:
         raise typer.Exit(EXIT_FINDINGS)
+
+
+@pins_app.command(
+    "prune", cls=PlainHelpCommand, short_help="Delete old check entries of the audit log."
+)
+def pins_prune_command(
+    store: StoreOption,
+    older_than: Annotated[
+        float,
+        typer.Option(
+            "--checks-older-than",
+            metavar="DAYS",
+            min=0,
+            help="Delete check entries older than this many days (0: all of them).",
+        ),
+    ],
+) -> None:
+    """The retention of checks: delete the audit log's check entries older than DAYS.
+    Approvals and revocations are kept whatever their age (the database refuses to delete
+    them); what awaits approval stays in the pending queue."""
+    with _store(store) as pins:
+        count = pins.prune_checks(older_than * 86400.0)
+    emit(f"deleted {count} check entr{'y' if count == 1 else 'ies'}")
 
 
 def _checked(
@@ -954,11 +1183,15 @@ def _checked(
     audit: bool,
 ) -> tuple[Intake, list[dict[str, Any]]]:
     result, tools, version = _page_tools(page, server_id, transport, protocol_version, tool)
+    schemas: dict[str, dict[str, str]] = {}
     with _store(store) as pins:
         try:
             checks = pins.check_page(server_id, tools, protocol_version=version, audit=audit)
         except Error as exc:
             _fail(f"{page}: {exc}")
+        for check, listed in zip(checks, tools, strict=True):
+            if check.status in ("changed", "cosmetic"):
+                schemas[check.name] = _schema_moves(pins, server_id, check.name, listed.raw)
     return result, [
         {
             "name": c.name,
@@ -966,9 +1199,29 @@ def _checked(
             "fingerprint": c.fingerprint,
             "pinned": c.pinned,
             "changes": [change.to_json() for change in c.changes],
+            "schemas": schemas.get(c.name, {}),
         }
         for c in checks
     ]
+
+
+def _schema_moves(pins: PinStore, server_id: str, name: str, listed: Any) -> dict[str, str]:
+    """Which way each changed schema of a tool moved from its approved definition (narrows,
+    widens, both, unknown); `{}` without an approved definition to compare with."""
+    pin = pins.pin(server_id, name)
+    if pin is None or pin.definition is None or not isinstance(listed, dict):
+        return {}
+    try:
+        approved = parse_json(pin.definition)
+    except Error:
+        return {}
+    if not isinstance(approved, dict):
+        return {}
+    return dict(schema_changes(approved, listed))
+
+
+def _schema_lines(moves: dict[str, str]) -> list[str]:
+    return [f"          {member} {move}" for member, move in moves.items()]
 
 
 def _rejections(result: Intake) -> list[dict[str, Any]]:
@@ -1038,6 +1291,7 @@ def pins_changes_command(
             "server_id": server_id,
             "changes": {c["name"]: c["changes"] for c in differing},
             "status": {c["name"]: c["status"] for c in differing},
+            "schemas": {c["name"]: c["schemas"] for c in differing if c["schemas"]},
             "new": new,
         }
         emit(_json_report(report))
@@ -1046,6 +1300,8 @@ def pins_changes_command(
             emit("no changes")
         for check in differing:
             emit(f"{check['status']:<9} {visible(check['name'])}")
+            for line in _schema_lines(check["schemas"]):
+                emit(line)
             for change in check["changes"]:
                 emit("          " + _change_line(_field_change(change)))
         for name in new:
@@ -1104,7 +1360,7 @@ def pins_audit_command(
 
 def _audit_line(row: dict[str, Any]) -> str:
     """One entry for a person: fixed-width fields first, the server's strings last (escaped)."""
-    when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(row["at"]))
+    when = _utc(row["at"])
     action = row["action"] if row["outcome"] is None else f"{row['action']} {row['outcome']}"
     line = (
         f"{when}  {action:<14}  {_short_fingerprint(row['fingerprint']):<16}"
@@ -1116,6 +1372,14 @@ def _audit_line(row: dict[str, Any]) -> str:
     if row["approver"] is not None:
         line += f"  by {clipped(row['approver'])}"
     return line
+
+
+def _utc(seconds: float) -> str:
+    """Seconds since the Unix epoch as UTC date and time; a value no calendar holds as is."""
+    try:
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(seconds))
+    except (OverflowError, OSError, ValueError):
+        return repr(seconds)
 
 
 def _short_fingerprint(value: str | None) -> str:

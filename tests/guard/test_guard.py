@@ -406,6 +406,8 @@ def test_the_public_names_are_pinned() -> None:
         "Guard",
         "GuardEvent",
         "Policy",
+        "guard_agent_framework_tool",
+        "guard_openai_agents_server",
     ]
     assert (guard_module.REFUSED_CALL_CODE, guard_module.INVALID_RESULT_CODE) == (-32602, -32603)
     assert guard_module.RESULT_META_KEY == "conduit-mcp/guard"

@@ -3,7 +3,8 @@ scenario changes `echo`'s description and inputSchema on the second listing; `ad
 integers), and the markers that select one framework's tests.
 
 Each framework's tests import it with `pytest.importorskip`: they run where its extra is
-installed (`openai-agents`, `agent-framework`, `langchain`, `llamaindex` extras) and are skipped, with the reason, elsewhere.
+installed (the `openai-agents`, `agent-framework`, `langchain`, `llamaindex` extras) and
+are skipped, with the reason, elsewhere.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from tests.guard.conftest import Hostile, hostile_http  # noqa: F401 - the fixtu
 
 MARKERS = {
     "openai_agents": "openai-agents MCP servers under the guard (openai-agents extra)",
-    "agent_framework": "Microsoft Agent Framework MCP tools under the guard (agent-framework extra)",
+    "agent_framework": "Agent Framework MCP tools under the guard (agent-framework extra)",
     "langchain": "langchain.mcp.MCPAdapter under the guard (langchain extra)",
     "llamaindex": "llama-index McpToolSpec under the guard (llamaindex extra)",
     "mcp1": "an mcp 1.x client (langchain-mcp-adapters) in its own venv, through the proxy",

@@ -110,10 +110,10 @@ async def test_streamable_http_tool_under_the_guard(
 
 async def test_an_agent_run_with_a_scripted_chat_client(hostile: Callable[[str], Hostile]) -> None:
     """`Agent.run` with a scripted chat client (agent-framework's own `FunctionInvocationLayer`
-    over `BaseChatClient`, no model, no network) and `Guard(new="hold")`: the model's call to
-    add, a held tool, is refused unsent and the model gets a function error carrying the
-    guard's reason (`include_detailed_errors`); after `guard.approve`, the same call goes
-    through. (agent-framework checks argument types itself, so the held tool is what reaches
+    over `BaseChatClient`, no model, no network) and `Guard(new="hold")`: add, a held tool,
+    is not offered to the model, so the model's call to it ends in a function error and never
+    reaches the server; after `guard.approve`, the next listing offers it and the same call
+    goes through. (agent-framework checks argument types itself, so the held tool is what reaches
     the guard here; invalid arguments are refused in test_stdio_tool_... above.)"""
     import json
 
@@ -153,17 +153,20 @@ async def test_an_agent_run_with_a_scripted_chat_client(hostile: Callable[[str],
     guard = Guard("hostile", new="hold")
     async with mcp.Client(guard.stdio_client(server.stdio())) as client:
         async with MCPStdioTool(name="hostile", mcp_client=client) as tool:
-            held_chat, approved_chat = script(), script()
+            held_names = [f.name for f in tool.functions]
+            held_chat = script()
             held = await Agent(client=held_chat, tools=[tool]).run("Add 1 and 2.")
             assert server.calls() == []
-            assert guard.approve("add", approver="alice@example.com") is True
+    assert guard.approve("add", approver="alice@example.com") is True
+    async with mcp.Client(guard.stdio_client(server.stdio())) as client:
+        async with MCPStdioTool(name="hostile", mcp_client=client) as tool:
+            approved_names = [f.name for f in tool.functions]
+            approved_chat = script()
             approved = await Agent(client=approved_chat, tools=[tool]).run("Add 1 and 2.")
-    assert held.text == approved.text == "done"
-    [refusal] = function_results(held_chat)
-    assert "the tool is new and awaits approval" in refusal
-    assert "'reason': 'tool_held'" in refusal
+    # Held is hidden: the model is not offered `add` until a person approves it, so the
+    # model's call never reaches the guard or the server; the next listing offers it.
+    assert "add" not in held_names and "add" in approved_names
+    assert held.text != "done"  # the framework ends the run on a function it was not offered
+    assert approved.text == "done"
     assert function_results(approved_chat) == ["3"]
-    assert [(e.kind, e.tool, e.reason) for e in guard.events if e.kind == "call_refused"] == [
-        ("call_refused", "add", "tool_held")
-    ]
     assert server.calls() == [("add", {"a": 1, "b": 2})]

@@ -214,7 +214,13 @@ def test_approve_on_an_empty_postgresql_schema_creates_the_store(
     url: str = request.getfixturevalue("postgres_url")
     code, _, _ = run("pins", "approve", str(EVERYTHING), "--store", url, "--server-id", "e")
     assert code == 0
-    assert tables_in(url) == ["conduit_mcp_audit", "conduit_mcp_migrations", "conduit_mcp_pins"]
+    assert tables_in(url) == [
+        "conduit_mcp_audit",
+        "conduit_mcp_migrations",
+        "conduit_mcp_pending",
+        "conduit_mcp_pins",
+        "conduit_mcp_revoked",
+    ]
     assert run("pins", "list", "--store", url)[0] == 0
 
 

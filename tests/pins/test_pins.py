@@ -545,7 +545,7 @@ def test_a_store_from_before_issue_11_is_migrated_in_place(tmp_path: Path) -> No
         pins.approve("weather", changed)
         assert pins.check("weather", tool(with_(WEATHER, title="y"))) == "cosmetic"
     conn = sqlite3.connect(path)
-    assert conn.execute("SELECT version FROM conduit_mcp_migrations ORDER BY 1").fetchall() == [
+    assert conn.execute("SELECT version FROM conduit_mcp_migrations ORDER BY 1").fetchall()[:2] == [
         (1,),
         (2,),
     ]

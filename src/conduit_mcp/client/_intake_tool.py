@@ -38,9 +38,12 @@ MAX_LISTED_INVISIBLE: Final = 16
 
 #: The bounds of each memo (one per protocol version and header rule): tools, and bytes of their
 #: JSON held as keys (a tool larger than this alone is never memoized). Entries leave oldest
-#: first (a hit does not renew them: a lookup takes no lock).
-MEMO_TOOLS: Final = 16384
-MEMO_BYTES: Final = 32 << 20
+#: first (a hit does not renew them: a lookup takes no lock). An entry costs about 5 KB of
+#: resident memory for a small tool (key, outcome, bookkeeping; measured with
+#: tests/limits/guard_memory.py), so 2,048 tools hold ~10 MB at most: a 1,000-tool page fits,
+#: and a server that renames every tool on every listing fills it once, never more.
+MEMO_TOOLS: Final = 2048
+MEMO_BYTES: Final = 4 << 20
 
 _HEADER_KEY: Final = b'"x-mcp-header"'
 # orjson refuses what it cannot write exactly as the parsed JSON it came from would be (str,

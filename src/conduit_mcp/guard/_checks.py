@@ -3,7 +3,7 @@
 Each is the single place a parallel change lands (the coordinator swaps one line):
 - `check_arguments`: `conduit_mcp.client.validate_arguments` (jsonschema-rs, linear-time patterns);
 - `validate_output`: `validate_structured` (the same engine);
-- `pin_page`: `PinStore.check_page` (one lookup per page) and `approve_all`.
+- `pin_page`: `PinStore.check_and_pin` (one lookup per page; one transaction for the writes).
 
 All of them are synchronous and run in a worker thread (`run_bounded`), so none blocks the
 event loop while it works and a slow one is abandoned after its time bound.
@@ -11,6 +11,7 @@ event loop while it works and a slow one is abandoned after its time bound.
 
 from __future__ import annotations
 
+import logging
 import threading
 import weakref
 from collections import OrderedDict
@@ -31,6 +32,7 @@ from ..client import (
     ToolResult,
     canonical_json,
 )
+from ..client import fingerprint as _fingerprint
 from ..client import validate_arguments as _validate_arguments
 from ..client import validate_structured as _validate_structured
 from ..pins import PinStore
@@ -260,48 +262,6 @@ class PinVerdict:
 GUARD_APPROVER: Final = "conduit-mcp guard"
 
 
-class RevocationLog:
-    """The names whose pin the store's audit log shows revoked, read incrementally.
-
-    The first read takes the server's whole log (once per guard); each later one reads only
-    the rows appended since (newest first, a window that grows by 4 until it reaches a row
-    already seen), so a page costs rows in proportion to what changed since the last page,
-    never to the session's history. Only the revoked names are kept (an approve removes a
-    name, a revoke adds it). Thread-safe: pages of two connections may check at once.
-
-    Limit: audit ids ascend in commit order only per writer; a revoke committed by another
-    writer under an id lower than one already read is not seen until the next guard.
-    """
-
-    __slots__ = ("_last", "_lock", "revoked")
-
-    def __init__(self) -> None:
-        self.revoked: set[str] = set()
-        self._last: int | None = None
-        self._lock = threading.Lock()
-
-    def refresh(self, store: PinStore, server_id: str) -> frozenset[str]:
-        """Read the rows appended since the last call; the revoked names now."""
-        with self._lock:
-            window = 256
-            while True:
-                limit = None if self._last is None else window
-                rows = store.audit_log(server_id, limit=limit)
-                if limit is None or len(rows) < limit or rows[0].id <= self._last:  # type: ignore[operator]
-                    break
-                window *= 4
-            for entry in rows:
-                if self._last is not None and entry.id <= self._last:
-                    continue
-                if entry.action == "revoke":
-                    self.revoked.add(entry.name)
-                elif entry.action == "approve":
-                    self.revoked.discard(entry.name)
-            if rows:
-                self._last = max(self._last or rows[-1].id, rows[-1].id)
-            return frozenset(self.revoked)
-
-
 def pin_page(
     store: PinStore,
     server_id: str,
@@ -309,63 +269,109 @@ def pin_page(
     *,
     pin_new: bool,
     pin_changed: bool,
+    accept_cosmetic: bool = True,
     protocol_version: str | None = None,
     revoked: frozenset[str] = frozenset(),
-    revocations: RevocationLog | None = None,
-    audit: bool = True,
+    queue: bool = True,
 ) -> list[PinVerdict]:
-    """Check every tool of a page against its pin; pin the new (and changed) ones as told.
+    """Check every tool of a page against its pin and write the automatic pins the policy
+    allows, in ONE store transaction (`PinStore.check_and_pin`, approver
+    `"conduit-mcp guard"`), run in one worker thread.
 
-    One `PinStore.check_page` call per page (one lookup), run in one worker thread; the tools to
-    pin are approved in one `approve_all` transaction, recorded with the approver
-    `"conduit-mcp guard"`. A `"cosmetic"` status (only title, icons or annotations.title changed)
-    is re-pinned, so the listing carries the new display text.
+    The writes are conditional: a tool revoked (or approved by a person) between the check and
+    the write is never pinned over, and a cosmetic change (only title, icons or
+    annotations.title) is recorded beside the person's approval, never in its place — and only
+    with `accept_cosmetic` (policy `cosmetic="accept"`); otherwise it counts as `"changed"`.
+    Held tools go to the store's pending queue.
 
-    Before pinning a new tool (`pin_new`), the names in `revoked` and those whose last approve
-    or revoke row in the store's audit log is a revoke come back as `"revoked"`, unpinned: a
-    pin someone removed is not put back by trust on first use. The log is read only when a
-    page has a new tool not already known revoked: through `revocations` (only the rows
-    appended since its last read), else whole. `audit=False` leaves the check rows out of the
-    store's audit log (the guard's private store, where only the guard would read them).
+    Under `pin_new`, a new tool whose last pin was revoked (the store keeps a record of each
+    revocation until the next approval) comes back as `"revoked"`, unpinned; so does one whose
+    automatic pin was not written (fail closed). `revoked` (what the caller already knows) is
+    accepted for the caller's convenience; the store's record decides. `queue=False` (the
+    guard's private store, unless a policy holds tools) writes no pending rows.
     """
-    checks = store.check_page(server_id, tools, protocol_version=protocol_version, audit=audit)
-    fresh = [c.name for c in checks if pin_new and str(c.status) == "new" and c.name not in revoked]
-    if fresh:
-        if revocations is not None:
-            revoked = revoked | revocations.refresh(store, server_id)
-        else:
-            revoked = revoked | _revoked_names(store, server_id, fresh)
+    outcome = store.check_and_pin(
+        server_id,
+        tools,
+        approver=GUARD_APPROVER,
+        pin_new=pin_new,
+        accept_cosmetic=accept_cosmetic,
+        pin_changed=pin_changed,
+        protocol_version=protocol_version,
+        queue=queue,
+    )
     verdicts: list[PinVerdict] = []
-    to_pin: list[Tool] = []
-    for tool, check in zip(tools, checks, strict=True):
-        status = str(check.status)
-        if status == "new" and pin_new and check.name in revoked:
+    for check in outcome.checks:
+        status, name = str(check.status), check.name
+        pinned = name in outcome.pinned
+        if status == "new" and pin_new and not pinned:
             verdicts.append(PinVerdict("revoked", False))
             continue
-        pinned = (
-            (status == "new" and pin_new)
-            or (status == "changed" and pin_changed)
-            or status == "cosmetic"
-        )
-        if pinned:
-            to_pin.append(tool)
+        if status == "cosmetic" and not pinned:
+            status = "changed"  # not accepted by the policy, or not written: a change
         verdicts.append(PinVerdict(status, pinned, tuple(check.changes)))
-    if to_pin:
-        store.approve_all(
-            server_id, to_pin, approver=GUARD_APPROVER, protocol_version=protocol_version
-        )
     return verdicts
 
 
-def _revoked_names(store: PinStore, server_id: str, names: Sequence[str]) -> frozenset[str]:
-    """Which of `names` (unpinned now) had a pin that was revoked: the last approve/revoke row
-    of the name in the audit log is a revoke."""
-    wanted = set(names)
-    last: dict[str, str] = {}
-    for entry in store.audit_log(server_id):
-        if entry.name in wanted and entry.action in ("approve", "revoke"):
-            last[entry.name] = entry.action
-    return frozenset(name for name, action in last.items() if action == "revoke")
+def watch_pins(guard: Any) -> Any:
+    """Start the change feed of the guard's (caller's) store: approvals and revocations made by
+    any process or host reach this guard within a second, without a re-list
+    (`PinStore.watch`). Returns the `PinWatcher`, or `None` for a private `":memory:"` store
+    (nobody else writes it) or one whose watcher cannot connect (logged; the guard then learns
+    of changes at its next listing, as before)."""
+    ref = weakref.ref(guard)
+
+    def deliver(entry: Any) -> None:
+        current = ref()
+        if current is not None:
+            apply_pin_change(current, entry)
+
+    try:
+        return guard.pins.watch(deliver)
+    except ValueError:
+        return None
+    except Exception:
+        logging.getLogger("conduit_mcp.guard").warning(
+            "the pin store's change feed could not start", exc_info=True
+        )
+        return None
+
+
+def apply_pin_change(guard: Any, entry: Any) -> None:
+    """What an approval or revocation committed elsewhere means for the guard's tool states
+    (called from the watcher's thread; each change is one attribute assignment):
+
+    - a revocation blocks the tool (reason `"revoked"`): its next call is refused;
+    - an approval of exactly the definition the guard holds or blocks lets its next call
+      through; an approval of another definition than the one the guard allows blocks it
+      (reason `"changed"`) until the next listing is checked.
+    """
+    if entry.server_id != guard.server_id:
+        return
+    name = entry.name
+    book = guard._shared.book
+    state = book.tools.get(name)
+    if entry.action == "revoke":
+        book.pinned.pop(name, None)
+        book.revoked.add(name)
+        if state is not None and state.status == "ok":
+            state.reason = "revoked"
+            state.status = "blocked"
+        return
+    if entry.action != "approve" or state is None or state.tool is None:
+        return
+    if state.reason == "unchecked" or state.status == "rejected":
+        return
+    listed = state.tool.fingerprint or _fingerprint(state.tool.raw)
+    if listed == entry.fingerprint:
+        book.revoked.discard(name)
+        if state.status in ("held", "blocked"):
+            state.reason = ""
+            state.status = "ok"
+    elif state.status == "ok":
+        book.pinned.pop(name, None)
+        state.reason = "changed"
+        state.status = "blocked"
 
 
 def top_level_changes(old: dict[str, Any], new: dict[str, Any]) -> tuple[PathItem, ...]:

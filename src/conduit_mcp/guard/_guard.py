@@ -12,6 +12,7 @@ from typing import Any, Final
 
 from ..client import check_server_id
 from ..pins import PinStore
+from . import _checks
 from ._events import MAX_EVENTS, EventSink, GuardEvent
 from ._policy import Policy, make_policy
 from ._state import TRANSPORTS, Shared, ToolState, Transport
@@ -82,7 +83,7 @@ class Guard:
             logged, never propagated.
         max_events: how many events `events` keeps (oldest dropped first).
         **policy: `new` ("pin" | "allow" | "hold" | "block"), `changed` ("block" | "allow" |
-            "hold"),
+            "hold"), `cosmetic` ("accept" | "changed"; "changed" with a caller's store),
             `check_arguments` (bool), `invalid_output` ("withhold" | "flag" | "pass"),
             `output_timeout` (seconds), `sdk_output_schema` ("hide_unsafe" | "keep"); see
             `Policy` for meanings and defaults.
@@ -127,6 +128,7 @@ class Guard:
         if pins is not None:
             # A caller's store may be a team's: never written without a person's name.
             options.setdefault("new", "hold")
+            options.setdefault("cosmetic", "changed")
         self.policy: Final[Policy] = make_policy(options)
         self._owns_pins = pins is None
         self.pins: Final[PinStore] = pins if pins is not None else PinStore(":memory:")
@@ -138,6 +140,10 @@ class Guard:
             server_id, trusted, self.policy, self.pins, self._owns_pins, self._sink
         )
         self._tools: dict[str, ToolState] = self._shared.book.tools
+        #: a caller's store: approvals and revocations made elsewhere, within a second.
+        self._watcher = _checks.watch_pins(self) if pins is not None else None
+        if self._watcher is not None:
+            weakref.finalize(self, self._watcher.close)
 
     # -- public ----------------------------------------------------------------------------
 
@@ -337,7 +343,10 @@ class Guard:
         return None if state is None else state.status
 
     def close(self) -> None:
-        """Close the private pin store (a caller's `PinStore` is left open). Idempotent."""
+        """Close the private pin store (a caller's `PinStore` is left open; its change feed
+        stops). Idempotent."""
+        if self._watcher is not None:
+            self._watcher.close()
         if self._owns_pins:
             self.pins.close()
 

@@ -270,7 +270,7 @@ class Listing(EngineBase):
                 )
             else:
                 outcome = OUTCOMES[("approved", "")]
-                if status == "cosmetic":  # the pin store's verdict: not material, re-pinned
+                if status == "cosmetic":  # not material, and accepted beside the pin
                     self.emit(
                         "tool_changed",
                         name,
@@ -278,7 +278,10 @@ class Listing(EngineBase):
                         "pinned",
                         path=("tools", index),
                         changes=_excerpts(verdict.changes),
-                        message="the definition differs from its pin only cosmetically (re-pinned)",
+                        message=(
+                            "the definition differs from its pin only cosmetically (accepted "
+                            "beside the pin; the approved definition stays)"
+                        ),
                     )
             _set_state(book.tools, name, outcome.status, tool, outcome.reason)
             if not outcome.listed:
@@ -478,12 +481,12 @@ class Listing(EngineBase):
                 [tools[i] for i in ask],
                 pin_new=policy.new == "pin",
                 pin_changed=policy.changed == "allow",
+                accept_cosmetic=policy.cosmetic == "accept",
                 protocol_version=self.known_version(),
                 revoked=frozenset(book.revoked),
-                revocations=book.revocations,
-                # The guard's private store: "check" rows nobody reads would grow with every
-                # tool ever listed; a held tool's row says what waits, so those stay.
-                audit=not shared.owns_pins or "hold" in (policy.new, policy.changed),
+                # The private store: pending rows nobody reads would keep every held or blocked
+                # definition (and its changes) once more; a held tool's row says what waits.
+                queue=not shared.owns_pins or "hold" in (policy.new, policy.changed),
             )
             try:
                 answers = await _checks.run_page_check(check)

@@ -11,6 +11,7 @@ from typing import Any, Final, Literal
 
 NewPolicy = Literal["pin", "allow", "hold", "block"]
 ChangedPolicy = Literal["block", "allow", "hold"]
+CosmeticPolicy = Literal["accept", "changed"]
 InvalidOutputPolicy = Literal["withhold", "flag", "pass"]
 SdkOutputSchemaPolicy = Literal["hide_unsafe", "keep"]
 ToolTextPolicy = Literal["clean", "block"]
@@ -19,6 +20,7 @@ ResultTextPolicy = Literal["clean", "pass"]
 _CHOICES: Final[dict[str, frozenset[str]]] = {
     "new": frozenset({"pin", "allow", "hold", "block"}),
     "changed": frozenset({"block", "allow", "hold"}),
+    "cosmetic": frozenset({"accept", "changed"}),
     "invalid_output": frozenset({"withhold", "flag", "pass"}),
     "sdk_output_schema": frozenset({"hide_unsafe", "keep"}),
     "tool_text": frozenset({"clean", "block"}),
@@ -44,6 +46,12 @@ class Policy:
             remove it from the page; calls are refused), `"allow"` (pin the new definition and
             pass it — this overwrites the store's pin, a team's included) or `"hold"` (leave it
             out of the page the model sees, refuse calls until `Guard.approve`).
+        cosmetic: a pinned tool whose definition differs from its pin in cosmetic fields only
+            (`title`, `icons`, `annotations.title`): `"accept"` (pass it and record the
+            variant beside the pin, approver `"conduit-mcp guard"`; the approved definition and
+            its approver stay; the default with the guard's private store) or `"changed"`
+            (treat it as a material change: `changed` decides, and the tool waits in the
+            store's pending queue; the default when the caller passes `pins=`).
         check_arguments: refuse a `tools/call` whose arguments fail the tool's `inputSchema`
             (default `True`).
         invalid_output: `structuredContent` that fails the tool's `outputSchema`:
@@ -101,6 +109,9 @@ class Policy:
     tool_text: ToolTextPolicy = "clean"
     result_text: ResultTextPolicy = "clean"
 
+    # Last: positional construction keeps its meaning. `Guard` makes it "changed" with `pins=`.
+    cosmetic: CosmeticPolicy = "accept"
+
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
@@ -123,7 +134,7 @@ class Outcome:
 #: The one table of policy outcomes: (pin status, policy value) -> `Outcome`. The pin status
 #: is the store's verdict on the listed definition: `"new"` (never pinned; the `new` policy
 #: decides), `"changed"` (differs from its pin; the `changed` policy decides) or `"approved"`
-#: (equal to its pin, or cosmetically different and re-pinned; no policy applies: key "").
+#: (equal to its pin, or a cosmetic variant accepted beside it; no policy applies: key "").
 OUTCOMES: Final[dict[tuple[str, str], Outcome]] = {
     ("approved", ""): Outcome("ok", "pinned", True),
     ("new", "pin"): Outcome("ok", "pinned", True),

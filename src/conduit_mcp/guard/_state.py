@@ -19,7 +19,6 @@ from typing import Any, Final, Literal, Protocol
 
 from ..client import Intake, Tool
 from ..pins import PinStore
-from ._checks import RevocationLog
 from ._events import EventSink, GuardEvent
 from ._policy import Policy
 
@@ -77,8 +76,6 @@ class ToolBook:
     hidden: dict[str, str | None] = field(default_factory=dict)
     #: names whose pin the store's audit log shows revoked (never re-pinned by the guard).
     revoked: set[str] = field(default_factory=set)
-    #: the audit log's revocations, read incrementally by the pin checks.
-    revocations: RevocationLog = field(default_factory=RevocationLog)
     #: tool name -> fingerprint whose cleaned text was reported (`tool_text_cleaned`).
     text_reported: dict[str, str | None] = field(default_factory=dict)
     #: `lookalike_key` -> the first name known under it (listed, or pinned in the store).

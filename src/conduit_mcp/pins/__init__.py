@@ -12,24 +12,31 @@ which changes are cosmetic; `content_hash` is a declaration's SEP-3140 hash. Bui
 from ..client._contenthash import CONTENT_HASH_PREFIX, content_hash
 from ._changes import DEFAULT_COSMETIC, ChangeOp, FieldChange
 from ._drift import ToolDiff, diff_tools
+from ._schemadelta import SchemaChange, schema_change, schema_changes
 from ._store import (
     AsyncPinStore,
     AuditEntry,
+    Pending,
     Pin,
     PinCheck,
+    PinOutcome,
     PinStatus,
     PinStore,
     redacted_location,
 )
+from ._watch import PinWatcher
 
 # Grouped by concept, not sorted: the groups are the map of the API.
 __all__ = [  # noqa: RUF022
     # The store: pins per server and tool, the audit log, and the location's redacted form
     "PinStore",
     "AsyncPinStore",
+    "PinWatcher",
     "Pin",
     "PinCheck",
+    "PinOutcome",
     "PinStatus",
+    "Pending",
     "AuditEntry",
     "redacted_location",
     # Changes: what changed between two definitions of a tool, field by field
@@ -38,6 +45,9 @@ __all__ = [  # noqa: RUF022
     "ChangeOp",
     "FieldChange",
     "DEFAULT_COSMETIC",
+    "SchemaChange",
+    "schema_change",
+    "schema_changes",
     # Content hashes: a declaration's SEP-3140 hash
     "content_hash",
     "CONTENT_HASH_PREFIX",

@@ -20,8 +20,10 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final, NamedTuple, Protocol
+
+from ._location import StoreLocation
 
 
 class PinRow(NamedTuple):
@@ -36,33 +38,39 @@ class PinRow(NamedTuple):
     protocol_version: str | None
 
 
-class AuditRow(NamedTuple):
-    """One audit entry as stored (`id` ascends in commit order per writer)."""
+class PendingRow(NamedTuple):
+    """One tool awaiting approval, as written by a check (the counters are the database's)."""
 
-    id: int
-    at: float
     server_id: str
     name: str
-    action: str
-    outcome: str | None
-    fingerprint: str | None
-    previous_fingerprint: str | None
-    definition: str | None
-    approver: str | None
-    protocol_version: str | None
-
-
-class CheckRow(NamedTuple):
-    """A check outcome to append to the audit log (PostgreSQL sends it as a JSON array in this
-    field order: see `_PG_CHECKS`)."""
-
-    at: float
-    server_id: str
-    name: str
-    outcome: str
+    status: str  # "new" | "changed" | "cosmetic"
     fingerprint: str
-    previous_fingerprint: str | None
+    pinned_fingerprint: str | None
+    definition: str | None
+    changes: str  # JSON array of FieldChange.to_json()
+    seen_at: float
     protocol_version: str | None
+
+
+class Writes(NamedTuple):
+    """What one check-and-pin transaction writes (built by `PinStore` from what it read under
+    the lock). Every pin write is conditional: it does nothing when the row is not as read."""
+
+    new_pins: list[PinRow]  # inserted only when no pin and no revocation exists
+    replace: list[tuple[PinRow, str]]  # (pin, the fingerprint it must still replace)
+    cosmetic: list[tuple[str, str, str, str | None, float]]  # name, pinned, fp, definition, at
+    pending: list[PendingRow]
+    bump: list[tuple[str, str, float]]  # (name, fingerprint, at): the same pending state seen again
+    unpend: list[str]  # names whose pending row is settled
+    audit: list[tuple[tuple[Any, ...], str | None]]  # (audit row, name of the write it needs)
+
+
+class Seen(NamedTuple):
+    """What a check-and-pin transaction reads under the lock, for the differing tools."""
+
+    found: list[tuple[int, str | None, str | None]]  # as `Backend.lookup`
+    revoked: set[str]  # names with a revocation not followed by an approval
+    pending: dict[str, tuple[str, str]]  # name -> (status, fingerprint) of its pending row
 
 
 _PIN_COLUMNS: Final = (
@@ -78,7 +86,17 @@ _AUDIT_INSERT_COLUMNS: Final = (
 )
 
 #: The newest schema version this library writes.
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
+
+#: `PRAGMA application_id` of a sqlite pin store ("CMCP"): a file without it (and without the
+#: store's tables) is not a pin store.
+APPLICATION_ID: Final = 0x434D4350
+
+_PENDING_COLUMNS: Final = (
+    "server_id, name, status, fingerprint, pinned_fingerprint, definition, changes,"
+    " first_seen, last_seen, seen, protocol_version"
+)
+_PIN_READ_COLUMNS: Final = _PIN_COLUMNS + ", cosmetic_fingerprint, cosmetic_definition"
 
 
 class Backend(Protocol):
@@ -101,13 +119,33 @@ class Backend(Protocol):
     def revoke(self, server_id: str, name: str, at: float, approver: str | None) -> str | None:
         """Delete a pin and audit it, in one transaction; the revoked fingerprint or None."""
 
-    def record_checks(self, rows: Sequence[CheckRow]) -> None:
-        """Append check outcomes to the audit log (one statement batch)."""
+    def settle(
+        self,
+        server_id: str,
+        names: Sequence[str],
+        fingerprints: Sequence[str],
+        found: list[tuple[int, str | None, str | None]] | None,
+        decide: Callable[[Seen], Writes],
+    ) -> set[str]:
+        """One write transaction under the server's lock: look the page up (unless `found` is
+        given: then only pending rows and revocations are read), call `decide` with what was
+        read, apply its writes (each pin write conditional), and return the names whose
+        conditional pin writes took effect."""
 
-    def pins(self, server_id: str | None, name: str | None) -> list[PinRow]:
-        """The pins of one server (or all), ordered by server and name."""
+    def pending(self, server_id: str | None, name: str | None) -> list[tuple[Any, ...]]:
+        """Pending rows (`_PENDING_COLUMNS`), ordered by server and name."""
 
-    def audit(self, server_id: str | None, limit: int | None) -> list[AuditRow]:
+    def audit_after(self, cursor: int, limit: int) -> list[tuple[Any, ...]]:
+        """Audit rows with `id > cursor`, ascending, at most `limit`."""
+
+    def prune_checks(self, before: float) -> int:
+        """Delete the check rows written before `before`; how many."""
+
+    def pins(self, server_id: str | None, name: str | None) -> list[tuple[Any, ...]]:
+        """The pins of one server (or all), ordered by server and name (`_PIN_READ_COLUMNS`:
+        as stored, unchecked: sqlite may hold any type in any column)."""
+
+    def audit(self, server_id: str | None, limit: int | None) -> list[tuple[Any, ...]]:
         """Audit rows in id order (the last `limit` when set)."""
 
     def close(self) -> None:
@@ -115,6 +153,18 @@ class Backend(Protocol):
 
 
 # -- sqlite ---------------------------------------------------------------------------------
+
+# Revocations made before version 3 live only in the audit log: a name whose last approve or
+# revoke row is a revoke, and which has no pin, was revoked.
+_REVOKED_FROM_AUDIT: Final = """
+INSERT INTO conduit_mcp_revoked (server_id, name, fingerprint, revoked_at, approver)
+SELECT a.server_id, a.name, a.fingerprint, a.at, a.approver FROM conduit_mcp_audit AS a
+WHERE a.action = 'revoke' AND a.id = (
+    SELECT max(b.id) FROM conduit_mcp_audit AS b
+    WHERE b.server_id = a.server_id AND b.name = a.name AND b.action IN ('approve', 'revoke'))
+AND NOT EXISTS (
+    SELECT 1 FROM conduit_mcp_pins AS p WHERE p.server_id = a.server_id AND p.name = a.name)
+"""
 
 _SQLITE_MIGRATIONS: Final[dict[int, tuple[str, ...]]] = {
     1: (
@@ -151,13 +201,52 @@ _SQLITE_MIGRATIONS: Final[dict[int, tuple[str, ...]]] = {
         """CREATE TRIGGER conduit_mcp_audit_no_delete BEFORE DELETE ON conduit_mcp_audit
         BEGIN SELECT RAISE(ABORT, 'conduit_mcp_audit is append-only'); END""",
     ),
+    3: (
+        "ALTER TABLE conduit_mcp_pins ADD COLUMN cosmetic_fingerprint TEXT",
+        "ALTER TABLE conduit_mcp_pins ADD COLUMN cosmetic_definition TEXT",
+        "ALTER TABLE conduit_mcp_pins ADD COLUMN cosmetic_at REAL",
+        "DROP INDEX conduit_mcp_pins_lookup",
+        """CREATE INDEX conduit_mcp_pins_lookup3
+        ON conduit_mcp_pins (server_id, name, fingerprint, cosmetic_fingerprint)""",
+        """CREATE TABLE conduit_mcp_revoked (
+            server_id   TEXT NOT NULL,
+            name        TEXT NOT NULL,
+            fingerprint TEXT,
+            revoked_at  REAL NOT NULL,
+            approver    TEXT,
+            PRIMARY KEY (server_id, name)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE conduit_mcp_pending (
+            server_id          TEXT NOT NULL,
+            name               TEXT NOT NULL,
+            status             TEXT NOT NULL,
+            fingerprint        TEXT NOT NULL,
+            pinned_fingerprint TEXT,
+            definition         TEXT,
+            changes            TEXT NOT NULL,
+            first_seen         REAL NOT NULL,
+            last_seen          REAL NOT NULL,
+            seen               INTEGER NOT NULL,
+            protocol_version   TEXT,
+            PRIMARY KEY (server_id, name)
+        ) WITHOUT ROWID""",
+        _REVOKED_FROM_AUDIT,
+        # Retention: check rows may be deleted (`PinStore.prune_checks`); approvals and
+        # revocations stay append-only.
+        "DROP TRIGGER conduit_mcp_audit_no_delete",
+        """CREATE TRIGGER conduit_mcp_audit_no_delete BEFORE DELETE ON conduit_mcp_audit
+        WHEN OLD.action <> 'check'
+        BEGIN SELECT RAISE(ABORT, 'conduit_mcp_audit is append-only'); END""",
+        f"PRAGMA application_id = {APPLICATION_ID}",
+    ),
 }
 
 _SQLITE_UPSERT: Final = f"""
 INSERT INTO conduit_mcp_pins ({_PIN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (server_id, name) DO UPDATE SET fingerprint = excluded.fingerprint,
     definition = excluded.definition, approver = excluded.approver,
-    approved_at = excluded.approved_at, protocol_version = excluded.protocol_version
+    approved_at = excluded.approved_at, protocol_version = excluded.protocol_version,
+    cosmetic_fingerprint = NULL, cosmetic_definition = NULL, cosmetic_at = NULL
 """
 
 _SQLITE_AUDIT: Final = (
@@ -184,9 +273,10 @@ def _sqlite_lookup(rows: int) -> str:
         " CASE WHEN pin.fingerprint IS NULL THEN NULL ELSE"
         " (SELECT old.definition FROM conduit_mcp_pins AS old"
         f" WHERE old.server_id = {server} AND old.name = page.name) END"
-        " FROM page LEFT JOIN conduit_mcp_pins AS pin INDEXED BY conduit_mcp_pins_lookup"
+        " FROM page LEFT JOIN conduit_mcp_pins AS pin INDEXED BY conduit_mcp_pins_lookup3"
         f" ON pin.server_id = {server} AND pin.name = page.name"
         " WHERE pin.fingerprint IS NOT page.fingerprint"
+        " AND pin.cosmetic_fingerprint IS NOT page.fingerprint"
     )
 
 
@@ -201,10 +291,16 @@ def _padded(rows: int, most: int) -> int:
 class SqliteBackend:
     """A sqlite file or `":memory:"`; writers take the database lock (`BEGIN IMMEDIATE`)."""
 
-    def __init__(self, path: Any, timeout: float) -> None:
+    def __init__(self, path: Any, timeout: float, *, create: bool = True) -> None:
+        self.path = path
         self._conn = sqlite3.connect(
             path, timeout=timeout, isolation_level=None, check_same_thread=False
         )
+        try:
+            _check_marker(self._conn, path, create)  # before anything writes to the file
+        except BaseException:
+            self._conn.close()
+            raise
         self._lock = threading.Lock()
         # Bound parameters per statement: two per tool, then the server id.
         getlimit = getattr(self._conn, "getlimit", None)  # Python 3.11+
@@ -254,26 +350,32 @@ class SqliteBackend:
     ) -> list[tuple[int, str | None, str | None]]:
         # One statement per page, up to sqlite's bound-parameter limit (16,382 tools by
         # default); a longer page is several statements in one read transaction (one snapshot).
-        total = len(names)
-        out: list[tuple[int, str | None, str | None]] = []
         with self._lock:
             conn = self._conn
-            several = total > self._chunk
+            several = len(names) > self._chunk
             if several:
                 conn.execute("BEGIN")
             try:
-                for start in range(0, total, self._chunk):
-                    size = min(self._chunk, total - start)
-                    rows = _padded(size, self._chunk)
-                    args: list[str | None] = [None] * (2 * rows + 1)
-                    args[0 : 2 * size : 2] = names[start : start + size]
-                    args[1 : 2 * size : 2] = fingerprints[start : start + size]
-                    args[-1] = server_id
-                    for ord_, pinned, definition in conn.execute(_sqlite_lookup(rows), args):
-                        out.append((start + ord_, pinned, definition))
+                return self._lookup_in(server_id, names, fingerprints)
             finally:
                 if several:
                     conn.execute("COMMIT")
+
+    def _lookup_in(
+        self, server_id: str, names: Sequence[str], fingerprints: Sequence[str]
+    ) -> list[tuple[int, str | None, str | None]]:
+        """`lookup`'s statements, in the caller's transaction (lock held)."""
+        total = len(names)
+        out: list[tuple[int, str | None, str | None]] = []
+        for start in range(0, total, self._chunk):
+            size = min(self._chunk, total - start)
+            rows = _padded(size, self._chunk)
+            args: list[str | None] = [None] * (2 * rows + 1)
+            args[0 : 2 * size : 2] = names[start : start + size]
+            args[1 : 2 * size : 2] = fingerprints[start : start + size]
+            args[-1] = server_id
+            for ord_, pinned, definition in self._conn.execute(_sqlite_lookup(rows), args):
+                out.append((start + ord_, pinned, definition))
         return out
 
     def approve(self, server_id: str, rows: Sequence[PinRow]) -> None:
@@ -289,6 +391,9 @@ class SqliteBackend:
                     ).fetchone()
                     audit.append(_approve_audit(row, previous[0] if previous else None))
                 conn.executemany(_SQLITE_UPSERT, rows)
+                keys = [(row.server_id, row.name) for row in rows]
+                conn.executemany(_UNREVOKE, keys)
+                conn.executemany(_UNPEND, keys)
                 conn.executemany(_SQLITE_AUDIT, audit)
             except BaseException:
                 conn.execute("ROLLBACK")
@@ -306,6 +411,7 @@ class SqliteBackend:
                     (server_id, name),
                 ).fetchone()
                 if row is not None:
+                    conn.execute(_REVOKED_UPSERT, (server_id, name, row[0], at, approver))
                     conn.execute(
                         _SQLITE_AUDIT,
                         (at, server_id, name, "revoke", None, row[0], None, None, approver, None),
@@ -316,25 +422,76 @@ class SqliteBackend:
             conn.execute("COMMIT")
         return None if row is None else str(row[0])
 
-    def record_checks(self, rows: Sequence[CheckRow]) -> None:
+    def settle(
+        self,
+        server_id: str,
+        names: Sequence[str],
+        fingerprints: Sequence[str],
+        found: list[tuple[int, str | None, str | None]] | None,
+        decide: Callable[[Seen], Writes],
+    ) -> set[str]:
         with self._lock:
             conn = self._conn
             conn.execute("BEGIN IMMEDIATE")
             try:
-                conn.executemany(_SQLITE_AUDIT, [_check_audit(row) for row in rows])
+                if found is None:
+                    found = self._lookup_in(server_id, names, fingerprints)
+                wanted = json.dumps([names[i] for i, _, _ in found])
+                revoked = {
+                    row[0]
+                    for row in conn.execute(
+                        "SELECT name FROM conduit_mcp_revoked WHERE server_id = ?"
+                        " AND name IN (SELECT value FROM json_each(?))",
+                        (server_id, wanted),
+                    )
+                }
+                pending = {
+                    row[0]: (row[1], row[2])
+                    for row in conn.execute(
+                        "SELECT name, status, fingerprint FROM conduit_mcp_pending"
+                        " WHERE server_id = ? AND name IN (SELECT value FROM json_each(?))",
+                        (server_id, wanted),
+                    )
+                }
+                writes = decide(Seen(found, revoked, pending))
+                applied = _apply(_sqlite_run(conn), _sqlite_many(conn), server_id, writes, _nothing)
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
+        return applied
 
-    def pins(self, server_id: str | None, name: str | None) -> list[PinRow]:
-        sql = f"SELECT {_PIN_COLUMNS} FROM conduit_mcp_pins"
+    def pending(self, server_id: str | None, name: str | None) -> list[tuple[Any, ...]]:
+        where, args = _filters(server_id, name, "?")
+        sql = f"SELECT {_PENDING_COLUMNS} FROM conduit_mcp_pending{where} ORDER BY server_id, name"
+        with self._lock:
+            return list(self._conn.execute(sql, args).fetchall())
+
+    def audit_after(self, cursor: int, limit: int) -> list[tuple[Any, ...]]:
+        sql = f"SELECT {_AUDIT_COLUMNS} FROM conduit_mcp_audit WHERE id > ? ORDER BY id LIMIT ?"
+        with self._lock:
+            rows = self._conn.execute(sql, (cursor, limit)).fetchall()
+        return list(rows)
+
+    def prune_checks(self, before: float) -> int:
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                count = conn.execute(_PRUNE_CHECKS, (before,)).rowcount
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        return int(count)
+
+    def pins(self, server_id: str | None, name: str | None) -> list[tuple[Any, ...]]:
+        sql = f"SELECT {_PIN_READ_COLUMNS} FROM conduit_mcp_pins"
         where, args = _filters(server_id, name, "?")
         with self._lock:
-            rows = self._conn.execute(sql + where + " ORDER BY server_id, name", args).fetchall()
-        return [PinRow(*row) for row in rows]
+            return list(self._conn.execute(sql + where + " ORDER BY server_id, name", args))
 
-    def audit(self, server_id: str | None, limit: int | None) -> list[AuditRow]:
+    def audit(self, server_id: str | None, limit: int | None) -> list[tuple[Any, ...]]:
         where, args = _filters(server_id, None, "?")
         sql = f"SELECT {_AUDIT_COLUMNS} FROM conduit_mcp_audit{where} ORDER BY id DESC"
         if limit is not None:
@@ -342,7 +499,7 @@ class SqliteBackend:
             args.append(limit)
         with self._lock:
             rows = self._conn.execute(sql, args).fetchall()
-        return [AuditRow(*row) for row in reversed(rows)]
+        return list(reversed(rows))
 
     def close(self) -> None:
         with self._lock:
@@ -353,6 +510,8 @@ class SqliteBackend:
 
 # Any constant will do: it names the lock that serializes migrations across processes.
 _PG_MIGRATION_LOCK: Final = 0x636F6E64756974  # "conduit"
+# The lock that orders audit ids (see `PostgresBackend._lock_audit`).
+_PG_AUDIT_LOCK: Final = 0x636F6E6461756474  # "condaudt"
 
 _PG_MIGRATIONS: Final[dict[int, tuple[str, ...]]] = {
     1: (
@@ -391,27 +550,57 @@ _PG_MIGRATIONS: Final[dict[int, tuple[str, ...]]] = {
         """CREATE TRIGGER conduit_mcp_audit_append_only BEFORE UPDATE OR DELETE
         ON conduit_mcp_audit FOR EACH ROW EXECUTE FUNCTION conduit_mcp_audit_append_only()""",
     ),
+    3: (
+        "ALTER TABLE conduit_mcp_pins ADD COLUMN cosmetic_fingerprint TEXT",
+        "ALTER TABLE conduit_mcp_pins ADD COLUMN cosmetic_definition TEXT",
+        "ALTER TABLE conduit_mcp_pins ADD COLUMN cosmetic_at DOUBLE PRECISION",
+        "DROP INDEX conduit_mcp_pins_lookup",
+        """CREATE INDEX conduit_mcp_pins_lookup3 ON conduit_mcp_pins (server_id, name)
+        INCLUDE (fingerprint, cosmetic_fingerprint)""",
+        """CREATE TABLE conduit_mcp_revoked (
+            server_id   TEXT NOT NULL,
+            name        TEXT NOT NULL,
+            fingerprint TEXT,
+            revoked_at  DOUBLE PRECISION NOT NULL,
+            approver    TEXT,
+            PRIMARY KEY (server_id, name)
+        )""",
+        """CREATE TABLE conduit_mcp_pending (
+            server_id          TEXT NOT NULL,
+            name               TEXT NOT NULL,
+            status             TEXT NOT NULL,
+            fingerprint        TEXT NOT NULL,
+            pinned_fingerprint TEXT,
+            definition         TEXT,
+            changes            TEXT NOT NULL,
+            first_seen         DOUBLE PRECISION NOT NULL,
+            last_seen          DOUBLE PRECISION NOT NULL,
+            seen               BIGINT NOT NULL,
+            protocol_version   TEXT,
+            PRIMARY KEY (server_id, name)
+        )""",
+        _REVOKED_FROM_AUDIT,
+        """CREATE OR REPLACE FUNCTION conduit_mcp_audit_append_only() RETURNS trigger
+        LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP = 'DELETE' AND OLD.action = 'check' THEN RETURN OLD; END IF;
+            RAISE EXCEPTION 'conduit_mcp_audit is append-only';
+        END $$""",
+    ),
 }
 
 _PG_UPSERT: Final = f"""
 INSERT INTO conduit_mcp_pins ({_PIN_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s)
 ON CONFLICT (server_id, name) DO UPDATE SET fingerprint = excluded.fingerprint,
     definition = excluded.definition, approver = excluded.approver,
-    approved_at = excluded.approved_at, protocol_version = excluded.protocol_version
+    approved_at = excluded.approved_at, protocol_version = excluded.protocol_version,
+    cosmetic_fingerprint = NULL, cosmetic_definition = NULL, cosmetic_at = NULL
 """
 
 _PG_AUDIT: Final = (
     f"INSERT INTO conduit_mcp_audit ({_AUDIT_INSERT_COLUMNS})"
     " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 )
-
-# Check outcomes, appended in page order. A CheckRow is a JSON array of its fields.
-_PG_CHECKS: Final = f"""
-INSERT INTO conduit_mcp_audit ({_AUDIT_INSERT_COLUMNS})
-SELECT (r->>0)::float8, r->>1, r->>2, 'check', r->>3, r->>4, r->>5, NULL, NULL, r->>6
-FROM jsonb_array_elements(%s::jsonb) WITH ORDINALITY AS page(r, ord)
-ORDER BY page.ord
-"""
 
 # The page travels as two text parameters: the names as a JSON array (any text survives) and
 # the fingerprints joined by "," (each is `jcs-sha256:` + 64 hex digits, checked before it gets
@@ -430,6 +619,7 @@ FROM ROWS FROM (
 ) WITH ORDINALITY AS page(name, fingerprint, ord)
 LEFT JOIN conduit_mcp_pins AS pin ON pin.server_id = %(server)s AND pin.name = page.name
 WHERE pin.fingerprint IS DISTINCT FROM page.fingerprint
+AND pin.cosmetic_fingerprint IS DISTINCT FROM page.fingerprint
 """
 
 
@@ -443,7 +633,7 @@ class PostgresBackend:
     call that met the break raises and is not retried (it may or may not have committed).
     """
 
-    def __init__(self, url: str, timeout: float) -> None:
+    def __init__(self, location: StoreLocation, timeout: float) -> None:
         try:
             import psycopg
         except ImportError as exc:  # pragma: no cover - the extra is installed in tests
@@ -452,8 +642,8 @@ class PostgresBackend:
                 " pip install 'conduit-mcp-client[postgresql]'"
             ) from exc
         self._psycopg = psycopg
-        self._url = url
-        self._connect_timeout = max(1, round(timeout))
+        self.location = location
+        self.timeout = timeout
         self._conn = self._connect()
         self._lock = threading.Lock()
         try:
@@ -463,12 +653,7 @@ class PostgresBackend:
             raise
 
     def _connect(self) -> Any:
-        return self._psycopg.connect(
-            self._url,
-            autocommit=True,
-            connect_timeout=self._connect_timeout,
-            application_name="conduit-mcp",
-        )
+        return pg_connect(self.location, self.timeout)
 
     def _live(self) -> Any:
         """The connection, reopened when the last one broke. Call with the lock held, once
@@ -535,11 +720,16 @@ class PostgresBackend:
                         (server_id, [row.name for row in rows]),
                     ).fetchall()
                 )
+                keys = [(row.server_id, row.name) for row in rows]
                 with conn.cursor() as cursor:
                     cursor.executemany(_PG_UPSERT, rows)
+                    cursor.executemany(_pg(_UNREVOKE), keys)
+                    cursor.executemany(_pg(_UNPEND), keys)
+                    self._lock_audit(conn)
                     cursor.executemany(
                         _PG_AUDIT, [_approve_audit(row, previous.get(row.name)) for row in rows]
                     )
+                _notify(conn, server_id)
 
     def revoke(self, server_id: str, name: str, at: float, approver: str | None) -> str | None:
         with self._lock:
@@ -552,28 +742,97 @@ class PostgresBackend:
                     (server_id, name),
                 ).fetchone()
                 if row is not None:
+                    conn.execute(_pg(_REVOKED_UPSERT), (server_id, name, row[0], at, approver))
+                    self._lock_audit(conn)
                     conn.execute(
                         _PG_AUDIT,
                         (at, server_id, name, "revoke", None, row[0], None, None, approver, None),
                     )
+                    _notify(conn, server_id)
         return None if row is None else str(row[0])
 
-    def record_checks(self, rows: Sequence[CheckRow]) -> None:
-        # One statement (atomic on its own in autocommit): one round trip, where BEGIN,
-        # executemany and COMMIT took three. Text is escaped (no U+0000); `at` is a float,
-        # which JSON carries exactly (shortest round-trip digits, parsed back by float8in).
-        page = json.dumps(rows)
-        with self._lock:
-            self._live().execute(_PG_CHECKS, (page,))
+    @staticmethod
+    def _lock_audit(conn: Any) -> None:
+        """Audit ids in commit order: every writer takes this lock right before its first
+        audit row and keeps it to its commit, so an id is drawn only after every smaller one
+        has committed (an identity column alone draws at INSERT time, in any order)."""
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_PG_AUDIT_LOCK,))
 
-    def pins(self, server_id: str | None, name: str | None) -> list[PinRow]:
+    def settle(
+        self,
+        server_id: str,
+        names: Sequence[str],
+        fingerprints: Sequence[str],
+        found: list[tuple[int, str | None, str | None]] | None,
+        decide: Callable[[Seen], Writes],
+    ) -> set[str]:
+        with self._lock:
+            conn = self._live()
+            with conn.transaction():
+                self._lock_server(conn, server_id)
+                if found is None:
+                    args = {
+                        "names": json.dumps(list(names)),
+                        "fingerprints": ",".join(fingerprints),
+                        "server": server_id,
+                    }
+                    found = list(conn.execute(_PG_LOOKUP, args, prepare=False).fetchall())
+                wanted = [names[i] for i, _, _ in found]
+                revoked = {
+                    row[0]
+                    for row in conn.execute(
+                        "SELECT name FROM conduit_mcp_revoked"
+                        " WHERE server_id = %s AND name = ANY(%s::text[])",
+                        (server_id, wanted),
+                    )
+                }
+                pending = {
+                    row[0]: (row[1], row[2])
+                    for row in conn.execute(
+                        "SELECT name, status, fingerprint FROM conduit_mcp_pending"
+                        " WHERE server_id = %s AND name = ANY(%s::text[])",
+                        (server_id, wanted),
+                    )
+                }
+                writes = decide(Seen(found, revoked, pending))
+
+                def run(sql: str, args: Sequence[Any]) -> Any:
+                    return conn.execute(_pg(sql), args, prepare=False)
+
+                def many(sql: str, rows: list[tuple[Any, ...]]) -> None:
+                    if rows:  # one pipelined batch (psycopg's executemany)
+                        with conn.cursor() as cursor:
+                            cursor.executemany(_pg(sql), rows)
+
+                lock = lambda: self._lock_audit(conn)  # noqa: E731
+                applied = _apply(run, many, server_id, writes, lock)
+                if applied:
+                    _notify(conn, server_id)
+                return applied
+
+    def pending(self, server_id: str | None, name: str | None) -> list[tuple[Any, ...]]:
         where, args = _filters(server_id, name, "%s")
-        sql = f"SELECT {_PIN_COLUMNS} FROM conduit_mcp_pins{where} ORDER BY server_id, name"
+        sql = f"SELECT {_PENDING_COLUMNS} FROM conduit_mcp_pending{where} ORDER BY server_id, name"
         with self._lock:
-            rows = self._live().execute(sql, args).fetchall()
-        return [PinRow(*row) for row in rows]
+            return list(self._live().execute(sql, args).fetchall())
 
-    def audit(self, server_id: str | None, limit: int | None) -> list[AuditRow]:
+    def audit_after(self, cursor: int, limit: int) -> list[tuple[Any, ...]]:
+        sql = f"SELECT {_AUDIT_COLUMNS} FROM conduit_mcp_audit WHERE id > %s ORDER BY id LIMIT %s"
+        with self._lock:
+            rows = self._live().execute(sql, (cursor, limit)).fetchall()
+        return list(rows)
+
+    def prune_checks(self, before: float) -> int:
+        with self._lock:
+            return int(self._live().execute(_pg(_PRUNE_CHECKS), (before,)).rowcount)
+
+    def pins(self, server_id: str | None, name: str | None) -> list[tuple[Any, ...]]:
+        where, args = _filters(server_id, name, "%s")
+        sql = f"SELECT {_PIN_READ_COLUMNS} FROM conduit_mcp_pins{where} ORDER BY server_id, name"
+        with self._lock:
+            return list(self._live().execute(sql, args).fetchall())
+
+    def audit(self, server_id: str | None, limit: int | None) -> list[tuple[Any, ...]]:
         where, args = _filters(server_id, None, "%s")
         sql = f"SELECT {_AUDIT_COLUMNS} FROM conduit_mcp_audit{where} ORDER BY id DESC"
         if limit is not None:
@@ -581,14 +840,108 @@ class PostgresBackend:
             args.append(limit)
         with self._lock:
             rows = self._live().execute(sql, args).fetchall()
-        return [AuditRow(*row) for row in reversed(rows)]
+        return list(reversed(rows))
 
     def close(self) -> None:
         with self._lock:
             self._conn.close()
 
 
+#: The PostgreSQL channel a pin write notifies (payload: the stored server id), delivered at
+#: commit; `PinStore.watch` listens on it.
+PG_CHANNEL: Final = "conduit_mcp_pins"
+
+
+def _notify(conn: Any, server_id: str) -> None:
+    """Wake the watchers at commit (no payload: they read the audit log by their cursor)."""
+    del server_id
+    conn.execute("SELECT pg_notify(%s, '')", (PG_CHANNEL,))
+
+
+def pg_connect(location: StoreLocation, timeout: float) -> Any:
+    """A psycopg connection (autocommit) to `location`, from its parsed parameters.
+
+    Raises:
+        psycopg.Error: of the driver's class, re-worded: the redacted location, and the
+            driver's first line with every piece of the password and every quoted value
+            hidden; no cause or context is chained (they would carry the location).
+    """
+    import psycopg
+
+    params = {
+        **location.connect_params(),
+        "connect_timeout": max(1, round(timeout)),
+        "application_name": "conduit-mcp",
+    }
+    failure: Exception
+    try:
+        return psycopg.connect(autocommit=True, **params)
+    except psycopg.Error as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        message = f"cannot connect to the pin store at {location.display}: {location.scrub(first)}"
+        try:
+            failure = type(exc)(message)
+        except Exception:
+            failure = psycopg.OperationalError(message)
+    raise failure
+
+
 # -- shared ---------------------------------------------------------------------------------
+
+
+def _nothing() -> None:
+    pass
+
+
+def _check_marker(conn: sqlite3.Connection, path: Any, create: bool) -> None:
+    """Refuse a sqlite file that is not a pin store, reading only (nothing is written).
+
+    A pin store carries `PRAGMA application_id` = `APPLICATION_ID` (from schema version 3) or,
+    older, the `conduit_mcp_migrations` table (or, oldest, `conduit_mcp_pins`). Without
+    `create`, anything else (an empty file, another application's database) is refused; with
+    it, a file another application marked as its own (a non-zero id), or one holding other
+    tables, is.
+
+    Raises:
+        ValueError: the file is not a pin store.
+        sqlite3.DatabaseError: the file is not a sqlite database.
+    """
+    if path == ":memory:":
+        return
+    marker = conn.execute("PRAGMA application_id").fetchone()[0]
+    if marker == APPLICATION_ID:
+        return
+    ours = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table'"
+        " AND name IN ('conduit_mcp_migrations', 'conduit_mcp_pins')"
+    ).fetchone()
+    if marker == 0 and ours is not None:
+        return
+    if (
+        marker == 0
+        and create
+        and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+    ):
+        return  # a new or empty file: the store is created in it
+    owner = "another application's" if marker else "no pin store's"
+    raise ValueError(
+        f"not a pin store: the sqlite file has {owner} marker (application_id {marker})"
+    )
+
+
+def _sqlite_many(conn: sqlite3.Connection) -> Callable[[str, list[tuple[Any, ...]]], None]:
+    def many(sql: str, rows: list[tuple[Any, ...]]) -> None:
+        if rows:
+            conn.executemany(sql, rows)
+
+    return many
+
+
+def _sqlite_run(conn: sqlite3.Connection) -> _Run:
+    def run(sql: str, args: Sequence[Any]) -> Any:
+        return conn.execute(sql, args)
+
+    return run
 
 
 def _refuse_newer(done: set[int]) -> None:
@@ -615,21 +968,6 @@ def _approve_audit(row: PinRow, previous: str | None) -> tuple[Any, ...]:
     )
 
 
-def _check_audit(row: CheckRow) -> tuple[Any, ...]:
-    return (
-        row.at,
-        row.server_id,
-        row.name,
-        "check",
-        row.outcome,
-        row.fingerprint,
-        row.previous_fingerprint,
-        None,
-        None,
-        row.protocol_version,
-    )
-
-
 def _filters(server_id: str | None, name: str | None, mark: str) -> tuple[str, list[Any]]:
     clauses, args = [], []
     if server_id is not None:
@@ -639,3 +977,115 @@ def _filters(server_id: str | None, name: str | None, mark: str) -> tuple[str, l
         clauses.append(f"name = {mark}")
         args.append(name)
     return (" WHERE " + " AND ".join(clauses) if clauses else ""), args
+
+
+# -- check-and-pin: one transaction, written in `?` marks (PostgreSQL: `_pg`) -------------------
+
+_TOFU_PIN: Final = f"""
+INSERT INTO conduit_mcp_pins ({_PIN_COLUMNS}) SELECT ?, ?, ?, ?, ?, ?, ?
+WHERE NOT EXISTS (SELECT 1 FROM conduit_mcp_revoked WHERE server_id = ? AND name = ?)
+ON CONFLICT (server_id, name) DO NOTHING
+"""
+_REPLACE_PIN: Final = """
+UPDATE conduit_mcp_pins SET fingerprint = ?, definition = ?, approver = ?, approved_at = ?,
+    protocol_version = ?, cosmetic_fingerprint = NULL, cosmetic_definition = NULL,
+    cosmetic_at = NULL
+WHERE server_id = ? AND name = ? AND fingerprint = ?
+"""
+_ACCEPT_COSMETIC: Final = """
+UPDATE conduit_mcp_pins SET cosmetic_fingerprint = ?, cosmetic_definition = ?, cosmetic_at = ?
+WHERE server_id = ? AND name = ? AND fingerprint = ?
+"""
+_PENDING_UPSERT: Final = f"""
+INSERT INTO conduit_mcp_pending ({_PENDING_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)
+ON CONFLICT (server_id, name) DO UPDATE SET status = excluded.status,
+    fingerprint = excluded.fingerprint, pinned_fingerprint = excluded.pinned_fingerprint,
+    definition = excluded.definition, changes = excluded.changes,
+    first_seen = excluded.first_seen, last_seen = excluded.last_seen, seen = 1,
+    protocol_version = excluded.protocol_version
+"""
+_PENDING_BUMP: Final = """
+UPDATE conduit_mcp_pending SET seen = seen + 1, last_seen = ?
+WHERE server_id = ? AND name = ? AND fingerprint = ?
+"""
+_PRUNE_CHECKS: Final = "DELETE FROM conduit_mcp_audit WHERE action = 'check' AND at < ?"
+_UNPEND: Final = "DELETE FROM conduit_mcp_pending WHERE server_id = ? AND name = ?"
+_UNREVOKE: Final = "DELETE FROM conduit_mcp_revoked WHERE server_id = ? AND name = ?"
+_REVOKED_UPSERT: Final = """
+INSERT INTO conduit_mcp_revoked (server_id, name, fingerprint, revoked_at, approver)
+VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (server_id, name) DO UPDATE SET fingerprint = excluded.fingerprint,
+    revoked_at = excluded.revoked_at, approver = excluded.approver
+"""
+_AUDIT_INSERT: Final = (
+    f"INSERT INTO conduit_mcp_audit ({_AUDIT_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+@functools.cache
+def _pg(sql: str) -> str:
+    """A `?`-marked statement in psycopg's `%s` marks (the statements above hold no `?`
+    or `%` of their own)."""
+    return sql.replace("?", "%s")
+
+
+class _Run(Protocol):
+    def __call__(self, sql: str, args: Sequence[Any]) -> Any: ...
+
+
+def _apply(
+    run: _Run,
+    many: Callable[[str, list[tuple[Any, ...]]], None],
+    server_id: str,
+    writes: Writes,
+    before_audit: Callable[[], None],
+) -> set[str]:
+    """Apply a check-and-pin transaction's writes with `run(sql, args)` (one statement, marks
+    `?`; the conditional pin writes, whose row counts matter) and `many(sql, rows)` (a batch:
+    pending rows and audit rows); `before_audit` runs before the first audit row (PostgreSQL:
+    the audit lock)."""
+    applied: set[str] = set()
+    for row in writes.new_pins:
+        if run(_TOFU_PIN, (*row, server_id, row.name)).rowcount == 1:
+            applied.add(row.name)
+    for row, expected in writes.replace:
+        replace = (
+            row.fingerprint,
+            row.definition,
+            row.approver,
+            row.approved_at,
+            row.protocol_version,
+            server_id,
+            row.name,
+            expected,
+        )
+        if run(_REPLACE_PIN, replace).rowcount == 1:
+            applied.add(row.name)
+    for name, expected, value, definition, at in writes.cosmetic:
+        if run(_ACCEPT_COSMETIC, (value, definition, at, server_id, name, expected)).rowcount:
+            applied.add(name)
+    many(_UNPEND, [(server_id, name) for name in writes.unpend])
+    many(
+        _PENDING_UPSERT,
+        [
+            (
+                pending.server_id,
+                pending.name,
+                pending.status,
+                pending.fingerprint,
+                pending.pinned_fingerprint,
+                pending.definition,
+                pending.changes,
+                pending.seen_at,
+                pending.seen_at,
+                pending.protocol_version,
+            )
+            for pending in writes.pending
+        ],
+    )
+    many(_PENDING_BUMP, [(at, server_id, name, value) for name, value, at in writes.bump])
+    audit = [row for row, needs in writes.audit if needs is None or needs in applied]
+    if audit:
+        before_audit()
+        many(_AUDIT_INSERT, audit)
+    return applied

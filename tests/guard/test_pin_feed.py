@@ -1,0 +1,86 @@
+"""The change feed in a running guard: an approval or a revocation made elsewhere (another
+`PinStore` connection, as the CLI or another host would) reaches the guard within a second,
+without a re-list: the revoked tool's next call is refused, the approved held tool's next call
+goes through. sqlite file and a real PostgreSQL server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp.shared.exceptions import MCPError
+
+from conduit_mcp.client import Tool
+from conduit_mcp.guard import Guard
+from conduit_mcp.pins import PinStore
+from tests.pgserver import postgres_server, postgres_url  # noqa: F401 (fixtures)
+
+from .scripted import scripted_session, tool
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(params=["file", "postgresql"])
+def location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "file":
+        return str(tmp_path / "pins.db")
+    url: str = request.getfixturevalue("postgres_url")
+    return url
+
+
+def listing(*tools: dict[str, object]):  # type: ignore[no-untyped-def]
+    def handler(method: str, params: dict[str, object]) -> dict[str, object]:
+        if method == "tools/list":
+            return {"tools": list(tools)}
+        return {"content": [{"type": "text", "text": "ok"}]}
+
+    return handler
+
+
+async def until(condition, steps: int = 500) -> bool:  # type: ignore[no-untyped-def]
+    """Whether `condition()` holds within `steps` event-loop pauses of 10 ms (the latency
+    itself is measured by `python -m bench.pins_feed_latency`, not by a timed test)."""
+    for _ in range(steps):
+        if condition():
+            return True
+        await anyio.sleep(0.01)
+    return bool(condition())
+
+
+async def test_a_revocation_and_an_approval_made_elsewhere_apply_without_a_re_list(
+    location: str,
+) -> None:
+    with PinStore(location) as store, PinStore(location) as elsewhere:
+        store.approve("s", Tool.from_wire("s", tool("a")), approver="alice")
+        guard = Guard("s", pins=store)  # new="hold": b is held
+        try:
+            async with scripted_session(guard, listing(tool("a"), tool("b"))) as (session, script):
+                await session.list_tools()
+                assert (guard.tool_status("a"), guard.tool_status("b")) == ("ok", "held")
+                elsewhere.revoke("s", "a", approver="bob")
+                elsewhere.approve("s", Tool.from_wire("s", tool("b")), approver="carol")
+                assert await until(
+                    lambda: (guard.tool_status("a"), guard.tool_status("b")) == ("blocked", "ok")
+                )
+                with pytest.raises(MCPError) as refused:
+                    await session.call_tool("a", {})
+                await session.call_tool("b", {})
+        finally:
+            guard.close()
+    assert refused.value.error.data["reason"] == "tool_blocked"
+    assert script.calls() == [("b", {})]
+    # The guard re-listed nothing: the state changed through the feed before the calls. (The
+    # SDK lists once more by itself before calling `b`: a held tool is not listed to it, so
+    # it has no outputSchema cached for `b`.)
+    assert [r for m, r in script.received if m == "tools/list"] == [{}, {}]
+
+
+def test_with_a_callers_store_a_cosmetic_change_waits_for_a_person(tmp_path: Path) -> None:
+    """Policy contract: with `pins=` nothing is written in the guard's name by default, a
+    cosmetic variant included; with the private store it is accepted beside the pin."""
+    with PinStore(tmp_path / "pins.db") as store:
+        guard = Guard("s", pins=store)
+        assert (guard.policy.new, guard.policy.cosmetic) == ("hold", "changed")
+        guard.close()
+    assert Guard("s").policy.cosmetic == "accept"
