@@ -11,12 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from conduit_mcp.guard import _sdkcheck
 from conduit_mcp.guard._sdkfast import surely_accepted
 from tests.corpus import results
+from tests.property.profiles import bounded
 
 VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28", "draft")
 
@@ -119,7 +120,7 @@ _NEAR_PLAIN = st.builds(
 _RESULTS = _NEAR_PLAIN | _NEAR_PLAIN | _WIDE
 
 
-@settings(max_examples=600, deadline=None)
+@bounded(200)
 @given(result=_RESULTS, version=st.sampled_from(VERSIONS))
 def test_on_made_results_the_fast_path_never_accepts_what_the_models_refuse(
     result: Any, version: str
@@ -160,7 +161,7 @@ def _plain_results(draw: Any) -> tuple[Any, str]:
     return result, version
 
 
-@settings(max_examples=300, deadline=None)
+@bounded(200)
 @given(case=_plain_results())
 def test_on_made_plain_results_the_fast_path_fires_and_the_models_agree(
     case: tuple[Any, str],

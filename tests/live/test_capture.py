@@ -90,6 +90,7 @@ def test_inspect_and_pins_read_the_version_and_transport_from_the_capture(
     store = str(tmp_path / "pins.db")
     done = _cli(
         *["pins", "approve", str(capture_file), "--store", store, "--server-id", "everything"],
+        *["--approver", "alice@example.com"],
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr

@@ -1,6 +1,6 @@
 """The guard's calls into the rest of conduit-mcp, one small private function each.
 
-Each is the single place a parallel change lands (the coordinator swaps one line):
+Each is the one place the guard calls that part of the library:
 - `check_arguments`: `conduit_mcp.client.validate_arguments` (jsonschema-rs, linear-time patterns);
 - `validate_output`: `validate_structured` (the same engine);
 - `pin_page`: `PinStore.check_and_pin` (one lookup per page; one transaction for the writes).
@@ -79,7 +79,7 @@ async def run_bounded(fn: Callable[[], _T], seconds: float) -> _T:
 
     Caveat: the bound holds only while `fn` lets other threads run. C code that keeps the
     GIL (Python's `re` backtracking) freezes the event loop too; that is why the output check
-    needs a linear-time regex engine (issue 13), and the bound is a second line of defence.
+    needs a linear-time regex engine (jsonschema-rs), and the bound is a second line of defence.
     """
     return await _run(fn, seconds)
 
