@@ -4,10 +4,12 @@ The rules are those of `_unicode.clean_model_text` (terminal escape sequences re
 C0/C1 controls and DEL except TAB/LF/CR, invisible characters) and of `_provenance.clean_text`
 (lone surrogates become U+FFFD), applied to every string a model reads:
 
-- of a tool: the strings `_model_view.iter_model_text` yields (name, title, description,
-  annotations.title, and the prose, property names and data values of its schemas). Names the
-  model must send back exactly (the tool's `name`, property names) are never rewritten: they
-  are reported in `CleanedText.identifiers` for the caller to refuse the tool.
+- of a tool: every string of the definition. A client hands the model the whole
+  `inputSchema` (its `$comment`s and custom keywords too), and more of the tool than
+  `_model_view.iter_model_text` names (`_meta`, `icons`): whatever a model may be shown is
+  cleaned. Names the model must send back exactly (the tool's `name`, property names), and any
+  other object key, are never rewritten: a key holding a hidden character is reported in
+  `CleanedText.identifiers` for the caller to refuse the tool.
 - of a `tools/call` result: `text` of text blocks, `resource.text` of embedded resources, and
   every string of `structuredContent` (object keys included).
 
@@ -17,6 +19,7 @@ itself.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -70,11 +73,14 @@ def clean_tool_text(raw: object) -> CleanedText:
     Returns:
         A `CleanedText`: `value` is the definition the model may see (a deep copy when a
         string changed); `paths` from the tool object (`("inputSchema", "properties", "q",
-        "description")`); `identifiers`: the `("name",)` path when the tool's name holds a
-        hidden character, and the path of each property name that does (both left as sent:
-        a call must name them exactly). Values inside `enum`, `const`, `default` and
-        `examples` are cleaned like prose: a call that uses the cleaned value then fails the
-        server's schema (so it is refused, never sent with a guessed value).
+        "description")`, `("inputSchema", "$comment")`, `("_meta", "note")`): every string
+        of the definition is cleaned, not only the ones `iter_model_text` names;
+        `identifiers`: the `("name",)` path when the tool's name holds a hidden character,
+        and the path of each object key that does (a property name, a `_meta` key, a custom
+        keyword: all left as sent; a call must name properties exactly). Values inside
+        `enum`, `const`, `default` and `examples` are cleaned like prose: a call that uses
+        the cleaned value then fails the server's schema (so it is refused, never sent with a
+        guessed value).
 
     Raises:
         Error: as `iter_model_text` (a schema that contains itself).
@@ -90,14 +96,26 @@ def clean_tool_text(raw: object) -> CleanedText:
     edits: list[tuple[tuple[PathItem, ...], str]] = []
     identifiers: list[tuple[PathItem, ...]] = []
     flags: set[str] = set()
+    seen: set[tuple[PathItem, ...]] = set()
     for item in iter_model_text(raw, plain=False):
         path = item.path
+        seen.add(path)
         if item.is_key or path == (w.NAME,):
             identifiers.append(path)
             continue
         cleaned = clean_text(item.text, flags)
         if cleaned != item.text:
             edits.append((path, cleaned))
+    if _maybe_hidden(raw):  # strings outside the model view: `$comment`, `_meta`, `icons`, ...
+        for path, text, is_key in _strings(raw, ()):
+            if path in seen or not has_hidden(text):
+                continue
+            if is_key:
+                identifiers.append(path)
+                continue
+            cleaned = clean_text(text, flags)
+            if cleaned != text:
+                edits.append((path, cleaned))
     if not edits:
         return CleanedText(raw, identifiers=tuple(identifiers))
     copy = copy_json(raw)
@@ -107,6 +125,29 @@ def clean_tool_text(raw: object) -> CleanedText:
             node = node[step]
         node[path[-1]] = text
     return CleanedText(copy, tuple(p for p, _ in edits), tuple(sorted(flags)), tuple(identifiers))
+
+
+def _strings(
+    value: Any, path: tuple[PathItem, ...]
+) -> Iterator[tuple[tuple[PathItem, ...], str, bool]]:
+    """Every string of a JSON value, `(path, text, is_key)`; a key at the path of its value.
+    Iterative (a stack, not recursion): a tool nested deeper than Python's recursion limit is
+    walked like any other."""
+    stack: list[tuple[tuple[PathItem, ...], Any]] = [(path, value)]
+    while stack:
+        here, node = stack.pop()
+        if isinstance(node, str):
+            yield here, node, False
+        elif isinstance(node, dict):
+            members = []
+            for key, member in node.items():
+                inner = (*here, key)
+                if isinstance(key, str):
+                    yield inner, key, True
+                members.append((inner, member))
+            stack.extend(reversed(members))
+        elif isinstance(node, list):
+            stack.extend(reversed([((*here, i), m) for i, m in enumerate(node)]))
 
 
 def clean_result_text(result: object) -> CleanedText:

@@ -79,22 +79,29 @@ def screen_page_text(
     cleaned: dict[int, dict[str, Any]] = {}
     for index, tool in accepted:
         warnings = [x for x in page.warnings_for(index) if x.code in _HIDDEN_CODES]
-        if not warnings:
+        # Intake warns about the strings of the model view; a client shows the model more
+        # (a whole inputSchema with its `$comment`s, `_meta`): every string is cleaned.
+        found = clean_tool_text(tool.raw)
+        if not warnings and not found.changed and not found.identifiers:
             kept.append((index, tool))
             continue
-        found = clean_tool_text(tool.raw)
-        paths = list(dict.fromkeys(render_path(x.path) for x in warnings))
+        where_found = [("tools", index, *p) for p in (*found.identifiers, *found.paths)]
+        paths = list(
+            dict.fromkeys(
+                [render_path(x.path) for x in warnings] + list(map(render_path, where_found))
+            )
+        )
         details = {
             "paths": paths[:MAX_LISTED_PATHS],
             "count": len(paths),
-            "codes": sorted({x.code for x in warnings}),
+            "codes": sorted({x.code for x in warnings}) or list(found.flags),
         }
         if found.identifiers or policy == "block":
             reason = "hidden_characters_in_name" if found.identifiers else "hidden_characters"
-            where = found.identifiers[0] if found.identifiers else warnings[0].path[2:]
+            where = (found.identifiers or found.paths or (warnings[0].path[2:],))[0]
             why = (
-                "the tool's name or a property name holds invisible or control characters "
-                "(a call must name them exactly)"
+                "the tool's name, a property name or another key holds invisible or control "
+                "characters (a call must name them exactly)"
                 if found.identifiers
                 else "the tool's text holds invisible or control characters (tool_text='block')"
             )

@@ -6,8 +6,8 @@ backend call is one transaction.
 
 Schema (both dialects; `conduit_mcp_migrations` records which versions were applied):
 
-* version 1 (the first schema, before definitions and approvers were kept): `conduit_mcp_pins(server_id, name,
-  fingerprint, approved_at)`, primary key (`server_id`, `name`);
+* version 1 (the first schema, before definitions and approvers were kept):
+  `conduit_mcp_pins(server_id, name, fingerprint, approved_at)`, primary key (`server_id`, `name`);
 * version 2: `definition` (canonical JSON of the approved tool, `NULL` when approved by
   fingerprint alone), `approver`, `protocol_version` on the pins; the append-only
   `conduit_mcp_audit` log, whose rows a trigger refuses to update or delete.
