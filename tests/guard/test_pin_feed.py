@@ -84,3 +84,42 @@ def test_with_a_callers_store_a_cosmetic_change_waits_for_a_person(tmp_path: Pat
         assert (guard.policy.new, guard.policy.cosmetic) == ("hold", "changed")
         guard.close()
     assert Guard("s").policy.cosmetic == "accept"
+
+
+async def test_a_revocation_delivered_during_a_listings_check_is_not_undone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """conduit-defined (a hostile review: the listing's pre-revocation "approved" verdict put
+    the tool back to ok): the feed delivers a revocation after the store was read and before
+    the verdicts apply; the tool stays blocked and its call is refused, unsent."""
+    import types
+
+    from conduit_mcp.guard import _checks
+
+    with PinStore(tmp_path / "pins.db") as store:
+        store.approve("s", Tool.from_wire("s", tool("a")), approver="alice")
+        guard = Guard("s", pins=store)
+        original = _checks.pin_page
+        deliver = {"now": False}
+
+        def pin_page_then_revocation(*args: object, **kwargs: object) -> object:
+            answers = original(*args, **kwargs)  # type: ignore[arg-type]
+            if deliver["now"]:
+                entry = types.SimpleNamespace(server_id="s", name="a", action="revoke")
+                _checks.apply_pin_change(guard, entry)  # as the watcher thread would
+            return answers
+
+        monkeypatch.setattr(_checks, "pin_page", pin_page_then_revocation)
+        try:
+            async with scripted_session(guard, listing(tool("a"))) as (session, script):
+                await session.list_tools()
+                assert guard.tool_status("a") == "ok"
+                deliver["now"] = True
+                await session.list_tools()
+                assert guard.tool_status("a") == "blocked"
+                with pytest.raises(MCPError) as refused:
+                    await session.call_tool("a", {})
+        finally:
+            guard.close()
+    assert refused.value.error.data["reason"] == "tool_blocked"
+    assert script.calls() == []

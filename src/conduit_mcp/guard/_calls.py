@@ -69,6 +69,31 @@ class Calls(Scope):
             ),
         )
 
+    def _refuse_malformed_call(self, request_id: Any) -> Verdict:
+        """A `tools/call` whose `params` is not an object or whose `name` is not a string:
+        answered locally (-32602, reason `invalid_call`), never written."""
+        why = "a tools/call must name its tool with a string in an object of params"
+        self.emit(
+            "call_refused",
+            None,
+            "invalid_call",
+            "refused",
+            path=("name",),
+            message=why,
+            details={"request_id": str(request_id)[:64]},
+        )
+        return Verdict(
+            "answer",
+            error_response(
+                request_id,
+                REFUSED_CALL_CODE,
+                f"conduit-mcp guard refused the call: {why}",
+                reason="invalid_call",
+                tool=None,
+                path=("name",),
+            ),
+        )
+
     async def _gate_call(
         self, request_id: Any, params: dict[str, Any], extensions: tuple[str, ...]
     ) -> Verdict:

@@ -56,11 +56,20 @@ class Engine(Listing, Calls):
         method = message.get("method")
         if not isinstance(method, str):
             return PASS  # the client's answer to a server request
-        params = message.get("params")
-        params = params if isinstance(params, dict) else {}
+        raw_params = message.get("params")
+        params = raw_params if isinstance(raw_params, dict) else {}
         if "id" not in message:
             if method == _CANCELLED:
                 self.outstanding.cancel(params.get("requestId"))
+            if method == _CALL:  # a tools/call without an id: nobody could be answered
+                self.emit(
+                    "call_refused",
+                    None,
+                    "invalid_call",
+                    "dropped",
+                    message="a tools/call without an id (a notification) is never written",
+                )
+                return DROP
             return PASS
         meta = params.get("_meta")
         extensions = self._extensions
@@ -72,8 +81,12 @@ class Engine(Listing, Calls):
         elif method == "initialize":
             self._extensions = extensions = _extension_ids(params.get("capabilities"))
         request_id = message["id"]
-        if method == _CALL and isinstance(params.get("name"), str):
-            return await self._gate_call(request_id, params, extensions)
+        if method == _CALL:
+            if isinstance(params.get("name"), str) and raw_params is params:
+                return await self._gate_call(request_id, params, extensions)
+            # A name that is not a string (a JavaScript server may coerce ["rm_rf"] to
+            # "rm_rf") or params that are not an object: no tool the guard knows, never sent.
+            return self._refuse_malformed_call(request_id)
         pending = Pending(method, cursor=params.get("cursor") is not None)
         if not self.outstanding.add(request_id, pending):
             return self._too_many(request_id, method, None)

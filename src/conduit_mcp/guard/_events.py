@@ -67,7 +67,8 @@ GUARD_REASONS: Final = frozenset(
         "hidden_characters_removed",
         "hidden_characters",  # tool_rejected, tool_text="block": the tool's text hides some
         "hidden_characters_in_name",  # tool_rejected: the name or a property name hides some
-        "cosmetic_change",  # tool_changed: the pin store calls the change cosmetic (re-pinned)
+        # tool_changed: only cosmetic fields changed (accepted beside the pin, policy cosmetic)
+        "cosmetic_change",
         "tool_not_listed",  # tool_removed
         "sdk_rejects_tool",  # tool_rejected: the SDK's own model for the version refuses it
         "sdk_unsafe_output_schema",  # output_schema_hidden: pattern/patternProperties/uniqueItems
@@ -85,6 +86,8 @@ GUARD_REASONS: Final = frozenset(
         "tool_blocked",  # call_refused: new/changed policy "block", or a revoked pin
         "tool_held",  # call_refused: new/changed policy "hold", awaiting `Guard.approve`
         "invalid_arguments",  # call_refused: arguments fail the tool's inputSchema
+        # call_refused: a tools/call whose name is not a string, params not an object, or no id
+        "invalid_call",
         "argument_check_timeout",  # call_refused: the argument check did not finish in time
         "invalid_structured_content",  # output_invalid
         "output_validation_timeout",  # output_invalid: the check did not finish in time

@@ -277,7 +277,7 @@ class Guard:
 
         return fastmcp_transport(self, target)
 
-    def approve(self, name: str, *, approver: str) -> bool:
+    def approve(self, name: str, *, approver: str, fingerprint: str | None = None) -> bool:
         """Approve the current definition of a held or blocked tool: pin it and allow calls.
 
         Only a tool the guard holds (`tool_status(name)` is `"held"`) or blocked by policy
@@ -288,11 +288,16 @@ class Guard:
             name: the tool name as listed.
             approver: who approves (required, e.g. `"alice@example.com"`): recorded with the
                 pin and in the store's audit log, so a shared store says who trusted what.
+            fingerprint: the fingerprint of the definition the person reviewed (the held
+                event's `details["fingerprint"]`, or `pending_fingerprint(name)`). When given,
+                a definition the server swapped in since (a re-listing after the review) is
+                not approved: `False`, nothing written. Pass it whenever a person reviewed.
 
         Returns:
             `True` when the definition was pinned; `False` when the guard neither holds nor
             blocks a definition under that name (never listed, already allowed, rejected at
-            intake, or blocked because the guard could not check its listing).
+            intake, or blocked because the guard could not check its listing), or holds one
+            whose fingerprint is not `fingerprint`.
 
         Raises:
             TypeError: `approver` is not a `str`.
@@ -315,6 +320,8 @@ class Guard:
             or state.reason in ("guard_internal_error", "pin_store_unavailable")
         ):
             return False
+        if fingerprint is not None and state.tool.fingerprint != fingerprint:
+            return False  # not the definition the person reviewed
         self.pins.approve(self.server_id, state.tool, approver=approver)
         book = self._shared.book
         book.pinned[name] = state.tool.fingerprint
@@ -322,6 +329,14 @@ class Guard:
         state.status = "ok"
         state.reason = ""
         return True
+
+    def pending_fingerprint(self, name: str) -> str | None:
+        """The fingerprint of the definition held or blocked under `name` (what `approve`
+        would pin), or `None` when the guard holds or blocks none."""
+        state = self._tools.get(name)
+        if state is None or state.tool is None or state.status not in ("held", "blocked"):
+            return None
+        return state.tool.fingerprint
 
     def awaiting_approval(self) -> dict[str, str]:
         """The tools held for approval now: name -> `"new"`, `"changed"` or `"lookalike"` (a
