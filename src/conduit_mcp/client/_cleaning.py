@@ -163,7 +163,9 @@ def clean_result_text(result: object) -> CleanedText:
         changed); `paths` from the result object: `("content", i, "text")` for a text block,
         `("content", i, w.BLOCK_RESOURCE, "text")` for an embedded text resource, and
         `("structuredContent", ...)` for a string (or an object key, path to that member as
-        it is now named) inside structured content. A key whose cleaned form is already taken
+        it is now named) inside structured content, and the path of any other string of the
+        result (a resource link's `name`/`title`/`description`/`uri`, `_meta` values). A key
+        whose cleaned form is already taken
         in its object gets U+FFFD appended until it is free (visible, nothing dropped).
 
     Total: C-speed scans when nothing is hidden (`has_hidden` per text, one orjson pass over
@@ -187,7 +189,9 @@ def clean_result_text(result: object) -> CleanedText:
     )
     if type(structured) is str:
         dirty_structured = _dirty(structured)
-    if not blocks and not dirty_structured:
+    rest = {key: value for key, value in result.items() if key != _STRUCTURED}
+    dirty_rest = _maybe_hidden(rest)  # resource links, URIs, `_meta`, annotations, ...
+    if not blocks and not dirty_structured and not dirty_rest:
         return CleanedText(result)
     flags: set[str] = set()
     paths: list[tuple[PathItem, ...]] = []
@@ -213,6 +217,26 @@ def clean_result_text(result: object) -> CleanedText:
         copy[_CONTENT] = new_content
     if dirty_structured:
         copy[_STRUCTURED] = _clean_structured(structured, flags, paths)
+    if dirty_rest:
+        # Every other string a client may show the model: a resource link's name, title,
+        # description and uri, an embedded resource's uri, `_meta` values, annotations.
+        done = set(paths)
+        edits = []
+        for path, text, is_key in _strings(rest, ()):
+            if is_key or path in done or not _dirty(text):
+                continue
+            cleaned = clean_text(text, flags)
+            if cleaned != text:
+                edits.append((path, cleaned))
+        if edits:
+            for key in {path[0] for path, _ in edits}:
+                copy[key] = copy_json(copy[key])
+            for path, text in edits:
+                node: Any = copy
+                for step in path[:-1]:
+                    node = node[step]
+                node[path[-1]] = text
+                paths.append(path)
     if not paths:  # only lone surrogates looked suspicious to the scan, and none were there
         return CleanedText(result)
     return CleanedText(copy, tuple(dict.fromkeys(paths)), tuple(sorted(flags)))

@@ -36,7 +36,7 @@ from ._base import (
 from ._calls import Calls
 from ._events import logger
 from ._listing import Listing
-from ._modeltext import clean_call_result
+from ._modeltext import clean_call_error, clean_call_result
 from ._state import (
     Pending,
 )
@@ -139,6 +139,12 @@ class Engine(Listing, Calls):
             )
             return self._dropped(request_id, None, reason)
         if "error" in message:
+            if pending.method == _CALL:
+                try:
+                    return clean_call_error(self, message, pending.name)
+                except Exception:  # never into the SDK's receive loop
+                    logger.exception("guard failed to clean a tools/call error; dropped")
+                    return self._withhold_result(request_id, pending.name, RuntimeError())
             return PASS
         result = message["result"]
         try:

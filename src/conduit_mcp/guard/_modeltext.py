@@ -306,6 +306,7 @@ def clean_call_result(
     if found is None and not forged:
         return verdict
     new = dict(found.value) if found is not None else dict(handed)
+    meta = new.get("_meta")  # the cleaned one, when the result's `_meta` held hidden text
     new_meta = {k: v for k, v in meta.items() if k != RESULT_META_KEY} if type(meta) is dict else {}
     if found is not None:
         paths = [render_path(p) for p in dict.fromkeys(found.paths)]
@@ -327,3 +328,35 @@ def clean_call_result(
     if new_meta or "_meta" in handed:
         new["_meta"] = new_meta
     return Verdict("replace", result_response(request_id, new))
+
+
+def clean_call_error(conn: Any, message: dict[str, Any], tool: str | None) -> Verdict:
+    """Apply policy `result_text` to a JSON-RPC error answering a `tools/call`: its `message`
+    and every string of its `data` reach the caller (and, through frameworks that turn an
+    `MCPError` into the tool's answer, the model).
+
+    Returns:
+        A pass verdict when nothing is hidden (or the policy is `"pass"`); else a replacing
+        one with the strings cleaned (event `result_text_cleaned`).
+    """
+    error = message.get("error")
+    if conn.shared.policy.result_text == "pass" or type(error) is not dict:
+        return Verdict("pass")
+    found = clean_result_text({"_meta": error})  # every string of the error, as `_meta`
+    if not found.changed:
+        return Verdict("pass")
+    paths = [render_path(p[1:]) for p in dict.fromkeys(found.paths)]
+    conn.emit(
+        "result_text_cleaned",
+        tool,
+        "hidden_characters_removed",
+        "cleaned",
+        path=found.paths[0][1:],
+        message=f"hidden characters removed from {len(paths)} string(s) of the error",
+        details={
+            "paths": paths[:MAX_LISTED_PATHS],
+            "count": len(paths),
+            "flags": list(found.flags),
+        },
+    )
+    return Verdict("replace", {**message, "error": found.value["_meta"]})
