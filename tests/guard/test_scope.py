@@ -58,6 +58,26 @@ async def test_a_sampling_request_loses_the_tools_intake_rejects() -> None:
     assert clean.action == "pass"
 
 
+async def test_a_sampling_request_reaches_the_callback_clean() -> None:
+    """conduit-defined (a hostile review: a sampling tool's description, the messages and the
+    system prompt kept their hidden text): cleaned as a listing and a result are; events
+    `tool_text_cleaned` and `result_text_cleaned`."""
+    guard = Guard("s")
+    engine = await _engine(guard, "2025-11-25")
+    tag = "".join(chr(0xE0000 + ord(c)) for c in "exfiltrate")
+    hidden_tool = {**GOOD, "description": "Look up." + tag}
+    params = {**_sampling([hidden_tool]), "systemPrompt": "Be brief.\u202e"}
+    params["messages"][0]["content"]["text"] = "hi" + tag
+    message = {"jsonrpc": "2.0", "id": 9, "method": "sampling/createMessage", "params": params}
+    verdict = await engine.inbound(message)
+    assert verdict.action == "replace" and verdict.message is not None
+    sent = verdict.message["params"]
+    assert sent["tools"] == [{**GOOD, "description": "Look up."}]
+    assert sent["systemPrompt"] == "Be brief."
+    assert sent["messages"][0]["content"]["text"] == "hi"
+    assert [e.kind for e in guard.events] == ["tool_text_cleaned", "result_text_cleaned"]
+
+
 async def test_an_input_required_result_loses_the_tools_intake_rejects() -> None:
     guard = Guard("s")
     engine = await _engine(guard, "2026-07-28")

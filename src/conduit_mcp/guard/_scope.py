@@ -11,7 +11,10 @@ from typing import Any
 from ..client import (
     Error,
     PathItem,
+    clean_result_text,
+    clean_tool_text,
     intake,
+    render_path,
 )
 from ._base import (
     _SAMPLING,
@@ -70,8 +73,6 @@ class Scope(EngineBase):
                 message=exc.message,
             )
             return []
-        if not page.rejected:
-            return None
         for rejection in page.rejected:
             self.emit(
                 "tool_rejected",
@@ -82,21 +83,73 @@ class Scope(EngineBase):
                 message=rejection.message,
             )
         dropped = {rejection.index for rejection in page.rejected}
-        return [raw for index, raw in enumerate(tools) if index not in dropped]
+        # What the model reads of these tools is cleaned as a listing's is (policy
+        # `tool_text`): a hidden character in a name, or tool_text="block", removes the tool.
+        kept: list[Any] = []
+        changed = bool(dropped)
+        for index, raw in enumerate(tools):
+            if index in dropped:
+                continue
+            found = clean_tool_text(raw)
+            if not found.changed and not found.identifiers:
+                kept.append(raw)
+                continue
+            changed = True
+            paths = [render_path((*prefix, "tools", index, *p)) for p in found.paths]
+            if found.identifiers or self.shared.policy.tool_text == "block":
+                self.emit(
+                    "tool_rejected",
+                    raw.get("name") if isinstance(raw.get("name"), str) else None,
+                    "hidden_characters_in_name" if found.identifiers else "hidden_characters",
+                    "removed",
+                    path=(*prefix, "tools", index),
+                    message="a sampling tool's text holds invisible or control characters",
+                )
+                continue
+            kept.append(found.value)
+            self.emit(
+                "tool_text_cleaned",
+                raw.get("name") if isinstance(raw.get("name"), str) else None,
+                "hidden_characters_removed",
+                "cleaned",
+                path=(*prefix, "tools", index),
+                message="hidden characters removed from a sampling tool's text",
+                details={"paths": paths[:32], "count": len(paths), "flags": list(found.flags)},
+            )
+        return kept if changed else None
 
     def _on_sampling_request(self, message: dict[str, Any]) -> Verdict:
         """A server's `sampling/createMessage` with `tools` (spec 2025-11-25 client/sampling
         "Tools in Sampling"): its tool definitions go through `screen_tools` before the
         client's sampling callback (and its model) sees them."""
         params = message.get("params")
-        tools = params.get("tools") if isinstance(params, dict) else None
-        if not isinstance(tools, list) or not tools:
+        if not isinstance(params, dict):
             return PASS
-        kept = self.screen_tools(tools, None, ("params",))
-        if kept is None:
+        new_params = dict(params)
+        tools = params.get("tools")
+        if isinstance(tools, list) and tools:
+            kept = self.screen_tools(tools, None, ("params",))
+            if kept is not None:
+                new_params["tools"] = kept
+        if self.shared.policy.result_text != "pass":
+            # The server's prompt is text the client's model reads, as a tool result is.
+            prompt = {k: params[k] for k in ("messages", "systemPrompt") if k in params}
+            found = clean_result_text({"_meta": prompt})
+            if found.changed:
+                new_params.update(found.value["_meta"])
+                paths = [render_path(("params", *p[1:])) for p in found.paths]
+                self.emit(
+                    "result_text_cleaned",
+                    None,
+                    "hidden_characters_removed",
+                    "cleaned",
+                    path=("params",),
+                    message="hidden characters removed from a sampling request's prompt",
+                    details={"paths": paths[:32], "count": len(paths), "flags": list(found.flags)},
+                )
+        if new_params == params and all(new_params[k] is params[k] for k in params):
             return PASS
-        assert isinstance(params, dict)
-        return _replace({**message, "params": {**params, "tools": kept}})
+        return _replace({**message, "params": new_params})
 
     def _screen_input_requests(self, result: Any, version: str) -> dict[str, Any] | None:
         """An `input_required` result (2026-07-28 basic/patterns/mrtr) whose `inputRequests`
