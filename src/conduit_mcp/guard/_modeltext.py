@@ -212,11 +212,17 @@ async def screen_lookalikes(
         fresh = [(index, tool) for index, tool in fresh if tool.name not in store_names]
     matches: dict[str, str] = {}
     keys: dict[str, str] = {}
+    # With a baseline (names known before this page), two new names of one page that look
+    # alike are a pair a person never saw: the second is a change of the first. A server's
+    # first listing has no baseline: its names are all new together.
+    baseline = bool(index_of)
     for _, tool in fresh:
         key = keys[tool.name] = lookalike_key(tool.name)
         old = index_of.get(key)
         if old is not None and old != tool.name:
             matches[tool.name] = old
+        elif baseline:
+            index_of.setdefault(key, tool.name)
     for name, key in keys.items():  # the others are listed names from now on
         if name not in matches:
             index_of.setdefault(key, name)
