@@ -237,7 +237,9 @@ class GuardSeam:
             f"{self.settings.server_id}\0{tool}".encode("utf-8", "surrogatepass")
         ).hexdigest()[:16]
         path = base / f"{digest}.json"
-        path.write_text(json.dumps({"tools": [definition]}, ensure_ascii=False), "utf-8")
+        # ASCII escapes: a hidden character in the held definition is visible to the person
+        # who reviews the file (\u200b, \udb40\udc41), never silently invisible.
+        path.write_text(json.dumps({"tools": [definition]}, ensure_ascii=True), "utf-8")
         return path
 
     # -- taps ------------------------------------------------------------------------------
