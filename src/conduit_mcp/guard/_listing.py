@@ -223,6 +223,7 @@ class Listing(EngineBase):
         policy = shared.policy
         # A new name that looks like a known one is a change of that tool, never a new one.
         accepted = await screen_lookalikes(self, accepted, listing, removed, hidden)
+        since = _checks.feed_mark(book)
         verdicts = await self._pin_verdicts([t for _, t in accepted])
         for (index, tool), verdict in zip(accepted, verdicts, strict=True):
             name = tool.name
@@ -288,6 +289,10 @@ class Listing(EngineBase):
                 removed.add(index)
                 continue
             self._hide_output_schema(index, tool, hidden)
+
+        # Approvals and revocations the feed delivered while the store was read win over
+        # the verdicts read before them.
+        _checks.reapply_pin_changes(book, since, [t.name for _, t in accepted])
 
         for name in rejected_names:
             if name not in listing:
