@@ -185,7 +185,8 @@ def test_a_tool_approved_through_one_proxy_is_callable_through_the_other(
 def test_a_cli_revocation_and_approval_reach_both_proxies_without_a_re_list(
     fleet: Fleet,
 ) -> None:
-    """Both proxies know `add` (approved, called through each) and hold `echo`. Then, from the
+    """Both proxies know `add` (approved, called through each: a session on A, 2026-07-28
+    stateless requests to B) and hold `echo`. Then, from the
     CLI: `pins revoke --tool add` — the next call of `add` is refused by both proxies within
     STEPS pauses of 10 ms; `pins approve --tool echo` (from the pending queue) — the next call
     of `echo` goes through on both. Neither server is asked for its tools in between, and
@@ -194,8 +195,8 @@ def test_a_cli_revocation_and_approval_reach_both_proxies_without_a_re_list(
     common = ["--store", store, "--server-id", "mixed"]
 
     async def main() -> tuple[Any, ...]:
-        http_a, a = _client(fleet.urls[0])
-        http_b, b = _client(fleet.urls[1])
+        http_a, a = _client(fleet.urls[0], mode="legacy")  # a session on A
+        http_b, b = _client(fleet.urls[1])  # stateless requests to B
         async with http_a, a, http_b, b:
             await a.list_tools()  # A lists: add, echo, weather held, in the pending queue
             pending = fleet.pins("pending", *common)
