@@ -186,11 +186,11 @@ def test_a_cli_revocation_and_approval_reach_both_proxies_without_a_re_list(
     fleet: Fleet,
 ) -> None:
     """Both proxies know `add` (approved, called through each: a session on A, 2026-07-28
-    stateless requests to B) and hold `echo`. Then, from the
-    CLI: `pins revoke --tool add` — the next call of `add` is refused by both proxies within
-    STEPS pauses of 10 ms; `pins approve --tool echo` (from the pending queue) — the next call
-    of `echo` goes through on both. Neither server is asked for its tools in between, and
-    neither proxy restarts (same processes, same server copies)."""
+    stateless requests to B) and hold `echo`. Then, from the CLI: `pins revoke --tool add` —
+    the next call of `add` is refused by both proxies within STEPS pauses of 10 ms; `pins
+    approve --tool echo` (from the pending queue) — the next call of `echo` goes through on
+    both. Neither server is asked for its tools in between, and the proxies are the same
+    processes throughout (no restart)."""
     store = fleet.store
     common = ["--store", store, "--server-id", "mixed"]
 
