@@ -6,6 +6,7 @@ goes through. sqlite file and a real PostgreSQL server."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -123,3 +124,89 @@ async def test_a_revocation_delivered_during_a_listings_check_is_not_undone(
             guard.close()
     assert refused.value.error.data["reason"] == "tool_blocked"
     assert script.calls() == []
+
+
+async def test_a_change_delivered_while_a_listing_is_checked_is_not_lost(location: str) -> None:
+    """A fleet's race: a listing reads the store (a approved, b new), a revocation of a and an
+    approval of b commit elsewhere and reach the guard's feed before the listing has recorded
+    its verdicts. The stale verdicts must not overwrite them: a is refused, b goes through.
+    (The guard's own watcher is closed; the feed's deliveries are made by hand inside the
+    store call, where the watcher thread could make them.)"""
+    from conduit_mcp.guard._checks import apply_pin_change
+
+    with PinStore(location) as store, PinStore(location) as elsewhere:
+        store.approve("s", Tool.from_wire("s", tool("a")), approver="alice")
+        guard = Guard("s", pins=store)
+        assert guard._watcher is not None
+        guard._watcher.close()
+        _, cursor = elsewhere.changes_since(0)
+        check = store.check_and_pin
+
+        def check_while_others_decide(*args: Any, **kwargs: Any) -> Any:
+            outcome = check(*args, **kwargs)  # a approved, b new: read before the changes
+            elsewhere.revoke("s", "a", approver="bob")
+            elsewhere.approve("s", Tool.from_wire("s", tool("b")), approver="carol")
+            changes, _ = elsewhere.changes_since(cursor)
+            for entry in changes:  # the feed delivers them before the verdicts are recorded
+                apply_pin_change(guard, entry)
+            return outcome
+
+        store.check_and_pin = check_while_others_decide  # type: ignore[method-assign]
+        try:
+            async with scripted_session(guard, listing(tool("a"), tool("b"))) as (session, script):
+                await session.list_tools()
+                statuses = (guard.tool_status("a"), guard.tool_status("b"))
+                with pytest.raises(MCPError) as refused:
+                    await session.call_tool("a", {})
+                store.check_and_pin = check  # type: ignore[method-assign]
+                await session.call_tool("b", {})
+        finally:
+            guard.close()
+    assert statuses == ("blocked", "ok")
+    assert refused.value.error.data["reason"] == "tool_blocked"
+    assert script.calls() == [("b", {})]
+
+
+async def test_when_the_changes_met_during_a_check_were_dropped_the_guard_fails_closed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The feed remembers the last change of at most FEED_NAMES names (here 1). When more
+    names changed while a listing was checked, what changed for the listed tools is unknown:
+    a tool the stale verdict allows is blocked until the next listing."""
+    from conduit_mcp.guard import _checks
+
+    monkeypatch.setattr(_checks, "FEED_NAMES", 1)
+    location = str(tmp_path / "pins.db")
+    with PinStore(location) as store, PinStore(location) as elsewhere:
+        store.approve("s", Tool.from_wire("s", tool("a")), approver="alice")
+        guard = Guard("s", pins=store)
+        assert guard._watcher is not None
+        guard._watcher.close()
+        _, cursor = elsewhere.changes_since(0)
+        check = store.check_and_pin
+
+        def check_while_others_decide(*args: Any, **kwargs: Any) -> Any:
+            outcome = check(*args, **kwargs)
+            elsewhere.revoke("s", "a", approver="bob")
+            for name in ("x", "y"):  # a's revocation is pushed out by x's and y's approvals
+                elsewhere.approve("s", Tool.from_wire("s", tool(name)), approver="bob")
+            changes, _ = elsewhere.changes_since(cursor)
+            assert [(e.action, e.name) for e in changes] == [
+                ("revoke", "a"),
+                ("approve", "x"),
+                ("approve", "y"),
+            ]
+            for entry in changes:
+                _checks.apply_pin_change(guard, entry)
+            return outcome
+
+        store.check_and_pin = check_while_others_decide  # type: ignore[method-assign]
+        try:
+            async with scripted_session(guard, listing(tool("a"))) as (session, _script):
+                await session.list_tools()
+                status = guard.tool_status("a")
+                floor = guard._shared.book.feed_floor
+        finally:
+            guard.close()
+    assert floor == 2  # x's approval dropped (a's before it): changes were lost
+    assert status == "blocked"

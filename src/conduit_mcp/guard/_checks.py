@@ -36,6 +36,7 @@ from ..client import fingerprint as _fingerprint
 from ..client import validate_arguments as _validate_arguments
 from ..client import validate_structured as _validate_structured
 from ..pins import PinStore
+from ._state import FEED_NAMES
 
 _T = TypeVar("_T")
 
@@ -345,11 +346,52 @@ def apply_pin_change(guard: Any, entry: Any) -> None:
     - an approval of exactly the definition the guard holds or blocks lets its next call
       through; an approval of another definition than the one the guard allows blocks it
       (reason `"changed"`) until the next listing is checked.
+
+    The change is also remembered (`ToolBook.feed_last`) for a listing whose store check it
+    overlapped: `reapply_pin_changes` applies it again once that listing's verdicts are in.
     """
     if entry.server_id != guard.server_id:
         return
-    name = entry.name
     book = guard._shared.book
+    with book.feed_lock:
+        book.feed_count += 1
+        last = book.feed_last
+        last.pop(entry.name, None)
+        last[entry.name] = (book.feed_count, entry)
+        if len(last) > FEED_NAMES:
+            oldest = next(iter(last))
+            book.feed_floor = last.pop(oldest)[0]
+        _apply(book, entry)
+
+
+def feed_mark(book: Any) -> int:
+    """The feed's count now: pass it to `reapply_pin_changes` after a store check begun now."""
+    with book.feed_lock:
+        return int(book.feed_count)
+
+
+def reapply_pin_changes(book: Any, since: int, names: Sequence[str]) -> None:
+    """After a listing recorded the verdicts of a store check begun at feed count `since`:
+    apply again the last change delivered since then for each of `names`, so a revocation or
+    approval that committed after the check read the store is not overwritten by the check's
+    stale verdict. When changes since then were dropped (more than `FEED_NAMES` names
+    changed meanwhile), each of `names` the guard allows is blocked (reason `"changed"`)
+    until the next listing is checked: fail closed."""
+    with book.feed_lock:
+        if book.feed_floor > since:
+            for name in names:
+                state = book.tools.get(name)
+                if state is not None and state.status == "ok":
+                    state.reason = "changed"
+                    state.status = "blocked"
+        for name in names:
+            item = book.feed_last.get(name)
+            if item is not None and item[0] > since:
+                _apply(book, item[1])
+
+
+def _apply(book: Any, entry: Any) -> None:
+    name = entry.name
     state = book.tools.get(name)
     if entry.action == "revoke":
         book.pinned.pop(name, None)

@@ -223,6 +223,7 @@ class Listing(EngineBase):
         policy = shared.policy
         # A new name that looks like a known one is a change of that tool, never a new one.
         accepted = await screen_lookalikes(self, accepted, listing, removed, hidden)
+        since = _checks.feed_mark(book)
         revoked_before = frozenset(book.revoked)
         verdicts = await self._pin_verdicts([t for _, t in accepted])
         # Revocations the change feed applied while the store was being read: the verdicts
@@ -304,6 +305,10 @@ class Listing(EngineBase):
                 removed.add(index)
                 continue
             self._hide_output_schema(index, tool, hidden)
+
+        # Approvals and revocations the feed delivered while the store was read win over
+        # the verdicts read before them.
+        _checks.reapply_pin_changes(book, since, [t.name for _, t in accepted])
 
         for name in rejected_names:
             if name not in listing:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import collections
 import hashlib
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, Protocol
 
@@ -64,6 +65,10 @@ class ToolState:
     output_linear: bool | None = None
 
 
+#: Tool names whose last feed change `ToolBook` keeps (the oldest goes first).
+FEED_NAMES: Final = 4096
+
+
 @dataclass(slots=True)
 class ToolBook:
     """Per tool name: its state, and the memos that keep re-listings cheap."""
@@ -82,6 +87,15 @@ class ToolBook:
     lookalike_index: dict[str, str] = field(default_factory=dict)
     #: names pinned in a caller's store for this server (read once), or None until read.
     store_names: frozenset[str] | None = None
+    #: The pin store's change feed (`_checks.apply_pin_change`, from the watcher's thread):
+    #: how many changes were delivered, and per tool name the last one as (its count, the
+    #: `AuditEntry`), at most `FEED_NAMES` names; `feed_floor` is the count of the newest one
+    #: dropped. A listing whose store check overlapped a delivery re-applies it after recording
+    #: its verdicts (`_checks.reapply_pin_changes`), so a stale verdict never wins.
+    feed_count: int = 0
+    feed_last: dict[str, tuple[int, Any]] = field(default_factory=dict)
+    feed_floor: int = 0
+    feed_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def forget(self, listed: set[str]) -> None:
         """Drop the memos of names a complete listing no longer has: what the guard keeps
