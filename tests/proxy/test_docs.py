@@ -47,6 +47,9 @@ def test_the_shell_session_wraps_and_unwraps_as_described(scratch: Path) -> None
         if line.startswith("conduit-mcp wrap claude_desktop_config.json --pins"):
             wrapped = json.loads(config.read_text())["mcpServers"]["demo"]
             documented = json.loads(_blocks("json")[1])["mcpServers"]["demo"]
+            pins_at = documented["args"].index("--pins") + 1
+            assert Path(documented["args"][pins_at]).name == "pins.db"
+            documented["args"][pins_at] = str(scratch / "pins.db")  # /home/you: the reader's
             assert wrapped["args"] == documented["args"]
             assert Path(wrapped["command"]).name == "conduit-mcp"
             assert Path(wrapped["command"]).is_absolute()

@@ -242,8 +242,12 @@ def run(
         _fail(f"the proxy needs the proxy extra: pip install 'conduit-mcp-client[proxy]' ({exc})")
     metrics = None
     if listen is not None:
-        from ._metrics import Metrics
-
+        try:
+            from ._metrics import Metrics
+        except ImportError as exc:  # prometheus-client
+            _fail(
+                f"the proxy needs the proxy extra: pip install 'conduit-mcp-client[proxy]' ({exc})"
+            )
         metrics = Metrics(settings.server_id)
     try:
         seam = GuardSeam(
@@ -335,14 +339,28 @@ def wrap_command(
     from ._config import wrap_config
 
     options: list[str] = []
+    if pins is not None and _is_file_store(pins):
+        # Desktop clients start servers in a folder of their own choosing: a relative sqlite
+        # path would open (and create) another store there than the one `pins approve` is run
+        # against. The config records the absolute path.
+        pins = str(Path(pins).expanduser().resolve())
     for flag, value in (("--pins", pins), ("--new", new), ("--changed", changed)):
         if value is not None:
             options += [flag, value]
     try:
         outcome = wrap_config(config, proxy=proxy_command, options=options, dry_run=dry_run)
+    except ImportError as exc:  # tomlkit, for a Codex config
+        _fail(f"wrap needs the proxy extra: pip install 'conduit-mcp-client[proxy]' ({exc})")
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         _fail(f"{config}: {exc}")
     _report(outcome, dry_run)
+
+
+def _is_file_store(location: str) -> bool:
+    """Whether a `--pins` location is a sqlite file path (not a URL, conninfo or `:memory:`)."""
+    if location == ":memory:" or "://" in location:
+        return False
+    return not ("=" in location and " " in location.strip())  # a libpq conninfo string
 
 
 def unwrap_command(config: ConfigArgument, dry_run: DryRunOption = False) -> None:

@@ -216,7 +216,7 @@ class GuardSeam:
             "approve",
             str(page),
             "--store",
-            redacted_location(self.settings.pins),
+            _store_for_hint(self.settings.pins),
             "--server-id",
             self.settings.server_id,
             "--tool",
@@ -343,3 +343,11 @@ def _user() -> str:
         return getpass.getuser()
     except Exception:  # no user name in the environment or the password database
         return "YOUR-NAME"
+
+
+def _store_for_hint(location: str) -> str:
+    """The store as a person types it elsewhere: a sqlite path made absolute (the proxy runs
+    in whatever folder its client chose), anything else redacted."""
+    if location != ":memory:" and "://" not in location and "=" not in location:
+        return str(Path(location).expanduser().resolve())
+    return redacted_location(location)
