@@ -75,14 +75,19 @@ def screen_page_text(
     """
     shared = conn.shared
     policy = shared.policy.tool_text
+    clean = shared.book.text_clean
     kept: list[tuple[int, Tool]] = []
     cleaned: dict[int, dict[str, Any]] = {}
     for index, tool in accepted:
         warnings = [x for x in page.warnings_for(index) if x.code in _HIDDEN_CODES]
+        if not warnings and clean.get(tool.name, _NONE) == tool.fingerprint:
+            kept.append((index, tool))  # this definition was scanned and holds nothing hidden
+            continue
         # Intake warns about the strings of the model view; a client shows the model more
         # (a whole inputSchema with its `$comment`s, `_meta`): every string is cleaned.
         found = clean_tool_text(tool.raw)
         if not warnings and not found.changed and not found.identifiers:
+            clean[tool.name] = tool.fingerprint
             kept.append((index, tool))
             continue
         where_found = [("tools", index, *p) for p in (*found.identifiers, *found.paths)]

@@ -83,6 +83,9 @@ class ToolBook:
     revoked: set[str] = field(default_factory=set)
     #: tool name -> fingerprint whose cleaned text was reported (`tool_text_cleaned`).
     text_reported: dict[str, str | None] = field(default_factory=dict)
+    #: tool name -> fingerprint of the definition last scanned and found holding no hidden
+    #: character anywhere (a re-listing skips the scan).
+    text_clean: dict[str, str | None] = field(default_factory=dict)
     #: `lookalike_key` -> the first name known under it (listed, or pinned in the store).
     lookalike_index: dict[str, str] = field(default_factory=dict)
     #: names pinned in a caller's store for this server (read once), or None until read.
@@ -100,7 +103,7 @@ class ToolBook:
     def forget(self, listed: set[str]) -> None:
         """Drop the memos of names a complete listing no longer has: what the guard keeps
         grows with the server's current tools, not with every name it ever listed."""
-        for memo in (self.pinned, self.hidden, self.text_reported):
+        for memo in (self.pinned, self.hidden, self.text_reported, self.text_clean):
             for name in [n for n in memo if n not in listed]:
                 del memo[name]
 
