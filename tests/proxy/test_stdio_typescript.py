@@ -175,3 +175,29 @@ def test_a_call_without_a_listing_is_gated_against_the_servers_listing(
     assert out[1]["result"]["content"] == [{"type": "text", "text": "Echo: cached"}]
     assert out[2]["error"]["data"]["reason"] == "invalid_arguments"
     assert out[3]["error"]["data"]["reason"] == "unknown_tool"
+
+
+def test_a_blocked_change_names_the_review_commands(
+    ts_sdk: tuple[str, Path], hostile: Callable[..., Hostile], tmp_path: Path
+) -> None:
+    """With a pin store, a rug pull is blocked and the refusal says how to review and approve
+    it from the store's pending queue (a newcomer found no next step there)."""
+    server = hostile("rugpull")
+    store = tmp_path / "pins.db"
+    options = ("--pins", str(store), "--new", "pin")
+    out = run_ts_client(
+        ts_sdk,
+        _plan(
+            _through_proxy(server, *options),
+            [
+                {"op": "list"},
+                {"op": "list"},
+                {"op": "call", "name": "echo", "arguments": {"message": "after"}},
+            ],
+        ),
+    )
+    error = out[3]["error"]
+    assert error["data"]["reason"] == "tool_blocked"
+    assert f"conduit-mcp pins pending --store {store} --server-id" in error["message"]
+    assert "conduit-mcp pins approve" in error["message"] and "--tool echo" in error["message"]
+    assert server.calls() == []

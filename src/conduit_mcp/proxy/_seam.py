@@ -184,20 +184,39 @@ class GuardSeam:
 
     def explain(self, item: SessionMessage) -> SessionMessage:
         """A guard refusal made actionable: the message of a `tool_held` refusal gains the exact
-        `conduit-mcp pins approve` command line; anything else is returned as is."""
+        `conduit-mcp pins approve` command line, that of a `tool_blocked` one (a changed or
+        revoked tool, with a pin store) the commands to review and approve what the store's
+        pending queue holds; anything else is returned as is."""
         message = item.message
         if not isinstance(message, JSONRPCError):
             return item
         data = message.error.data
         if not isinstance(data, dict) or data.get("source") != _GUARD_SOURCE:
             return item
-        if data.get("reason") != "tool_held" or not isinstance(data.get("tool"), str):
+        reason, tool = data.get("reason"), data.get("tool")
+        if not isinstance(tool, str):
             return item
-        hint = self.approve_hint(data["tool"])
+        if reason == "tool_held":
+            hint = self.approve_hint(tool)
+        elif reason == "tool_blocked" and self.settings.pins not in (None, ":memory:"):
+            hint = self.review_hint(tool)
+        else:
+            return item
         error = ErrorData(
             code=message.error.code, message=f"{message.error.message}; {hint}", data=data
         )
         return SessionMessage(JSONRPCError(jsonrpc="2.0", id=message.id, error=error))
+
+    def review_hint(self, tool: str) -> str:
+        """What a person runs to review and approve a blocked `tool` from the pending queue."""
+        assert self.settings.pins is not None
+        store = ["--store", _store_for_hint(self.settings.pins)]
+        server = ["--server-id", self.settings.server_id]
+        pending = shlex.join(["conduit-mcp", "pins", "pending", *store, *server])
+        approve = shlex.join(
+            ["conduit-mcp", "pins", "approve", *store, *server, "--tool", tool, "--approver"]
+        )
+        return f"review it with: {pending}; approve it with: {approve} WHO"
 
     def approve_hint(self, tool: str) -> str:
         """What a person runs to approve the held `tool` (one sentence, no credentials)."""
