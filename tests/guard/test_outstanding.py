@@ -321,3 +321,37 @@ async def test_a_tools_call_error_is_cleaned_like_a_result() -> None:
         "data": {"hint": "retry"},
     }
     assert [e.kind for e in guard.events][-1] == "result_text_cleaned"
+
+
+@pytest.mark.parametrize(
+    ("method", "result", "clean"),
+    [
+        (
+            "tasks/result",
+            {"content": [{"type": "text", "text": "done\u200b"}], "isError": False},
+            {"content": [{"type": "text", "text": "done"}], "isError": False},
+        ),
+        (
+            "prompts/get",
+            {"messages": [{"role": "user", "content": {"type": "text", "text": "hi\u202e"}}]},
+            {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]},
+        ),
+        (
+            "resources/read",
+            {"contents": [{"uri": "mem://a", "mimeType": "text/plain", "text": "x\x1b[8my"}]},
+            {"contents": [{"uri": "mem://a", "mimeType": "text/plain", "text": "xy"}]},
+        ),
+    ],
+)
+async def test_answers_a_model_reads_are_cleaned_like_tool_results(
+    method: str, result: dict[str, Any], clean: dict[str, Any]
+) -> None:
+    """conduit-defined (a hostile review: a task's deferred tool result, a prompt and a
+    resource reached the model with hidden text): cleaned under `result_text`."""
+    guard = Guard("s")
+    engine = await _ready(guard)
+    await engine.outbound(_request(11, method, {}))
+    verdict = await engine.inbound(_result(11, result))
+    assert verdict.action == "replace" and verdict.message is not None
+    assert verdict.message["result"] == clean
+    assert guard.events[-1].details["method"] == method

@@ -16,7 +16,7 @@ or late answer never reaches the SDK unchecked.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from ._base import (
     _CALL,
@@ -36,12 +36,17 @@ from ._base import (
 from ._calls import Calls
 from ._events import logger
 from ._listing import Listing
-from ._modeltext import clean_call_error, clean_call_result
+from ._modeltext import clean_call_error, clean_call_result, clean_read_result
 from ._state import (
     Pending,
 )
 
 __all__ = ["DROP", "PASS", "Engine", "EngineBase", "Verdict"]
+
+#: Answers whose text a client hands its model as it hands a tool result: a task's deferred
+#: tools/call result, a prompt's messages, a resource's contents. Cleaned under `result_text`
+#: (their output is not validated: the guard does not know which tool a task ran).
+_READ_BY_THE_MODEL: Final = frozenset({"tasks/result", "prompts/get", "resources/read"})
 
 
 class Engine(Listing, Calls):
@@ -157,6 +162,8 @@ class Engine(Listing, Calls):
             if pending.method == _CALL:
                 verdict = await self._on_call_result(request_id, result, pending)
                 return clean_call_result(self, request_id, result, verdict, pending.name)
+            if pending.method in _READ_BY_THE_MODEL:
+                return clean_read_result(self, request_id, result, pending.method)
         except Exception as exc:
             if pending.method == _LIST:
                 return self._withhold_page(request_id, result, exc)

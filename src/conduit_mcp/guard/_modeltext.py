@@ -371,3 +371,36 @@ def clean_call_error(conn: Any, message: dict[str, Any], tool: str | None) -> Ve
         },
     )
     return Verdict("replace", {**message, "error": found.value["_meta"]})
+
+
+def clean_read_result(conn: Any, request_id: Any, result: Any, method: str) -> Verdict:
+    """Apply policy `result_text` to the answer of a `tasks/result`, `prompts/get` or
+    `resources/read`: every string is cleaned as a tool result's is (a task's result is a
+    `CallToolResult`; the others are read whole, as `_meta`).
+
+    Returns:
+        A pass verdict when nothing is hidden (or the policy is `"pass"`); else a replacing one
+        (event `result_text_cleaned`, `details["method"]`).
+    """
+    if conn.shared.policy.result_text == "pass" or type(result) is not dict:
+        return Verdict("pass")
+    whole = method == "tasks/result"
+    found = clean_result_text(result if whole else {"_meta": result})
+    if not found.changed:
+        return Verdict("pass")
+    paths = [render_path(p if whole else p[1:]) for p in dict.fromkeys(found.paths)]
+    conn.emit(
+        "result_text_cleaned",
+        None,
+        "hidden_characters_removed",
+        "cleaned",
+        message=f"hidden characters removed from {len(paths)} string(s) of a {method} answer",
+        details={
+            "paths": paths[:MAX_LISTED_PATHS],
+            "count": len(paths),
+            "flags": list(found.flags),
+            "method": method,
+        },
+    )
+    value = found.value if whole else found.value["_meta"]
+    return Verdict("replace", result_response(request_id, value))
