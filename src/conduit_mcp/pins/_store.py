@@ -1133,6 +1133,7 @@ class AsyncPinStore:
         accept_cosmetic: bool = False,
         pin_changed: bool = False,
         protocol_version: str | None = None,
+        queue: bool = True,
     ) -> PinOutcome:
         """`PinStore.check_and_pin` in a worker thread."""
         page = list(tools)
@@ -1145,6 +1146,7 @@ class AsyncPinStore:
             accept_cosmetic=accept_cosmetic,
             pin_changed=pin_changed,
             protocol_version=protocol_version,
+            queue=queue,
         )
 
     async def pending(
