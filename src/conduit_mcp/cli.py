@@ -757,17 +757,22 @@ NewStoreOption = Annotated[
 ]
 
 
+def _utf8_text(value: str) -> str:
+    """`value` when it is UTF-8 text (argv that is not UTF-8 holds lone surrogates)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise typer.BadParameter(f"'{visible(value)}' is not UTF-8 text") from None
+    return value
+
+
 def _check_server_id(value: str | None) -> str | None:
     """A server id is non-empty Unicode text (argv that is not UTF-8 holds lone surrogates)."""
     if value is None:
         return value
     if not value:
         raise typer.BadParameter("a server id must not be empty")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise typer.BadParameter(f"'{visible(value)}' is not UTF-8 text") from None
-    return value
+    return _utf8_text(value)
 
 
 ServerIdOption = Annotated[
@@ -907,11 +912,7 @@ def _check_approver(value: str | None) -> str | None:
         return value
     if not value.strip():
         raise typer.BadParameter("name who approves or revokes (it must not be empty)")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise typer.BadParameter(f"'{visible(value)}' is not UTF-8 text") from None
-    return value
+    return _utf8_text(value)
 
 
 ApproverOption = Annotated[

@@ -224,28 +224,12 @@ class Listing(EngineBase):
         # A new name that looks like a known one is a change of that tool, never a new one.
         accepted = await screen_lookalikes(self, accepted, listing, removed, hidden)
         since = _checks.feed_mark(book)
-        revoked_before = frozenset(book.revoked)
         verdicts = await self._pin_verdicts([t for _, t in accepted])
-        # Revocations the change feed applied while the store was being read: the verdicts
-        # predate them, so they must not turn those tools back to ok.
-        revoked_during = book.revoked - revoked_before
         for (index, tool), verdict in zip(accepted, verdicts, strict=True):
             name = tool.name
             listing.add(name)
             previous = book.tools.get(name)
             status = verdict.status
-            if name in revoked_during and status != "revoked":
-                self.emit(
-                    "tool_changed",
-                    name,
-                    "pin_revoked",
-                    "blocked",
-                    path=("tools", index),
-                    message="the tool's pin was revoked while the listing was checked (blocked)",
-                )
-                removed.add(index)
-                _set_state(book.tools, name, "blocked", tool, "revoked")
-                continue
             if status == "revoked":  # new="pin", but someone revoked this tool's pin
                 self.emit(
                     "tool_new",
@@ -309,6 +293,10 @@ class Listing(EngineBase):
         # Approvals and revocations the feed delivered while the store was read win over
         # the verdicts read before them.
         _checks.reapply_pin_changes(book, since, [t.name for _, t in accepted])
+        for index, tool in accepted:  # a tool the feed blocked meanwhile is not listed either
+            state = book.tools.get(tool.name)
+            if state is not None and state.status != "ok":
+                removed.add(index)
 
         for name in rejected_names:
             if name not in listing:

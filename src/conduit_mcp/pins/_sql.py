@@ -389,7 +389,7 @@ class SqliteBackend:
                         "SELECT fingerprint FROM conduit_mcp_pins WHERE server_id = ? AND name = ?",
                         (row.server_id, row.name),
                     ).fetchone()
-                    audit.append(_approve_audit(row, previous[0] if previous else None))
+                    audit.append(approve_audit(row, previous[0] if previous else None))
                 conn.executemany(_SQLITE_UPSERT, rows)
                 keys = [(row.server_id, row.name) for row in rows]
                 conn.executemany(_UNREVOKE, keys)
@@ -727,7 +727,7 @@ class PostgresBackend:
                     cursor.executemany(_pg(_UNPEND), keys)
                     self._lock_audit(conn)
                     cursor.executemany(
-                        _PG_AUDIT, [_approve_audit(row, previous.get(row.name)) for row in rows]
+                        _PG_AUDIT, [approve_audit(row, previous.get(row.name)) for row in rows]
                     )
                 _notify(conn, server_id)
 
@@ -953,7 +953,8 @@ def _refuse_newer(done: set[int]) -> None:
         )
 
 
-def _approve_audit(row: PinRow, previous: str | None) -> tuple[Any, ...]:
+def approve_audit(row: PinRow, previous: str | None) -> tuple[Any, ...]:
+    """The audit row of an approval that writes `row` over the pin `previous` (or none)."""
     return (
         row.approved_at,
         row.server_id,

@@ -38,6 +38,7 @@ from ._sql import (
     Seen,
     SqliteBackend,
     Writes,
+    approve_audit,
     pg_connect,
 )
 from ._watch import PinWatcher, _PostgresWake, _SqliteWake
@@ -663,7 +664,7 @@ class PinStore:
                 elif check.status == "new" and auto.pin_new:
                     row = PinRow(stored_id, key, value, listed, auto.approver, now, version)
                     writes.new_pins.append(row)
-                    writes.audit.append((_approve_row(row, None), key))
+                    writes.audit.append((approve_audit(row, None), key))
                     writes.unpend.append(key)
                     continue
                 elif check.status == "cosmetic" and auto.accept_cosmetic and pinned is not None:
@@ -675,7 +676,7 @@ class PinStore:
                 elif check.status == "changed" and auto.pin_changed and pinned is not None:
                     row = PinRow(stored_id, key, value, listed, auto.approver, now, version)
                     writes.replace.append((row, pinned))
-                    writes.audit.append((_approve_row(row, pinned), key))
+                    writes.audit.append((approve_audit(row, pinned), key))
                     writes.unpend.append(key)
                     continue
                 # Held: one pending row per tool; one audit row per change of its state.
@@ -1204,21 +1205,6 @@ def _changes_json(changes: Sequence[FieldChange]) -> str:
     except (RecursionError, ValueError, TypeError):
         brief = [{"path": c.path, "op": c.op, "material": c.material} for c in changes]
         return json.dumps(brief, ensure_ascii=False)
-
-
-def _approve_row(row: PinRow, previous: str | None) -> tuple[Any, ...]:
-    return (
-        row.approved_at,
-        row.server_id,
-        row.name,
-        "approve",
-        None,
-        row.fingerprint,
-        previous,
-        row.definition,
-        row.approver,
-        row.protocol_version,
-    )
 
 
 def _page(server_id: str, tools: Iterable[Tool]) -> tuple[list[str], list[str], list[Tool]]:
