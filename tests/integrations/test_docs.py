@@ -1,8 +1,8 @@
 """docs/integrations.md runs as written: every ```python block, each in a fresh namespace.
 
 A block whose framework is not installed here is skipped with its name (each framework comes
-with its extra); the mcp 1.x block always is in this environment (mcp 2.x): test_mcp1.py runs
-the same client through the proxy in its own venv.
+with its extra); the two mcp 1.x blocks always are in this environment (mcp 2.x, where
+langchain-mcp-adapters cannot be installed): test_mcp1.py runs them in its own mcp 1.x venvs.
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ def python_blocks() -> list[str]:
 
 
 def test_the_page_has_an_example_per_framework() -> None:
-    """Accounting: openai-agents, Agent Framework, langchain.mcp, llama-index, mcp 1.x."""
-    assert len(python_blocks()) == 5
+    """Accounting: openai-agents, Agent Framework, langchain.mcp, llama-index, mcp 1.x in
+    process and through the proxy."""
+    assert len(python_blocks()) == 6
 
 
 @pytest.mark.parametrize("index", range(len(python_blocks())))

@@ -41,8 +41,9 @@ EVENT_KINDS: Final = frozenset(
         "call_refused",  # answered locally with a JSON-RPC error; never sent to the server
         "output_invalid",  # structuredContent failed the outputSchema (or its check timed out)
         "result_invalid",  # the tools/call result is not a result: the SDK gets an error response
-        # the guard could not check a message: passed (unknown protocol version) or, for a
-        # tools/list page, withheld (every tool of the page; cause in `details`)
+        # the guard could not check a message: passed (unknown protocol version), for a
+        # tools/list page withheld (every tool of the page; cause in `details`), or a stream
+        # item that is no JSON-RPC message of the SDK dropped (unrecognized_message)
         "unchecked",
         # a response to a tools/call still being checked or refused (never written): dropped
         "response_dropped",
@@ -96,6 +97,9 @@ GUARD_REASONS: Final = frozenset(
         "guard_internal_error",
         # unchecked (a page's tools withheld) / call_refused: the pin store failed or timed out
         "pin_store_unavailable",
+        # unchecked: a stream item the SDK seam does not recognise as one of its SDK's JSON-RPC
+        # messages (either direction): dropped, never handed on; its type in `details`
+        "unrecognized_message",
     }
 )
 

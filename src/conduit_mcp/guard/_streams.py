@@ -1,12 +1,16 @@
-"""The seam for mcp 2.x stream pairs: SDK messages in, engine verdicts applied.
+"""The seam for SDK stream pairs: SDK messages in, engine verdicts applied.
 
 Not a public module. `GuardedWriteStream.send` hands each outgoing message to the engine (a
 refused request is queued as a local response and never written); `GuardedReadStream.receive`
 hands each server message to the engine before the SDK sees it and applies the verdict (the
 same object on "pass", a new message on "replace", nothing on "drop").
 
-Converting costs no copy: a JSON-RPC response's `result` and a request's `params` are plain
-dicts inside the SDK's message models already; the engine reads them as they are.
+Which SDK's messages: a `Codec` turns a stream item into the plain JSON-RPC dict the engine
+reads and the engine's answers back into items. `installed_codec()` picks the installed `mcp`'s:
+`_codec2` (mcp 2.x), else `_codec1` (mcp 1.x). An item the codec does not recognise is never
+handed on, in either direction (event `unchecked`, reason `unrecognized_message`, decision
+`dropped`, the item's type in `details`); an exception from the transport passes to the SDK,
+which reports it.
 
 Structured concurrency: no task is started here. A local response wakes a reader parked on
 the transport by cancelling the reader's own inner cancel scope; anyio delivers that
@@ -17,106 +21,130 @@ handed over is never lost (memory object streams are cancel-safe).
 from __future__ import annotations
 
 import collections
-from typing import Any, TypeVar
+import functools
+from typing import Any, Protocol, TypeVar
 
 import anyio
-from mcp.shared.message import SessionMessage
-from mcp.types.jsonrpc import (
-    ErrorData,
-    JSONRPCError,
-    JSONRPCNotification,
-    JSONRPCRequest,
-    JSONRPCResponse,
-)
 
 from ._engine import Engine
 from ._events import logger
 
 
-def to_plain(message: Any) -> dict[str, Any] | None:
-    """The JSON-RPC dict the engine reads for an SDK message (`None`: not a JSON-RPC one)."""
-    if isinstance(message, JSONRPCResponse):
-        return {"jsonrpc": "2.0", "id": message.id, "result": message.result}
-    if isinstance(message, JSONRPCRequest):
-        return {
-            "jsonrpc": "2.0",
-            "id": message.id,
-            "method": message.method,
-            "params": message.params,
-        }
-    if isinstance(message, JSONRPCNotification):
-        return {"jsonrpc": "2.0", "method": message.method, "params": message.params}
-    if isinstance(message, JSONRPCError):
-        error = message.error
-        return {
-            "jsonrpc": "2.0",
-            "id": message.id,
-            "error": {"code": error.code, "message": error.message, "data": error.data},
-        }
-    return None
+class Codec(Protocol):
+    """One SDK's stream items <-> plain JSON-RPC dicts (`_codec2`, `_codec1`)."""
+
+    #: the SDK named in events, e.g. `"mcp 2.x"`.
+    SDK: str
+
+    def to_plain(self, item: Any) -> dict[str, Any] | None:
+        """The JSON-RPC dict for `item`; `None` when it is not one of the SDK's messages."""
+
+    def to_item(self, message: dict[str, Any]) -> Any:
+        """The SDK's stream item for a JSON-RPC dict the engine wrote; raises if it cannot."""
 
 
-def to_session_message(message: dict[str, Any]) -> SessionMessage:
-    """The SDK message for a JSON-RPC dict the engine wrote (a response or a request)."""
-    if "error" in message:
-        error = message["error"]
-        return SessionMessage(
-            JSONRPCError(
-                jsonrpc="2.0",
-                id=message["id"],
-                error=ErrorData(
-                    code=error["code"], message=error["message"], data=error.get("data")
-                ),
-            )
-        )
-    if "result" in message:
-        return SessionMessage(
-            JSONRPCResponse(jsonrpc="2.0", id=message["id"], result=message["result"])
-        )
-    return SessionMessage(
-        JSONRPCRequest(
-            jsonrpc="2.0", id=message["id"], method=message["method"], params=message.get("params")
-        )
-    )
+@functools.cache
+def installed_codec() -> Codec:
+    """The codec of the installed `mcp`: 2.x when `mcp.types.jsonrpc` imports, else 1.x.
+
+    Raises:
+        ImportError: neither (no `mcp` installed, or a release older than both).
+    """
+    try:
+        from . import _codec2
+
+        return _codec2
+    except ImportError:  # mcp 1.x: `mcp.types` is a module, not the 2.x package
+        from . import _codec1
+
+        return _codec1
 
 
 class Connection:
-    """One wrapped stream pair: its engine and the local answers waiting for the SDK."""
+    """One wrapped stream pair: its engine, its SDK's codec and the local answers waiting for
+    the SDK (`codec`: `installed_codec()` unless given)."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, codec: Codec | None = None) -> None:
         self.engine = engine
-        self.local: collections.deque[SessionMessage] = collections.deque()
+        self.codec = codec if codec is not None else installed_codec()
+        self.local: collections.deque[Any] = collections.deque()
         self.reader: GuardedReadStream | None = None
 
-    def inject(self, message: SessionMessage) -> None:
+    def inject(self, message: Any) -> None:
         self.local.append(message)
         if self.reader is not None:
             self.reader.wake()
 
-    async def outbound(self, item: SessionMessage) -> bool:
-        """Whether `item` is written: `False` when the engine answered it locally."""
-        plain = to_plain(item.message)
+    async def outbound(self, item: Any) -> bool:
+        """Whether `item` is written: `False` when the engine answered it locally or the
+        codec does not recognise it (refused: never written)."""
+        plain = self.codec.to_plain(item)
         if plain is None:
-            return True
+            self.refuse(item, "outgoing")
+            return False
         verdict = await self.engine.outbound(plain)
         if verdict.action == "answer" and verdict.message is not None:
-            self.inject(to_session_message(verdict.message))
+            answer = self.encode(verdict.message)
+            if answer is not DROP:
+                self.inject(answer)
             return False
         return verdict.action != "drop"
 
     async def inbound(self, item: Any) -> Any:
         """What the SDK receives for `item`, or `DROP`."""
-        if not isinstance(item, SessionMessage):
-            return item  # an exception from the transport
-        plain = to_plain(item.message)
+        plain = self.codec.to_plain(item)
         if plain is None:
-            return item
+            if isinstance(item, Exception):
+                return item  # the transport's own error: the SDK reports it
+            self.refuse(item, "incoming")
+            return DROP
         verdict = await self.engine.inbound(plain)
         if verdict.action == "drop":
             return DROP
         if verdict.action == "replace" and verdict.message is not None:
-            return to_session_message(verdict.message)
+            return self.encode(verdict.message)
         return item
+
+    def encode(self, message: dict[str, Any]) -> Any:
+        """The SDK's item for a message the engine wrote, or `DROP` (with an event) when the
+        SDK's models refuse it: nothing the guard did not decide reaches the SDK."""
+        try:
+            return self.codec.to_item(message)
+        except Exception as exc:
+            logger.exception("guard could not build an SDK message; dropped")
+            self.engine.emit(
+                "unchecked",
+                None,
+                "guard_internal_error",
+                "dropped",
+                message=f"the guard's own message does not fit {self.codec.SDK}'s models",
+                details={"error": type(exc).__name__, "sdk": self.codec.SDK},
+            )
+            return DROP
+
+    def refuse(self, item: Any, direction: str) -> None:
+        """Record that `item`, which the codec does not recognise, is never handed on."""
+        kind = type(item)
+        inner = getattr(item, "message", None)
+        details = {
+            "direction": direction,
+            "type": f"{kind.__module__}.{kind.__qualname__}",
+            "sdk": self.codec.SDK,
+        }
+        if inner is not None:
+            root = getattr(inner, "root", inner)
+            details["message_type"] = f"{type(root).__module__}.{type(root).__qualname__}"
+        self.engine.emit(
+            "unchecked",
+            None,
+            "unrecognized_message",
+            "dropped",
+            message=(
+                f"an {direction} stream item that is not a JSON-RPC message of "
+                f"{self.codec.SDK} ({details['type']}): never handed on"
+            ),
+            details=details,
+        )
 
 
 #: What `Connection.inbound` returns for a message the SDK must not receive.
@@ -198,12 +226,11 @@ class GuardedWriteStream(_GuardedStream):
     """The send side the SDK writes: refused requests stop here."""
 
     async def send(self, item: Any, /) -> None:
-        if isinstance(item, SessionMessage):
-            try:
-                written = await self._connection.outbound(item)
-            except Exception:
-                logger.exception("guard failed on an outgoing message")
-                written = True
-            if not written:
-                return
+        try:
+            written = await self._connection.outbound(item)
+        except Exception:
+            logger.exception("guard failed on an outgoing message")
+            written = True
+        if not written:
+            return
         await self._inner.send(item)
