@@ -6,6 +6,9 @@ Usage: python mcp1_guard_client.py SCENARIO COMMAND [ARG...]
   everything               COMMAND runs server-everything over stdio
   unrecognized             no server: in-memory streams carrying items that are no mcp 1.x
                            JSON-RPC message (COMMAND is ignored)
+  sdkmodels                a scripted server over in-memory streams (COMMAND is ignored): a
+                           page with tools intake accepts and mcp 1.x's `Tool` refuses, and a
+                           tools/call answered `{}`; once guarded, once not
 Prints one JSON object: the mcp version, what the session saw (tool names, each call's outcome:
 `{"ok": [texts], "isError": bool}` or `{"error": code, "data": data}`) and the guard's events
 as `[kind, tool, reason, decision, json_path]`.
@@ -24,7 +27,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import McpError
 from mcp.shared.message import SessionMessage
-from mcp.types import JSONRPCMessage, JSONRPCNotification, JSONRPCRequest
+from mcp.types import JSONRPCMessage, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 
 from conduit_mcp.guard import Guard
 
@@ -108,12 +111,72 @@ async def unrecognized(guard: Guard) -> dict[str, Any]:
     }
 
 
+#: A page whose second and third tools intake accepts (it is liberal about `title` and icon
+#: `sizes`) and mcp 1.x's `Tool` refuses (title: str; Icon.sizes: list[str] | None, spec
+#: 2025-11-25 `Icon.sizes: string[]`).
+SDK_PAGE = [
+    {"name": "echo", "inputSchema": {"type": "object"}},
+    {"name": "titled", "title": 5, "inputSchema": {"type": "object"}},
+    {
+        "name": "sized",
+        "inputSchema": {"type": "object"},
+        "icons": [{"src": "https://example.com/a.png", "sizes": "48x48"}],
+    },
+]
+
+
+async def scripted_server(receive: Any, send: Any) -> None:
+    """Answers initialize, tools/list (SDK_PAGE) and tools/call (`{}`, no content)."""
+    async for item in receive:
+        message = item.message.root
+        if not isinstance(message, JSONRPCRequest):
+            continue
+        if message.method == "initialize":
+            result: dict[str, Any] = {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "scripted", "version": "1"},
+            }
+        elif message.method == "tools/list":
+            result = {"tools": SDK_PAGE}
+        else:
+            result = {}
+        reply = JSONRPCResponse(jsonrpc="2.0", id=message.id, result=result)
+        await send.send(SessionMessage(JSONRPCMessage(reply)))
+
+
+async def sdkmodels(guard: Guard | None) -> dict[str, Any]:
+    to_client_send, to_client_recv = anyio.create_memory_object_stream[Any](8)
+    to_server_send, to_server_recv = anyio.create_memory_object_stream[Any](8)
+    read, write = (to_client_recv, to_server_send)
+    if guard is not None:
+        read, write = guard.wrap_streams(read, write)
+    report: dict[str, Any] = {}
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(scripted_server, to_server_recv, to_client_send)
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            try:
+                report["listed"] = await names(session)
+            except Exception as exc:
+                report["listed"] = type(exc).__name__
+            try:
+                report["call"] = await outcome(session, "echo", {})
+            except Exception as exc:
+                report["call"] = type(exc).__name__
+        tasks.cancel_scope.cancel()
+    return report
+
+
 async def main(argv: list[str]) -> dict[str, Any]:
     scenario, command = argv[0], argv[1:]
     guard = Guard("hostile")
     report: dict[str, Any] = {"mcp": importlib.metadata.version("mcp")}
     if scenario == "unrecognized":
         report.update(await unrecognized(guard))
+    elif scenario == "sdkmodels":
+        report["guarded"] = await sdkmodels(guard)
+        report["unguarded"] = await sdkmodels(None)
     else:
         params = StdioServerParameters(command=command[0], args=command[1:])
         async with stdio_client(params) as (read, write):

@@ -186,6 +186,30 @@ def test_invalid_output_is_withheld_in_process(
 
 
 @pytest.mark.parametrize("version", MCP1_VERSIONS)
+def test_what_mcp1_models_refuse_never_sinks_the_page_or_the_call(
+    selected: None, version: str
+) -> None:
+    """mcp 1.x validates a whole tools/list page with its `ListToolsResult` and a tools/call
+    result with its `CallToolResult`; unguarded, a tool with `title: 5` (schema 2025-11-25:
+    `title` is a string) or an icon whose `sizes` is a string (`string[]`) raises for the page,
+    and a result without `content` (required) raises out of `call_tool`. Guarded, the two
+    tools are removed (`sdk_rejects_tool`, at the field mcp 1.x names) and the result becomes
+    JSON-RPC error -32603 (`sdk_rejects_result`)."""
+    report = guarded(version, "sdkmodels")
+    assert report["unguarded"] == {"listed": "ValidationError", "call": "ValidationError"}
+    assert report["guarded"]["listed"] == ["echo"]
+    data = {"source": "conduit-mcp.guard", "reason": "sdk_rejects_result"}
+    assert report["guarded"]["call"] == {
+        "error": -32603,
+        "data": {**data, "tool": "echo", "path": "$.content"},
+    }
+    assert events(report, "tool_rejected") == [
+        ["titled", "sdk_rejects_tool", "removed", "$.tools[1].title"],
+        ["sized", "sdk_rejects_tool", "removed", "$.tools[2].icons[0].sizes"],
+    ]
+
+
+@pytest.mark.parametrize("version", MCP1_VERSIONS)
 def test_server_everything_plain_call_in_process(
     selected: None, version: str, server_everything_argv: list[str]
 ) -> None:

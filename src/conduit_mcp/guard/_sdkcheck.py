@@ -6,7 +6,8 @@ whole `tools/list` result against the negotiated version's wire type
 version-free `mcp_types.ListToolsResult`; one tool that fails either raises for the whole
 page. Tools that pass conduit-mcp's intake can still fail there (e.g. an `inputSchema` whose
 root `type` is not `"object"`, which intake only warns about), so the guard asks the same two
-models, tool by tool, and removes the tools they refuse.
+models, tool by tool, and removes the tools they refuse. Under mcp 1.x (no `mcp_types`) the
+models asked are mcp 1.x's own (`_sdkcheck1`).
 
 Verdicts are cached by (version, tool fingerprint): a server lists the same tools again and
 again, and an unchanged definition gets the same verdict. (The fingerprint is of the canonical
@@ -27,6 +28,7 @@ from typing import Any, Final
 from pydantic import BaseModel, ValidationError
 
 from ..client import Tool
+from . import _sdkcheck1
 from ._sdkfast import surely_accepted
 
 _CACHE_SIZE: Final = 8192
@@ -44,7 +46,7 @@ except ImportError:  # pragma: no cover - the guard's wrappers import mcp anyway
 def _tool_models(version: str) -> tuple[type[BaseModel], ...] | None:
     """The per-tool models the SDK applies at `version` (surface's `Tool`, then monolith's)."""
     if _methods is None:
-        return None
+        return _sdkcheck1.tool_models()  # mcp 1.x's, when that is the SDK installed
     surface = _methods.SERVER_RESULTS.get(("tools/list", version))
     if not (isinstance(surface, type) and issubclass(surface, BaseModel)):
         return None
@@ -117,8 +119,10 @@ def sdk_result_refusal(result: Any, version: str) -> tuple[Any, ...] | None:
         SDK decides).
     """
     global _result_adapter
-    if _methods is None or not isinstance(result, dict):
+    if not isinstance(result, dict):
         return None
+    if _methods is None:  # mcp 1.x's model, when that is the SDK installed
+        return None if surely_accepted(result, version) else _sdkcheck1.result_refusal(result)
     if ("tools/call", version) not in _methods.SERVER_RESULTS:
         return None  # a version the SDK's table lacks: the SDK decides
     if surely_accepted(result, version):  # a plain result: no model needs asking
