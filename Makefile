@@ -9,7 +9,7 @@ SOURCES := $(wildcard src tests codegen bench)
 TESTS ?=
 
 .PHONY: venv generate check-generated lint reformat test test-slow test-all test-sdk-matrix \
-	test-frameworks bench \
+	test-frameworks test-mcp1 bench \
 	bench-reference fuzz fuzz-short conformance clean
 
 # The venv is rebuilt only when pyproject.toml or constraints-dev.txt changes.
@@ -78,6 +78,12 @@ test-frameworks: $(STAMP)
 	$(FRAMEWORK_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
 		-e '.[test,mcp,fastmcp,openai-agents,agent-framework,$(FRAMEWORK_EXTRAS)]'
 	$(FRAMEWORK_VENV)/bin/pytest -p no:cacheprovider tests/integrations
+
+## test-mcp1: mcp 1.x clients under the guard (in process: ClientSession(*guard.wrap_streams(...));
+##            and through conduit-mcp proxy), mcp 1.24.0 and 1.30.0 each in its own venv under
+##            .cache/mcp1 (tests/integrations/test_mcp1.py; about 1 minute once the venvs exist)
+test-mcp1: $(STAMP)
+	$(BIN)/pytest -p no:cacheprovider -m mcp1 tests/integrations/test_mcp1.py
 
 ## fuzz-short: the bounded fuzz pass make test runs (30 s over all targets): one verdict line,
 ##             libFuzzer's own output in .cache/fuzz/make-test.log

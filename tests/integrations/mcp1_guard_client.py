@@ -92,7 +92,7 @@ async def unrecognized(guard: Guard) -> dict[str, Any]:
     request = SessionMessage(JSONRPCMessage(JSONRPCRequest(jsonrpc="2.0", id=1, method="ping")))
     bare = JSONRPCRequest(jsonrpc="2.0", id=2, method="tools/call", params={"name": "x"})
     error = ValueError("a transport error")
-    async with to_client_send, to_server_recv:
+    async with to_client_send, to_client_recv, to_server_send, to_server_recv:
         # incoming: a raw dict, a SessionMessage around a bare request (no JSONRPCMessage),
         # a transport error, then a notification: only the last two reach the SDK.
         for item in ({"jsonrpc": "2.0", "method": "x"}, SessionMessage(bare), error, note):
