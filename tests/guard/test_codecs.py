@@ -17,14 +17,18 @@ from conduit_mcp.guard._streams import DROP, Connection, installed_codec
 pytestmark = pytest.mark.anyio
 
 
-def test_mcp2_installed_picks_the_mcp2_codec_and_the_mcp1_codec_refuses_to_load() -> None:
+def test_mcp2_installed_picks_the_mcp2_codec_and_the_mcp1_codec_reads_nothing() -> None:
     """mcp 2.x's `mcp.types.JSONRPCMessage` is a plain union, not mcp 1.x's RootModel: the
-    1.x codec would misread it, so it does not import."""
-    from conduit_mcp.guard import _codec2
+    1.x codec, were it used here, recognises no item (all refused) and builds none."""
+    from conduit_mcp.guard import _codec1, _codec2
 
     assert installed_codec() is _codec2
-    with pytest.raises(ImportError, match=r"not 1\.x"):
-        import conduit_mcp.guard._codec1  # noqa: F401
+    assert _codec1.MCP1 is False
+    item = SessionMessage(JSONRPCRequest(jsonrpc="2.0", id=1, method="ping"))
+    assert _codec2.to_plain(item) == {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": None}
+    assert _codec1.to_plain(item) is None
+    with pytest.raises(TypeError):
+        _codec1.to_item({"jsonrpc": "2.0", "id": 1, "result": {}})
 
 
 def unrecognized(guard: Guard) -> list[tuple[Any, ...]]:

@@ -9,7 +9,8 @@ openai-agents' MCP servers (`guard_openai_agents_server`) and Microsoft Agent Fr
 tools (`guard_agent_framework_tool`).
 
 Needs the `mcp` extra (`pip install 'conduit-mcp-client[mcp]'`), and `fastmcp` for FastMCP's
-`Client`.
+`Client`. Under mcp 1.x (>= 1.24, installed without the extra) `Guard.wrap_streams` works with
+mcp 1.x's `ClientSession`.
 """
 
 from ._events import EVENT_KINDS, GUARD_REASONS, MAX_EVENTS, GuardEvent

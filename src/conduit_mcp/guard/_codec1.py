@@ -21,9 +21,11 @@ from pydantic import RootModel
 # mcp 1.x's `mcp.types` is one module; type checkers see the installed 2.x package instead,
 # whose `JSONRPCMessage` is a plain union: the names are looked up at run time.
 _types: Any = importlib.import_module("mcp.types")
-JSONRPCMessage: Any = _types.JSONRPCMessage
-if not (isinstance(JSONRPCMessage, type) and issubclass(JSONRPCMessage, RootModel)):
-    raise ImportError("conduit_mcp.guard._codec1 reads mcp 1.x messages; this mcp is not 1.x")
+_message: Any = getattr(_types, "JSONRPCMessage", None)
+#: Whether the installed `mcp` is 1.x (its `JSONRPCMessage` is a `RootModel`; mcp 2.x's is a
+#: plain union). Otherwise no item is recognised (every one refused) and none can be built.
+MCP1: Final = isinstance(_message, type) and issubclass(_message, RootModel)
+JSONRPCMessage: Any = _message if MCP1 else type("NotMcp1Message", (), {})
 ErrorData: Any = _types.ErrorData
 JSONRPCError: Any = _types.JSONRPCError
 JSONRPCNotification: Any = _types.JSONRPCNotification

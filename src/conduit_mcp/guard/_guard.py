@@ -158,8 +158,13 @@ class Guard:
         """Wrap a transport's stream pair; returns the pair `mcp.ClientSession(read, write)` takes.
 
         Args:
-            read_stream: the transport's receive stream of `SessionMessage | Exception`.
-            write_stream: the transport's send stream of `SessionMessage`.
+            read_stream: the transport's receive stream of `SessionMessage | Exception`, of
+                the installed SDK: mcp 2.x, or mcp 1.x (>= 1.24, whose `SessionMessage` holds
+                a `JSONRPCMessage`). An item that is neither an exception nor one of that
+                SDK's JSON-RPC messages is dropped (event `unchecked`, reason
+                `unrecognized_message`).
+            write_stream: the transport's send stream of `SessionMessage`; an item the guard
+                does not recognise is never written (the same event).
             transport: `"stdio"` (default; also right for in-memory streams) or
                 `"streamable-http"`; decides whether `x-mcp-header` rules apply (Streamable
                 HTTP from 2026-07-28). The SDK-transport wrappers (`stdio_client`,

@@ -48,7 +48,7 @@ def installed_codec() -> Codec:
     """The codec of the installed `mcp`: 2.x when `mcp.types.jsonrpc` imports, else 1.x.
 
     Raises:
-        ImportError: neither (no `mcp` installed, or a release older than both).
+        ImportError: neither (no `mcp` installed, or a release whose messages neither reads).
     """
     try:
         from . import _codec2
@@ -57,6 +57,8 @@ def installed_codec() -> Codec:
     except ImportError:  # mcp 1.x: `mcp.types` is a module, not the 2.x package
         from . import _codec1
 
+        if not _codec1.MCP1:
+            raise ImportError("the guard reads the messages of mcp 2.x or mcp 1.x") from None
         return _codec1
 
 
