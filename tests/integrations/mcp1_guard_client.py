@@ -3,7 +3,10 @@ mcp 1.x's own `ClientSession` and `stdio_client`, run in the mcp 1.x venv of tes
 
 Usage: python mcp1_guard_client.py SCENARIO COMMAND [ARG...]
   mixed, rugpull, output   COMMAND runs the hostile server's scenario of that name
-  everything               COMMAND runs server-everything over stdio
+  everything               COMMAND runs server-everything over stdio; the session is built on
+                           `guard.stdio_client(params)` (the helper) rather than wrap_streams
+  http                     COMMAND is the URL of the hostile server's mixed scenario over
+                           Streamable HTTP; the session is built on `guard.streamable_http_client`
   unrecognized             no server: in-memory streams carrying items that are no mcp 1.x
                            JSON-RPC message (COMMAND is ignored)
   sdkmodels                a scripted server over in-memory streams (COMMAND is ignored): a
@@ -78,7 +81,13 @@ async def everything(session: ClientSession) -> dict[str, Any]:
     return {"listed": listed, "calls": [await outcome(session, "echo", {"message": "hi"})]}
 
 
-SCENARIOS = {"mixed": mixed, "rugpull": rugpull, "output": output, "everything": everything}
+SCENARIOS = {
+    "mixed": mixed,
+    "rugpull": rugpull,
+    "output": output,
+    "everything": everything,
+    "http": mixed,
+}
 
 
 async def unrecognized(guard: Guard) -> dict[str, Any]:
@@ -177,6 +186,17 @@ async def main(argv: list[str]) -> dict[str, Any]:
     elif scenario == "sdkmodels":
         report["guarded"] = await sdkmodels(guard)
         report["unguarded"] = await sdkmodels(None)
+    elif scenario == "http":
+        async with guard.streamable_http_client(command[0]) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                report.update(await SCENARIOS[scenario](session))
+    elif scenario == "everything":
+        params = StdioServerParameters(command=command[0], args=command[1:])
+        async with guard.stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                report.update(await SCENARIOS[scenario](session))
     else:
         params = StdioServerParameters(command=command[0], args=command[1:])
         async with stdio_client(params) as (read, write):

@@ -4,8 +4,9 @@ and this project without its `mcp` extra, editable). No model, no network beyond
 
 - In process: mcp 1.x's own `ClientSession(*guard.wrap_streams(read, write))` over its own
   `stdio_client` (mcp1_guard_client.py, run in the venv) against the hostile raw JSON-RPC
-  server of tests/guard and against server-everything; items that are no mcp 1.x JSON-RPC
-  message are refused both ways.
+  server of tests/guard, over Streamable HTTP (`guard.streamable_http_client`), and against
+  server-everything (`guard.stdio_client`); what mcp 1.x's own models refuse never sinks a
+  page; items that are no mcp 1.x JSON-RPC message are refused both ways.
 - Through the proxy: langchain-mcp-adapters with `conduit-mcp proxy` (this venv's) as the
   server's command (mcp1_client.py).
 - docs/integrations.md's mcp 1.x blocks, run as written in the venv.
@@ -146,6 +147,25 @@ def test_mixed_page_keeps_its_good_tools_in_process(
 
 
 @pytest.mark.parametrize("version", MCP1_VERSIONS)
+def test_mixed_page_over_streamable_http_in_process(
+    selected: None, version: str, hostile_http: Callable[[str], tuple[str, Hostile]]
+) -> None:
+    """The same page and calls over Streamable HTTP, on `guard.streamable_http_client(url)`
+    (mcp 1.x's `streamable_http_client`, whose third value, the session id getter, the guarded
+    transport leaves out): the same verdicts as over stdio."""
+    url, server = hostile_http("mixed")
+    report = guarded(version, "http", url)
+    assert report["listed"] == ["echo", "stringly", "add", "weather"]
+    assert [e[0] for e in events(report, "tool_rejected")] == [None, "echo", "noschema"]
+    ok, bad_type, missing, not_object = report["calls"]
+    assert ok == {"ok": ["hi"], "isError": False}
+    assert refused(bad_type, "invalid_arguments", "echo", "$.arguments.message")
+    assert refused(missing, "invalid_arguments", "add", "$.arguments")
+    assert refused(not_object, "invalid_arguments", "stringly", "$.arguments")
+    assert server.calls() == [("echo", {"message": "hi"})]
+
+
+@pytest.mark.parametrize("version", MCP1_VERSIONS)
 def test_rug_pull_blocked_and_invalid_arguments_refused_unsent_in_process(
     selected: None, version: str, hostile: Callable[[str], Hostile]
 ) -> None:
@@ -213,8 +233,9 @@ def test_what_mcp1_models_refuse_never_sinks_the_page_or_the_call(
 def test_server_everything_plain_call_in_process(
     selected: None, version: str, server_everything_argv: list[str]
 ) -> None:
-    """A real server (server-everything, TypeScript SDK) through the guard on mcp 1.x: its tools
-    listed, echo answered as the server's own source writes it (`Echo: <message>`)."""
+    """A real server (server-everything, TypeScript SDK) through the guard on mcp 1.x, on
+    `guard.stdio_client(params)`: its tools listed, echo answered as the server's own source
+    writes it (`Echo: <message>`)."""
     report = guarded(version, "everything", *server_everything_argv)
     assert "echo" in report["listed"]
     assert report["calls"] == [{"ok": ["Echo: hi"], "isError": False}]
