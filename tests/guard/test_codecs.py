@@ -16,6 +16,9 @@ from conduit_mcp.guard._streams import DROP, Connection, installed_codec
 
 pytestmark = pytest.mark.anyio
 
+#: where the installed SDK defines its request model (mcp_types.jsonrpc in mcp 2.3.0).
+REQUEST_TYPE = f"{JSONRPCRequest.__module__}.{JSONRPCRequest.__qualname__}"
+
 
 def test_mcp2_installed_picks_the_mcp2_codec_and_the_mcp1_codec_reads_nothing() -> None:
     """mcp 2.x's `mcp.types.JSONRPCMessage` is a plain union, not mcp 1.x's RootModel: the
@@ -57,7 +60,7 @@ async def test_an_incoming_item_that_is_no_sdk_message_is_dropped_with_its_type(
             "unrecognized_message",
             "dropped",
             "incoming",
-            "mcp_types.jsonrpc.JSONRPCRequest",
+            REQUEST_TYPE,
         ),
     ]
 
@@ -79,7 +82,7 @@ async def test_an_outgoing_item_that_is_no_sdk_message_is_never_written() -> Non
         with pytest.raises(anyio.WouldBlock):
             to_server_recv.receive_nowait()
     assert [event[3:] for event in unrecognized(guard)] == [
-        ("outgoing", "mcp_types.jsonrpc.JSONRPCRequest"),
+        ("outgoing", REQUEST_TYPE),
         ("outgoing", "builtins.dict"),
     ]
 
