@@ -48,17 +48,20 @@ def installed_codec() -> Codec:
     """The codec of the installed `mcp`: 2.x when `mcp.types.jsonrpc` imports, else 1.x.
 
     Raises:
-        ImportError: neither (no `mcp` installed, or a release whose messages neither reads).
+        ImportError: neither (no `mcp` installed, or a release whose messages neither reads):
+            the error importing the 2.x codec raised.
     """
     try:
         from . import _codec2
 
         return _codec2
-    except ImportError:  # mcp 1.x: `mcp.types` is a module, not the 2.x package
-        from . import _codec1
-
+    except ImportError as no_mcp2:  # mcp 1.x: `mcp.types` is a module, not the 2.x package
+        try:
+            from . import _codec1
+        except ImportError:
+            raise no_mcp2 from None
         if not _codec1.MCP1:
-            raise ImportError("the guard reads the messages of mcp 2.x or mcp 1.x") from None
+            raise no_mcp2 from None
         return _codec1
 
 
