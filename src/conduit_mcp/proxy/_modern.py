@@ -46,6 +46,7 @@ from mcp.types.jsonrpc import (
     jsonrpc_message_adapter,
 )
 from mcp_types import LOG_LEVEL_META_KEY
+from pydantic_core import PydanticSerializationError
 
 from ._headers import HeaderStamp
 from ._seam import GuardSeam
@@ -74,6 +75,8 @@ _SSE_HEADERS: Final = [
     (b"x-accel-buffering", b"no"),
 ]
 _PING: Final = b": ping\r\n\r\n"
+#: The largest piece of a response body handed to the HTTP server at once (bytes).
+BODY_PIECE: Final = 1024 * 1024
 
 
 class _Exchange:
@@ -339,17 +342,17 @@ class ModernRouter:
         elif answer is not None:
             answer = answer.model_copy(update={"id": message.id})
         if streaming:
-            tail = sse_event(answer) if answer is not None else b""
-            await send({"type": "http.response.body", "body": tail, "more_body": False})
+            if answer is None:
+                await send_body(send, b"")
+            else:
+                await send_last_event(send, answer)
         elif isinstance(answer, dict):
             await write_json(send, 502, answer)
         elif accepts_json or not accepts_sse:
             await write_json(send, 200, answer)
         else:  # the client takes only an event stream
             await send_sse_start(send)
-            await send(
-                {"type": "http.response.body", "body": sse_event(answer), "more_body": False}
-            )
+            await send_last_event(send, answer)
 
     async def _cancel_upstream(self, upstream_id: str) -> None:
         cancel = JSONRPCNotification(
@@ -397,20 +400,46 @@ def accepted(accept: str) -> tuple[bool, bool]:
 
 def dump(message: Any) -> bytes:
     """A JSON-RPC message model or a plain object as JSON bytes (`by_alias`, unset fields left
-    out, as the SDK writes); a lone surrogate is written as a `\\u` escape."""
+    out, as the SDK writes), made once (no intermediate `str` of a large result); a lone
+    surrogate, which UTF-8 cannot carry, is written as a `\\u` escape."""
     if isinstance(message, dict):
         return json.dumps(message).encode()
-    text: str = message.model_dump_json(by_alias=True, exclude_unset=True)
     try:
-        return text.encode()
-    except UnicodeEncodeError:
-        return json.dumps(json.loads(text)).encode()
+        data: bytes = message.__pydantic_serializer__.to_json(
+            message, by_alias=True, exclude_unset=True
+        )
+        return data
+    except PydanticSerializationError:
+        plain = message.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        return json.dumps(plain).encode()
 
 
 def sse_event(message: Any) -> bytes:
     """One SSE `message` event carrying `message` (WHATWG HTML "Server-sent events": the JSON
     has no line break, so it is one `data:` line)."""
     return b"event: message\r\ndata: " + dump(message) + b"\r\n\r\n"
+
+
+async def send_body(send: Any, data: bytes, *, more_body: bool = False) -> None:
+    """`data` as ASGI body messages of at most `BODY_PIECE` bytes: the server's flow control
+    (it waits for the socket to drain between messages) then bounds what it buffers."""
+    view = memoryview(data)
+    for start in range(0, max(len(data), 1), BODY_PIECE):
+        last = start + BODY_PIECE >= len(data)
+        piece = bytes(view[start : start + BODY_PIECE])
+        await send(
+            {"type": "http.response.body", "body": piece, "more_body": more_body or not last}
+        )
+
+
+async def send_last_event(send: Any, message: Any) -> None:
+    """`message` as the event that ends an event stream, its JSON made once and sent in
+    pieces (`send_body`)."""
+    await send(
+        {"type": "http.response.body", "body": b"event: message\r\ndata: ", "more_body": True}
+    )
+    await send_body(send, dump(message), more_body=True)
+    await send({"type": "http.response.body", "body": b"\r\n\r\n", "more_body": False})
 
 
 async def send_sse_start(send: Any) -> None:
@@ -430,7 +459,7 @@ async def write_json(send: Any, status: int, body: Any) -> None:
             ],
         }
     )
-    await send({"type": "http.response.body", "body": data})
+    await send_body(send, data)
 
 
 async def write_empty(send: Any, status: int) -> None:
