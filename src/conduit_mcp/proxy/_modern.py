@@ -331,6 +331,7 @@ class ModernRouter:
                 watch.cancel_scope.cancel()
         finally:
             still_waiting = self._waiting.pop(upstream_id, None) is not None
+            exchange.send.close()
             exchange.receive.close()
             if still_waiting and self._write is not None and (gone or exchange.answer is None):
                 await self._cancel_upstream(upstream_id)

@@ -52,6 +52,8 @@ async def child_upstream(command: Sequence[str]) -> AsyncIterator[tuple[Any, Any
                             await process.wait()
                 tg.cancel_scope.cancel()
     finally:
+        send.close()
+        receive.close()
         if process.returncode is None:
             process.kill()
             with anyio.CancelScope(shield=True):
