@@ -11,8 +11,8 @@ listed schema, the result parsed), pins in memory.
 
 - H1, latency: one client, batches of sequential calls alternating between direct and
   proxied (order flipped every batch); p50 of each side over all calls, the ratio of the
-  medians. CPU µs per call of the proxy and of the server process beside the wall time.
-  Target: <= 1.2x.
+  medians. Beside the wall time: CPU µs per call of the proxy and of the server process, and
+  the time the proxy waited runnable for a CPU (/proc/PID/schedstat). Target: <= 1.2x.
 - H2, throughput: 50 clients at once, each sequential calls for a fixed number of calls,
   rounds alternating direct / proxied; calls per second; the ratio proxied/direct of the
   median round. Target: >= 0.8.
@@ -120,6 +120,12 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def run_queue_wait(pid: int) -> float:
+    """Seconds a process has waited runnable for a CPU (/proc/PID/schedstat, field 2): what a
+    loaded machine adds to its wall time."""
+    return int(Path(f"/proc/{pid}/schedstat").read_text().split()[1]) / 1e9
+
+
 def memory_kb(pid: int, field: str) -> int:
     """A `/proc/PID/status` memory field (VmRSS, VmHWM) in kB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -216,24 +222,27 @@ async def latency(
     echo_port: int, echo_pid: int, proxy_port: int, proxy_pid: int, batches: int, calls: int
 ) -> dict[str, Any]:
     await _list(proxy_port)  # the guard learns the tools (else its first call lists itself)
-    direct, proxied = await Connection(echo_port).open(), await Connection(proxy_port).open()
-    await _echo_calls(direct, calls // 4 + 5)
-    await _echo_calls(proxied, calls // 4 + 5)
+    for port in (echo_port, proxy_port):  # warm up
+        conn = await Connection(port).open()
+        await _echo_calls(conn, calls // 4 + 5)
+        conn.close()
     direct_us: list[float] = []
     proxied_us: list[float] = []
-    proxy_cpu = echo_cpu_direct = echo_cpu_proxied = 0.0
+    proxy_cpu = echo_cpu_direct = echo_cpu_proxied = proxy_wait = 0.0
     for index in range(batches):
-        order = [(direct, direct_us), (proxied, proxied_us)]
-        for conn, into in order if index % 2 == 0 else order[::-1]:
-            p0, e0 = cpu_seconds(proxy_pid), cpu_seconds(echo_pid)
+        order = [(echo_port, direct_us), (proxy_port, proxied_us)]
+        for port, into in order if index % 2 == 0 else order[::-1]:
+            # A connection per batch: the servers close one idle past their keep-alive (5 s).
+            conn = await Connection(port).open()
+            p0, e0, w0 = cpu_seconds(proxy_pid), cpu_seconds(echo_pid), run_queue_wait(proxy_pid)
             await _echo_calls(conn, calls, into)
-            if conn is proxied:
+            if port == proxy_port:
                 proxy_cpu += cpu_seconds(proxy_pid) - p0
+                proxy_wait += run_queue_wait(proxy_pid) - w0
                 echo_cpu_proxied += cpu_seconds(echo_pid) - e0
             else:
                 echo_cpu_direct += cpu_seconds(echo_pid) - e0
-    direct.close()
-    proxied.close()
+            conn.close()
     n = batches * calls
     d50, p50 = statistics.median(direct_us), statistics.median(proxied_us)
     return {
@@ -245,6 +254,8 @@ async def latency(
         "proxied_us_p90": round(statistics.quantiles(proxied_us, n=10)[-1], 1),
         "proxy_cpu_us_per_call": round(proxy_cpu / n * 1e6, 1),
         "server_cpu_us_per_call": round(echo_cpu_direct / n * 1e6, 1),
+        "server_cpu_us_per_call_proxied": round(echo_cpu_proxied / n * 1e6, 1),
+        "proxy_runqueue_wait_us_per_call": round(proxy_wait / n * 1e6, 1),
         "target": LATENCY_TARGET,
         "met": p50 / d50 <= LATENCY_TARGET,
         "batches": batches,

@@ -182,3 +182,59 @@ def test_concurrent_clients_with_the_same_progress_token_get_only_their_own(
         assert [p["progress"] for p in progress] == list(range(1, n + 1))
         assert all(p["progressToken"] == 1 for p in progress)
         assert events[-1]["id"] == 1 and events[-1]["result"]["content"][0]["text"] == f"done {n}"
+
+
+def test_a_client_that_closes_the_stream_cancels_the_request_upstream(tmp_path: Path) -> None:
+    """2026-07-28: closing a request's response stream is its cancellation. The listener (in
+    process, ASGI) sends the server `notifications/cancelled` naming the request as the
+    server received it; the hostile server's `slow` tool never answers, so only the client's
+    leaving ends it."""
+    from conduit_mcp.proxy import GuardSeam, GuardSettings
+    from conduit_mcp.proxy._listen import Listener
+    from tests.guard.conftest import Hostile
+
+    from .conftest import hostile_argv
+    from .test_listen_fuzz import PORT, _stateless
+
+    server = Hostile("flood", tmp_path / "flood.jsonl")
+    seam = GuardSeam(GuardSettings("cancel"))
+    listener = Listener(seam, hostile_argv(server), host="127.0.0.1", port=PORT)
+    head = [
+        ("host", f"127.0.0.1:{PORT}"),
+        ("accept", "application/json, text/event-stream"),
+        ("content-type", "application/json"),
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+    ]
+
+    def call(rid: int, name: str, arguments: dict[str, Any]) -> bytes:
+        params = {"name": name, "arguments": arguments, "_meta": META}
+        body = {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}
+        return json.dumps(body).encode()
+
+    async def main() -> tuple[Any, Any]:
+        async with anyio.create_task_group() as tg:
+            await tg.start(listener.run)
+            slow = [*head, ("mcp-name", "slow")]
+            left = await _stateless(listener, slow, call(1, "slow", {}), [], True)
+            # One shared upstream, read in order: once this answer is back, the server has
+            # read everything sent before it.
+            echo = [*head, ("mcp-name", "echo")]
+            after = await _stateless(listener, echo, call(2, "echo", {"message": "m"}), [], False)
+            tg.cancel_scope.cancel()
+        return left, after
+
+    try:
+        left, after = anyio.run(main)
+    finally:
+        seam.close()
+    assert left.status is None  # nobody to answer
+    assert json.loads(after.body)["result"]["content"][0]["text"] == "m"
+    received = server.received()
+    slow_id = next(
+        m["id"]
+        for m in received
+        if m.get("method") == "tools/call" and m["params"]["name"] == "slow"
+    )
+    cancelled = [m for m in received if m.get("method") == "notifications/cancelled"]
+    assert [m["params"]["requestId"] for m in cancelled] == [slow_id]
