@@ -1,8 +1,10 @@
 """HTTP proxy rows: `conduit-mcp proxy --listen` in front of a Streamable HTTP server
 (`--upstream`), against the same requests straight to that server, in one run.
 
-The upstream is bench/http_echo.py (a raw ASGI MCP echo server on uvicorn, orjson, no SDK: as
-cheap as a server can be, so the rows measure the proxy). The load is a raw HTTP/1.1 client on
+Two upstreams, each measured directly and through the proxy: bench/http_echo.py (a raw ASGI
+MCP echo server on uvicorn, orjson, no SDK: as cheap as a server can be, so the ratio shows the
+proxy's own cost) and bench/http_sdk_echo.py (the same tools on the official Python SDK's
+`MCPServer`, JSON responses: a server as users run them). The load is a raw HTTP/1.1 client on
 asyncio streams (keep-alive, one connection per client; no SDK either, so the client is not
 what is measured): 2026-07-28 `tools/call` requests of `echo` (each carries its version in
 `_meta`, with the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers), answered with
@@ -48,6 +50,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 ECHO = [sys.executable, str(ROOT / "bench" / "http_echo.py")]
+SDK_ECHO = [sys.executable, str(ROOT / "bench" / "http_sdk_echo.py")]
 CONDUIT = Path(sys.executable).parent / "conduit-mcp"
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -95,10 +98,11 @@ def _started(argv: list[str], port: int) -> Iterator[subprocess.Popen[bytes]]:
 
 
 @contextmanager
-def servers() -> Iterator[tuple[int, int, int, int]]:
-    """The echo server and a proxy in front of it: (echo port, echo pid, proxy port, proxy pid)."""
+def servers(upstream: list[str] = ECHO) -> Iterator[tuple[int, int, int, int]]:
+    """An echo server (`upstream`: its command, the port appended) and a proxy in front of
+    it: (echo port, echo pid, proxy port, proxy pid)."""
     echo_port, proxy_port = _free_port(), _free_port()
-    with _started([*ECHO, str(echo_port)], echo_port) as echo:
+    with _started([*upstream, str(echo_port)], echo_port) as echo:
         proxy_argv = [
             str(CONDUIT),
             "proxy",
@@ -219,7 +223,13 @@ async def _list(port: int) -> None:
 
 
 async def latency(
-    echo_port: int, echo_pid: int, proxy_port: int, proxy_pid: int, batches: int, calls: int
+    label: str,
+    echo_port: int,
+    echo_pid: int,
+    proxy_port: int,
+    proxy_pid: int,
+    batches: int,
+    calls: int,
 ) -> dict[str, Any]:
     await _list(proxy_port)  # the guard learns the tools (else its first call lists itself)
     for port in (echo_port, proxy_port):  # warm up
@@ -246,7 +256,7 @@ async def latency(
     n = batches * calls
     d50, p50 = statistics.median(direct_us), statistics.median(proxied_us)
     return {
-        "row": "H1 HTTP proxy tools/call latency p50 (2026-07-28, echo, --upstream)",
+        "row": f"H1 HTTP proxy tools/call latency p50 (2026-07-28, --upstream {label})",
         "direct_us_p50": round(d50, 1),
         "proxied_us_p50": round(p50, 1),
         "ratio_p50": round(p50 / d50, 3),
@@ -275,7 +285,13 @@ async def _round(port: int, clients: int, calls: int) -> float:
 
 
 async def throughput(
-    echo_port: int, proxy_port: int, proxy_pid: int, rounds: int, clients: int, calls: int
+    label: str,
+    echo_port: int,
+    proxy_port: int,
+    proxy_pid: int,
+    rounds: int,
+    clients: int,
+    calls: int,
 ) -> dict[str, Any]:
     await _list(proxy_port)
     await _round(echo_port, clients, 5)
@@ -291,7 +307,7 @@ async def throughput(
     ratios = [p / d for d, p in zip(direct, proxied, strict=True)]
     ratio = statistics.median(ratios)
     return {
-        "row": f"H2 HTTP proxy throughput, {clients} concurrent clients (2026-07-28, echo)",
+        "row": f"H2 HTTP proxy throughput, {clients} concurrent clients (2026-07-28, {label})",
         "direct_calls_per_s": round(statistics.median(direct)),
         "proxied_calls_per_s": round(statistics.median(proxied)),
         "ratio_median": round(ratio, 3),
@@ -381,11 +397,14 @@ def rows(quick: bool) -> list[dict[str, Any]]:
     sessions = 100 if quick else 1000
     command = "python bench/proxy_http.py" + (" --quick" if quick else "")
     out: list[dict[str, Any]] = []
-    with servers() as (echo_port, echo_pid, proxy_port, proxy_pid):
-        out.append(asyncio.run(latency(echo_port, echo_pid, proxy_port, proxy_pid, batches, calls)))
-        out.append(
-            asyncio.run(throughput(echo_port, proxy_port, proxy_pid, rounds, 50, per_client))
-        )
+    upstreams = [("raw echo", ECHO, per_client), ("SDK server", SDK_ECHO, max(per_client // 3, 5))]
+    for label, upstream, each in upstreams:
+        with servers(upstream) as (echo_port, echo_pid, proxy_port, proxy_pid):
+            measured = latency(label, echo_port, echo_pid, proxy_port, proxy_pid, batches, calls)
+            out.append(asyncio.run(measured))
+            out.append(
+                asyncio.run(throughput(label, echo_port, proxy_port, proxy_pid, rounds, 50, each))
+            )
     with servers() as (_, _, proxy_port, proxy_pid):
         out.append(asyncio.run(large_result(proxy_port, proxy_pid, LARGE_BYTES)))
     with servers() as (_, _, proxy_port, proxy_pid):
