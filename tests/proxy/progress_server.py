@@ -3,7 +3,8 @@ progress and logs while it runs: the messages related to a request that a proxy 
 that request's stream before its response.
 
 conduit-defined test double. `steps(count)` reports progress 1..count of `count` (message
-`step N`) and logs `step N` at info level, then returns `done COUNT`.
+`step N`) and logs `step N` at info level, then returns `done COUNT`. `touch()` sends
+`notifications/tools/list_changed` to `subscriptions/listen` streams that asked for it.
 
 Usage: python progress_server.py            (stdio)
        python progress_server.py --http PORT (Streamable HTTP on 127.0.0.1:PORT/mcp)
@@ -29,6 +30,13 @@ async def steps(count: int, ctx: Context) -> str:
         await ctx.info(f"step {n}")
         await ctx.report_progress(n, count, f"step {n}")
     return f"done {count}"
+
+
+@server.tool()
+async def touch(ctx: Context) -> str:
+    """Tell listening clients the tool list changed."""
+    await ctx.notify_tools_changed()
+    return "touched"
 
 
 def main() -> None:

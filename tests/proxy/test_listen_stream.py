@@ -238,3 +238,50 @@ def test_a_client_that_closes_the_stream_cancels_the_request_upstream(tmp_path: 
     )
     cancelled = [m for m in received if m.get("method") == "notifications/cancelled"]
     assert [m["params"]["requestId"] for m in cancelled] == [slow_id]
+
+
+async def _listen_for_a_change(transport: Any) -> tuple[Any, list[str]]:
+    """Open `subscriptions/listen` for tool list changes, call `touch`, read one event:
+    (what the server honored, the events' kinds)."""
+    import mcp
+
+    async with mcp.Client(transport, mode="2026-07-28") as client:
+        with anyio.fail_after(30):
+            async with client.listen(tools_list_changed=True) as subscription:
+                await client.call_tool("touch", {})
+                async for event in subscription:
+                    return subscription.honored, [type(event).__name__]
+    return None, []
+
+
+def test_a_listen_stream_carries_its_notifications_as_directly(
+    listening_proxy: Callable[..., str],
+) -> None:
+    """2026-07-28 `subscriptions/listen` through `--listen`: the acknowledgment and the
+    `notifications/tools/list_changed` the server sends on the stream (named by the upstream
+    request id, which the proxy maps back to the client's) reach the client as directly."""
+    direct = anyio.run(_listen_for_a_change, _stdio())
+    url = listening_proxy("listen", "--", *SERVER)
+    proxied = anyio.run(_listen_for_a_change, _http(url))
+    assert direct[1] == ["ToolsListChanged"]
+    assert proxied == direct
+
+
+@pytest.mark.parametrize(
+    ("accept", "expected"),
+    [
+        ("application/json, text/event-stream", (True, True)),
+        ("application/json", (True, False)),
+        ("text/event-stream", (False, True)),
+        ("", (True, True)),  # RFC 9110 section 12.5.1: no Accept accepts any type
+        ("*/*", (True, True)),
+        ("application/*, text/*", (True, True)),
+        ("application/json;q=0, text/event-stream", (False, True)),  # q=0: "not acceptable"
+        ("Application/JSON ; q=0.5", (True, False)),
+        ("text/html", (False, False)),
+    ],
+)
+def test_accept_values(accept: str, expected: tuple[bool, bool]) -> None:
+    from conduit_mcp.proxy._modern import accepted
+
+    assert accepted(accept) == expected
