@@ -285,3 +285,33 @@ def test_accept_values(accept: str, expected: tuple[bool, bool]) -> None:
     from conduit_mcp.proxy._modern import accepted
 
     assert accepted(accept) == expected
+
+
+@pytest.mark.live
+def test_the_typescript_client_gets_server_everythings_progress_through_the_listener(
+    ts_sdk: tuple[str, Path],
+    server_everything_argv: list[str],
+    listening_proxy: Callable[..., str],
+) -> None:
+    """The official TypeScript SDK client over Streamable HTTP through `--listen` (a session:
+    server-everything speaks 2025-11-25) gets the progress notifications of
+    `trigger-long-running-operation` on the request's stream, the same as over stdio directly."""
+    from .conftest import run_ts_client
+
+    step = {
+        "op": "call",
+        "name": "trigger-long-running-operation",
+        "arguments": {"duration": 0.3, "steps": 3},
+        "progress": True,
+    }
+    argv = server_everything_argv
+    direct = run_ts_client(
+        ts_sdk, {"transport": "stdio", "command": argv[0], "args": argv[1:], "steps": [step]}
+    )
+    url = listening_proxy("everything", "--quiet", "--", *argv)
+    proxied = run_ts_client(
+        ts_sdk, {"transport": "http", "url": url, "headers": {}, "steps": [step]}
+    )
+    assert len(direct[1]["progress"]) == 3  # the oracle is live
+    assert proxied[1]["progress"] == direct[1]["progress"]
+    assert proxied[1]["result"] == direct[1]["result"]
