@@ -2,9 +2,9 @@
 // tests. Usage: node ts_client.mjs PLAN_JSON, with CONDUIT_TS_SDK set to the folder that holds
 // node_modules/@modelcontextprotocol/sdk. PLAN_JSON: {"transport": "stdio", "command": ...,
 // "args": [...]} or {"transport": "http", "url": ...}, and "steps": [{"op": "list"} |
-// {"op": "call", "name": ..., "arguments": {...}}]. Writes one JSON line per step to stdout:
-// {"op": "list", "tools": [names]} | {"op": "call", "result": ...} | {..., "error": {code,
-// message, data}}.
+// {"op": "call", "name": ..., "arguments": {...}, "progress": true?}]. Writes one JSON line per
+// step to stdout: {"op": "list", "tools": [names]} | {"op": "call", "result": ..., "progress":
+// [the progress notifications' params, when asked]} | {..., "error": {code, message, data}}.
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";
 
@@ -32,8 +32,10 @@ for (const step of plan.steps) {
       const result = await client.listTools();
       out({ op: "list", tools: result.tools.map((t) => t.name) });
     } else if (step.op === "call") {
-      const result = await client.callTool({ name: step.name, arguments: step.arguments || {} });
-      out({ op: "call", name: step.name, result });
+      const progress = [];
+      const options = step.progress ? { onprogress: (p) => progress.push(p) } : undefined;
+      const result = await client.callTool({ name: step.name, arguments: step.arguments || {} }, undefined, options);
+      out({ op: "call", name: step.name, result, ...(step.progress ? { progress } : {}) });
     }
   } catch (err) {
     out({ op: step.op, name: step.name, error: { code: err.code ?? null, message: String(err.message), data: err.data ?? null } });

@@ -191,6 +191,16 @@ def proxy_command(
     sys.exit(run(settings, target, log=log, quiet=quiet, listen=address))
 
 
+def _loop_options() -> dict[str, bool]:
+    """uvloop for the HTTP listener when it is installed (the event loop's own work is a large
+    part of an HTTP round trip through the proxy), else asyncio's loop."""
+    try:
+        import uvloop  # noqa: F401
+    except ImportError:
+        return {}
+    return {"use_uvloop": True}
+
+
 def _address(value: str) -> tuple[str, int]:
     host, colon, port = value.rpartition(":")
     if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
@@ -268,7 +278,10 @@ def run(
         from ._listen import serve
 
         try:
-            return anyio.run(lambda: serve(seam, target, *listen, metrics=metrics))
+            return anyio.run(
+                lambda: serve(seam, target, *listen, metrics=metrics),
+                backend_options=_loop_options(),
+            )
         except OSError as exc:
             _fail(f"--listen {listen[0]}:{listen[1]}: {exc.strerror or exc}")
         finally:

@@ -179,12 +179,7 @@ class Listener:
         assert self._task_group is not None
         if self.metrics is not None and b'"tools/call"' in body:
             self.metrics.call()
-        status, answer = await self.modern.handle(self._task_group, raw, body)
-        if answer is None:
-            await send({"type": "http.response.start", "status": status, "headers": []})
-            await send({"type": "http.response.body", "body": b""})
-            return
-        await _json(send, status, answer)
+        await self.modern.handle(self._task_group, raw, body, receive, send)
 
     async def _open(self, scope: Any, receive: Any, send: Any) -> None:
         session_id = secrets.token_hex(16)

@@ -1,7 +1,7 @@
 """2026-07-28 stateless requests on the HTTP listener: each POST stands alone, so all of them
 share one upstream connection (one server process, or one client of the `--upstream` server)
-and one guard connection; request ids are made unique on the way up and restored on the way
-down.
+and one guard connection; request ids and progress tokens are made unique on the way up and
+restored on the way down.
 
 Not a public module.
 
@@ -10,11 +10,17 @@ client info and capabilities in `params._meta`; `MCP-Protocol-Version`, `Mcp-Met
 `Mcp-Name` MUST match the body, else HEADER_MISMATCH -32020; `Mcp-Param-*` must match the
 arguments they mirror) — checked with the SDK's own ladder (`mcp.shared.inbound`) before the
 guard sees the request, so nothing routed on a header can differ from what the guard decided.
+The response is one JSON object, or a `text/event-stream` whose events are the messages
+related to the request (progress for its `progressToken`, log messages it opted in to with
+`io.modelcontextprotocol/logLevel`, a `subscriptions/listen` stream's notifications) and last
+the response; closing the response stream cancels the request (the proxy sends
+`notifications/cancelled` upstream).
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
@@ -22,6 +28,7 @@ from typing import Any, Final
 
 import anyio
 import orjson
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.inbound import (
     InboundLadderRejection,
     classify_inbound_request,
@@ -33,10 +40,13 @@ from mcp.types.jsonrpc import (
     INVALID_REQUEST,
     PARSE_ERROR,
     JSONRPCError,
+    JSONRPCNotification,
     JSONRPCRequest,
     JSONRPCResponse,
     jsonrpc_message_adapter,
 )
+from mcp_types import LOG_LEVEL_META_KEY
+from pydantic_core import PydanticSerializationError
 
 from ._headers import HeaderStamp
 from ._seam import GuardSeam
@@ -47,16 +57,54 @@ logger = logging.getLogger("conduit_mcp.proxy")
 
 #: The largest request body accepted (bytes).
 MAX_BODY: Final = 4 * 1024 * 1024
-#: Seconds a request waits for its response before the client gets an error.
+#: Seconds a request may go without its response or a message related to it before the
+#: client gets an error (a `subscriptions/listen` stream has no limit).
 REQUEST_TIMEOUT: Final = 300.0
+#: Messages related to one request held for a client slower than its server; past it the
+#: newest are dropped (progress and log messages are hints, the response is never dropped).
+RELATED_BUFFER: Final = 256
+#: Seconds without an event before a comment line keeps an open event stream alive (as the
+#: SDK's server), and before a client that accepts `text/event-stream` gets one.
+SSE_PING_INTERVAL: Final = 15.0
+#: `_meta` key naming the `subscriptions/listen` request a notification belongs to.
+SUBSCRIPTION_ID_META_KEY: Final = "io.modelcontextprotocol/subscriptionId"
+
+_SSE_HEADERS: Final = [
+    (b"content-type", b"text/event-stream"),
+    (b"cache-control", b"no-cache, no-transform"),
+    (b"x-accel-buffering", b"no"),
+]
+_PING: Final = b": ping\r\n\r\n"
+#: The largest piece of a response body handed to the HTTP server at once (bytes).
+BODY_PIECE: Final = 1024 * 1024
 
 
-class _Waiter:
-    __slots__ = ("done", "message")
+class _Exchange:
+    """One request in flight: its ids, what relates to it, its answer."""
 
-    def __init__(self) -> None:
-        self.done = anyio.Event()
-        self.message: Any = None
+    __slots__ = ("answer", "client_id", "listen", "logs", "receive", "send", "token")
+
+    def __init__(self, client_id: Any, token: Any, logs: bool, listen: bool) -> None:
+        self.client_id = client_id
+        self.token = token  # the client's progress token, or None
+        self.logs = logs  # opted in to log messages
+        self.listen = listen  # a subscriptions/listen stream
+        self.send: MemoryObjectSendStream[Any]
+        self.receive: MemoryObjectReceiveStream[Any]
+        self.send, self.receive = anyio.create_memory_object_stream[Any](RELATED_BUFFER)
+        self.answer: Any = None
+
+    def relate(self, message: Any) -> None:
+        try:
+            self.send.send_nowait(message)
+        except anyio.WouldBlock:
+            logger.debug("a message related to a request dropped: its client reads too slowly")
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
+
+    def finish(self, answer: Any) -> None:
+        self.answer = answer
+        self.send.close()
 
 
 class ModernRouter:
@@ -71,11 +119,10 @@ class ModernRouter:
         self.seam = seam
         self.target = target
         self._write: Any = None
-        self._waiting: dict[str, _Waiter] = {}
+        self._waiting: dict[str, _Exchange] = {}
         self._ids = itertools.count(1)
         self._ready = anyio.Event()
         self._lock = anyio.Lock()
-        self._failed: BaseException | None = None
 
     async def _connect(self, tg: anyio.abc.TaskGroup) -> None:
         async with self._lock:
@@ -102,66 +149,223 @@ class ModernRouter:
                     break
                 if self.seam.swallow(item):
                     continue  # the answer to the proxy's own listing
-                message = getattr(item, "message", None)
-                if isinstance(message, JSONRPCResponse | JSONRPCError):
-                    waiter = self._waiting.pop(str(message.id), None)
-                    if waiter is not None:
-                        waiter.message = self.seam.explain(item).message
-                        waiter.done.set()
-                        continue
-                logger.debug("stateless upstream: a message no request waits for: dropped")
+                self._route(item)
         self._ready = anyio.Event()  # the next request reconnects
-        for waiter in self._waiting.values():
-            waiter.done.set()  # answered with an error: the upstream ended
+        for exchange in list(self._waiting.values()):
+            exchange.finish(None)  # answered with an error: the upstream ended
+
+    def _route(self, item: Any) -> None:
+        """One message from the guard: a response to its request, a related notification to
+        the stream of the request it relates to; anything else is dropped (no client can be
+        told which request it belongs to)."""
+        message = getattr(item, "message", None)
+        if isinstance(message, JSONRPCResponse | JSONRPCError):
+            exchange = self._waiting.pop(str(message.id), None)
+            if exchange is not None:
+                exchange.finish(self.seam.explain(item).message)
+                return
+        elif isinstance(message, JSONRPCNotification):
+            related = self._related(message)
+            if related is not None:
+                exchange, rewritten = related
+                exchange.relate(rewritten)
+                return
+        logger.debug("stateless upstream: a message no request waits for: dropped")
+
+    def _related(self, message: JSONRPCNotification) -> tuple[_Exchange, Any] | None:
+        params = message.params or {}
+        if message.method == "notifications/progress":
+            token = params.get("progressToken")
+            exchange = self._waiting.get(token) if isinstance(token, str) else None
+            if exchange is None or exchange.token is None:
+                return None
+            return exchange, _with_params(message, {**params, "progressToken": exchange.token})
+        if message.method == "notifications/message":
+            # Nothing on the wire names the request a log message belongs to: it goes to the
+            # one request in flight that opted in, and is dropped when there are several
+            # (another client's log never reaches the wrong client).
+            opted = [e for e in self._waiting.values() if e.logs]
+            return (opted[0], message) if len(opted) == 1 else None
+        if message.method == "notifications/cancelled":
+            # On stdio the server ends a subscriptions/listen stream so.
+            exchange = self._waiting.get(str(params.get("requestId")))
+            if exchange is not None and exchange.listen:
+                self._waiting.pop(str(params.get("requestId")), None)
+                exchange.finish(None)
+            return None
+        meta = params.get("_meta")
+        if isinstance(meta, dict):
+            subscription = meta.get(SUBSCRIPTION_ID_META_KEY)
+            exchange = self._waiting.get(subscription) if isinstance(subscription, str) else None
+            if exchange is not None and exchange.listen:
+                meta = {**meta, SUBSCRIPTION_ID_META_KEY: exchange.client_id}
+                return exchange, _with_params(message, {**params, "_meta": meta})
+        return None
 
     async def handle(
         self,
         tg: anyio.abc.TaskGroup,
         raw_headers: list[tuple[str, str]],
         body: bytes,
-    ) -> tuple[int, Any]:
-        """One stateless POST body; returns `(HTTP status, JSON body or None for 202)`.
+        receive: Any,
+        send: Any,
+    ) -> None:
+        """Answer one stateless POST body on the ASGI `send`: 202 for a notification, a JSON
+        object, or an event stream when the client accepts `text/event-stream` and messages
+        related to the request come before its response (or it runs past
+        `SSE_PING_INTERVAL`).
 
         Args:
             tg: where the shared upstream runs (started on the first request).
             raw_headers: the request's headers, names lower-cased, repeats kept.
             body: the request body.
+            receive: the ASGI receive callable (watched for the client going away).
+            send: the ASGI send callable.
         """
         headers = dict(raw_headers)
         try:
             value = orjson.loads(body)
         except orjson.JSONDecodeError:
-            return 400, _error(None, PARSE_ERROR, "Parse error: the body is not JSON")
+            await write_json(
+                send, 400, _error(None, PARSE_ERROR, "Parse error: the body is not JSON")
+            )
+            return
         rid = value.get("id") if isinstance(value, dict) else None
         try:
             message = jsonrpc_message_adapter.validate_python(value, by_name=False)
         except Exception:
-            return 400, _error(_plain_id(rid), INVALID_REQUEST, "Invalid Request")
+            await write_json(send, 400, _error(_plain_id(rid), INVALID_REQUEST, "Invalid Request"))
+            return
         if not isinstance(message, JSONRPCRequest):
-            await self._forward(tg, message, headers)  # a notification or a response: passed on
-            return 202, None
+            if (
+                isinstance(message, JSONRPCNotification)
+                and message.method != "notifications/cancelled"
+            ):
+                await self._forward(tg, message, headers)
+            # A response has no request of the shared upstream to answer (2026-07-28 servers
+            # send none); a posted cancellation could name another client's request (closing
+            # the response stream is this version's cancellation): both acknowledged, dropped.
+            await write_empty(send, 202)
+            return
         rejection = _check_headers(value, raw_headers, self.seam)
         if rejection is not None:
-            return 400, _error(message.id, rejection.code, rejection.message, rejection.data)
+            error = _error(message.id, rejection.code, rejection.message, rejection.data)
+            await write_json(send, 400, error)
+            return
+        await self._exchange(tg, message, headers, receive, send)
+
+    async def _exchange(
+        self,
+        tg: anyio.abc.TaskGroup,
+        message: JSONRPCRequest,
+        headers: dict[str, str],
+        receive: Any,
+        send: Any,
+    ) -> None:
+        accepts_json, accepts_sse = accepted(headers.get("accept", ""))
+        params = message.params or {}
+        meta = params.get("_meta")
+        token = meta.get("progressToken") if isinstance(meta, dict) else None
+        if isinstance(token, bool) or not isinstance(token, str | int):
+            token = None
         upstream_id = f"conduit-{next(self._ids)}"
-        waiter = _Waiter()
-        self._waiting[upstream_id] = waiter
-        request = message.model_copy(update={"id": upstream_id})
+        listen = message.method == "subscriptions/listen"
+        exchange = _Exchange(
+            message.id, token, isinstance(meta, dict) and LOG_LEVEL_META_KEY in meta, listen
+        )
+        if token is not None:  # unique upstream: two clients may both use token 1
+            meta = {**meta, "progressToken": upstream_id}  # type: ignore[dict-item]
+            params = {**params, "_meta": meta}
+        request = message.model_copy(update={"id": upstream_id, "params": params or message.params})
+        self._waiting[upstream_id] = exchange
+        streaming = False
+        gone = False
         try:
             if not self._ready.is_set():
                 await self._connect(tg)
             await self.seam.before_call(request, self._write)
             await self._forward(tg, request, headers)
-            with anyio.move_on_after(REQUEST_TIMEOUT):
-                await waiter.done.wait()
+            async with anyio.create_task_group() as watch:
+
+                async def disconnected() -> None:
+                    nonlocal gone
+                    while (await receive())["type"] != "http.disconnect":
+                        pass
+                    gone = True
+                    watch.cancel_scope.cancel()
+
+                watch.start_soon(disconnected)
+                limit = None if listen else REQUEST_TIMEOUT
+                quiet = 0.0
+                while True:
+                    with anyio.move_on_after(SSE_PING_INTERVAL) as waited:
+                        try:
+                            related = await exchange.receive.receive()
+                        except anyio.EndOfStream:
+                            break
+                    if waited.cancelled_caught:
+                        quiet += SSE_PING_INTERVAL
+                        if limit is not None and quiet >= limit:
+                            break
+                        if accepts_sse:
+                            if not streaming:
+                                await send_sse_start(send)
+                                streaming = True
+                            await send(
+                                {"type": "http.response.body", "body": _PING, "more_body": True}
+                            )
+                        continue
+                    quiet = 0.0
+                    if not accepts_sse:
+                        continue  # a JSON-only client gets the response alone
+                    if not streaming:
+                        await send_sse_start(send)
+                        streaming = True
+                    await send(
+                        {
+                            "type": "http.response.body",
+                            "body": sse_event(related),
+                            "more_body": True,
+                        }
+                    )
+                watch.cancel_scope.cancel()
         finally:
-            self._waiting.pop(upstream_id, None)
-        answer = waiter.message
-        if answer is None:
-            return 502, _error(message.id, -32603, "The upstream server did not answer")
-        data = answer.model_dump(mode="json", by_alias=True, exclude_unset=True)
-        data["id"] = message.id
-        return 200, data
+            still_waiting = self._waiting.pop(upstream_id, None) is not None
+            exchange.send.close()
+            exchange.receive.close()
+            if still_waiting and self._write is not None and (gone or exchange.answer is None):
+                await self._cancel_upstream(upstream_id)
+        if gone:
+            return
+        answer = exchange.answer
+        if answer is None and not (listen and streaming):
+            answer = _error(message.id, -32603, "The upstream server did not answer")
+        elif answer is not None:
+            answer = answer.model_copy(update={"id": message.id})
+        if streaming:
+            if answer is None:
+                await send_body(send, b"")
+            else:
+                await send_last_event(send, answer)
+        elif isinstance(answer, dict):
+            await write_json(send, 502, answer)
+        elif accepts_json or not accepts_sse:
+            await write_json(send, 200, answer)
+        else:  # the client takes only an event stream
+            await send_sse_start(send)
+            await send_last_event(send, answer)
+
+    async def _cancel_upstream(self, upstream_id: str) -> None:
+        cancel = JSONRPCNotification(
+            jsonrpc="2.0",
+            method="notifications/cancelled",
+            params={"requestId": upstream_id, "reason": "the client closed the response stream"},
+        )
+        with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+            try:
+                await self._write.send(SessionMessage(cancel))
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                pass
 
     async def _forward(
         self, tg: anyio.abc.TaskGroup, message: Any, headers: dict[str, str]
@@ -175,6 +379,97 @@ class ModernRouter:
             else None
         )
         await self._write.send(SessionMessage(message, metadata=metadata))
+
+
+def accepted(accept: str) -> tuple[bool, bool]:
+    """`(accepts application/json, accepts text/event-stream)` from an `Accept` value (RFC 9110
+    section 12.5.1, wildcards included, `q=0` as refused). No `Accept` accepts both."""
+    if not accept.strip():
+        return True, True
+    types = set()
+    for part in accept.split(","):
+        media, _, rest = part.partition(";")
+        if rest.replace(" ", "").lower() in ("q=0", "q=0.0", "q=0.00", "q=0.000"):
+            continue
+        types.add(media.strip().lower())
+    wild = "*/*" in types
+    return (
+        wild or bool(types & {"application/json", "application/*"}),
+        wild or bool(types & {"text/event-stream", "text/*"}),
+    )
+
+
+def dump(message: Any) -> bytes:
+    """A JSON-RPC message model or a plain object as JSON bytes (`by_alias`, unset fields left
+    out, as the SDK writes), made once (no intermediate `str` of a large result); a lone
+    surrogate, which UTF-8 cannot carry, is written as a `\\u` escape."""
+    if isinstance(message, dict):
+        return json.dumps(message).encode()
+    try:
+        data: bytes = message.__pydantic_serializer__.to_json(
+            message, by_alias=True, exclude_unset=True
+        )
+        return data
+    except PydanticSerializationError:
+        plain = message.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        return json.dumps(plain).encode()
+
+
+def sse_event(message: Any) -> bytes:
+    """One SSE `message` event carrying `message` (WHATWG HTML "Server-sent events": the JSON
+    has no line break, so it is one `data:` line)."""
+    return b"event: message\r\ndata: " + dump(message) + b"\r\n\r\n"
+
+
+async def send_body(send: Any, data: bytes, *, more_body: bool = False) -> None:
+    """`data` as ASGI body messages of at most `BODY_PIECE` bytes: the server's flow control
+    (it waits for the socket to drain between messages) then bounds what it buffers."""
+    view = memoryview(data)
+    for start in range(0, max(len(data), 1), BODY_PIECE):
+        last = start + BODY_PIECE >= len(data)
+        piece = bytes(view[start : start + BODY_PIECE])
+        await send(
+            {"type": "http.response.body", "body": piece, "more_body": more_body or not last}
+        )
+
+
+async def send_last_event(send: Any, message: Any) -> None:
+    """`message` as the event that ends an event stream, its JSON made once and sent in
+    pieces (`send_body`)."""
+    await send(
+        {"type": "http.response.body", "body": b"event: message\r\ndata: ", "more_body": True}
+    )
+    await send_body(send, dump(message), more_body=True)
+    await send({"type": "http.response.body", "body": b"\r\n\r\n", "more_body": False})
+
+
+async def send_sse_start(send: Any) -> None:
+    await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
+
+
+async def write_json(send: Any, status: int, body: Any) -> None:
+    """An `application/json` response."""
+    data = dump(body)
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(data)).encode()),
+            ],
+        }
+    )
+    await send_body(send, data)
+
+
+async def write_empty(send: Any, status: int) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": []})
+    await send({"type": "http.response.body", "body": b""})
+
+
+def _with_params(message: JSONRPCNotification, params: dict[str, Any]) -> JSONRPCNotification:
+    return message.model_copy(update={"params": params})
 
 
 def _check_headers(

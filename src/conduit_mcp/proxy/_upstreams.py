@@ -6,6 +6,7 @@ Not a public module.
 
 from __future__ import annotations
 
+import functools
 import logging
 import subprocess
 from collections.abc import AsyncIterator, Sequence
@@ -51,6 +52,8 @@ async def child_upstream(command: Sequence[str]) -> AsyncIterator[tuple[Any, Any
                             await process.wait()
                 tg.cancel_scope.cancel()
     finally:
+        send.close()
+        receive.close()
         if process.returncode is None:
             process.kill()
             with anyio.CancelScope(shield=True):
@@ -66,7 +69,7 @@ def http_client(upstream: HttpUpstream) -> Any:
 
     class Unreachable(httpx2.AsyncBaseTransport):
         def __init__(self) -> None:
-            self._inner = httpx2.AsyncHTTPTransport()
+            self._inner = httpx2.AsyncHTTPTransport(verify=_tls_context())
 
         async def handle_async_request(self, request: Any) -> Any:
             try:
@@ -87,6 +90,17 @@ def http_client(upstream: HttpUpstream) -> Any:
     return httpx2.AsyncClient(
         headers=dict(upstream.headers), timeout=timeout, transport=Unreachable()
     )
+
+
+@functools.cache
+def _tls_context() -> Any:
+    """The TLS client context every upstream connection shares (httpx2's defaults: certifi's
+    CA bundle, `SSL_CERT_FILE` / `SSL_CERT_DIR` honoured): built once, since loading the CA
+    bundle costs about a megabyte of memory per context and a listener opens an upstream
+    client per session."""
+    import httpx2
+
+    return httpx2.create_ssl_context()
 
 
 @asynccontextmanager
