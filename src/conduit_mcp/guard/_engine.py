@@ -37,6 +37,7 @@ from ._calls import Calls
 from ._events import logger
 from ._listing import Listing
 from ._modeltext import clean_call_error, clean_call_result, clean_read_result
+from ._notify import declare_list_changed, declares_list_changed
 from ._state import (
     Pending,
 )
@@ -97,6 +98,7 @@ class Engine(Listing, Calls):
             return self._too_many(request_id, method, None)
         if method == _LIST and not pending.cursor:
             self.listing = set()
+            self.notice.relisting()
         return PASS
 
     # -- inbound -----------------------------------------------------------------------------
@@ -156,7 +158,7 @@ class Engine(Listing, Calls):
             if pending.method == "initialize":
                 if isinstance(result, dict):
                     self.learn_version(result.get("protocolVersion"))
-                return PASS
+                return self._on_initialized(message, result)
             if pending.method == _LIST:
                 return await self._on_list(request_id, result, pending)
             if pending.method == _CALL:
@@ -179,6 +181,16 @@ class Engine(Listing, Calls):
                 details=_cause(exc),
             )
         return PASS
+
+    def _on_initialized(self, message: dict[str, Any], result: Any) -> Verdict:
+        """The server's `initialize` result: when the guard may change the tools the client
+        sees on its own (`Shared.changes_list_itself`) and the server offers tools, the client
+        is told to expect `notifications/tools/list_changed` (docs/guard.md "Live approvals")."""
+        declared = declare_list_changed(result) if self.shared.changes_list_itself else None
+        self.notice.declared = declared is not None or declares_list_changed(result)
+        if declared is None:
+            return PASS
+        return _replace({**message, "result": declared})
 
     def _dropped(self, request_id: Any, name: str | None, reason: str) -> Verdict:
         """A response the SDK must not receive: it answers a call the server was never sent

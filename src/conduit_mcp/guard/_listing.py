@@ -303,6 +303,7 @@ class Listing(EngineBase):
                 book.tools[name] = ToolState("rejected", None, "rejected")
                 listing.add(name)
 
+        self.notice.saw(listing)
         if page.next_cursor is None:
             self._finish_listing(listing, complete=started)
 

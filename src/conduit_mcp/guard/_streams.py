@@ -31,6 +31,7 @@ from mcp.types.jsonrpc import (
 
 from ._engine import Engine
 from ._events import logger
+from ._notify import loop_scheduler
 
 
 def to_plain(message: Any) -> dict[str, Any] | None:
@@ -57,7 +58,8 @@ def to_plain(message: Any) -> dict[str, Any] | None:
 
 
 def to_session_message(message: dict[str, Any]) -> SessionMessage:
-    """The SDK message for a JSON-RPC dict the engine wrote (a response or a request)."""
+    """The SDK message for a JSON-RPC dict the engine wrote (a response, a request or a
+    notification)."""
     if "error" in message:
         error = message["error"]
         return SessionMessage(
@@ -72,6 +74,12 @@ def to_session_message(message: dict[str, Any]) -> SessionMessage:
     if "result" in message:
         return SessionMessage(
             JSONRPCResponse(jsonrpc="2.0", id=message["id"], result=message["result"])
+        )
+    if "id" not in message:
+        return SessionMessage(
+            JSONRPCNotification(
+                jsonrpc="2.0", method=message["method"], params=message.get("params")
+            )
         )
     return SessionMessage(
         JSONRPCRequest(
@@ -93,8 +101,16 @@ class Connection:
         if self.reader is not None:
             self.reader.wake()
 
+    def _send_notice(self) -> None:
+        """On the event loop: the engine's due `notifications/tools/list_changed`, to the SDK."""
+        message = self.engine.notice.take()
+        if message is not None:
+            self.inject(to_session_message(message))
+
     async def outbound(self, item: SessionMessage) -> bool:
         """Whether `item` is written: `False` when the engine answered it locally."""
+        if self.engine.notice.deliver is None:  # the first message: the loop is known now
+            self.engine.notice.deliver = loop_scheduler(self._send_notice)
         plain = to_plain(item.message)
         if plain is None:
             return True
