@@ -75,11 +75,11 @@ def to_session_message(message: dict[str, Any]) -> SessionMessage:
         return SessionMessage(
             JSONRPCResponse(jsonrpc="2.0", id=message["id"], result=message["result"])
         )
-    if "id" not in message:
+    if "id" not in message:  # no `params` key at all when absent: `null` is not valid JSON-RPC
+        if message.get("params") is None:
+            return SessionMessage(JSONRPCNotification(jsonrpc="2.0", method=message["method"]))
         return SessionMessage(
-            JSONRPCNotification(
-                jsonrpc="2.0", method=message["method"], params=message.get("params")
-            )
+            JSONRPCNotification(jsonrpc="2.0", method=message["method"], params=message["params"])
         )
     return SessionMessage(
         JSONRPCRequest(

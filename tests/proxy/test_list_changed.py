@@ -1,0 +1,130 @@
+"""Through the stdio proxy: an approval made with the CLI while a client is connected reaches
+the client as `notifications/tools/list_changed`, and its next listing shows the tool.
+
+Spec 2025-11-25 server/tools "List Changed Notification"; the proxy declares
+`capabilities.tools.listChanged` for the server (docs/guard.md "Live approvals"). The client
+is raw JSON lines on the proxy's stdin/stdout; the approval is the real `conduit-mcp pins
+approve` command, from another process.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from conduit_mcp.client import Tool
+from conduit_mcp.pins import PinStore
+
+from .conftest import CONDUIT, proxy_argv
+
+SERVER = """\
+import json, sys
+TOOLS = [{"name": n, "inputSchema": {"type": "object"}} for n in ("a", "b")]
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    if m["method"] == "initialize":
+        r = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+             "serverInfo": {"name": "raw", "version": "0"}}
+    elif m["method"] == "tools/list":
+        r = {"tools": TOOLS}
+    else:
+        r = {"content": [{"type": "text", "text": "ok"}]}
+    print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}), flush=True)
+"""
+
+
+class Lines:
+    """The proxy's stdout, one JSON message per line, read by a thread."""
+
+    def __init__(self, stream: Any) -> None:
+        self.queue: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self.thread.start()
+
+    def _read(self, stream: Any) -> None:
+        for line in stream:
+            self.queue.put(json.loads(line))
+
+    def next(self, timeout: float = 10.0) -> dict[str, Any]:
+        return self.queue.get(timeout=timeout)
+
+    def quiet(self, seconds: float) -> bool:
+        try:
+            self.queue.get(timeout=seconds)
+        except queue.Empty:
+            return True
+        return False
+
+
+def test_a_cli_approval_reaches_a_connected_client_as_list_changed(tmp_path: Path) -> None:
+    store_path = tmp_path / "pins.db"
+    with PinStore(store_path) as store:  # `a` approved before; `b` will wait
+        store.approve(
+            "raw",
+            Tool.from_wire("raw", {"name": "a", "inputSchema": {"type": "object"}}),
+            approver="x",
+        )
+    server = tmp_path / "server.py"
+    server.write_text(SERVER)
+    proxy = subprocess.Popen(
+        [*proxy_argv("raw", "--pins", str(store_path)), "--", sys.executable, str(server)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert proxy.stdin is not None and proxy.stdout is not None
+    lines = Lines(proxy.stdout)
+
+    def send(message: dict[str, Any]) -> None:
+        assert proxy.stdin is not None
+        proxy.stdin.write(json.dumps(message) + "\n")
+        proxy.stdin.flush()
+
+    try:
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"},
+                },
+            }
+        )
+        initialized = lines.next()
+        assert initialized["result"]["capabilities"]["tools"] == {"listChanged": True}
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        first = lines.next()
+        assert [t["name"] for t in first["result"]["tools"]] == ["a"]
+
+        approved = subprocess.run(
+            [str(CONDUIT), "pins", "approve", "--store", str(store_path), "--server-id", "raw"]
+            + ["--tool", "b", "--approver", "carol", "--yes"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert approved.returncode == 0, approved.stderr
+
+        assert lines.next() == {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+        assert lines.quiet(0.3)  # one notification for the change
+        send({"jsonrpc": "2.0", "id": 3, "method": "tools/list"})
+        second = lines.next()
+        assert [t["name"] for t in second["result"]["tools"]] == ["a", "b"]
+    finally:
+        proxy.stdin.close()
+        proxy.wait(timeout=30)
+        lines.thread.join(10)  # EOF once the proxy exited
+        proxy.stdout.close()
