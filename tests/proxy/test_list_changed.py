@@ -109,8 +109,10 @@ def test_a_cli_approval_reaches_a_connected_client_as_list_changed(tmp_path: Pat
         assert [t["name"] for t in first["result"]["tools"]] == ["a"]
 
         approved = subprocess.run(
-            [str(CONDUIT), "pins", "approve", "--store", str(store_path), "--server-id", "raw"]
-            + ["--tool", "b", "--approver", "carol", "--yes"],
+            [
+                *(str(CONDUIT), "pins", "approve", "--store", str(store_path)),
+                *("--server-id", "raw", "--tool", "b", "--approver", "carol", "--yes"),
+            ],
             capture_output=True,
             text=True,
             timeout=60,
