@@ -16,7 +16,8 @@ Exit codes (the same for every command):
 Every command that reads a page takes a capture file (`conduit-mcp capture`) too, and reads it
 under the protocol version and transport it recorded unless an option says otherwise.
 
-pins list and pins audit always exit 0 once the store is read.
+pins list, pins audit and pins pending exit 0 once the store is read (pins pending --exit-code:
+1 while any tool waits for approval).
 
 A bad option is a usage error naming the option (exit code 2). Bad input gives one line on
 stderr (`conduit-mcp: <file>: <reason> at <path>: <message>`; text that is not UTF-8 or not
@@ -97,8 +98,10 @@ def _main_options(
 ) -> None:
     """Inspect MCP tools/list pages: fingerprints, warnings, rejections, drift, pins.
 
-    Exit codes: 0 nothing to report, 1 findings, 2 unusable input or a bad option. COMMAND -h
-    shows the help of a command.
+    Exit codes: 0 done, nothing that fails the command; 1 done, with a finding that fails it
+    (inspect: a rejected tool, and any warning only under --fail-on warning; diff: drift; pins
+    check: a tool not approved); 2 unusable input or a bad option. COMMAND -h shows the help
+    of a command and what makes it exit 1.
     """
 
 
@@ -597,9 +600,15 @@ def capture_command(
         ),
     ] = None,
     output: Annotated[
-        str,
-        typer.Option("--output", "-o", metavar="FILE", help="Where to write; - is stdout."),
-    ] = "-",
+        str | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="Where to write; - is stdout. Without it: stdout when that is a pipe or a "
+            "file; on a terminal, a usage error (give -o FILE, or -o - to print it there).",
+        ),
+    ] = None,
     timeout: Annotated[
         float,
         typer.Option(metavar="SECONDS", min=0.1, help="Give up after this long in all."),
@@ -618,6 +627,14 @@ def capture_command(
     """
     if (url is None) == (not command):
         raise typer.BadParameter("give either -- COMMAND... or --url URL", param_hint="COMMAND")
+    if output is None:
+        if _stdout_is_terminal():  # a capture is a file to keep, not pages of JSON to scroll
+            raise typer.BadParameter(
+                "stdout is a terminal: give -o FILE to save the capture (or -o - to print it "
+                "here, or pipe it)",
+                param_hint="'-o' / '--output'",
+            )
+        output = "-"
     try:
         document = _capture(command or [], url, env or [], header or [], timeout)
     except CaptureError as exc:
@@ -639,6 +656,10 @@ def capture_command(
         f"{visible(document['protocol_version'])} over {document['transport']}"
         + ("" if output == "-" else f" -> {visible(output)}")
     )
+
+
+def _stdout_is_terminal() -> bool:
+    return sys.stdout.isatty()
 
 
 def _capture(
