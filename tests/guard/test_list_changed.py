@@ -10,6 +10,7 @@ Real mcp 2.x `ClientSession`: its message handler is the oracle for what arrived
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from conduit_mcp.client import Tool
 from conduit_mcp.guard import Guard
 from conduit_mcp.pins import PinStore
 
+from .conftest import Hostile
 from .scripted import scripted_session, tool
 
 pytestmark = pytest.mark.anyio
@@ -200,3 +202,21 @@ async def test_without_a_way_to_change_the_list_nothing_is_declared_or_sent() ->
         await anyio.sleep(0.2)
         assert inbox.count() == 0
         assert await names(session) == ["a"]
+
+
+async def test_fastmcp_client_is_told(hostile: Callable[[str], Hostile]) -> None:
+    """The FastMCP seam (`Guard.fastmcp_transport`) over stdio, a 2025-11-25 server: an
+    in-process approval reaches FastMCP's message handler, and its next listing shows it."""
+    import fastmcp
+    from fastmcp.client.transports import StdioTransport
+
+    server = hostile("mixed")
+    params = server.stdio()
+    inbox = Inbox()
+    guard = Guard("hostile", new="hold")
+    transport = guard.fastmcp_transport(StdioTransport(command=params.command, args=params.args))
+    async with fastmcp.Client(transport, message_handler=inbox) as client:
+        assert await client.list_tools() == []
+        assert guard.approve("echo", approver="alice")
+        assert await until(lambda: inbox.count() == 1)
+        assert [t.name for t in await client.list_tools()] == ["echo"]
