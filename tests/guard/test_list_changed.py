@@ -10,12 +10,14 @@ Real mcp 2.x `ClientSession`: its message handler is the oracle for what arrived
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+from mcp import ClientSession
 
 from conduit_mcp.client import Tool
 from conduit_mcp.guard import Guard
@@ -220,3 +222,85 @@ async def test_fastmcp_client_is_told(hostile: Callable[[str], Hostile]) -> None
         assert guard.approve("echo", approver="alice")
         assert await until(lambda: inbox.count() == 1)
         assert [t.name for t in await client.list_tools()] == ["echo"]
+
+
+@asynccontextmanager
+async def modern_session(guard: Guard, tools: list[dict[str, Any]]) -> AsyncIterator[Any]:
+    """A 2026-07-28 session (`server/discover`) with `guard` on its streams, against a server
+    that opens `subscriptions/listen` streams but honours none of their notification types
+    (its acknowledgment's filter is empty) and keeps each open until the session ends."""
+    from mcp.shared.message import SessionMessage
+    from mcp.types.jsonrpc import JSONRPCRequest, jsonrpc_message_adapter
+
+    to_client_send, to_client_recv = anyio.create_memory_object_stream[Any](16)
+    to_server_send, to_server_recv = anyio.create_memory_object_stream[Any](16)
+
+    async def send(raw: dict[str, Any]) -> None:
+        await to_client_send.send(SessionMessage(jsonrpc_message_adapter.validate_python(raw)))
+
+    async def serve() -> None:
+        async with to_server_recv, to_client_send:
+            async for item in to_server_recv:
+                message = item.message
+                if not isinstance(message, JSONRPCRequest):
+                    continue
+                if message.method == "subscriptions/listen":
+                    params = {
+                        "_meta": {"io.modelcontextprotocol/subscriptionId": message.id},
+                        "notifications": {},
+                    }
+                    await send(
+                        {
+                            "jsonrpc": "2.0",
+                            "method": "notifications/subscriptions/acknowledged",
+                            "params": params,
+                        }
+                    )
+                    continue  # the stream stays open: no response
+                if message.method == "server/discover":
+                    result: dict[str, Any] = {
+                        "supportedVersions": ["2026-07-28"],
+                        "capabilities": {"tools": {}},
+                        "resultType": "complete",
+                        "ttlMs": 0,
+                        "cacheScope": "private",
+                    }
+                else:
+                    result = {"tools": tools, "resultType": "complete", "ttlMs": 0}
+                    result["cacheScope"] = "private"
+                await send({"jsonrpc": "2.0", "id": message.id, "result": result})
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(serve)
+        read, write = guard.wrap_streams(to_client_recv, to_server_send)
+        async with ClientSession(read, write) as session:
+            await session.discover()
+            yield session
+        to_server_send.close()
+        to_client_recv.close()
+        tg.cancel_scope.cancel()
+
+
+async def test_a_2026_listen_stream_that_asked_for_it_is_told() -> None:
+    """2026-07-28: list_changed only on a `subscriptions/listen` stream that asked for
+    `toolsListChanged`, stamped with its id (spec 2026-07-28 `ToolListChangedNotification`).
+    The server honours nothing; the guard, which changes the list itself, honours it."""
+    from mcp.client.subscriptions import ToolsListChanged, listen
+
+    guard = Guard("s", new="hold")
+    async with modern_session(guard, [tool("a"), tool("b")]) as session:
+        assert await names(session) == []
+        async with listen(session, tools_list_changed=True) as stream:
+            assert stream.honored.tools_list_changed is True
+            assert guard.approve("a", approver="alice")
+            with anyio.fail_after(10):
+                event = await stream.__anext__()
+            assert isinstance(event, ToolsListChanged)
+        assert await names(session) == ["a"]
+        # A stream that did not ask for it is acknowledged as the server said, and told nothing.
+        async with listen(session, prompts_list_changed=True) as other:
+            assert other.honored.tools_list_changed is None
+            assert guard.approve("b", approver="alice")
+            with anyio.move_on_after(0.3) as idle:
+                await other.__anext__()
+            assert idle.cancelled_caught

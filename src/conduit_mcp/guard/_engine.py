@@ -37,9 +37,16 @@ from ._calls import Calls
 from ._events import logger
 from ._listing import Listing
 from ._modeltext import clean_call_error, clean_call_result, clean_read_result
-from ._notify import declare_list_changed, declares_list_changed
+from ._notify import (
+    ACKNOWLEDGED,
+    LISTEN,
+    SUBSCRIPTION_ID,
+    declare_list_changed,
+    declares_list_changed,
+)
 from ._state import (
     Pending,
+    coerce_id,
 )
 
 __all__ = ["DROP", "PASS", "Engine", "EngineBase", "Verdict"]
@@ -67,6 +74,7 @@ class Engine(Listing, Calls):
         if "id" not in message:
             if method == _CANCELLED:
                 self.outstanding.cancel(params.get("requestId"))
+                self._stream_closed(params.get("requestId"))
             if method == _CALL:  # a tools/call without an id: nobody could be answered
                 self.emit(
                     "call_refused",
@@ -99,6 +107,8 @@ class Engine(Listing, Calls):
         if method == _LIST and not pending.cursor:
             self.listing = set()
             self.notice.relisting()
+        elif method == LISTEN:
+            self._stream_opened(request_id, params)
         return PASS
 
     # -- inbound -----------------------------------------------------------------------------
@@ -124,6 +134,8 @@ class Engine(Listing, Calls):
                     if not isinstance(params, dict):
                         return PASS
                     return _replace({**message, "params": {**params, "tools": []}})
+            if message.get("method") in (ACKNOWLEDGED, _CANCELLED):
+                return self._on_stream_notice(message)
             return PASS  # another server request, or a notification: no tools in it
         if "result" not in message and "error" not in message:
             return PASS  # not a response the SDK can read either
@@ -145,6 +157,8 @@ class Engine(Listing, Calls):
                 else "unmatched_response"
             )
             return self._dropped(request_id, None, reason)
+        if pending.method == LISTEN:
+            self._stream_closed(request_id)
         if "error" in message:
             if pending.method == _CALL:
                 try:
@@ -191,6 +205,38 @@ class Engine(Listing, Calls):
         if declared is None:
             return PASS
         return _replace({**message, "result": declared})
+
+    # -- 2026-07-28 notification streams (`_notify`: where list_changed goes) ----------------
+
+    def _stream_opened(self, request_id: Any, params: dict[str, Any]) -> None:
+        try:
+            self.notice.listen(coerce_id(request_id), request_id, params)
+        except TypeError:  # an id that cannot be hashed: no stream the guard can name
+            pass
+
+    def _stream_closed(self, request_id: Any) -> None:
+        try:
+            self.notice.closed(coerce_id(request_id))
+        except TypeError:
+            pass
+
+    def _on_stream_notice(self, message: dict[str, Any]) -> Verdict:
+        """The server acknowledges a `subscriptions/listen` stream (the guard may add
+        `toolsListChanged`: docs/guard.md "Live approvals"), or cancels one (it ended)."""
+        params = message.get("params")
+        if not isinstance(params, dict):
+            return PASS
+        if message.get("method") == _CANCELLED:
+            self._stream_closed(params.get("requestId"))
+            return PASS
+        meta = params.get("_meta")
+        stream = meta.get(SUBSCRIPTION_ID) if isinstance(meta, dict) else None
+        try:
+            key = coerce_id(stream)
+            rewritten = self.notice.acknowledged(key, message, self.shared.changes_list_itself)
+        except TypeError:
+            return PASS
+        return PASS if rewritten is None else _replace(rewritten)
 
     def _dropped(self, request_id: Any, name: str | None, reason: str) -> Verdict:
         """A response the SDK must not receive: it answers a call the server was never sent

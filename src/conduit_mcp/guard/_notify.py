@@ -21,6 +21,12 @@ from typing import Any, Final
 
 #: The notification's method (spec server/tools "List Changed Notification").
 LIST_CHANGED: Final = "notifications/tools/list_changed"
+#: 2026-07-28: the request that opens a notification stream, the server's acknowledgment of
+#: what it will send there, and the `_meta` key naming the stream on each of its notifications
+#: (spec 2026-07-28 schema `SubscriptionsListenRequest`, `SubscriptionFilter`).
+LISTEN: Final = "subscriptions/listen"
+ACKNOWLEDGED: Final = "notifications/subscriptions/acknowledged"
+SUBSCRIPTION_ID: Final = "io.modelcontextprotocol/subscriptionId"
 #: Seconds a due notice waits for more changes before it is sent: a burst of feed changes
 #: (an `--all-pending` approval, a fleet's revocations) is one notification.
 COALESCE_SECONDS: Final = 0.05
@@ -35,12 +41,27 @@ class ListChangedNotice:
     listing shows every change since). Thread-safe: `changed` runs on the feed's thread.
     """
 
-    __slots__ = ("__weakref__", "_lock", "declared", "deliver", "due", "listed", "sent")
+    __slots__ = (
+        "__weakref__",
+        "_lock",
+        "asked",
+        "declared",
+        "deliver",
+        "due",
+        "listed",
+        "sent",
+        "streams",
+    )
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         #: the client was told the list may change (`capabilities.tools.listChanged: true`).
         self.declared = False
+        #: 2026-07-28: open `subscriptions/listen` streams (key: the id as the SDK correlates
+        #: it -> the id as sent) that asked for `toolsListChanged`, before the server's
+        #: acknowledgment (`asked`) and once it honours it (`streams`: where it is sent).
+        self.asked: dict[Any, Any] = {}
+        self.streams: dict[Any, Any] = {}
         #: names of this connection's current listing (the server's, hidden ones included).
         self.listed: set[str] = set()
         #: a notification is scheduled and not yet taken.
@@ -67,7 +88,8 @@ class ListChangedNotice:
         """What the client sees of `name` changed: schedule one notification, when the client
         was told to expect it, listed `name`, and has none due or unanswered."""
         with self._lock:
-            if not self.declared or self.due or self.sent or name not in self.listed:
+            told = self.declared or self.streams
+            if not told or self.due or self.sent or name not in self.listed:
                 return
             deliver = self.deliver
             if deliver is None:
@@ -79,14 +101,60 @@ class ListChangedNotice:
             with self._lock:
                 self.due = False
 
-    def take(self) -> dict[str, Any] | None:
-        """The notification to send now (`None`: nothing due any more)."""
+    def take(self) -> list[dict[str, Any]]:
+        """The notifications to send now: one per 2026-07-28 stream that asked for it, else
+        the one a session's `initialize` declared (none when nothing is due any more)."""
         with self._lock:
             if not self.due:
-                return None
+                return []
             self.due = False
             self.sent = True
-        return {"jsonrpc": "2.0", "method": LIST_CHANGED}
+            streams = list(self.streams.values())
+        if streams:
+            return [
+                {
+                    "jsonrpc": "2.0",
+                    "method": LIST_CHANGED,
+                    "params": {"_meta": {SUBSCRIPTION_ID: s}},
+                }
+                for s in streams
+            ]
+        return [{"jsonrpc": "2.0", "method": LIST_CHANGED}] if self.declared else []
+
+    def listen(self, key: Any, request_id: Any, params: Any) -> None:
+        """The client opens a `subscriptions/listen` stream; remembered when it asks for
+        `toolsListChanged`."""
+        wanted = params.get("notifications") if isinstance(params, dict) else None
+        if isinstance(wanted, dict) and wanted.get("toolsListChanged") is True:
+            with self._lock:
+                self.asked[key] = request_id
+
+    def acknowledged(self, key: Any, message: dict[str, Any], ours: bool) -> dict[str, Any] | None:
+        """The server's acknowledgment of stream `key`: when the stream asked for
+        `toolsListChanged` and the guard changes the list itself (`ours`), the acknowledgment
+        the client receives honours it (a new message; `None`: pass the server's as is)."""
+        with self._lock:
+            request_id = self.asked.get(key)
+        if request_id is None:
+            return None
+        params = message.get("params")
+        honored = params.get("notifications") if isinstance(params, dict) else None
+        if not isinstance(params, dict) or not isinstance(honored, dict):
+            return None
+        said = honored.get("toolsListChanged") is True
+        if said or ours:
+            with self._lock:
+                self.streams[key] = request_id
+        if said or not ours:
+            return None
+        rewritten = {**honored, "toolsListChanged": True}
+        return {**message, "params": {**params, "notifications": rewritten}}
+
+    def closed(self, key: Any) -> None:
+        """Stream `key` ended (its response, or a cancellation either way)."""
+        with self._lock:
+            self.asked.pop(key, None)
+            self.streams.pop(key, None)
 
 
 class Notices:

@@ -103,8 +103,7 @@ class Connection:
 
     def _send_notice(self) -> None:
         """On the event loop: the engine's due `notifications/tools/list_changed`, to the SDK."""
-        message = self.engine.notice.take()
-        if message is not None:
+        for message in self.engine.notice.take():
             self.inject(to_session_message(message))
 
     async def outbound(self, item: SessionMessage) -> bool:
