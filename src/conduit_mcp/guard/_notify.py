@@ -9,7 +9,10 @@ event loop; it is called from any thread, the feed's watcher thread included).
 Spec: 2025-11-25 server/tools "List Changed Notification": a server that declared
 `capabilities.tools.listChanged` SHOULD send `notifications/tools/list_changed` when its list
 of tools changes. The guard's list is the one the client sees, so it declares the capability
-itself when it can change that list on its own (docs/guard.md "Live approvals").
+itself when it can change that list on its own (docs/guard.md "Live approvals"). 2026-07-28
+(schema `SubscriptionFilter`): only on a `subscriptions/listen` stream that asked for
+`toolsListChanged`, stamped with the stream's id; the guard honours the request in the
+server's acknowledgment under the same condition.
 """
 
 from __future__ import annotations
