@@ -14,13 +14,18 @@ import queue
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from conduit_mcp.client import Tool
 from conduit_mcp.pins import PinStore
 
 from .conftest import CONDUIT, proxy_argv
+
+TYPE = {"type": "object"}
 
 SERVER = """\
 import json, sys
@@ -187,3 +192,44 @@ def test_a_blocked_change_without_a_store_says_how_to_review_it(tmp_path: Path) 
     assert error["data"]["reason"] == "tool_blocked"
     assert "run it with --pins FILE" in error["message"]
     assert "conduit-mcp pins pending --store FILE" in error["message"]
+
+
+@pytest.mark.anyio
+async def test_through_the_http_proxy_a_session_with_a_get_stream_is_told(
+    tmp_path: Path, listening_proxy: Callable[..., str]
+) -> None:
+    """`--listen`: an mcp 2.x `ClientSession` over Streamable HTTP (2025-11-25, which opens the
+    GET stream) receives the notification when the CLI approves a held tool, and lists it."""
+    import anyio
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    store_path = tmp_path / "pins.db"
+    with PinStore(store_path) as store:
+        store.approve(
+            "raw", Tool.from_wire("raw", {"name": "a", "inputSchema": TYPE}), approver="x"
+        )
+    server = tmp_path / "server.py"
+    server.write_text(SERVER)
+    url = listening_proxy("raw", "--pins", str(store_path), "--", sys.executable, str(server))
+    seen: list[str] = []
+
+    async def inbox(message: Any) -> None:
+        method = getattr(message, "method", None)
+        if isinstance(method, str):
+            seen.append(method)
+
+    async with (
+        streamable_http_client(url) as (read, write),
+        ClientSession(read, write, message_handler=inbox) as session,
+    ):
+        await session.initialize()
+        assert [t.name for t in (await session.list_tools()).tools] == ["a"]
+        with PinStore(store_path) as elsewhere:
+            elsewhere.approve(
+                "raw", Tool.from_wire("raw", {"name": "b", "inputSchema": TYPE}), approver="carol"
+            )
+        with anyio.fail_after(10):
+            while "notifications/tools/list_changed" not in seen:
+                await anyio.sleep(0.02)
+        assert [t.name for t in (await session.list_tools()).tools] == ["a", "b"]
