@@ -23,7 +23,7 @@ import pytest
 from conduit_mcp.client import Tool
 from conduit_mcp.pins import PinStore
 
-from .conftest import CONDUIT, proxy_argv
+from .conftest import CONDUIT, proxy_argv, run_ts_client
 
 TYPE = {"type": "object"}
 
@@ -233,3 +233,37 @@ async def test_through_the_http_proxy_a_session_with_a_get_stream_is_told(
             while "notifications/tools/list_changed" not in seen:
                 await anyio.sleep(0.02)
         assert [t.name for t in (await session.list_tools()).tools] == ["a", "b"]
+
+
+def test_the_typescript_client_is_told_and_lists_the_approved_tool(
+    ts_sdk: tuple[str, Path], tmp_path: Path
+) -> None:
+    """The official TypeScript SDK client through the stdio proxy: `conduit-mcp pins approve`
+    run while it is connected reaches its notification handler; its next listing has the tool."""
+    store_path = tmp_path / "pins.db"
+    with PinStore(store_path) as store:
+        store.approve(
+            "raw", Tool.from_wire("raw", {"name": "a", "inputSchema": TYPE}), approver="x"
+        )
+    server = tmp_path / "server.py"
+    server.write_text(SERVER)
+    approve = [str(CONDUIT), "pins", "approve", "--store", str(store_path), "--server-id", "raw"]
+    argv = [*proxy_argv("raw", "--pins", str(store_path)), "--", sys.executable, str(server)]
+    plan = {
+        "transport": "stdio",
+        "command": argv[0],
+        "args": argv[1:],
+        "steps": [
+            {"op": "list"},
+            {"op": "run", "argv": [*approve, "--tool", "b", "--approver", "carol", "--yes"]},
+            {"op": "wait_list_changed", "ms": 10000},
+            {"op": "list"},
+        ],
+    }
+    out = run_ts_client(ts_sdk, plan)
+    assert out[1:] == [
+        {"op": "list", "tools": ["a"]},
+        {"op": "run", "status": 0},
+        {"op": "wait_list_changed", "seen": 1},
+        {"op": "list", "tools": ["a", "b"]},
+    ]
