@@ -13,11 +13,13 @@ Usage:
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the shared helper
+from table_module import write_or_check
 
 ROOT = Path(__file__).resolve().parent.parent
 UCD = ROOT / "ucd"
@@ -87,17 +89,7 @@ def render() -> str:
 
 def main() -> int:
     """Write the module, or with `--check` compare it and exit 1 on a difference."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true")
-    args = parser.parse_args()
-    text = render()
-    if args.check:
-        if OUTPUT.read_text(encoding="utf-8") != text:
-            print(f"{OUTPUT.relative_to(ROOT)} differs from ucd/; run codegen/confusables_table.py")
-            return 1
-        return 0
-    OUTPUT.write_text(text, encoding="utf-8")
-    return 0
+    return write_or_check(render, OUTPUT, Path(__file__).name, __doc__)
 
 
 if __name__ == "__main__":

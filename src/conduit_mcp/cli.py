@@ -16,7 +16,8 @@ Exit codes (the same for every command):
 Every command that reads a page takes a capture file (`conduit-mcp capture`) too, and reads it
 under the protocol version and transport it recorded unless an option says otherwise.
 
-pins list and pins audit always exit 0 once the store is read.
+pins list, pins audit and pins pending exit 0 once the store is read (pins pending --exit-code:
+1 while any tool waits for approval).
 
 A bad option is a usage error naming the option (exit code 2). Bad input gives one line on
 stderr (`conduit-mcp: <file>: <reason> at <path>: <message>`; text that is not UTF-8 or not
@@ -97,8 +98,10 @@ def _main_options(
 ) -> None:
     """Inspect MCP tools/list pages: fingerprints, warnings, rejections, drift, pins.
 
-    Exit codes: 0 nothing to report, 1 findings, 2 unusable input or a bad option. COMMAND -h
-    shows the help of a command.
+    Exit codes: 0 done, nothing that fails the command; 1 done, with a finding that fails it
+    (inspect: a rejected tool, and any warning only under --fail-on warning; diff: drift; pins
+    check: a tool not approved); 2 unusable input or a bad option. COMMAND -h shows the help
+    of a command and what makes it exit 1.
     """
 
 
@@ -597,9 +600,15 @@ def capture_command(
         ),
     ] = None,
     output: Annotated[
-        str,
-        typer.Option("--output", "-o", metavar="FILE", help="Where to write; - is stdout."),
-    ] = "-",
+        str | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="Where to write; - is stdout. Without it: stdout when that is a pipe or a "
+            "file; on a terminal, a usage error (give -o FILE, or -o - to print it there).",
+        ),
+    ] = None,
     timeout: Annotated[
         float,
         typer.Option(metavar="SECONDS", min=0.1, help="Give up after this long in all."),
@@ -618,6 +627,14 @@ def capture_command(
     """
     if (url is None) == (not command):
         raise typer.BadParameter("give either -- COMMAND... or --url URL", param_hint="COMMAND")
+    if output is None:
+        if _stdout_is_terminal():  # a capture is a file to keep, not pages of JSON to scroll
+            raise typer.BadParameter(
+                "stdout is a terminal: give -o FILE to save the capture (or -o - to print it "
+                "here, or pipe it)",
+                param_hint="'-o' / '--output'",
+            )
+        output = "-"
     try:
         document = _capture(command or [], url, env or [], header or [], timeout)
     except CaptureError as exc:
@@ -639,6 +656,10 @@ def capture_command(
         f"{visible(document['protocol_version'])} over {document['transport']}"
         + ("" if output == "-" else f" -> {visible(output)}")
     )
+
+
+def _stdout_is_terminal() -> bool:
+    return sys.stdout.isatty()
 
 
 def _capture(
@@ -1065,10 +1086,19 @@ def pins_pending_command(
     store: StoreOption,
     server_id: OnlyServerOption = None,
     as_json: JsonOption = False,
+    exit_code: Annotated[
+        bool,
+        typer.Option(
+            "--exit-code",
+            help="Exit code 1 when any tool waits, 0 when none (as git diff --exit-code).",
+        ),
+    ] = False,
 ) -> None:
     """List what awaits a person's approval: tools held or blocked as new, changed or
-    cosmetic, with their field changes, first and last sighting (UTC) and how often they were
-    seen. Approve one with `pins approve --store S --server-id ID --tool NAME`."""
+    cosmetic, with what a reviewer needs (a new tool's description and inputSchema, a changed
+    one's field changes), the whole fingerprint, first and last sighting (UTC), how often they
+    were seen, and the command that approves each. Exit code 0 once the store is read (with
+    --exit-code: 1 when any tool waits)."""
     with _store(store) as pins:
         found = pins.pending(server_id)
         moves = {
@@ -1094,24 +1124,107 @@ def pins_pending_command(
             "seen": p.seen,
             "protocol_version": p.protocol_version,
             "schemas": moves.get((p.server_id, p.name), {}),
+            **_reviewed(p.definition),
+            "approve": _approve_command(store, p.server_id, p.name),
         }
         for p in found
     ]
     if as_json:
         emit(_json_report({"pending": rows}))
-        return
-    if not found:
-        emit("nothing pending")
-    for p in found:
-        emit(
-            f"{p.status:<9} {_short_fingerprint(p.fingerprint):<16}  server"
-            f" {clipped(p.server_id)}  tool {clipped(p.name)}  seen {p.seen}x"
-            f" {_utc(p.first_seen)} .. {_utc(p.last_seen)}"
-        )
-        for line in _schema_lines(moves.get((p.server_id, p.name), {})):
-            emit(line)
-        for change in p.changes:
-            emit("          " + _change_line(change))
+    else:
+        if not found:
+            emit("nothing pending")
+        for p, row in zip(found, rows, strict=True):
+            emit(
+                f"{p.status:<9} {_short_fingerprint(p.fingerprint):<16}  server"
+                f" {clipped(p.server_id)}  tool {clipped(p.name)}  seen {p.seen}x"
+                f" {_utc(p.first_seen)} .. {_utc(p.last_seen)}"
+            )
+            emit(f"          fingerprint {p.fingerprint}")
+            if p.status == "new":
+                for line in _new_tool_lines(row, p.definition is not None):
+                    emit("          " + line)
+            for line in _schema_lines(moves.get((p.server_id, p.name), {})):
+                emit(line)
+            for change in p.changes:
+                emit("          " + _change_line(change))
+            emit(f"          approve: {visible(row['approve'])}")
+    if exit_code and found:
+        raise typer.Exit(EXIT_FINDINGS)
+
+
+def _reviewed(definition: str | None) -> dict[str, Any]:
+    """A pending definition's `description` and `inputSchema` (as stored), for a reviewer."""
+    raw = None if definition is None else parse_json(definition)
+    if not isinstance(raw, dict):
+        return {"description": None, "input_schema": None}
+    return {"description": raw.get("description"), "input_schema": raw.get("inputSchema")}
+
+
+def _new_tool_lines(row: dict[str, Any], stored: bool) -> list[str]:
+    """What a person reads before approving a new tool: its description and its inputSchema
+    in brief (whole in --json), or that the store keeps only its fingerprint."""
+    if not stored:
+        return ["(checked by fingerprint alone: the store holds no definition to show)"]
+    description = row["description"]
+    said = clipped(description) if isinstance(description, str) else "(none)"
+    return [f"description: {said}", f"inputSchema: {_schema_summary(row['input_schema'])}"]
+
+
+#: Properties an inputSchema summary names before "+N more".
+_SUMMARY_PROPERTIES = 12
+
+
+def _schema_summary(schema: Any) -> str:
+    """An inputSchema in one line: each property with its type (`*`: required), and what
+    else constrains it (`additionalProperties`, composition keywords), escaped and clipped."""
+    if not isinstance(schema, dict):
+        return f"(not an object: {_short(schema)})"
+    properties = schema.get("properties")
+    required = schema.get("required")
+    needed = set(required) if isinstance(required, list) else set()
+    parts: list[str] = []
+    if isinstance(properties, dict):
+        for name, sub in list(properties.items())[:_SUMMARY_PROPERTIES]:
+            mark = "*" if name in needed else ""
+            parts.append(f"{visible(name)}{mark}: {_property_kind(sub)}")
+        if len(properties) > _SUMMARY_PROPERTIES:
+            parts.append(f"+{len(properties) - _SUMMARY_PROPERTIES} more")
+    else:
+        parts.append("no properties")
+    if "additionalProperties" in schema:
+        parts.append(f"additionalProperties: {_short(schema['additionalProperties'], 40)}")
+    extra = [k for k in ("allOf", "anyOf", "oneOf", "not", "$ref", "if") if k in schema]
+    if extra:
+        parts.append("also " + ", ".join(extra))
+    return clipped("; ".join(parts)) + ("  (* required)" if needed else "")
+
+
+def _property_kind(schema: Any) -> str:
+    """A property's type in brief: `string`, `string|null`, `one of ["c", "f"]`, `any`."""
+    if not isinstance(schema, dict):
+        return _short(schema, 40)
+    if "enum" in schema:
+        return "one of " + _short(schema["enum"], 40)
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        return visible(kind)
+    if isinstance(kind, list) and all(isinstance(k, str) for k in kind):
+        return visible("|".join(kind))
+    return "any" if kind is None else _short(kind, 40)
+
+
+def _approve_command(store: str, server_id: str, name: str) -> str:
+    """The command that approves one pending tool, WHO standing for the approver (the
+    store's password is never shown)."""
+    import shlex
+
+    return shlex.join(
+        [
+            *("conduit-mcp", "pins", "approve", "--store", redacted_location(store)),
+            *("--server-id", server_id, "--tool", name, "--approver", "WHO"),
+        ]
+    )
 
 
 @pins_app.command(

@@ -152,3 +152,21 @@ def test_a_store_opened_with_a_password_shows_only_the_redacted_form(
     result = CliRunner().invoke(app, ["pins", "list", "--store", where])
     assert result.exit_code == 0 and "S3cr" not in result.stdout
     assert "password=***" in result.stdout
+
+
+def test_pins_pending_names_the_store_in_its_approve_command_without_the_password(
+    server: tuple[str, int, str],
+) -> None:
+    from conduit_mcp.client import Tool
+    from conduit_mcp.guard._checks import pin_page
+
+    host, port, schema = server
+    where = location("query", "S3cr/Mid7@End9", host, port, schema)
+    with PinStore(where) as store:
+        tool = Tool.from_wire("pw", {"name": "t", "inputSchema": {"type": "object"}})
+        pin_page(store, "pw", [tool], pin_new=False, pin_changed=False, accept_cosmetic=False)
+    for args in ([], ["--json"]):
+        result = CliRunner().invoke(app, ["pins", "pending", "--store", where, *args])
+        assert result.exit_code == 0
+        assert "S3cr" not in result.stdout and "End9" not in result.stdout
+        assert "password=***" in result.stdout and "--tool t --approver WHO" in result.stdout

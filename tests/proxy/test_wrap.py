@@ -169,6 +169,18 @@ def test_dry_run_prints_the_diff_and_writes_nothing(tmp_path: Path) -> None:
     assert not path.with_name(path.name + ".conduit-mcp.bak").exists()
     assert f'+      "command": "{PROXY}",' in done.stdout
     assert '-      "command": "npx",' in done.stdout
+    assert f"+++ {path} (wrapped)" in done.stdout
+
+
+def test_unwrap_dry_run_labels_its_diff_unwrapped(tmp_path: Path) -> None:
+    """Newcomer trial: `unwrap --dry-run` labelled what it shows "(wrapped)"."""
+    path = _copy(tmp_path, "claude_desktop_config.json")
+    _conduit("wrap", str(path), "--proxy-command", PROXY)
+    wrapped = path.read_bytes()
+    done = _conduit("unwrap", str(path), "--dry-run")
+    assert path.read_bytes() == wrapped
+    assert done.stdout.splitlines()[:2] == [f"--- {path}", f"+++ {path} (unwrapped)"]
+    assert '+      "command": "npx",' in done.stdout
 
 
 def test_unwrap_after_an_edit_restores_each_entry_and_keeps_the_edit(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from ..client import (
 )
 from ..pins import redacted_location
 from ._events import GuardEvent
+from ._notify import ListChangedNotice
 from ._state import (
     Outstanding,
     PageCache,
@@ -73,6 +74,9 @@ class EngineBase:
         #: extensions the client advertised at `initialize` (a 2026-07-28 client says so in
         #: each request's `_meta` instead).
         self._extensions: tuple[str, ...] = ()
+        #: this connection's `notifications/tools/list_changed` (`_notify`).
+        self.notice = ListChangedNotice()
+        shared.notices.join(self.notice)
 
     # -- small helpers ---------------------------------------------------------------------
 

@@ -361,7 +361,12 @@ def apply_pin_change(guard: Any, entry: Any) -> None:
         if len(last) > FEED_NAMES:
             oldest = next(iter(last))
             book.feed_floor = last.pop(oldest)[0]
+        state = book.tools.get(entry.name)
+        was_listed = state is not None and state.status == "ok"
         _apply(book, entry)
+        state = book.tools.get(entry.name)
+        if was_listed != (state is not None and state.status == "ok"):
+            guard._shared.notices.changed(entry.name)  # shown or hidden now: tell the clients
 
 
 def feed_mark(book: Any) -> int:

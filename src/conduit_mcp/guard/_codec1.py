@@ -76,7 +76,8 @@ def to_plain(item: Any) -> dict[str, Any] | None:
 
 
 def to_item(message: dict[str, Any]) -> SessionMessage:
-    """The stream item for a JSON-RPC dict the engine wrote (a response or a request).
+    """The stream item for a JSON-RPC dict the engine wrote (a response, a request or a
+    notification).
 
     Raises:
         KeyError, pydantic.ValidationError: `message` is not a JSON-RPC message the SDK's
@@ -92,6 +93,13 @@ def to_item(message: dict[str, Any]) -> SessionMessage:
         )
     elif "result" in message:
         inner = JSONRPCResponse(jsonrpc="2.0", id=message["id"], result=message["result"])
+    elif "id" not in message:  # no `params` key at all when absent: `null` is not valid JSON-RPC
+        if message.get("params") is None:
+            inner = JSONRPCNotification(jsonrpc="2.0", method=message["method"])
+        else:
+            inner = JSONRPCNotification(
+                jsonrpc="2.0", method=message["method"], params=message["params"]
+            )
     else:
         inner = JSONRPCRequest(
             jsonrpc="2.0", id=message["id"], method=message["method"], params=message.get("params")

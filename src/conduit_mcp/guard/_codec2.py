@@ -62,7 +62,8 @@ def to_plain(item: Any) -> dict[str, Any] | None:
 
 
 def to_item(message: dict[str, Any]) -> SessionMessage:
-    """The stream item for a JSON-RPC dict the engine wrote (a response or a request).
+    """The stream item for a JSON-RPC dict the engine wrote (a response, a request or a
+    notification).
 
     Raises:
         KeyError, pydantic.ValidationError: `message` is not a JSON-RPC message the SDK's
@@ -82,6 +83,12 @@ def to_item(message: dict[str, Any]) -> SessionMessage:
     if "result" in message:
         return SessionMessage(
             JSONRPCResponse(jsonrpc="2.0", id=message["id"], result=message["result"])
+        )
+    if "id" not in message:  # no `params` key at all when absent: `null` is not valid JSON-RPC
+        if message.get("params") is None:
+            return SessionMessage(JSONRPCNotification(jsonrpc="2.0", method=message["method"]))
+        return SessionMessage(
+            JSONRPCNotification(jsonrpc="2.0", method=message["method"], params=message["params"])
         )
     return SessionMessage(
         JSONRPCRequest(

@@ -37,8 +37,16 @@ from ._calls import Calls
 from ._events import logger
 from ._listing import Listing
 from ._modeltext import clean_call_error, clean_call_result, clean_read_result
+from ._notify import (
+    ACKNOWLEDGED,
+    LISTEN,
+    SUBSCRIPTION_ID,
+    declare_list_changed,
+    declares_list_changed,
+)
 from ._state import (
     Pending,
+    coerce_id,
 )
 
 __all__ = ["DROP", "PASS", "Engine", "EngineBase", "Verdict"]
@@ -66,6 +74,7 @@ class Engine(Listing, Calls):
         if "id" not in message:
             if method == _CANCELLED:
                 self.outstanding.cancel(params.get("requestId"))
+                self._stream_closed(params.get("requestId"))
             if method == _CALL:  # a tools/call without an id: nobody could be answered
                 self.emit(
                     "call_refused",
@@ -97,6 +106,9 @@ class Engine(Listing, Calls):
             return self._too_many(request_id, method, None)
         if method == _LIST and not pending.cursor:
             self.listing = set()
+            self.notice.relisting()
+        elif method == LISTEN:
+            self._stream_opened(request_id, params)
         return PASS
 
     # -- inbound -----------------------------------------------------------------------------
@@ -122,6 +134,8 @@ class Engine(Listing, Calls):
                     if not isinstance(params, dict):
                         return PASS
                     return _replace({**message, "params": {**params, "tools": []}})
+            if message.get("method") in (ACKNOWLEDGED, _CANCELLED):
+                return self._on_stream_notice(message)
             return PASS  # another server request, or a notification: no tools in it
         if "result" not in message and "error" not in message:
             return PASS  # not a response the SDK can read either
@@ -143,6 +157,8 @@ class Engine(Listing, Calls):
                 else "unmatched_response"
             )
             return self._dropped(request_id, None, reason)
+        if pending.method == LISTEN:
+            self._stream_closed(request_id)
         if "error" in message:
             if pending.method == _CALL:
                 try:
@@ -156,7 +172,7 @@ class Engine(Listing, Calls):
             if pending.method == "initialize":
                 if isinstance(result, dict):
                     self.learn_version(result.get("protocolVersion"))
-                return PASS
+                return self._on_initialized(message, result)
             if pending.method == _LIST:
                 return await self._on_list(request_id, result, pending)
             if pending.method == _CALL:
@@ -179,6 +195,48 @@ class Engine(Listing, Calls):
                 details=_cause(exc),
             )
         return PASS
+
+    def _on_initialized(self, message: dict[str, Any], result: Any) -> Verdict:
+        """The server's `initialize` result: when the guard may change the tools the client
+        sees on its own (`Shared.changes_list_itself`) and the server offers tools, the client
+        is told to expect `notifications/tools/list_changed` (docs/guard.md "Live approvals")."""
+        declared = declare_list_changed(result) if self.shared.changes_list_itself else None
+        self.notice.declared = declared is not None or declares_list_changed(result)
+        if declared is None:
+            return PASS
+        return _replace({**message, "result": declared})
+
+    # -- 2026-07-28 notification streams (`_notify`: where list_changed goes) ----------------
+
+    def _stream_opened(self, request_id: Any, params: dict[str, Any]) -> None:
+        try:
+            self.notice.listen(coerce_id(request_id), request_id, params)
+        except TypeError:  # an id that cannot be hashed: no stream the guard can name
+            pass
+
+    def _stream_closed(self, request_id: Any) -> None:
+        try:
+            self.notice.closed(coerce_id(request_id))
+        except TypeError:
+            pass
+
+    def _on_stream_notice(self, message: dict[str, Any]) -> Verdict:
+        """The server acknowledges a `subscriptions/listen` stream (the guard may add
+        `toolsListChanged`: docs/guard.md "Live approvals"), or cancels one (it ended)."""
+        params = message.get("params")
+        if not isinstance(params, dict):
+            return PASS
+        if message.get("method") == _CANCELLED:
+            self._stream_closed(params.get("requestId"))
+            return PASS
+        meta = params.get("_meta")
+        stream = meta.get(SUBSCRIPTION_ID) if isinstance(meta, dict) else None
+        try:
+            key = coerce_id(stream)
+            rewritten = self.notice.acknowledged(key, message, self.shared.changes_list_itself)
+        except TypeError:
+            return PASS
+        return PASS if rewritten is None else _replace(rewritten)
 
     def _dropped(self, request_id: Any, name: str | None, reason: str) -> Verdict:
         """A response the SDK must not receive: it answers a call the server was never sent

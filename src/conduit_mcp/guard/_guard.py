@@ -333,6 +333,7 @@ class Guard:
         book.revoked.discard(name)
         state.status = "ok"
         state.reason = ""
+        self._shared.notices.changed(name)  # listed to the client from now on
         return True
 
     def pending_fingerprint(self, name: str) -> str | None:

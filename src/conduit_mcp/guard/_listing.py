@@ -303,6 +303,7 @@ class Listing(EngineBase):
                 book.tools[name] = ToolState("rejected", None, "rejected")
                 listing.add(name)
 
+        self.notice.saw([tool.name for _, tool in accepted])  # whose changes this client sees
         if page.next_cursor is None:
             self._finish_listing(listing, complete=started)
 

@@ -21,6 +21,7 @@ from typing import Any, Final, Literal, Protocol
 from ..client import Intake, Tool
 from ..pins import PinStore
 from ._events import EventSink, GuardEvent
+from ._notify import Notices
 from ._policy import Policy
 
 Transport = Literal["stdio", "streamable-http"]
@@ -119,6 +120,15 @@ class Shared:
     owns_pins: bool
     sink: EventSink
     book: ToolBook = field(default_factory=ToolBook)
+    #: each live connection's `notifications/tools/list_changed` notice.
+    notices: Notices = field(default_factory=Notices)
+
+    @property
+    def changes_list_itself(self) -> bool:
+        """Whether the guard may change the tools a client sees without a re-list: a caller's
+        store (its change feed: approvals and revocations made elsewhere), or a policy that
+        holds tools until `Guard.approve`."""
+        return not self.owns_pins or "hold" in (self.policy.new, self.policy.changed)
 
     def emit(self, kind: str, tool: str | None, reason: str, decision: str, **kw: Any) -> None:
         self.sink.emit(GuardEvent(kind, tool, reason, decision, server_id=self.server_id, **kw))

@@ -28,6 +28,7 @@ import anyio
 
 from ._engine import Engine
 from ._events import logger
+from ._notify import loop_scheduler
 
 
 class Codec(Protocol):
@@ -80,9 +81,18 @@ class Connection:
         if self.reader is not None:
             self.reader.wake()
 
+    def _send_notice(self) -> None:
+        """On the event loop: the engine's due `notifications/tools/list_changed`, to the SDK."""
+        for message in self.engine.notice.take():
+            item = self.encode(message)
+            if item is not DROP:
+                self.inject(item)
+
     async def outbound(self, item: Any) -> bool:
         """Whether `item` is written: `False` when the engine answered it locally or the
         codec does not recognise it (refused: never written)."""
+        if self.engine.notice.deliver is None:  # the first message: the loop is known now
+            self.engine.notice.deliver = loop_scheduler(self._send_notice)
         plain = self.codec.to_plain(item)
         if plain is None:
             self.refuse(item, "outgoing")

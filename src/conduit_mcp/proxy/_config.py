@@ -52,6 +52,7 @@ class Outcome:
         skipped: `(server name, why)` for each entry left as it is.
         before, after: the file's text before and after (equal when nothing changed).
         backup: the backup written, if any.
+        action: `"wrapped"` or `"unwrapped"`: what `after` is (the diff's label).
     """
 
     path: Path
@@ -60,15 +61,17 @@ class Outcome:
     before: str = ""
     after: str = ""
     backup: Path | None = None
+    action: str = "wrapped"
 
     def diff(self) -> str:
-        """A unified diff from `before` to `after` ("" when equal)."""
+        """A unified diff from `before` to `after` ("" when equal), `after` labelled with
+        what it is: `PATH (wrapped)` or `PATH (unwrapped)`."""
         return "".join(
             difflib.unified_diff(
                 self.before.splitlines(keepends=True),
                 self.after.splitlines(keepends=True),
                 fromfile=str(self.path),
-                tofile=f"{self.path} (wrapped)" if self.changed else str(self.path),
+                tofile=f"{self.path} ({self.action})" if self.changed else str(self.path),
             )
         )
 
@@ -272,7 +275,7 @@ def unwrap_config(path: Path, *, dry_run: bool = False) -> Outcome:
         ValueError: the file is not JSON/JSONC/TOML, or holds no server table.
     """
     text = path.read_bytes().decode("utf-8")
-    outcome = Outcome(path, before=text)
+    outcome = Outcome(path, before=text, action="unwrapped")
     backup = backup_path(path)
     original: dict[str, Any] = {}
     if backup.exists():

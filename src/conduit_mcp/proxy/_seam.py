@@ -186,7 +186,8 @@ class GuardSeam:
         """A guard refusal made actionable: the message of a `tool_held` refusal gains the exact
         `conduit-mcp pins approve` command line, that of a `tool_blocked` one (a changed or
         revoked tool, with a pin store) the commands to review and approve what the store's
-        pending queue holds; anything else is returned as is."""
+        pending queue holds (without a store: how to get one); anything else is returned
+        as is."""
         message = item.message
         if not isinstance(message, JSONRPCError):
             return item
@@ -200,6 +201,11 @@ class GuardSeam:
             hint = self.approve_hint(tool)
         elif reason == "tool_blocked" and self.settings.pins not in (None, ":memory:"):
             hint = self.review_hint(tool)
+        elif reason == "tool_blocked":
+            hint = (
+                "the proxy keeps its pins in memory: to review and approve this tool, run it "
+                "with --pins FILE (conduit-mcp pins pending --store FILE then lists it)"
+            )
         else:
             return item
         error = ErrorData(

@@ -1,0 +1,61 @@
+"""The CLI as a newcomer met it: what the help says a command does is what it does.
+
+conduit-defined behaviour (found by a newcomer trial): `inspect`'s exit code against the
+top-level help's "1 findings" when warnings are shown; `capture` without `-o` on a terminal.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import conduit_mcp.cli as cli
+from conduit_mcp.cli import app
+
+runner = CliRunner()
+
+WARNED = {"tools": [{"name": "a", "description": "x\u200by", "inputSchema": {"type": "object"}}]}
+REJECTED = {"tools": [{"name": "a"}]}  # no inputSchema: intake rejects it
+
+
+def _page(tmp_path: Path, name: str, page: object) -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps(page), encoding="utf-8")
+    return str(path)
+
+
+def test_the_top_level_help_says_what_makes_inspect_exit_1() -> None:
+    out = runner.invoke(app, ["-h"]).stdout
+    said = " ".join(out.split())
+    assert "inspect: a rejected tool, and any warning only under --fail-on warning" in said
+
+
+def test_inspect_exit_codes_follow_the_help(tmp_path: Path) -> None:
+    warned = _page(tmp_path, "warned.json", WARNED)
+    shown = runner.invoke(app, ["inspect", warned])
+    assert shown.exit_code == 0
+    assert "invisible_unicode" in shown.stdout  # shown, and not failing by default
+    assert runner.invoke(app, ["inspect", warned, "--fail-on", "warning"]).exit_code == 1
+    help_text = " ".join(runner.invoke(app, ["inspect", "-h"]).stdout.split())
+    assert "Exit code 1 when intake rejected a tool (with --fail-on warning" in help_text
+    assert runner.invoke(app, ["inspect", _page(tmp_path, "r.json", REJECTED)]).exit_code == 1
+
+
+def test_capture_on_a_terminal_without_o_is_a_usage_error_before_any_server_runs(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(cli, "_stdout_is_terminal", lambda: True)
+    marker = tmp_path / "ran"
+    command = ["--", "sh", "-c", f"touch {marker}"]
+    done = runner.invoke(app, ["capture", *command])
+    assert done.exit_code == 2
+    assert "stdout is a terminal: give -o FILE" in " ".join(done.stderr.split())
+    assert not marker.exists()
+    # `-o -` asks for the terminal explicitly: past the check, the capture itself is tried
+    # (in this test runner the SDK cannot start a process: stderr has no file descriptor).
+    done = runner.invoke(app, ["capture", "--timeout", "5", "-o", "-", *command])
+    assert done.exit_code == 2 and "conduit-mcp: capture:" in done.stderr
+    assert "terminal" not in done.stderr
