@@ -87,6 +87,7 @@ def read_message(line: bytes) -> tuple[dict[str, Any], bytes] | None:
         if line[-1:] != b"\n" and canonical[:-1] == line:
             return value, canonical
         del canonical
+        value = None  # freed before the second parse: a large message is held once at a time
     try:
         value = _EXACT.decode(line.decode("utf-8"))
     except (ValueError, RecursionError):  # not UTF-8, not JSON, NaN, a duplicated member
