@@ -1,6 +1,8 @@
 """The stdio proxy: the client speaks to our stdin/stdout, the server is our child process.
 
-Not a public module; `run_stdio` is exported from `conduit_mcp.proxy`.
+Not a public module; `run_stdio` is exported from `conduit_mcp.proxy`. A child server is
+served by the raw line relay (`_relay`: each line parsed once, passed as read); an HTTP
+upstream by the SDK's Streamable HTTP client behind `GuardSeam.wrap`.
 
 Spec: MCP 2025-11-25 basic/transports "stdio" (the client launches the server as a
 subprocess; newline-delimited JSON-RPC on stdin/stdout; the server MAY log to stderr) and
@@ -11,6 +13,7 @@ then SIGKILL).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import signal
@@ -358,8 +361,8 @@ async def _run_child(
             tg.start_soon(upward)
             await relay.server_to_client(LineReader(server_chunk, keep_newline=True))
             # The server's output ended: what it said last reaches the client, then it exits.
-            with anyio.move_on_after(SHUTDOWN_GRACE):
-                await client.flush()
+            with anyio.move_on_after(SHUTDOWN_GRACE), contextlib.suppress(OSError):
+                await client.flush()  # OSError: the client is gone already
             await process.wait()
             tg.cancel_scope.cancel()
     finally:
