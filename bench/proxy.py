@@ -20,9 +20,15 @@ alone:
   over batches. Elsewhere, the CPU of finished child processes (`RUSAGE_CHILDREN`) for a
   session of N calls minus that of a session of none.
 
+- row P2: one `tools/call` result of 50 MB (5 MB with `--quick`) through the proxy, its peak
+  RSS before and after (`VmHWM`); target (conduit-defined, "a small multiple"): <= 6 bytes of
+  growth per result byte.
+
 Usage:
-    python bench/proxy.py            # 9 batches of 200 calls
-    python bench/proxy.py --quick    # 3 batches of 20 (smoke)
+    python bench/proxy.py                  # P1 (9 batches of 200 calls) and P2
+    python bench/proxy.py --quick          # 3 batches of 20, a 5 MB result (smoke)
+    python bench/proxy.py --large 50000000 # P2 alone
+    python bench/proxy.py --bare threads   # P1 with a bare relay, no guard (or asyncio): the floor
 """
 
 from __future__ import annotations
@@ -311,12 +317,84 @@ def rows(quick: bool = False) -> list[dict[str, Any]]:
     return found
 
 
+def bare_relay(kind: str, command: list[str]) -> int:
+    """A line relay with no guard and no parsing, in place of the proxy (`--bare KIND`): the
+    floor of a relay built on asyncio pipes (`asyncio`) or on two blocking threads
+    (`threads`). Returns the server's exit code."""
+    import asyncio
+    import subprocess
+    import threading
+
+    if kind == "threads":
+        server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        assert server.stdin is not None and server.stdout is not None
+
+        def pump(source: int, sink: int) -> None:
+            while data := os.read(source, 262144):
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(sink, view) :]
+
+        def upward() -> None:
+            pump(0, server.stdin.fileno())  # type: ignore[union-attr]
+            server.stdin.close()  # type: ignore[union-attr]  # the client is done: so is the server
+
+        threading.Thread(target=upward, daemon=True).start()
+        pump(server.stdout.fileno(), 1)
+        return server.wait()
+
+    async def relay() -> int:
+        loop = asyncio.get_running_loop()
+        server = await asyncio.create_subprocess_exec(
+            *command, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
+        assert server.stdin is not None and server.stdout is not None
+        reader = asyncio.StreamReader(limit=2**20)
+        stdin = os.fdopen(0, "rb", buffering=0)
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
+        stdout = os.fdopen(1, "wb", buffering=0)
+        transport, protocol = await loop.connect_write_pipe(
+            asyncio.streams.FlowControlMixin, stdout
+        )
+        writer = asyncio.StreamWriter(transport, protocol, None, loop)
+
+        async def up() -> None:
+            while line := await reader.readline():
+                server.stdin.write(line)  # type: ignore[union-attr]
+                await server.stdin.drain()  # type: ignore[union-attr]
+            server.stdin.close()  # type: ignore[union-attr]
+
+        task = asyncio.ensure_future(up())
+        while line := await server.stdout.readline():
+            writer.write(line)
+            await writer.drain()
+        task.cancel()
+        return await server.wait()
+
+    return asyncio.run(relay())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="3 batches of 20 calls (smoke)")
     parser.add_argument("--serve-large", type=int, metavar="BYTES", help="row P2's server")
     parser.add_argument("--large", type=int, metavar="BYTES", help="only row P2, this size")
+    parser.add_argument(
+        "--bare",
+        choices=["asyncio", "threads"],
+        help="row P1 with a bare line relay (no guard) in place of the proxy: the floor",
+    )
+    parser.add_argument("--relay", choices=["asyncio", "threads"], help=argparse.SUPPRESS)
+    parser.add_argument("command", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.relay is not None:  # the bare relay's own process
+        return bare_relay(args.relay, args.command)
+    if args.bare is not None:
+        global PROXIED
+        PROXIED = [sys.executable, str(Path(__file__).resolve()), "--relay", args.bare, "--"]
+        PROXIED += SERVER
+        print(json.dumps({**rows(args.quick)[0], "proxy": f"bare relay ({args.bare})"}))
+        return 0
     if args.serve_large is not None:
         serve_large(args.serve_large)
         return 0
