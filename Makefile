@@ -100,8 +100,9 @@ fuzz: $(STAMP)
 conformance: $(STAMP)
 	$(BIN)/python -m tests.conformance.client.runner
 
-## bench: side-by-side benchmark against the peers (~2 minutes); writes .cache/bench/results.json
-##        (untracked); prints the load average and calls no row met under load > 1.5
+## bench: side-by-side benchmark against the peers (~2 minutes), then the side rows (the stdio
+##        proxy, bench/proxy.py, ~1 minute); writes .cache/bench/results.json (untracked);
+##        prints the load average and calls no row met under load > 1.5
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
 

@@ -17,6 +17,12 @@ Usage:
     python bench/run.py --reference     # the same, and writes the committed bench/results.json
     python bench/run.py --quick         # smoke run: small sizes, 2 rounds, no codegen timing
     python bench/run.py --rounds 9 --output /tmp/results.json
+    python bench/run.py --no-proxy      # without the side rows (the proxies, in subprocesses)
+
+Side rows: each module named in `SIDE_ROWS` (bench/proxy.py: the stdio proxy) measures
+processes of its own and exposes `rows(quick) -> list[dict]`; after the main rows, `main`
+adds what each returns to the report under `side_rows` (a reached target under load written
+`met: null`, as above) and prints it.
 """
 
 from __future__ import annotations
@@ -71,6 +77,8 @@ from conduit_mcp.llm import shape_for_llm  # noqa: E402
 RESULTS_FILE = ROOT / ".cache" / "bench" / "results.json"
 #: The committed reference result, rewritten only on purpose (`make bench-reference`).
 REFERENCE_FILE = ROOT / "bench" / "results.json"
+#: Modules of bench/ whose `rows(quick)` give the side rows (see the module docstring).
+SIDE_ROWS: tuple[str, ...] = ("proxy",)
 #: Above this 1-minute load average a row is not called met (the figures are not trustworthy).
 LOAD_LIMIT = 1.5
 SERVER_ID = "bench"
@@ -1108,6 +1116,25 @@ def run(
     return report
 
 
+def side_rows(
+    quick: bool, loaded: bool, log: Callable[[str], None] = print
+) -> list[dict[str, Any]]:
+    """The rows of every module in `SIDE_ROWS`, in order, each printed as one JSON line;
+    `loaded`: a reached target is written `met: null` with `met_if_quiet` (see `claim`)."""
+    import importlib
+
+    found: list[dict[str, Any]] = []
+    for name in SIDE_ROWS:
+        module = importlib.import_module(f"bench.{name}")
+        log(f"side rows: bench/{name}.py ...")
+        for row in module.rows(quick):
+            row["met_if_quiet"] = row.get("met")
+            row["met"] = claim(row.get("met"), loaded)
+            log(json.dumps(row))
+            found.append(row)
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line: see the module docstring."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -1127,11 +1154,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--force", action="store_true", help=f"call rows met even under load > {LOAD_LIMIT}"
     )
+    parser.add_argument(
+        "--no-proxy",
+        action="store_true",
+        help=f"leave out the side rows ({', '.join(f'bench/{n}.py' for n in SIDE_ROWS)})",
+    )
     args = parser.parse_args(argv)
     config = QUICK if args.quick else FULL
     if args.rounds is not None:
         config = dataclasses.replace(config, rounds=args.rounds)
     report = run(config, force=args.force)
+    if not args.no_proxy:
+        report["side_rows"] = side_rows(config.quick, bool(report["machine"]["loaded"]))
     output = args.output if args.output is not None else (None if config.quick else RESULTS_FILE)
     outputs = [output] if output is not None else []
     if args.reference:

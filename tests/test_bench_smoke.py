@@ -5,7 +5,11 @@ Nothing here asserts a speed; `make bench` is the benchmark.
 
 from __future__ import annotations
 
+import importlib
 import json
+import sys
+import types
+from typing import Any
 
 from bench import run, workload
 
@@ -86,3 +90,21 @@ def test_a_run_writes_outside_the_tracked_tree_by_default() -> None:
     the committed reference is written only on request."""
     assert run.RESULTS_FILE.is_relative_to(run.ROOT / ".cache")
     assert run.REFERENCE_FILE == run.ROOT / "bench" / "results.json"
+
+
+def test_side_rows_are_collected_and_judged_like_the_main_rows(monkeypatch: Any) -> None:
+    """conduit-defined (bench method): `make bench` adds each side-row module's `rows(quick)`
+    in order; a target reached under load is written `null`, as for the main rows."""
+    side = types.ModuleType("bench.side_for_test")
+    side.rows = lambda quick: [{"id": "S1", "met": True, "quick": quick}]  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "bench.side_for_test", side)
+    monkeypatch.setattr(run, "SIDE_ROWS", ("side_for_test",))
+    rows = run.side_rows(True, loaded=True, log=lambda _line: None)
+    assert rows == [{"id": "S1", "met": None, "met_if_quiet": True, "quick": True}]
+    assert run.side_rows(False, loaded=False, log=lambda _line: None)[0]["met"] is True
+
+
+def test_every_side_row_module_exposes_rows() -> None:
+    """conduit-defined: each module `make bench` names gives its rows through `rows(quick)`."""
+    for name in run.SIDE_ROWS:
+        assert callable(importlib.import_module(f"bench.{name}").rows)

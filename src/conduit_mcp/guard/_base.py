@@ -17,7 +17,7 @@ from ..client import (
 )
 from ..pins import redacted_location
 from ._events import GuardEvent
-from ._notify import ListChangedNotice
+from ._notify import ListChangedNotice, loop_scheduler
 from ._state import (
     Outstanding,
     PageCache,
@@ -77,6 +77,21 @@ class EngineBase:
         #: this connection's `notifications/tools/list_changed` (`_notify`).
         self.notice = ListChangedNotice()
         shared.notices.join(self.notice)
+
+    def send_notices_to(self, send: Callable[[list[dict[str, Any]]], None]) -> None:
+        """Have this connection's own notifications of the guard (`notifications/tools/
+        list_changed`, MCP "Tools: List Changed Notification") handed to `send` on the running
+        event loop, as plain JSON-RPC dicts, for a seam that writes to the client itself.
+        Call it once, from a task on the loop the seam runs on; outside a known loop nothing
+        is delivered (the client sees the change at its next listing)."""
+        notice = self.notice
+
+        def due() -> None:
+            messages = notice.take()
+            if messages:
+                send(messages)
+
+        notice.deliver = loop_scheduler(due)
 
     # -- small helpers ---------------------------------------------------------------------
 

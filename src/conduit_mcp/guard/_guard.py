@@ -8,7 +8,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from ..client import check_server_id
 from ..pins import PinStore
@@ -16,6 +16,9 @@ from . import _checks
 from ._events import MAX_EVENTS, EventSink, GuardEvent
 from ._policy import Policy, make_policy
 from ._state import TRANSPORTS, Shared, ToolState, Transport
+
+if TYPE_CHECKING:
+    from ._engine import Engine
 
 __all__ = ["Guard", "ToolState", "Transport"]
 
@@ -192,6 +195,35 @@ class Guard:
         write = GuardedWriteStream(write_stream, connection)
         connection.reader = read
         return read, write
+
+    def engine(self, *, transport: Transport = "stdio") -> Engine:
+        """One connection's decisions over plain JSON-RPC 2.0 messages, for a seam that reads
+        the wire itself (the stdio proxy parses each line once and relays the bytes).
+
+        The seam hands the engine every message of the connection, in order: `await
+        engine.outbound(message)` for each one the client writes, `await
+        engine.inbound(message)` for each one the server sends (`message`: the JSON-RPC
+        object as a `dict`, `id`, `method`, `params`, `result`, `error` as on the wire). Each
+        returns a frozen `Verdict` that the seam must apply: `action` `"pass"` (send the
+        message on as received), `"replace"` (send `Verdict.message` instead), `"drop"` (send
+        nothing), `"answer"` (an outgoing request is not written; `Verdict.message`, a
+        JSON-RPC response, goes back to the client as its answer). Neither method raises
+        (except cancellation). `wrap_streams` is this engine behind the SDK's stream pair.
+
+        Args:
+            transport: `"stdio"` (default) or `"streamable-http"` (as `wrap_streams`).
+
+        Returns:
+            A new engine sharing this guard's tool states, pins, policy and events.
+
+        Raises:
+            ValueError: `transport` is not one of the two transports.
+        """
+        from ._engine import Engine
+
+        if transport not in TRANSPORTS:
+            raise ValueError(f"transport must be one of {list(TRANSPORTS)}, got {transport!r}")
+        return Engine(self._shared, transport)
 
     def transport(
         self, inner: AbstractAsyncContextManager[Any], *, transport: Transport = "stdio"

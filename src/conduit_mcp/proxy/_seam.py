@@ -15,7 +15,7 @@ import logging
 import shlex
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -33,6 +33,8 @@ logger = logging.getLogger("conduit_mcp.proxy")
 _GUARD_SOURCE: Final = "conduit-mcp.guard"
 #: tools/list requests remembered while their response is outstanding.
 _MAX_LISTS: Final = 256
+_LIST: Final = "tools/list"
+_CALL: Final = "tools/call"
 #: Seconds `before_call` waits for each page of its own listing.
 PRELIST_TIMEOUT: Final = 10.0
 #: Pages `before_call` follows at most.
@@ -135,7 +137,18 @@ class GuardSeam:
         """
         if not isinstance(message, JSONRPCRequest) or message.method != "tools/call":
             return
-        params = message.params or {}
+
+        async def send(request: dict[str, Any]) -> None:
+            await guarded_write.send(SessionMessage(JSONRPCRequest.model_validate(request)))
+
+        await self._prelist(message.params, send)
+
+    async def _prelist(
+        self, params: Any, send: Callable[[dict[str, Any]], Awaitable[None]]
+    ) -> None:
+        """`before_call`'s listing for a tools/call with `params`; `send` writes one request
+        through the guard to the server."""
+        params = params if isinstance(params, dict) else {}
         name = params.get("name")
         if not isinstance(name, str) or self.guard.tool_status(name) is not None:
             return
@@ -152,15 +165,12 @@ class GuardSeam:
                 list_params["cursor"] = cursor
             waiter = _Prelist()
             self._prelists[request_id] = waiter
-            request = (  # no `params` at all when empty: `"params": null` is not a valid request
-                JSONRPCRequest(
-                    jsonrpc="2.0", id=request_id, method="tools/list", params=list_params
-                )
-                if list_params
-                else JSONRPCRequest(jsonrpc="2.0", id=request_id, method="tools/list")
-            )
+            # No `params` at all when empty: `"params": null` is not a valid request.
+            request: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": _LIST}
+            if list_params:
+                request["params"] = list_params
             try:
-                await guarded_write.send(SessionMessage(request))
+                await send(request)
                 with anyio.move_on_after(PRELIST_TIMEOUT):
                     await waiter.done.wait()
             finally:
@@ -175,10 +185,14 @@ class GuardSeam:
         message = getattr(item, "message", None)
         if not isinstance(message, JSONRPCResponse | JSONRPCError) or not self._prelists:
             return False
-        waiter = self._prelists.get(str(message.id))
+        result = message.result if isinstance(message, JSONRPCResponse) else None
+        return self._swallowed(message.id, result)
+
+    def _swallowed(self, request_id: Any, result: Any) -> bool:
+        waiter = self._prelists.get(str(request_id))
         if waiter is None:
             return False
-        waiter.result = message.result if isinstance(message, JSONRPCResponse) else None
+        waiter.result = result
         waiter.done.set()
         return True
 
@@ -191,27 +205,43 @@ class GuardSeam:
         message = item.message
         if not isinstance(message, JSONRPCError):
             return item
-        data = message.error.data
-        if not isinstance(data, dict) or data.get("source") != _GUARD_SOURCE:
+        hint = self._hint(message.error.data)
+        if hint is None:
             return item
+        error = ErrorData(
+            code=message.error.code,
+            message=f"{message.error.message}; {hint}",
+            data=message.error.data,
+        )
+        return SessionMessage(JSONRPCError(jsonrpc="2.0", id=message.id, error=error))
+
+    def _explained(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """`explain` for a plain JSON-RPC message: the new error response, or `None`."""
+        error = message.get("error")
+        if not isinstance(error, dict):
+            return None
+        hint = self._hint(error.get("data"))
+        if hint is None:
+            return None
+        return {**message, "error": {**error, "message": f"{error.get('message')}; {hint}"}}
+
+    def _hint(self, data: Any) -> str | None:
+        """What to run about a guard refusal with error `data` (`None`: nothing to add)."""
+        if not isinstance(data, dict) or data.get("source") != _GUARD_SOURCE:
+            return None
         reason, tool = data.get("reason"), data.get("tool")
         if not isinstance(tool, str):
-            return item
+            return None
         if reason == "tool_held":
-            hint = self.approve_hint(tool)
-        elif reason == "tool_blocked" and self.settings.pins not in (None, ":memory:"):
-            hint = self.review_hint(tool)
-        elif reason == "tool_blocked":
-            hint = (
+            return self.approve_hint(tool)
+        if reason == "tool_blocked" and self.settings.pins not in (None, ":memory:"):
+            return self.review_hint(tool)
+        if reason == "tool_blocked":
+            return (
                 "the proxy keeps its pins in memory: to review and approve this tool, run it "
                 "with --pins FILE (conduit-mcp pins pending --store FILE then lists it)"
             )
-        else:
-            return item
-        error = ErrorData(
-            code=message.error.code, message=f"{message.error.message}; {hint}", data=data
-        )
-        return SessionMessage(JSONRPCError(jsonrpc="2.0", id=message.id, error=error))
+        return None
 
     def review_hint(self, tool: str) -> str:
         """What a person runs to review and approve a blocked `tool` from the pending queue."""
@@ -271,25 +301,151 @@ class GuardSeam:
 
     def _outbound(self, item: Any, link: _Link) -> None:
         message = getattr(item, "message", None)
-        if isinstance(message, JSONRPCRequest) and message.method == "tools/list":
-            link.lists[message.id] = None
+        if isinstance(message, JSONRPCRequest):
+            self._note_request(message.method, message.id, link)
+
+    def _note_request(self, method: Any, request_id: Any, link: _Link) -> None:
+        if method == _LIST:
+            link.lists[request_id] = None
             if len(link.lists) > _MAX_LISTS:
                 link.lists.popitem(last=False)
 
     def _inbound(self, item: Any, link: _Link) -> None:
         message = getattr(item, "message", None)
-        if not isinstance(message, JSONRPCResponse):
-            return
-        version = message.result.get("protocolVersion")
-        if isinstance(version, str) and "serverInfo" in message.result:
+        if isinstance(message, JSONRPCResponse):
+            self._note_result(message.id, message.result, link)
+
+    def _note_result(self, request_id: Any, result: dict[str, Any], link: _Link) -> None:
+        version = result.get("protocolVersion")
+        if isinstance(version, str) and "serverInfo" in result:
             self._version = version
-        if message.id in link.lists:
-            del link.lists[message.id]
-            tools = message.result.get("tools")
+        if request_id in link.lists:
+            del link.lists[request_id]
+            tools = result.get("tools")
             if isinstance(tools, list):
                 for tool in tools:
                     if isinstance(tool, dict) and isinstance(tool.get("name"), str):
                         self._raw[tool["name"]] = tool
+
+    def connect(self, write_server: Callable[[dict[str, Any]], Awaitable[None]]) -> MessageLink:
+        """One stdio connection over plain JSON-RPC messages (the relay parses each line once
+        and writes the bytes it read when the guard lets a message pass).
+
+        Args:
+            write_server: writes a message of the proxy's own (a listing before an unlisted
+                call) to the server.
+
+        Returns:
+            A `MessageLink` (its `from_client` / `from_server` decide each message).
+        """
+        self._transport = "stdio"
+        return MessageLink(self, self.guard.engine(transport="stdio"), write_server)
+
+
+#: What the relay does with a message: send it as read, send `message` instead, send nothing,
+#: or send `message` back to the sender (the answer to a request that is not written).
+Action = Literal["pass", "replace", "drop", "answer"]
+_PASS: Final[tuple[Action, None]] = ("pass", None)
+_DROP: Final[tuple[Action, None]] = ("drop", None)
+
+
+class MessageLink:
+    """One connection's guard over plain JSON-RPC messages (`dict`s, as parsed from the wire),
+    with the seam's work around it, as `GuardSeam.wrap` does for stream pairs: the raw
+    listings and the protocol version (for `explain`), upstream timing (`on_exchange`), the
+    listing before an unlisted call (`before_call`) and its answers kept from the client
+    (`swallow`), refusals made actionable (`explain`). Build it with `GuardSeam.connect`.
+
+    Each method returns `(action, message)`: `("pass", None)` (send the message as read),
+    `("replace", new)`, `("drop", None)`, or `("answer", response)` (from `from_client`
+    only: the request is not written, `response` goes back to the client). Never raises
+    (except cancellation, and what `write_server` raises during a listing of its own).
+    """
+
+    def __init__(
+        self,
+        seam: GuardSeam,
+        engine: Any,
+        write_server: Callable[[dict[str, Any]], Awaitable[None]],
+    ) -> None:
+        self._seam = seam
+        self._engine = engine
+        self._write_server = write_server
+        self._link = _Link()
+
+    def send_notices_to(self, send: Callable[[list[dict[str, Any]]], None]) -> None:
+        """Hand the guard's own notifications for this connection (`notifications/tools/
+        list_changed` after an approval or a revocation) to `send`, on the running loop."""
+        self._engine.send_notices_to(send)
+
+    async def from_client(self, message: dict[str, Any]) -> tuple[Action, dict[str, Any] | None]:
+        """Decide on one message the client wrote."""
+        seam = self._seam
+        if message.get("method") == _CALL and "id" in message:
+            await seam._prelist(message.get("params"), self._send_own)
+        try:
+            verdict = await self._engine.outbound(message)
+        except Exception:  # as `wrap_streams`: the engine refuses a call it fails on itself
+            logger.exception("guard failed on an outgoing message")
+            verdict = None
+        action: Action = "pass" if verdict is None else verdict.action
+        if action == "drop":
+            return _DROP
+        if action == "answer":
+            answer = verdict.message
+            return "answer", seam._explained(answer) or answer
+        sent = message if action == "pass" else verdict.message
+        self._note_sent(sent)
+        return (action, None if action == "pass" else sent)
+
+    async def from_server(self, message: dict[str, Any]) -> tuple[Action, dict[str, Any] | None]:
+        """Decide on one message the server sent."""
+        seam = self._seam
+        link = self._link
+        if "id" in message and "method" not in message:
+            result = message.get("result")
+            if isinstance(result, dict):
+                seam._note_result(message["id"], result, link)
+            if seam._on_exchange is not None and link.timing:
+                sent = link.timing.pop(message["id"], None)
+                if sent is not None:
+                    seam._on_exchange(sent[0], time.perf_counter() - sent[1])
+        try:
+            verdict = await self._engine.inbound(message)
+        except Exception:  # fail closed: nothing the guard has not read reaches the client
+            logger.exception("guard failed on a server message; dropped")
+            return _DROP
+        if verdict.action == "drop":
+            return _DROP
+        seen = message if verdict.action == "pass" else verdict.message
+        if seam._prelists and "method" not in seen and "id" in seen:
+            if seam._swallowed(seen["id"], seen.get("result")):
+                return _DROP  # the answer to the proxy's own listing
+        explained = seam._explained(seen)
+        if explained is not None:
+            return "replace", explained
+        return _PASS if verdict.action == "pass" else ("replace", seen)
+
+    async def _send_own(self, request: dict[str, Any]) -> None:
+        """A request of the proxy's own, through the guard, to the server."""
+        verdict = await self._engine.outbound(request)
+        if verdict.action != "pass":  # refused (too many requests in flight): nobody waits
+            self._seam._swallowed(request["id"], None)
+            return
+        self._note_sent(request)
+        await self._write_server(request)
+
+    def _note_sent(self, message: dict[str, Any]) -> None:
+        method = message.get("method")
+        if method is None or "id" not in message:
+            return
+        seam = self._seam
+        seam._note_request(method, message["id"], self._link)
+        if seam._on_exchange is not None:
+            timing = self._link.timing
+            timing[message["id"]] = (method, time.perf_counter())
+            if len(timing) > _MAX_LISTS * 16:  # answers that never came: oldest out
+                timing.pop(next(iter(timing)))
 
 
 class _Prelist:

@@ -1,6 +1,8 @@
 """The stdio proxy: the client speaks to our stdin/stdout, the server is our child process.
 
-Not a public module; `run_stdio` is exported from `conduit_mcp.proxy`.
+Not a public module; `run_stdio` is exported from `conduit_mcp.proxy`. A child server is
+served by the raw line relay (`_relay`: each line parsed once, passed as read); an HTTP
+upstream by the SDK's Streamable HTTP client behind `GuardSeam.wrap`.
 
 Spec: MCP 2025-11-25 basic/transports "stdio" (the client launches the server as a
 subprocess; newline-delimited JSON-RPC on stdin/stdout; the server MAY log to stderr) and
@@ -11,6 +13,7 @@ then SIGKILL).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import signal
@@ -26,6 +29,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 
 from ._pump import pump
+from ._relay import Relay, ServerPipe
 from ._seam import GuardSeam
 from ._settings import HttpUpstream
 from ._wire import LineReader, LineTooLong, chunk_size, decode, encode
@@ -121,6 +125,7 @@ class _ClientStdio:
         self._reader: asyncio.StreamReader | None = None
         self._transport: asyncio.BaseTransport | None = None
         self._writer: asyncio.StreamWriter | None = None
+        self._lock = anyio.Lock()
 
     async def open(self) -> None:
         await self._open_writer()
@@ -128,7 +133,8 @@ class _ClientStdio:
         if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(self._stdin_fd)):
             return  # a file or /dev/null (no readiness events for epoll): read in a thread
         loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader(limit=2**31)
+        # Reading pauses past twice this: a client faster than the server waits on us.
+        reader = asyncio.StreamReader(limit=chunk_size())
         pipe = os.fdopen(self._stdin_fd, "rb", buffering=0, closefd=False)
         try:
             transport, _ = await loop.connect_read_pipe(
@@ -173,7 +179,22 @@ class _ClientStdio:
             self._writer.write(data)
             await self._writer.drain()
         else:
-            await anyio.to_thread.run_sync(self.write_all, data)
+            async with self._lock:  # both directions write: lines never interleave
+                await anyio.to_thread.run_sync(self.write_all, data)
+
+    async def flush(self) -> None:
+        """Wait until every byte written so far is in the client's pipe.
+
+        Raises:
+            OSError: the client closed its end.
+        """
+        if self._writer is not None:
+            transport = self._writer.transport
+            transport.set_write_buffer_limits(high=0)
+            await self._writer.drain()
+        else:
+            async with self._lock:
+                pass
 
     def close(self) -> None:
         if self._transport is not None:
@@ -295,27 +316,37 @@ async def _run_child(
     cwd: str | None,
     signals: Any,
 ) -> int:
-    """The stdio proxy over a child process (see `run_stdio`)."""
+    """The stdio proxy over a child process (see `run_stdio`): the raw line relay."""
     try:
-        process = await anyio.open_process(
-            list(command),
+        process = await asyncio.create_subprocess_exec(
+            *command,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=None,  # inherited: the server's stderr is ours, relayed as written
             env=env,
             cwd=cwd,
+            limit=chunk_size(),  # the pipe is paused past twice this: the server waits on us
         )
     except OSError as exc:
         logger.error("cannot start the server %r: %s", command[0], exc.strerror or exc)
         return EXIT_NOT_STARTED
     assert process.stdin is not None and process.stdout is not None
+    stdout = process.stdout
     await client.open()
-    up_send, up_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    server_writer = _ServerWriter(process.stdin)
+    server = ServerPipe(process.stdin)
+    relay = Relay(seam.connect(server.write_message), client.write, server)
+    relay.start()
 
-    async def client_done() -> None:
+    async def server_chunk() -> bytes:
+        try:
+            return await stdout.read(chunk_size())
+        except OSError:
+            return b""
+
+    async def upward() -> None:
+        await relay.client_to_server(LineReader(client.read_chunk, keep_newline=True))
         # The client closed our stdin: close the server's, wait, then SIGTERM, then SIGKILL.
-        await server_writer.aclose()
+        await server.close()
         with anyio.move_on_after(SHUTDOWN_GRACE):
             await process.wait()
             return
@@ -327,10 +358,12 @@ async def _run_child(
 
     try:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_read_server, process.stdout, up_send)
             tg.start_soon(_forward_signals, process, signals)
-            guarded = seam.wrap(up_recv, server_writer, transport="stdio")
-            await _serve(client, seam, guarded, client_done)  # ends with the server's stdout
+            tg.start_soon(upward)
+            await relay.server_to_client(LineReader(server_chunk, keep_newline=True))
+            # The server's output ended: what it said last reaches the client, then it exits.
+            with anyio.move_on_after(SHUTDOWN_GRACE), contextlib.suppress(OSError):
+                await client.flush()  # OSError: the client is gone already
             await process.wait()
             tg.cancel_scope.cancel()
     finally:
@@ -420,13 +453,13 @@ async def pump_up(
                 return
 
 
-async def _forward_signals(process: anyio.abc.Process, signals: Any) -> None:
+async def _forward_signals(process: Any, signals: Any) -> None:
     async for signum in signals:
         logger.info("forwarding signal %s to the server", signal.Signals(signum).name)
         _signal(process, signal.Signals(signum))
 
 
-def _signal(process: anyio.abc.Process, signum: signal.Signals) -> None:
+def _signal(process: Any, signum: signal.Signals) -> None:
     if process.returncode is None:
         try:
             process.send_signal(signum)

@@ -6,6 +6,8 @@ newlines and MUST NOT contain embedded newlines; UTF-8).
 
 from __future__ import annotations
 
+import json
+from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
@@ -52,10 +54,134 @@ def encode(item: SessionMessage) -> bytes:
     return json.encode("utf-8", "surrogatepass") + b"\n"
 
 
+def read_message(line: bytes) -> tuple[dict[str, Any], bytes] | None:
+    """One line as the guard reads it, parsed once: `(message, bytes to send when the guard
+    lets it pass)`, or `None` when the line is not a JSON-RPC message the SDK would read
+    (answer or drop it as `decode` failing).
+
+    Most senders write compact JSON (the TypeScript SDK's `JSON.stringify`, the Python SDK's
+    pydantic): the line is parsed with orjson and, when orjson writes the parsed value back
+    byte for byte, passed as read. Otherwise (white space, escapes, numbers past 64 bits) it
+    is parsed with the standard library, which keeps every number exact, and still passed as
+    read unless an object names a member twice: parsers disagree on which one counts, so
+    such a line, and any the SDK reads differently or not at all (not UTF-8, `NaN`, extra
+    members, an `id` that is neither a string nor an integer), takes the SDK's own reading
+    (`decode`) and is sent as the SDK writes it (`encode`). In every case the bytes sent are
+    the message the guard read.
+
+    Args:
+        line: one line, with or without its newline.
+
+    Returns:
+        `(message, data)`: the JSON-RPC object as a `dict` (`id`, `method`, `params`,
+        `result`, `error`) and the line to write (newline included); or `None`.
+    """
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        value = None
+    if value is not None and _is_message(value):
+        canonical = orjson.dumps(value, option=orjson.OPT_APPEND_NEWLINE)
+        if canonical == line:
+            return value, line
+        if line[-1:] != b"\n" and canonical[:-1] == line:
+            return value, canonical
+        del canonical
+        value = None  # freed before the second parse: a large message is held once at a time
+    try:
+        value = _EXACT.decode(line.decode("utf-8"))
+    except (ValueError, RecursionError):  # not UTF-8, not JSON, NaN, a duplicated member
+        value = None
+    if value is not None and _is_message(value):
+        return value, line if line[-1:] == b"\n" else bytes(line) + b"\n"
+    item = decode(line)
+    if isinstance(item, Exception):
+        return None
+    return item.message.model_dump(by_alias=True, exclude_unset=True), encode(item)
+
+
+def dump_message(message: dict[str, Any]) -> bytes:
+    """A message the proxy writes itself (a guard's replacement or answer) as one line.
+
+    Raises:
+        TypeError, ValueError: a value JSON cannot hold.
+    """
+    try:
+        return orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE)
+    except orjson.JSONEncodeError:  # a lone surrogate read from a \\ud800 escape: escaped again
+        return json.dumps(message, separators=(",", ":"), allow_nan=False).encode() + b"\n"
+
+
+def _is_message(value: Any) -> bool:
+    """Whether `value` is a JSON-RPC 2.0 message exactly as the SDK's models read it, with no
+    member they would ignore (so the dict the guard reads is the message the SDK would
+    build): a request, notification, response or error response."""
+    if type(value) is not dict or value.get("jsonrpc") != "2.0":
+        return False
+    size = len(value)
+    if "method" in value:
+        if type(value["method"]) is not str:
+            return False
+        if "params" in value:
+            if type(value["params"]) is not dict:
+                return False
+            size -= 1
+        if "id" in value:
+            if not _is_id(value["id"]):
+                return False
+            size -= 1
+        return size == 2
+    if size != 3 or "id" not in value:
+        return False
+    request_id = value["id"]
+    if "result" in value:
+        return _is_id(request_id) and type(value["result"]) is dict
+    error = value.get("error")
+    return (
+        (request_id is None or _is_id(request_id))
+        and type(error) is dict
+        and type(error.get("code")) is int
+        and type(error.get("message")) is str
+        and len(error) - ("data" in error) == 2
+    )
+
+
+def _is_id(value: Any) -> bool:
+    return type(value) is int or type(value) is str
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        raise ValueError("an object names a member twice")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+#: The standard library's parser, refusing what JSON (RFC 8259) and orjson refuse too.
+_EXACT: Final = json.JSONDecoder(object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+
+
 def invalid_line_error(line: bytes) -> SessionMessage:
     """The JSON-RPC error response to a line that is not a message (JSON-RPC 2.0 section 5.1:
     -32700 for invalid JSON, -32600 for JSON that is not a valid request; `id` the request's
     when it can be read, else null)."""
+    answer = invalid_line_answer(line)
+    error = answer["error"]
+    return SessionMessage(
+        JSONRPCError(
+            jsonrpc="2.0",
+            id=answer["id"],
+            error=ErrorData(code=error["code"], message=error["message"]),
+        )
+    )
+
+
+def invalid_line_answer(line: bytes) -> dict[str, Any]:
+    """`invalid_line_error` as a plain JSON-RPC message."""
     try:
         value = orjson.loads(line)
     except orjson.JSONDecodeError:
@@ -66,10 +192,8 @@ def invalid_line_error(line: bytes) -> SessionMessage:
     return _error(rid, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message")
 
 
-def _error(rid: Any, code: int, message: str) -> SessionMessage:
-    return SessionMessage(
-        JSONRPCError(jsonrpc="2.0", id=rid, error=ErrorData(code=code, message=message))
-    )
+def _error(rid: Any, code: int, message: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}}
 
 
 class LineReader:
@@ -78,54 +202,90 @@ class LineReader:
     Args:
         read_chunk: returns the next chunk of bytes, `b""` at the end of the stream.
         max_line: the longest line kept, in bytes.
+        keep_newline: whether each line keeps its `\\n` (the relay writes a line it passes
+            as read, without a copy to add one); a last line without one at the end of the
+            stream gets one.
+
+    A chunk holding whole lines is cut without copying the common case (one line, one
+    chunk); a line spread over chunks is gathered in a `bytearray` and handed out as it is.
     """
 
     def __init__(
-        self, read_chunk: Callable[[], Awaitable[bytes]], max_line: int = MAX_LINE
+        self,
+        read_chunk: Callable[[], Awaitable[bytes]],
+        max_line: int = MAX_LINE,
+        *,
+        keep_newline: bool = False,
     ) -> None:
         self._read = read_chunk
-        self._buffer = bytearray()
-        self._scanned = 0  # bytes of the buffer known to hold no newline
+        self._partial = bytearray()
+        self._ready: deque[bytes | bytearray | None] = deque()  # None: a line was too long
         self._max = max_line
         self._skipping = False
         self._eof = False
+        self._keep = keep_newline
 
     async def next_line(self) -> bytes | None:
-        """The next line without its newline (blank lines skipped), or `None` at the end.
+        """The next line (blank lines skipped), or `None` at the end. A line longer than
+        `MAX_LINE` may come as a `bytearray` (read-only use; no copy was made).
 
         Raises:
             LineTooLong: a line past `max_line` bytes (once per such line; reading goes on).
         """
+        ready = self._ready
         while True:
-            cut = self._buffer.find(b"\n", self._scanned)
-            if cut >= 0:
-                line = bytes(self._buffer[:cut])
-                del self._buffer[: cut + 1]
-                self._scanned = 0
-                if self._skipping:
-                    self._skipping = False
-                    continue
-                if line.strip():
-                    return line
-                continue
-            self._scanned = len(self._buffer)
-            if self._scanned > self._max:
-                self._buffer.clear()
-                self._scanned = 0
-                if not self._skipping:
-                    self._skipping = True
+            if ready:
+                line = ready.popleft()
+                if line is None:
                     raise LineTooLong(f"a line longer than {self._max} bytes")
+                return line  # type: ignore[return-value]  # bytearray: bytes-like, read only
             if self._eof:
-                rest = bytes(self._buffer)
-                self._buffer.clear()
-                if rest.strip() and not self._skipping:
-                    return rest
                 return None
             chunk = await self._read()
-            if not chunk:
-                self._eof = True
-            else:
-                self._buffer += chunk
+            if chunk:
+                self._split(chunk)
+                continue
+            self._eof = True
+            rest, self._partial = self._partial, bytearray()
+            if rest and not self._skipping and not rest.isspace():
+                return bytes(rest + b"\n") if self._keep else bytes(rest)
+
+    def _split(self, chunk: bytes) -> None:
+        cut = chunk.find(b"\n")
+        if cut < 0:
+            self._gather(chunk)
+            return
+        start = 0
+        if self._partial or self._skipping:
+            self._gather(memoryview(chunk)[: cut + 1])
+            line, self._partial = self._partial, bytearray()
+            self._emit(line)
+            start = cut + 1
+            cut = chunk.find(b"\n", start)
+        while cut >= 0:
+            self._emit(chunk[start : cut + 1])  # the whole chunk: the same object, no copy
+            start = cut + 1
+            cut = chunk.find(b"\n", start)
+        if start < len(chunk):
+            self._gather(memoryview(chunk)[start:])
+
+    def _gather(self, data: bytes | memoryview) -> None:
+        if self._skipping:
+            return
+        if len(self._partial) + len(data) > self._max + 1:  # + 1: the newline
+            self._partial = bytearray()
+            self._skipping = True
+            self._ready.append(None)
+            return
+        self._partial += data
+
+    def _emit(self, line: bytes | bytearray) -> None:
+        if self._skipping:  # the end of a line that was too long
+            self._skipping = False
+            return
+        if line.isspace():
+            return
+        self._ready.append(line if self._keep else line[:-1])
 
 
 def chunk_size() -> int:

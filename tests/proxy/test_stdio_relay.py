@@ -1,0 +1,221 @@
+"""The stdio relay: each line read once, the bytes a sender wrote passed on when the guard lets
+the message pass, lines that are no message answered (client) or dropped (server), a member
+named twice never passed as written.
+
+Spec: MCP 2025-11-25 basic/transports "stdio" (newline-delimited JSON-RPC, UTF-8); JSON-RPC
+2.0 section 5.1 (the error object for a request that cannot be read) and section 6 (a batch:
+the SDK's transport reads no batch, so the proxy answers one as an invalid request); RFC 8259
+section 4 (names within an object SHOULD be unique; parsers differ on duplicates).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from conduit_mcp.proxy._wire import LineReader, LineTooLong, read_message
+
+from .conftest import proxy_argv
+
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
+
+#: Lines the scripted server writes, byte for byte, for each method it is asked (the id is
+#: put in place of ID). Python's `json.dumps` defaults: ", " and ": ", non-ASCII escaped.
+SPACED = (
+    '{"jsonrpc": "2.0", "id": ID, "result": '
+    '{"note": "\\u00e9t\\u00e9", "big": 1180591620717411303424, "x": 1.5e+300}}'
+)
+DUPLICATE = '{"jsonrpc":"2.0","id":ID,"result":{"v":"first","v":"last"}}'
+NOISE = [
+    "[1, 2]",
+    '"a string"',
+    "{broken",
+    '[{"jsonrpc": "2.0", "method": "notifications/message", "params": {}}]',
+    '{"jsonrpc": "2.0", "method": "notifications/message", '
+    '"params": {"level": "info", "data": "\\u00e9"}}',
+]
+
+SERVER = """
+import json, sys
+log = open(sys.argv[1], "ab")
+SPACED, DUPLICATE, NOISE = json.loads(sys.argv[2])
+for raw in sys.stdin.buffer:
+    log.write(raw); log.flush()
+    m = json.loads(raw)
+    if "id" not in m or "method" not in m:
+        continue
+    rid = json.dumps(m["id"])
+    if m["method"] == "initialize":
+        r = {"protocolVersion": "2025-11-25", "capabilities": {}}
+        r["serverInfo"] = {"name": "s", "version": "1"}
+        out = [json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r})]
+    elif m["method"] == "x/spaced":
+        out = [SPACED.replace("ID", rid)]
+    elif m["method"] == "x/duplicate":
+        out = [DUPLICATE.replace("ID", rid)]
+    else:
+        out = NOISE + [json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {}})]
+    sys.stdout.buffer.write("".join(line + "\\n" for line in out).encode())
+    sys.stdout.buffer.flush()
+"""
+
+
+def _run(tmp_path: Path, client_lines: list[bytes]) -> tuple[list[bytes], list[bytes]]:
+    """(lines the client read, lines the server read)."""
+    script = tmp_path / "server.py"
+    script.write_text(SERVER)
+    received = tmp_path / "received"
+    received.write_bytes(b"")
+    scripted = json.dumps([SPACED, DUPLICATE, NOISE])
+    done = subprocess.run(
+        [*proxy_argv("relay"), "--", sys.executable, str(script), str(received), scripted],
+        input=b"".join(client_lines),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines(keepends=True), received.read_bytes().splitlines(keepends=True)
+
+
+def _line(message: dict[str, Any], **dumps: Any) -> bytes:
+    return json.dumps(message, **dumps).encode() + b"\n"
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    counts: dict[str, Any] = {}
+    for key, value in pairs:
+        assert key not in counts, f"member {key!r} named twice"
+        counts[key] = value
+    return counts
+
+
+def test_messages_pass_as_the_sender_wrote_them(tmp_path: Path) -> None:
+    """The server's spaced, escaped line (an integer past 64 bits, a float near the double
+    limit) and the client's own spaced request reach the other side byte for byte."""
+    request = _line({"jsonrpc": "2.0", "id": 2, "method": "x/spaced", "params": {"k": "é"}})
+    replies, received = _run(tmp_path, [_line(INIT), request])
+    expected = (SPACED.replace("ID", "2") + "\n").encode()
+    assert expected in replies
+    assert request in received  # json.dumps(ensure_ascii=True): "\u00e9", as sent
+
+
+def test_a_member_named_twice_reaches_the_client_once(tmp_path: Path) -> None:
+    """Parsers disagree on `{"v": 1, "v": 2}` (most keep the last, some the first): the client
+    gets the message as the guard read it, the member once, never the ambiguous bytes."""
+    replies, _ = _run(
+        tmp_path, [_line(INIT), _line({"jsonrpc": "2.0", "id": 3, "method": "x/duplicate"})]
+    )
+    answer = [r for r in replies if b'"id":3' in r.replace(b" ", b"")]
+    assert len(answer) == 1
+    parsed = json.loads(answer[0], object_pairs_hook=_pairs)
+    assert parsed["result"] == {"v": "last"}  # Python's json, pydantic and JavaScript keep the last
+
+
+def test_lines_that_are_no_message_never_reach_the_client(tmp_path: Path) -> None:
+    """The server's batch, bare string and broken JSON are dropped; the notification between
+    them and the answer after them still arrive, in order."""
+    replies, _ = _run(
+        tmp_path, [_line(INIT), _line({"jsonrpc": "2.0", "id": 4, "method": "x/noise"})]
+    )
+    messages = [json.loads(r) for r in replies]
+    assert all(isinstance(m, dict) and m.get("jsonrpc") == "2.0" for m in messages)
+    tail = messages[-2:]
+    assert tail[0] == {
+        "jsonrpc": "2.0",
+        "method": "notifications/message",
+        "params": {"level": "info", "data": "é"},
+    }
+    assert tail[1] == {"jsonrpc": "2.0", "id": 4, "result": {}}
+    assert len(messages) == 3  # initialize, the notification, the answer
+
+
+@pytest.mark.parametrize(
+    ("line", "code", "rid"),
+    [
+        (b'[{"jsonrpc": "2.0", "id": 5, "method": "ping"}]\n', -32600, None),  # a batch
+        (b'"ping"\n', -32600, None),
+        (b"42\n", -32600, None),
+        (b'{"jsonrpc": "2.0", "id": 6, "method": 7}\n', -32600, 6),
+        (b'{"jsonrpc": "2.0", "id": 8, "method": "ping"\n', -32700, None),
+        (b'{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": []}\n', -32600, 9),
+    ],
+)
+def test_client_lines_that_are_no_message_are_answered_and_not_sent(
+    tmp_path: Path, line: bytes, code: int, rid: Any
+) -> None:
+    """JSON-RPC 2.0 section 5.1: -32700 for text that is not JSON, -32600 for JSON that is no
+    request (a batch included: the stdio transport reads none), with the request's id when it
+    can be read (params that are no object make no request either)."""
+    replies, received = _run(tmp_path, [_line(INIT), line])
+    assert all(line.strip() != r.strip() for r in received)
+    assert len(received) == 1  # only the initialize request reached the server
+    errors = [json.loads(r) for r in replies if b'"error"' in r]
+    assert len(errors) == 1
+    assert errors[0]["id"] == rid
+    assert errors[0]["error"]["code"] == code
+
+
+def test_read_message_takes_the_reading_every_parser_agrees_on() -> None:
+    """Unit: compact lines pass as read; spaced ones too; a member named twice, an extra member
+    or an id that is a float take the SDK's reading (as written by the SDK)."""
+    compact = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
+    assert read_message(compact) == ({"jsonrpc": "2.0", "id": 1, "method": "ping"}, compact)
+    spaced = b'{"jsonrpc": "2.0", "id": 1, "result": {"n": 100000000000000000000001}}\n'
+    message, data = read_message(spaced)  # type: ignore[misc]
+    assert data == spaced and message["result"]["n"] == 100000000000000000000001
+    twice = b'{"jsonrpc":"2.0","id":1,"result":{"a":1,"a":2}}\n'
+    message, data = read_message(twice)  # type: ignore[misc]
+    assert message["result"] == {"a": 2} and json.loads(data, object_pairs_hook=_pairs) == message
+    extra = b'{"jsonrpc":"2.0","id":1,"method":"ping","other":1}\n'
+    message, data = read_message(extra)  # type: ignore[misc]
+    assert "other" not in message and b"other" not in data
+    assert read_message(b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]\n') is None
+    assert read_message(b'{"jsonrpc":"1.0","id":1,"method":"ping"}\n') is None
+
+
+def test_line_reader_cuts_lines_across_chunks_and_bounds_them() -> None:
+    """Unit: lines split over chunks and several in one chunk, blank lines skipped, a line past
+    the limit reported once and skipped, the last line without a newline still read."""
+    chunks = [b'{"a"', b':1}\n\n{"b":2}\n{"c"', b"x" * 40, b'}\n{"d":4}\n  \n{"e":5}']
+
+    async def collect() -> list[Any]:
+        source = iter(chunks)
+
+        async def read() -> bytes:
+            return next(source, b"")
+
+        reader = LineReader(read, max_line=32, keep_newline=True)
+        found: list[Any] = []
+        while True:
+            try:
+                line = await reader.next_line()
+            except LineTooLong:
+                found.append("too long")
+                continue
+            if line is None:
+                return found
+            found.append(bytes(line))
+
+    assert anyio.run(collect) == [
+        b'{"a":1}\n',
+        b'{"b":2}\n',
+        "too long",
+        b'{"d":4}\n',
+        b'{"e":5}\n',
+    ]
