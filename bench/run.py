@@ -19,10 +19,10 @@ Usage:
     python bench/run.py --rounds 9 --output /tmp/results.json
     python bench/run.py --no-proxy      # without the side rows (the proxies, in subprocesses)
 
-Side rows: each module named in `SIDE_ROWS` (bench/proxy.py: the stdio proxy) measures
-processes of its own and exposes `rows(quick) -> list[dict]`; after the main rows, `main`
-adds what each returns to the report under `side_rows` (a reached target under load written
-`met: null`, as above) and prints it.
+Side rows: each module named in `SIDE_ROWS` (bench/proxy.py: the stdio proxy; bench/proxy_http.py:
+the HTTP proxy) measures processes of its own and exposes `rows(quick) -> list[dict]`; after
+the main rows, `main` adds what each returns to the report under `side_rows` (a reached target
+under load written `met: null`, as above) and prints it.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ RESULTS_FILE = ROOT / ".cache" / "bench" / "results.json"
 #: The committed reference result, rewritten only on purpose (`make bench-reference`).
 REFERENCE_FILE = ROOT / "bench" / "results.json"
 #: Modules of bench/ whose `rows(quick)` give the side rows (see the module docstring).
-SIDE_ROWS: tuple[str, ...] = ("proxy",)
+SIDE_ROWS: tuple[str, ...] = ("proxy", "proxy_http")
 #: Above this 1-minute load average a row is not called met (the figures are not trustworthy).
 LOAD_LIMIT = 1.5
 SERVER_ID = "bench"
