@@ -158,23 +158,111 @@ def _fast_check(schema: Any) -> _Check | None:
             return None
         if items is _accept_any:
             return lambda value: value.__class__ is list
+        if _is_kind(schema.get("items_schema"), "str"):  # the types of all items at C speed
+            return lambda value: value.__class__ is list and set(map(type, value)) <= _ONLY_STR
         return lambda value: value.__class__ is list and all(map(items, value))
     keys = schema.get("keys_schema", {"type": "any"})
     if keys.get("type") not in ("str", "any") or set(keys) - _IGNORABLE_KEYS:
         return None
-    values = _fast_check(schema.get("values_schema", {"type": "any"}))
+    values_schema = schema.get("values_schema", {"type": "any"})
+    values = _fast_check(values_schema)
     if values is None:
         return None
     string_keys = keys["type"] == "str"
+    if string_keys and values is _accept_any:
+        return lambda value: value.__class__ is dict and set(map(type, value)) <= _ONLY_STR
+    if string_keys and _is_string_keyed_dict_of_any(values_schema):
+        # e.g. `properties: dict[str, dict[str, Any]]`: every inner key at once.
+        return lambda value: (
+            value.__class__ is dict
+            and set(map(type, value)) <= _ONLY_STR
+            and set(map(type, value.values())) <= _ONLY_DICT
+            and set(map(type, set().union(*value.values()))) <= _ONLY_STR
+        )
 
     def check_dict(value: Any) -> bool:
         if value.__class__ is not dict:
             return False
-        if string_keys and not all(key.__class__ is str for key in value):
+        if string_keys and not set(map(type, value)) <= _ONLY_STR:
             return False
         return values is _accept_any or all(map(values, value.values()))
 
     return check_dict
+
+
+_ONLY_STR: Final = frozenset({str})
+_ONLY_DICT: Final = frozenset({dict})
+
+
+def _is_kind(schema: Any, kind: str) -> bool:
+    return (
+        isinstance(schema, dict)
+        and schema.get("type") == kind
+        and not (set(schema) - _IGNORABLE_KEYS)
+    )
+
+
+def _is_string_keyed_dict_of_any(schema: Any) -> bool:
+    if not (isinstance(schema, dict) and schema.get("type") == "dict"):
+        return False
+    if set(schema) - _IGNORABLE_KEYS - {"keys_schema", "values_schema"}:
+        return False
+    keys, values = schema.get("keys_schema"), schema.get("values_schema", {"type": "any"})
+    return _is_kind(keys, "str") and _is_kind(values, "any")
+
+
+def _member_test(schema: Any, check: _Check, name: str, namespace: dict[str, Any]) -> str:
+    """A Python expression on `m` equal to `check(m)`: inline for the common kinds, else a call."""
+    kind = schema.get("type")
+    if check is _accept_any:
+        return "True"
+    if kind == "str":
+        return "m.__class__ is str"
+    if kind == "bool":
+        return "(m is True or m is False)"
+    if kind == "literal":
+        namespace[name] = frozenset(schema["expected"])
+        return f"(m.__class__ is str and m in {name})"
+    namespace[name] = check
+    return f"{name}(m)"
+
+
+def _compile_as_is_or_exact(
+    members: list[tuple[str, bool, Any]], exact: Callable[[Any], Any]
+) -> Callable[[Any], Any]:
+    """One Python function: the dict itself when every member plainly fits, else `exact(value)`.
+
+    Compiled from the members' core schemas (as `dataclasses` compiles `__init__`): one frame
+    and inline tests make the common case cost about what pydantic's copy of the dict costs.
+    The member names are written with `repr`; they come from the generated models, not the wire.
+
+    Args:
+        members: (wire name, required, core schema) of each declared member; every schema has a
+            fast check (`_fast_check` is not None).
+        exact: the exact validator's `validate_python`, for everything else.
+    """
+    namespace: dict[str, Any] = {"ABSENT": _ABSENT, "ONLY_STR": _ONLY_STR, "exact": exact}
+    # Every key a string (an unknown member's name is checked as a strict `str` too).
+    tests = ["value.__class__ is dict", "set(map(type, value)) <= ONLY_STR"]
+    for index, (key, required, schema) in enumerate(members):
+        check = _fast_check(schema)
+        if check is None:
+            raise TypeError(f"no fast check for member {key!r}")
+        test = _member_test(schema, check, f"check_{index}", namespace)
+        if required:
+            tests.append(f"(m := value.get({key!r}, ABSENT)) is not ABSENT and {test}")
+        else:
+            tests.append(f"((m := value.get({key!r}, ABSENT)) is ABSENT or {test})")
+    source = (
+        "def as_is_or_exact(value):\n"
+        f"    if {' and '.join(tests)}:\n"
+        "        return value\n"
+        "    return exact(value)\n"
+    )
+    # The source is built above from the models' own member names, never from the wire.
+    exec(source, namespace)
+    function: Callable[[Any], Any] = namespace["as_is_or_exact"]
+    return function
 
 
 class AsDict:
@@ -233,22 +321,10 @@ class AsDict:
         extras_as_is = _fast_check(extras_schema or {"type": "any"}) is _accept_any
         if extra_behavior != "allow" or not extras_as_is or any(c is None for _, _, c in checks):
             return exact  # no fast path: every value goes through the exact validator
-        validator = SchemaValidator(exact)
-        member_checks = tuple(checks)
-
-        def as_is_or_exact(value: Any) -> Any:
-            if value.__class__ is dict:
-                for key, required, check in member_checks:
-                    member = value.get(key, _ABSENT)
-                    if member is _ABSENT:
-                        if required:
-                            break
-                    elif not check(member):  # type: ignore[misc]
-                        break
-                else:
-                    return value
-            return validator.validate_python(value)
-
+        as_is_or_exact = _compile_as_is_or_exact(
+            [(key, field["required"], field["schema"]) for key, field in fields.items()],
+            SchemaValidator(exact).validate_python,
+        )
         return core_schema.json_or_python_schema(
             json_schema=exact,
             python_schema=core_schema.no_info_plain_validator_function(

@@ -7,6 +7,7 @@ import json
 from typing import Annotated, Any
 
 import pydantic
+import pydantic_core
 import pytest
 from conduit_mcp_wire import VERSIONS, module_for
 from conduit_mcp_wire._base import AsDict
@@ -74,6 +75,47 @@ def test_python_path_agrees_with_the_exact_json_path(
         except pydantic.ValidationError as error:
             from_python = [(e["type"], e["loc"]) for e in error.errors()]
         assert from_python == from_json, (version, name, value)
+
+
+# Python-only values (no JSON text spells them): keys that are not exact `str`, tuples for lists.
+PYTHON_ONLY: list[Any] = [
+    {"type": "object", 1: "x"},
+    {"type": "object", _Text("k"): 1},
+    {"type": "object", "properties": {1: {}}},
+    {"type": "object", "properties": {"a": {2: "x"}}},
+    {"type": "object", "properties": {"a": {_Text("t"): "x"}}},
+    {"type": "object", "required": ("a",)},
+    {"type": "object", "required": [_Text("a")]},
+    {"type": _Text("object")},
+    {"type": "object", "$schema": _Text("s")},
+    {"io.modelcontextprotocol/serverInfo": 1, 2: 3},
+]
+
+
+@pytest.mark.parametrize(("version", "name", "model"), _targets(), ids=lambda v: str(v))
+def test_python_only_values_agree_with_the_exact_validator(
+    version: str, name: str, model: type[pydantic.BaseModel]
+) -> None:
+    """Values only Python can spell: the fast check keeps a value as it is only when the exact
+    validator (the JSON branch of the member's core schema, run on the Python value) accepts it
+    with the same members."""
+    adapter: pydantic.TypeAdapter[dict[str, Any]] = pydantic.TypeAdapter(
+        Annotated[dict[str, Any], AsDict(model)]
+    )
+    schema: Any = adapter.core_schema
+    if schema["type"] != "json-or-python":
+        pytest.skip(f"{name} at {version} has no fast path")
+    exact = pydantic_core.SchemaValidator(schema["json_schema"])
+    for value in PYTHON_ONLY + CANDIDATES:
+        try:
+            expected: Any = exact.validate_python(value)
+        except pydantic.ValidationError as error:
+            expected = [(e["type"], e["loc"]) for e in error.errors()]
+        try:
+            got: Any = adapter.validate_python(value)
+        except pydantic.ValidationError as error:
+            got = [(e["type"], e["loc"]) for e in error.errors()]
+        assert got == expected, (version, name, value)
 
 
 def test_a_fitting_dict_is_kept_as_it_is() -> None:
