@@ -83,6 +83,70 @@ def _integral_to_int(value: Any) -> Any:
 JSONInteger = Annotated[int, _IntegralFloat()]
 
 
+#: A member absent from a JSON object (`dict.get`'s default in the fast checks and tags).
+_ABSENT: Final = object()
+
+
+class MemberTag:
+    """The callable `Discriminator` of a union whose arms a member's value tells apart.
+
+    The member's value (a string on the wire) names the tag of the arms that admit it; a value
+    no arm admits, a missing member with no arm for it, or anything that is not a dict (a model
+    being re-validated) gives `"other"`: the union's arm of that name holds every arm, read as
+    the schema's `anyOf` would. The generator derives `tags` from the schema's `const` / `enum`
+    members and checks them (codegen/tagged_unions.py).
+
+    Args:
+        member: the wire name of the member, e.g. `"type"`.
+        tags: the member's value -> the tag of the arm (or arms) admitting it.
+        absent: the tag when the member is missing (the arm where it is optional), or None.
+    """
+
+    def __init__(self, member: str, tags: dict[str, str], absent: str | None = None) -> None:
+        self.member = member
+        self.tags = tags
+        self.absent = absent
+        self.__name__ = f"the value of {member!r}"  # pydantic names the discriminator in errors
+
+    def __call__(self, value: Any) -> str:
+        if value.__class__ is not dict:
+            return "other"
+        found = value.get(self.member, _ABSENT)
+        if found is _ABSENT:
+            return self.absent or "other"
+        return self.tags.get(found, "other") if found.__class__ is str else "other"
+
+    def __repr__(self) -> str:
+        return f"MemberTag({self.member!r}, {self.tags!r}, absent={self.absent!r})"
+
+
+class PresentTag:
+    """The callable `Discriminator` of a union of open objects told apart by a required string
+    member each (a resource's `text` or `blob`): the first member present as a string names the
+    arm; otherwise (or for a model being re-validated) `"other"`, the arm holding every arm.
+
+    The generator checks that the arms differ only in these members (codegen/tagged_unions.py),
+    so the arm named is one that accepts the value whenever any arm does.
+
+    Args:
+        members: the members, in the order they are tried; each is also the tag of its arm.
+    """
+
+    def __init__(self, *members: str) -> None:
+        self.members = members
+        self.__name__ = f"which of {', '.join(map(repr, members))} is a string"  # for errors
+
+    def __call__(self, value: Any) -> str:
+        if value.__class__ is dict:
+            for member in self.members:
+                if value.get(member).__class__ is str:
+                    return member
+        return "other"
+
+    def __repr__(self) -> str:
+        return f"PresentTag{self.members!r}"
+
+
 def result_type_tag(value: Any) -> str:
     """The tag `ToolsCallResult` reads a `tools/call` answer by (basic "Result types").
 
@@ -99,9 +163,6 @@ def result_type_tag(value: Any) -> str:
         kind = getattr(value, "result_type", None)
     return kind if kind in ("complete", "input_required") else "other"
 
-
-#: A member absent from a JSON object (`dict.get`'s default in the fast checks).
-_ABSENT: Final = object()
 
 #: Core-schema keys a fast check may ignore: they change neither what is accepted nor the value.
 _IGNORABLE_KEYS: Final = frozenset({"type", "metadata", "ref", "serialization", "strict"})
@@ -432,4 +493,12 @@ class WireModel(BaseModel):
         )
 
 
-__all__ = ["NOT_NULL", "AsDict", "JSONInteger", "WireModel", "result_type_tag"]
+__all__ = [
+    "NOT_NULL",
+    "AsDict",
+    "JSONInteger",
+    "MemberTag",
+    "PresentTag",
+    "WireModel",
+    "result_type_tag",
+]
