@@ -26,14 +26,10 @@ Unknown members are kept where the schema is open (`extra="allow"`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any, Final
+from typing import Annotated, Any, Final
 
 from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler
-from pydantic.config import ExtraValues
 from pydantic_core import CoreSchema, SchemaValidator, core_schema
-
-if TYPE_CHECKING:
-    from typing_extensions import Self
 
 
 class _NotNull:
@@ -302,9 +298,8 @@ def _compile_as_is_or_exact(
             fast check (`_fast_check` is not None).
         exact: the exact validator's `validate_python`, for everything else.
     """
-    namespace: dict[str, Any] = {"ABSENT": _ABSENT, "ONLY_STR": _ONLY_STR, "exact": exact}
-    # Every key a string (an unknown member's name is checked as a strict `str` too).
-    tests = ["value.__class__ is dict", "set(map(type, value)) <= ONLY_STR"]
+    namespace: dict[str, Any] = {"ABSENT": _ABSENT, "exact": exact}
+    tests = ["value.__class__ is dict"]
     for index, (key, required, schema) in enumerate(members):
         check = _fast_check(schema)
         if check is None:
@@ -314,9 +309,14 @@ def _compile_as_is_or_exact(
             tests.append(f"(m := value.get({key!r}, ABSENT)) is not ABSENT and {test}")
         else:
             tests.append(f"((m := value.get({key!r}, ABSENT)) is ABSENT or {test})")
+    # Then every key a string (an unknown member's name is a strict `str` too): a plain loop
+    # costs less than a set of the key types for the few keys such an object has.
     source = (
         "def as_is_or_exact(value):\n"
         f"    if {' and '.join(tests)}:\n"
+        "        for key in value:\n"
+        "            if key.__class__ is not str:\n"
+        "                return exact(value)\n"
         "        return value\n"
         "    return exact(value)\n"
     )
@@ -417,80 +417,6 @@ class WireModel(BaseModel):
     # pydantic's own mark (RootModel.__init__ carries it too): this __init__ only validates, so
     # model_validate must not route wire input through it (which would accept names there too).
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
-
-    @classmethod
-    def model_validate(
-        cls,
-        obj: Any,
-        *,
-        strict: bool | None = None,
-        extra: ExtraValues | None = None,
-        from_attributes: bool | None = None,
-        context: Any | None = None,
-        by_alias: bool | None = None,
-        by_name: bool | None = None,
-    ) -> Self:
-        """Read a wire object (a dict, or a model instance): pydantic's `BaseModel.model_validate`.
-
-        Called with no option (the common case) it goes straight to the compiled validator:
-        pydantic's method hands six `None` keywords to pydantic-core on every call, about a tenth
-        of the time of reading a `Tool`. With any option, pydantic's own method runs.
-
-        Raises:
-            pydantic.ValidationError: `obj` does not fit the model.
-        """
-        __tracebackhide__ = True
-        if (
-            strict is None
-            and extra is None
-            and from_attributes is None
-            and context is None
-            and by_alias is None
-            and by_name is None
-        ):
-            return cls.__pydantic_validator__.validate_python(obj)  # type: ignore[no-any-return]
-        # `extra` only when given: pydantic before 2.12 has no such option.
-        given: dict[str, Any] = {} if extra is None else {"extra": extra}
-        return super().model_validate(
-            obj,
-            strict=strict,
-            from_attributes=from_attributes,
-            context=context,
-            by_alias=by_alias,
-            by_name=by_name,
-            **given,
-        )
-
-    @classmethod
-    def model_validate_json(
-        cls,
-        json_data: str | bytes | bytearray,
-        *,
-        strict: bool | None = None,
-        extra: ExtraValues | None = None,
-        context: Any | None = None,
-        by_alias: bool | None = None,
-        by_name: bool | None = None,
-    ) -> Self:
-        """Read a wire object from JSON text: pydantic's `BaseModel.model_validate_json`, with the
-        same direct path as `model_validate` when no option is given.
-
-        Raises:
-            pydantic.ValidationError: the text is not JSON or does not fit the model.
-        """
-        __tracebackhide__ = True
-        if (
-            strict is None
-            and extra is None
-            and context is None
-            and by_alias is None
-            and by_name is None
-        ):
-            return cls.__pydantic_validator__.validate_json(json_data)  # type: ignore[no-any-return]
-        given: dict[str, Any] = {} if extra is None else {"extra": extra}
-        return super().model_validate_json(
-            json_data, strict=strict, context=context, by_alias=by_alias, by_name=by_name, **given
-        )
 
 
 __all__ = [

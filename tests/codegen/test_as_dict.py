@@ -146,7 +146,8 @@ def test_a_value_the_fast_check_leaves_is_decided_by_pydantic() -> None:
 
 
 def test_model_validate_options_still_reach_pydantic() -> None:
-    """The direct path is taken only without options; each option keeps pydantic's meaning."""
+    """Options keep pydantic's meaning on the generated models (strict by default, lax on
+    request, attribute names on request)."""
     lax = LATEST.ToolAnnotations.model_validate({"readOnlyHint": "true"}, strict=False)
     assert lax.read_only_hint is True
     with pytest.raises(pydantic.ValidationError):
