@@ -99,3 +99,19 @@ def test_a_schema_that_no_longer_supports_a_tag_stops_the_generator() -> None:
     del defs["BooleanSchema"]["properties"]["type"]["const"]
     with pytest.raises(tagged_unions.TaggingError, match="no const or enum"):
         tagged_unions.derive(defs)
+
+
+def test_a_union_that_is_not_dcgs_stops_the_postprocessing() -> None:
+    import postprocess
+
+    rewrite = tagged_unions.Rewrite(
+        alias="ElicitRequestParams",
+        owner=None,
+        prop=None,
+        arms=("ElicitRequestFormParams", "ElicitRequestURLParams"),
+        choices=(("form", ("ElicitRequestFormParams",)), ("url", ("ElicitRequestURLParams",))),
+        discriminator='MemberTag("mode", {"form": "form", "url": "url"}, absent="form")',
+    )
+    moved = 'ElicitRequestParams = TypeAliasType("ElicitRequestParams", ElicitRequestURLParams)\n'
+    with pytest.raises(postprocess.PostprocessError, match="ElicitRequestParams"):
+        postprocess.tag_unions(moved, "v", [rewrite])
