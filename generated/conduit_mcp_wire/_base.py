@@ -290,7 +290,7 @@ def _compile_as_is_or_exact(
     """One Python function: the dict itself when every member plainly fits, else `exact(value)`.
 
     Compiled from the members' core schemas (as `dataclasses` compiles `__init__`): one frame
-    and inline tests make the common case cost about what pydantic's copy of the dict costs.
+    and inline tests keep the common case cheap, and no dict is built (codegen/README.md).
     The member names are written with `repr`; they come from the generated models, not the wire.
 
     Args:
