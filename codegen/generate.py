@@ -40,6 +40,8 @@ import jinja2
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from patches import MISSING, PATCHES, Patch
 from postprocess import PostprocessError, nullable_optional_members, postprocess
+from tagged_unions import Rewrite, TaggingError
+from tagged_unions import derive as derive_tagged_unions
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_DIR = ROOT / "schema"
@@ -329,7 +331,14 @@ def naming_table(version: str) -> tuple[dict[str, str], dict[str, str]]:
     return models, members
 
 
-def run_codegen(pruned: dict[str, Any], header: str, workdir: Path, stem: str, answers: str) -> str:
+def run_codegen(
+    pruned: dict[str, Any],
+    header: str,
+    workdir: Path,
+    stem: str,
+    answers: str,
+    rewrites: list[Rewrite] | None = None,
+) -> str:
     """Run datamodel-code-generator on one pruned schema; return the module source.
 
     Raises:
@@ -366,7 +375,7 @@ def run_codegen(pruned: dict[str, Any], header: str, workdir: Path, stem: str, a
             f" {done.stderr.strip()}"
         )
     try:
-        return postprocess(target.read_text(encoding="utf-8"), stem, answers)
+        return postprocess(target.read_text(encoding="utf-8"), stem, answers, rewrites)
     except PostprocessError as exc:
         raise GenerationError(str(exc)) from None
 
@@ -424,12 +433,19 @@ def build(workdir: Path) -> dict[str, str]:
         ).rstrip("\n")
         arms = [name for name in TOOLS_CALL_ANSWERS if name in pruned[defs_key(pruned)]]
         answers = _render("answers.py.jinja", version=version, arms=arms)
-        jobs.append((version, pruned, header, answers))
+        try:
+            rewrites = derive_tagged_unions(pruned[defs_key(pruned)])
+        except TaggingError as exc:
+            raise GenerationError(f"{version}: {exc}") from None
+        jobs.append((version, pruned, header, answers, rewrites))
     # dcg is a separate process per schema; two at a time fits the 2-core machines.
     with ThreadPoolExecutor(max_workers=2) as pool:
         sources = list(
             pool.map(
-                lambda job: run_codegen(job[1], job[2], workdir, module_name(job[0]), job[3]), jobs
+                lambda job: run_codegen(
+                    job[1], job[2], workdir, module_name(job[0]), job[3], job[4]
+                ),
+                jobs,
             )
         )
     files = {f"{module_name(job[0])}.py": text for job, text in zip(jobs, sources, strict=True)}

@@ -30,6 +30,11 @@ Only what no dcg 0.89 option, template or recorded schema patch can express:
    pydantic's strict `int` does not. dcg maps `integer` to `int` and `--type-mappings` only maps
    to other format types, not to a type of our own.
 
+6. `tag_unions`: the unions of codegen/tagged_unions.py (tagged by a member's value shared by
+   several arms or optional in one, or by which required member is present) get a callable
+   pydantic `Discriminator` with one `Tag` per choice and an `"other"` choice holding every arm.
+   A JSON Schema `discriminator` (patches.py) needs one `const` per arm; these unions have none.
+
 Each step checks that it found what it expects, so a dcg upgrade that changes its output
 stops the generator instead of silently skipping a step. The text is re-formatted with the
 pinned black in the mode dcg itself used (88 columns, quotes as written), so an unchanged
@@ -39,9 +44,11 @@ input gives unchanged output.
 from __future__ import annotations
 
 import ast
+import json
 from typing import Any
 
 import black
+from tagged_unions import Rewrite
 
 #: What dcg writes for the schema root (with `--use-type-alias`).
 ROOT_PLACEHOLDER = '\n\nModel = TypeAliasType("Model", Any)\n'
@@ -296,7 +303,75 @@ def append_answers(source: str, stem: str, answers: str) -> str:
     return source.rstrip("\n") + "\n" + answers
 
 
-def postprocess(source: str, stem: str, answers: str) -> str:
+def _union_names(node: ast.expr) -> list[str] | None:
+    """The names of a `A | B | C` expression, in order; None when it is anything else."""
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        left, right = _union_names(node.left), _union_names(node.right)
+        if left is not None and right is not None:
+            return left + right
+    return None
+
+
+def _tagged_text(rewrite: Rewrite) -> str:
+    choices = [
+        f"Annotated[{' | '.join(arms)}, Tag({json.dumps(tag)})]" for tag, arms in rewrite.choices
+    ]
+    choices.append(f'Annotated[{" | ".join(rewrite.arms)}, Tag("other")]')
+    return f"Annotated[{' | '.join(choices)}, Discriminator({rewrite.discriminator})]"
+
+
+def tag_unions(source: str, stem: str, rewrites: list[Rewrite]) -> str:
+    """Write each union of `rewrites` (codegen/tagged_unions.py) as a callable-discriminated
+    union: one `Tag` per choice, an `"other"` choice holding every arm.
+
+    Raises:
+        PostprocessError: a union is not where expected or its arms are not the schema's.
+    """
+    if not rewrites:
+        return source
+    tree = ast.parse(source)
+    index = _LineIndex(source)
+    edits: list[tuple[int, int, str]] = []
+    for rewrite in rewrites:
+        found: ast.expr | None = None
+        for node in tree.body:
+            if rewrite.alias is not None and isinstance(node, ast.Assign):
+                target = node.targets[0]
+                value = node.value
+                if (
+                    isinstance(target, ast.Name)
+                    and target.id == rewrite.alias
+                    and isinstance(value, ast.Call)
+                    and len(value.args) == 2
+                ):
+                    found = value.args[1]
+            elif isinstance(node, ast.ClassDef) and node.name == rewrite.owner:
+                for statement in node.body:
+                    if (
+                        isinstance(statement, ast.AnnAssign)
+                        and isinstance(statement.target, ast.Name)
+                        and statement.target.id == rewrite.prop
+                    ):
+                        found = statement.annotation
+        where = rewrite.alias or f"{rewrite.owner}.{rewrite.prop}"
+        if found is None or _union_names(found) != list(rewrite.arms):
+            raise PostprocessError(f"{stem}: the union {where} is not dcg's {rewrite.arms}")
+        start, end = index.span(found)
+        edits.append((start, end, _tagged_text(rewrite)))
+    for start, end, new in sorted(edits, reverse=True):
+        source = source[:start] + new + source[end:]
+    if source.count(PYDANTIC_IMPORT) == 1:
+        source = source.replace(PYDANTIC_IMPORT, PYDANTIC_IMPORT_WITH_TAGS)
+    elif PYDANTIC_IMPORT_WITH_TAGS not in source:
+        raise PostprocessError(f"{stem}: dcg's pydantic import is not where expected")
+    for rewrite in rewrites:
+        source = add_base_import(source, stem, rewrite.discriminator.split("(", 1)[0])
+    return source
+
+
+def postprocess(source: str, stem: str, answers: str, rewrites: list[Rewrite] | None = None) -> str:
     """Run every step on one module's source and re-format it (see the module docstring).
 
     Args:
@@ -312,4 +387,5 @@ def postprocess(source: str, stem: str, answers: str) -> str:
     source = mark_not_null(source, stem)
     source = type_integers(source, stem)
     source = append_answers(source, stem, answers)
+    source = tag_unions(source, stem, rewrites or [])
     return black.format_str(source, mode=BLACK_MODE)

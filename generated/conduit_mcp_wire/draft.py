@@ -19,6 +19,8 @@ from conduit_mcp_wire._base import (
     NOT_NULL,
     AsDict,
     JSONInteger,
+    MemberTag,
+    PresentTag,
     WireModel,
     result_type_tag,
 )
@@ -305,7 +307,13 @@ class ElicitRequestURLParams(WireModel):
 
 
 ElicitRequestParams = TypeAliasType(
-    "ElicitRequestParams", ElicitRequestFormParams | ElicitRequestURLParams
+    "ElicitRequestParams",
+    Annotated[
+        Annotated[ElicitRequestFormParams, Tag("form")]
+        | Annotated[ElicitRequestURLParams, Tag("url")]
+        | Annotated[ElicitRequestFormParams | ElicitRequestURLParams, Tag("other")],
+        Discriminator(MemberTag("mode", {"form": "form", "url": "url"}, absent="form")),
+    ],
 )
 """
 The parameters for a request to elicit additional information from the user via the client.
@@ -328,7 +336,12 @@ class EmbeddedResource(WireModel):
     """
     Optional annotations for the client.
     """
-    resource: TextResourceContents | BlobResourceContents
+    resource: Annotated[
+        Annotated[TextResourceContents, Tag("text")]
+        | Annotated[BlobResourceContents, Tag("blob")]
+        | Annotated[TextResourceContents | BlobResourceContents, Tag("other")],
+        Discriminator(PresentTag("text", "blob")),
+    ]
     type: Literal['resource']
 
 
@@ -1339,14 +1352,44 @@ class UntitledSingleSelectEnumSchema(WireModel):
 
 PrimitiveSchemaDefinition = TypeAliasType(
     "PrimitiveSchemaDefinition",
-    StringSchema
-    | NumberSchema
-    | BooleanSchema
-    | UntitledSingleSelectEnumSchema
-    | TitledSingleSelectEnumSchema
-    | UntitledMultiSelectEnumSchema
-    | TitledMultiSelectEnumSchema
-    | LegacyTitledEnumSchema,
+    Annotated[
+        Annotated[
+            StringSchema
+            | UntitledSingleSelectEnumSchema
+            | TitledSingleSelectEnumSchema
+            | LegacyTitledEnumSchema,
+            Tag("string"),
+        ]
+        | Annotated[NumberSchema, Tag("integer")]
+        | Annotated[BooleanSchema, Tag("boolean")]
+        | Annotated[
+            UntitledMultiSelectEnumSchema | TitledMultiSelectEnumSchema, Tag("array")
+        ]
+        | Annotated[
+            StringSchema
+            | NumberSchema
+            | BooleanSchema
+            | UntitledSingleSelectEnumSchema
+            | TitledSingleSelectEnumSchema
+            | UntitledMultiSelectEnumSchema
+            | TitledMultiSelectEnumSchema
+            | LegacyTitledEnumSchema,
+            Tag("other"),
+        ],
+        Discriminator(
+            MemberTag(
+                "type",
+                {
+                    "string": "string",
+                    "integer": "integer",
+                    "number": "integer",
+                    "boolean": "boolean",
+                    "array": "array",
+                },
+                absent=None,
+            )
+        ),
+    ],
 )
 """
 Restricted schema definitions that only allow primitive types

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from conduit_mcp_wire._base import NOT_NULL, AsDict, WireModel
-from pydantic import ConfigDict, Field
+from conduit_mcp_wire._base import NOT_NULL, AsDict, PresentTag, WireModel
+from pydantic import ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
 
@@ -96,7 +96,12 @@ class EmbeddedResource(WireModel):
         extra='allow',
     )
     annotations: Annotated[Annotations | None, NOT_NULL] = None
-    resource: TextResourceContents | BlobResourceContents
+    resource: Annotated[
+        Annotated[TextResourceContents, Tag("text")]
+        | Annotated[BlobResourceContents, Tag("blob")]
+        | Annotated[TextResourceContents | BlobResourceContents, Tag("other")],
+        Discriminator(PresentTag("text", "blob")),
+    ]
     type: Literal['resource']
 
 

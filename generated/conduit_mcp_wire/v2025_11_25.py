@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from conduit_mcp_wire._base import NOT_NULL, AsDict, JSONInteger, WireModel
-from pydantic import ConfigDict, Field
+from conduit_mcp_wire._base import NOT_NULL, AsDict, JSONInteger, PresentTag, WireModel
+from pydantic import ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
 
@@ -171,7 +171,12 @@ class EmbeddedResource(WireModel):
     """
     Optional annotations for the client.
     """
-    resource: TextResourceContents | BlobResourceContents
+    resource: Annotated[
+        Annotated[TextResourceContents, Tag("text")]
+        | Annotated[BlobResourceContents, Tag("blob")]
+        | Annotated[TextResourceContents | BlobResourceContents, Tag("other")],
+        Discriminator(PresentTag("text", "blob")),
+    ]
     type: Literal['resource']
 
 

@@ -10,7 +10,7 @@ import collections
 from typing import Any
 
 import pytest
-from conduit_mcp_wire import VERSIONS
+from conduit_mcp_wire import VERSIONS, module_for
 
 from tests.conformance.examples import all_examples, jsonschema_errors, model_check
 from tests.corpus import all_tools, results
@@ -18,6 +18,11 @@ from tests.corpus import all_tools, results
 TEXT = {"type": "text", "text": "hi"}
 OBJECT = {"type": "object"}
 LINK = {"type": "resource_link", "uri": "file:///a", "name": "a"}
+
+
+def _resource(contents: dict[str, Any]) -> dict[str, Any]:
+    return {"content": [{"type": "resource", "resource": contents}]}
+
 
 #: Hand-made inputs (definition, instance, what it probes). Whether each is valid is decided per
 #: version by jsonschema, not here; several are valid in one version and invalid in another.
@@ -84,6 +89,49 @@ EDGES: list[tuple[str, Any, str]] = [
     ("Tool", {"name": "t"}, "no inputSchema"),
     ("Tool", {"name": "t", "inputSchema": OBJECT, "icons": [{"src": "s"}]}, "icons"),
     ("Tool", {"name": "t", "inputSchema": OBJECT, "icons": [{"src": 1}]}, "icons src number"),
+    # embedded resources: text or blob contents, open objects told apart by `text` / `blob`
+    ("CallToolResult", _resource({"uri": "u", "text": "t"}), "text resource"),
+    ("CallToolResult", _resource({"uri": "u", "blob": "YQ=="}), "blob resource"),
+    ("CallToolResult", _resource({"uri": "u", "text": 5, "blob": "YQ=="}), "blob, text a number"),
+    ("CallToolResult", _resource({"uri": "u", "text": "t", "blob": 5}), "text, blob a number"),
+    ("CallToolResult", _resource({"uri": "u", "text": None, "blob": "YQ=="}), "blob, text null"),
+    ("CallToolResult", _resource({"uri": "u"}), "resource without text or blob"),
+    ("CallToolResult", _resource({"uri": "u", "text": 5}), "resource text a number"),
+    ("CallToolResult", _resource({"text": "t"}), "resource without uri"),
+    ("CallToolResult", _resource({"uri": "u", "blob": "YQ==", "mimeType": 1}), "blob mimeType"),
+]
+
+#: Hand-made inputs of unions only the latest versions define (checked where the version has
+#: the definition): elicitation parameters (told apart by `mode`) and the primitive schemas of
+#: a requested form (told apart by `type`, several open arms sharing `string` or `array`).
+FORM = {"type": "object", "properties": {"n": {"type": "string"}}}
+LATE_EDGES: list[tuple[str, Any, str]] = [
+    ("ElicitRequestParams", {"message": "m", "requestedSchema": FORM}, "form without mode"),
+    ("ElicitRequestParams", {"mode": "form", "message": "m", "requestedSchema": FORM}, "form"),
+    ("ElicitRequestParams", {"mode": "url", "message": "m", "url": "https://x"}, "url"),
+    ("ElicitRequestParams", {"mode": "url", "message": "m"}, "url without url"),
+    ("ElicitRequestParams", {"mode": "url", "message": "m", "requestedSchema": FORM}, "url form"),
+    ("ElicitRequestParams", {"mode": "x", "message": "m", "requestedSchema": FORM}, "mode x"),
+    ("ElicitRequestParams", {"mode": None, "message": "m", "requestedSchema": FORM}, "mode null"),
+    ("ElicitRequestParams", {"message": "m", "url": "https://x"}, "url without mode"),
+    ("PrimitiveSchemaDefinition", {"type": "string"}, "string"),
+    ("PrimitiveSchemaDefinition", {"type": "string", "enum": ["a"]}, "untitled enum"),
+    ("PrimitiveSchemaDefinition", {"type": "string", "enum": [1]}, "enum of numbers"),
+    ("PrimitiveSchemaDefinition", {"type": "string", "maxLength": "3"}, "maxLength a string"),
+    ("PrimitiveSchemaDefinition", {"type": "string", "oneOf": [{"const": "a"}]}, "oneOf"),
+    ("PrimitiveSchemaDefinition", {"type": "integer", "minimum": 1}, "integer"),
+    ("PrimitiveSchemaDefinition", {"type": "number", "minimum": "1"}, "minimum a string"),
+    ("PrimitiveSchemaDefinition", {"type": "boolean", "default": "yes"}, "boolean default"),
+    (
+        "PrimitiveSchemaDefinition",
+        {"type": "array", "items": {"enum": ["a"], "type": "string"}},
+        "",
+    ),
+    ("PrimitiveSchemaDefinition", {"type": "array"}, "array without items"),
+    ("PrimitiveSchemaDefinition", {"type": "object"}, "object"),
+    ("PrimitiveSchemaDefinition", {"type": 5}, "type a number"),
+    ("PrimitiveSchemaDefinition", {}, "no type"),
+    ("PrimitiveSchemaDefinition", [], "not an object"),
 ]
 
 CORPUS: list[tuple[str, Any, str]] = [
@@ -119,6 +167,18 @@ def test_the_model_agrees_with_the_schema_on_every_edge_input(version: str) -> N
     """Hand-made inputs: booleans as strings and numbers, null members, unknown and missing
     block types, open and closed objects."""
     assert _disagreements(EDGES, version) == []
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_the_model_agrees_with_the_schema_on_the_late_unions(version: str) -> None:
+    """Elicitation parameters and a form's primitive schemas, where the version defines them."""
+    module = module_for(version)
+    edges = [edge for edge in LATE_EDGES if hasattr(module, edge[0])]
+    if not edges:
+        pytest.skip(f"no elicitation unions at {version}")
+    verdicts = collections.Counter(not jsonschema_errors(version, d, i) for d, i, _ in edges)
+    assert verdicts[True] >= 5 and verdicts[False] >= 5, verdicts
+    assert _disagreements(edges, version) == []
 
 
 @pytest.mark.parametrize("version", VERSIONS)
