@@ -38,7 +38,9 @@ from conduit_mcp.client import Tool, ToolResult, intake_json, validate_structure
 
 def _row2() -> Callable[[], object]:
     tools = workload.tools(bench.FULL.items, bench.FULL.seed)
-    pages = [orjson.dumps({"tools": [{**t, "x-profile-round": r} for t in tools]}) for r in range(6)]
+    pages = [
+        orjson.dumps({"tools": [{**t, "x-profile-round": r} for t in tools]}) for r in range(6)
+    ]
 
     def intake(data: bytes) -> object:
         return intake_json(
@@ -62,7 +64,10 @@ def _row6cold() -> Callable[[], object]:
     for r in range(40):
         fresh = [bench._with_comment(p, f"profile round {r}") for p in firsts.values()]
         prepared.append(
-            [(Tool.from_wire(bench.SERVER_ID, p.tool), ToolResult.from_wire(p.result)) for p in fresh]
+            [
+                (Tool.from_wire(bench.SERVER_ID, p.tool), ToolResult.from_wire(p.result))
+                for p in fresh
+            ]
         )
     version = bench.VALIDATION_VERSION
 

@@ -68,7 +68,15 @@ class BoundedCache(Generic[K, V]):
 
     def put(self, key: K, value: V) -> None:
         """Cache `value` under `key` (replacing any), then evict down to the bounds."""
-        weight = 0 if self._weigh is None else self._weigh(key, value)
+        if self._weigh is None:  # entries only: the common case, one lock, no weights
+            with self._lock:
+                data = self._data
+                data[key] = value
+                data.move_to_end(key)
+                if len(data) > self.max_entries:
+                    data.popitem(last=False)
+            return
+        weight = self._weigh(key, value)
         if self.max_weight is not None and weight > self.max_weight:
             return
         with self._lock:

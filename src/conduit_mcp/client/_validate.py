@@ -221,16 +221,14 @@ def validate_structured(
     # value needs nothing else built. Anything else goes through `_verdict`, which maps
     # engine failures.
     hit = FRONT.peek(id(schema), None)
-    if (
-        hit is not None
-        and hit[0] is schema
-        and hit[1] == dialect
-        and hit[3] is not None
-        and hit[4] == len(schema)
-        and (any_json or type(instance) is dict)
-    ):
+    if hit is not None and hit[0] is schema and hit[1] == dialect and hit[4] == len(schema):
+        fast = hit[3]
+    else:  # a cache miss: compile (or find by content) now, then the same fast check
+        entry = compiled(schema, dialect, w.OUTPUT_SCHEMA)
+        fast = None if entry.loops else entry.validator
+    if fast is not None and (any_json or type(instance) is dict):
         try:
-            if hit[3].is_valid(instance):
+            if fast.is_valid(instance):
                 return _VALID[dialect]
         except BaseException as exc:
             if not isinstance(exc, Exception) and not is_panic(exc):
