@@ -55,9 +55,12 @@ _EXACT: Final = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolOutcome:
     """What intake concludes about one shape-checked tool, apart from its name's uniqueness.
+
+    Never changed once built (shared by every page the tool is in; not `frozen`, whose
+    `__init__` costs an `object.__setattr__` per field on every tool not seen before).
 
     Attributes:
         fingerprint: the tool's fingerprint, or `None` when `refusal` says it is not JSON.
