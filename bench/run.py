@@ -25,6 +25,7 @@ import argparse
 import dataclasses
 import gc
 import hashlib
+import itertools
 import json
 import os
 import platform
@@ -485,10 +486,11 @@ def cold_validation(pairs: list[workload.Pair], rounds: int) -> dict[str, Any]:
 
     Each round gives every schema a fresh `$comment` (an annotation: the verdict is unchanged),
     so its first call misses our validator cache; this uses only the public API (no cache
-    clearing). The peers compile the same schemas from scratch. The order of the three
-    candidates rotates from one schema to the next, as `measure` rotates rounds: the first to
-    touch a fresh schema pays its cache misses, and the one after jsonschema (which churns
-    through the CPU caches) pays more.
+    clearing). The peers compile the same schemas from scratch. The three candidates run in
+    each of their six orders in turn, one order per schema, so each follows each other one
+    equally often: the first to touch a fresh schema pays its cache misses, and the one right
+    after jsonschema (which churns through the CPU caches) pays about twice the time; a fixed
+    order or a rotation (ours, peer, jsonschema) would charge that to one candidate more often.
     """
     firsts: dict[bytes, workload.Pair] = {}
     for p in pairs:
@@ -509,6 +511,7 @@ def cold_validation(pairs: list[workload.Pair], rounds: int) -> dict[str, Any]:
         cls.check_schema(pair.schema)
         return bool(cls(pair.schema).is_valid(pair.instance))
 
+    orders = list(itertools.permutations(range(3)))
     turn = 0
     for round_index in range(rounds):
         fresh = [_with_comment(p, f"bench cold round {round_index}") for p in chosen]
@@ -525,12 +528,13 @@ def cold_validation(pairs: list[workload.Pair], rounds: int) -> dict[str, Any]:
                 (partial(rs_cold, pair), rs_us, rs_cpu),
                 (partial(js_cold, pair), js_us, None),
             ]
-            for fn, walls, cpus in candidates[turn:] + candidates[:turn]:
+            for index in orders[turn]:
+                fn, walls, cpus = candidates[index]
                 ns, cpu, _ = timed(fn)
                 walls.append(ns / 1000)
                 if cpus is not None:
                     cpus.append(cpu / 1000)
-            turn = (turn + 1) % len(candidates)
+            turn = (turn + 1) % len(orders)
     return {
         "schemas": len(chosen),
         "cold_median_us": statistics.median(ours_us),
