@@ -328,9 +328,13 @@ def meta_problem(
     return verdict
 
 
-_meta_cache: BoundedCache[
-    tuple[str, str, bytes], tuple[OutputIssue, tuple[PathItem, ...]] | None
+#: The meta-schema verdicts `meta_problem` keeps: (dialect, role, the schema's orjson bytes) ->
+#: `None` (valid) or (issue, meta-schema path). Read lock-free (`peek`) by `schema_warnings`'s
+#: fast path for a schema seen before.
+META_VERDICTS: Final[
+    BoundedCache[tuple[str, str, bytes], tuple[OutputIssue, tuple[PathItem, ...]] | None]
 ] = BoundedCache(CACHE_SIZE * 8)
+_meta_cache = META_VERDICTS
 
 
 def _meta_check(
