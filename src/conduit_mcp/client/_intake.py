@@ -268,7 +268,13 @@ def _intake(
 
     for index, raw in enumerate(tools):
         try:
-            check_tool_shape(raw)
+            # `check_tool_shape`'s common case inline (exact types); anything else is its call.
+            if not (
+                type(raw) is dict
+                and type(raw.get(w.NAME)) is str
+                and type(raw.get(w.INPUT_SCHEMA)) is dict
+            ):
+                check_tool_shape(raw)
         except Error as exc:
             name = raw.get(w.NAME) if isinstance(raw, dict) else None
             name = name if isinstance(name, str) else None
