@@ -152,10 +152,15 @@ def main(argv: list[str] | None = None) -> int:
                 ]
                 + [
                     bench.Candidate(
+                        "jsonschema-rs is_valid alone (the engine, no wrapper)",
+                        "info",
+                        lambda k=kind, xs=items, v=version: _bare(after, k, v, xs),
+                    ),
+                    bench.Candidate(
                         f"mcp_types.{peer.__name__}.model_validate",
                         "peer",
                         lambda model=peer, xs=items: [model.model_validate(x) for x in xs],
-                    )
+                    ),
                 ],
                 "report",
             )
@@ -165,6 +170,16 @@ def main(argv: list[str] | None = None) -> int:
         report["loadavg_end"] = list(os.getloadavg())
     print(json.dumps(report, indent=1))
     return 0
+
+
+def _bare(package: ModuleType, kind: str, version: str, items: list[Any]) -> list[bool]:
+    """The compiled conformance validator's `is_valid` over `items`, called directly."""
+    package.conformance_violations(items[0], kind=kind, protocol_version=version)  # compiled
+    validator = importlib.import_module(package.__name__ + "._conformance")._validators[
+        (version, kind)
+    ]
+    is_valid = validator.is_valid
+    return [is_valid(x) for x in items]
 
 
 def _cold(
