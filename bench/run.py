@@ -31,6 +31,7 @@ import argparse
 import dataclasses
 import gc
 import hashlib
+import itertools
 import json
 import os
 import platform
@@ -493,7 +494,11 @@ def cold_validation(pairs: list[workload.Pair], rounds: int) -> dict[str, Any]:
 
     Each round gives every schema a fresh `$comment` (an annotation: the verdict is unchanged),
     so its first call misses our validator cache; this uses only the public API (no cache
-    clearing). The peers compile the same schemas from scratch.
+    clearing). The peers compile the same schemas from scratch. The three candidates run in
+    each of their six orders in turn, one order per schema, so each follows each other one
+    equally often: the first to touch a fresh schema pays its cache misses, and the one right
+    after jsonschema (which churns through the CPU caches) pays about twice the time; a fixed
+    order or a rotation (ours, peer, jsonschema) would charge that to one candidate more often.
     """
     firsts: dict[bytes, workload.Pair] = {}
     for p in pairs:
@@ -514,20 +519,30 @@ def cold_validation(pairs: list[workload.Pair], rounds: int) -> dict[str, Any]:
         cls.check_schema(pair.schema)
         return bool(cls(pair.schema).is_valid(pair.instance))
 
+    orders = list(itertools.permutations(range(3)))
+    turn = 0
     for round_index in range(rounds):
         fresh = [_with_comment(p, f"bench cold round {round_index}") for p in chosen]
         prepared = [
             (Tool.from_wire(SERVER_ID, p.tool), ToolResult.from_wire(p.result)) for p in fresh
         ]
         for (tool, result), pair in zip(prepared, fresh, strict=True):
-            ns, cpu, _ = timed(partial(validate_structured, result, tool, protocol_version=version))
-            ours_us.append(ns / 1000)
-            ours_cpu.append(cpu / 1000)
-            ns, cpu, _ = timed(partial(rs_cold, pair))
-            rs_us.append(ns / 1000)
-            rs_cpu.append(cpu / 1000)
-            ns, _, _ = timed(partial(js_cold, pair))
-            js_us.append(ns / 1000)
+            candidates = [
+                (
+                    partial(validate_structured, result, tool, protocol_version=version),
+                    ours_us,
+                    ours_cpu,
+                ),
+                (partial(rs_cold, pair), rs_us, rs_cpu),
+                (partial(js_cold, pair), js_us, None),
+            ]
+            for index in orders[turn]:
+                fn, walls, cpus = candidates[index]
+                ns, cpu, _ = timed(fn)
+                walls.append(ns / 1000)
+                if cpus is not None:
+                    cpus.append(cpu / 1000)
+            turn = (turn + 1) % len(orders)
     return {
         "schemas": len(chosen),
         "cold_median_us": statistics.median(ours_us),

@@ -68,22 +68,31 @@ class BoundedCache(Generic[K, V]):
 
     def put(self, key: K, value: V) -> None:
         """Cache `value` under `key` (replacing any), then evict down to the bounds."""
-        weight = 0 if self._weigh is None else self._weigh(key, value)
-        if self.max_weight is not None and weight > self.max_weight:
+        if self._weigh is None:  # entries only: the common case, one lock, no weights
+            with self._lock:
+                data = self._data
+                data[key] = value
+                data.move_to_end(key)
+                if len(data) > self.max_entries:
+                    data.popitem(last=False)
             return
+        weigh = self._weigh
+        weight = weigh(key, value)
+        max_weight = self.max_weight
+        if max_weight is not None and weight > max_weight:
+            return
+        max_entries = self.max_entries
         with self._lock:
             data = self._data
             old = data.pop(key, MISSING)
-            if old is not MISSING and self._weigh is not None:
-                self._weight -= self._weigh(key, old)
+            total = self._weight + weight
+            if old is not MISSING:
+                total -= weigh(key, old)
             data[key] = value
-            self._weight += weight
-            while len(data) > self.max_entries or (
-                self.max_weight is not None and self._weight > self.max_weight
-            ):
+            while len(data) > max_entries or (max_weight is not None and total > max_weight):
                 gone_key, gone = data.popitem(last=False)
-                if self._weigh is not None:
-                    self._weight -= self._weigh(gone_key, gone)
+                total -= weigh(gone_key, gone)
+            self._weight = total
 
     def clear(self) -> None:
         """Drop every entry."""

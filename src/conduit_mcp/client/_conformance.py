@@ -47,6 +47,9 @@ _SCHEMA_DIRS: Final = (
 )
 
 _validators: dict[tuple[str, str], Any] = {}
+#: kind -> version -> the compiled validator's bound `is_valid`: the per-call lookup, two dict
+#: reads of interned strings (no tuple key built, no attribute looked up per call).
+_IS_VALID: Final[dict[str, dict[str, Any]]] = {kind: {} for kind in DEFINITIONS}
 _CONFORMS: Final[tuple[Error, ...]] = ()
 _validators_lock = threading.Lock()
 
@@ -89,7 +92,25 @@ def conformance_violations(
 
     Spec: each version's `schema.json` (vendored in `schema/`; PINNED.json names its commit).
     """
-    # A compiled validator for the pair proves both arguments good: one lookup, then Rust.
+    # A compiled validator for the pair proves both arguments good: two lookups, then Rust.
+    by_version = _IS_VALID.get(kind)
+    is_valid = None if by_version is None else by_version.get(protocol_version)
+    if is_valid is None:
+        return _violations(raw, kind, protocol_version)
+    try:
+        if is_valid(raw):
+            return _CONFORMS
+    except BaseException as exc:
+        if not isinstance(exc, Exception) and not is_panic(exc):
+            raise
+        return _violations(raw, kind, protocol_version)  # described there
+    return _violations(raw, kind, protocol_version, known_invalid=True)
+
+
+def _violations(
+    raw: object, kind: str, protocol_version: str, *, known_invalid: bool = False
+) -> tuple[Error, ...]:
+    """`conformance_violations` past its fast path: checks the arguments, then describes."""
     validator = _validators.get((protocol_version, kind))
     if validator is None:
         if kind not in DEFINITIONS:
@@ -103,7 +124,7 @@ def conformance_violations(
             )
         validator = _validator(protocol_version, kind)
     try:
-        if validator.is_valid(raw):
+        if not known_invalid and validator.is_valid(raw):
             return _CONFORMS
         errors = list(validator.iter_errors(raw))
     except BaseException as exc:
@@ -213,4 +234,5 @@ def _validator(version: str, kind: str) -> Any:
     validator = cls(root, validate_formats=False, retriever=refuse)
     with _validators_lock:
         _validators[(version, kind)] = validator
+        _IS_VALID[kind][version] = validator.is_valid
     return validator

@@ -71,9 +71,13 @@ def dialect_name(dialect: str) -> str:
     return _DIALECT_NAMES[dialect]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Compiled:
-    """One compiled schema: the engine's validator, or the issue that stopped it compiling."""
+    """One compiled schema: the engine's validator, or the issue that stopped it compiling.
+
+    Never changed once built (not `frozen`: a frozen dataclass's `__init__` costs a
+    `object.__setattr__` per field on every cache miss).
+    """
 
     validator: Any  # a jsonschema_rs validator, or None when `schema_issue` is set
     schema_issue: OutputIssue | None
@@ -173,14 +177,21 @@ def compiled(schema: dict[str, Any], dialect: str, role: str) -> Compiled:
     if hit is not None and hit[0] is schema and hit[1] == dialect and hit[4] == len(schema):
         entry: Compiled = hit[2]
         return entry
-    data = _canonical(schema, role)
+    try:
+        data = orjson.dumps(schema)
+    except TypeError:  # orjson refuses it: the standard library's encoder, or our error
+        data = _canonical(schema, role)
+    if len(data) > MAX_SCHEMA_BYTES:
+        _too_large_schema(role, len(data))
     # orjson writes NaN and infinities as null: only then can two contents share bytes.
     not_json = b"null" in data and _has_non_finite(schema)
     key = (dialect, not_json, data)
-    found: Compiled | None = _by_content.get(key, None)
+    found: Compiled | None = _by_content.peek(key, None)  # a miss takes no lock
     if found is None:
         found = _compile(schema, dialect, role, data, not_json)
         _by_content.put(key, found)
+    else:
+        _by_content.get(key)  # mark it used
     fast = None if found.loops else found.validator
     FRONT.put(id(schema), (schema, dialect, found, fast, len(schema)))
     return found
@@ -199,14 +210,18 @@ def _canonical(schema: dict[str, Any], role: str) -> bytes:
             f"{role} holds a value JSON cannot represent ({type(exc).__name__})"
         ) from None
     if len(data) > MAX_SCHEMA_BYTES:
-        raise Error(
-            "policy",
-            "limit_exceeded",
-            f"$.{role} is larger than {MAX_SCHEMA_BYTES} bytes of JSON",
-            path=(role,),
-            details={"limit": MAX_SCHEMA_BYTES, "size": len(data)},
-        )
+        _too_large_schema(role, len(data))
     return data
+
+
+def _too_large_schema(role: str, size: int) -> NoReturn:
+    raise Error(
+        "policy",
+        "limit_exceeded",
+        f"$.{role} is larger than {MAX_SCHEMA_BYTES} bytes of JSON",
+        path=(role,),
+        details={"limit": MAX_SCHEMA_BYTES, "size": size},
+    )
 
 
 def _has_non_finite(value: Any) -> bool:
@@ -247,17 +262,16 @@ def _compile(
         # The engine would read NaN as null; JSON has neither NaN nor infinities.
         message = f"{role} holds a number JSON cannot represent (NaN or infinity)"
         return Compiled(None, OutputIssue((), message, role, kind="schema"), loops, depth)
-    cls = _validator_class(dialect)
-    rs = _rs()
+    cls = _classes.get(dialect) or _validator_class(dialect)
     try:
         # validate_formats=False: `format` is an annotation in every dialect (no assertion).
         # The engine copies the schema: later changes to the caller's dict do not reach it.
         validator = cls(schema, validate_formats=False, retriever=_refuse_every_uri)
-    except rs.ValidationError as exc:
-        issue = _compile_issue(exc, dialect, role)
-        meta = () if issue.keyword == "$ref" else tuple(exc.schema_path)
-        return Compiled(None, issue, loops, depth, meta)
     except BaseException as exc:
+        if isinstance(exc, _rs().ValidationError):
+            issue = _compile_issue(exc, dialect, role)
+            meta = () if issue.keyword == "$ref" else tuple(exc.schema_path)
+            return Compiled(None, issue, loops, depth, meta)
         if _out_of_depth(exc):
             _too_deep_schema(role)
         if not isinstance(exc, Exception) and not is_panic(exc):
@@ -314,9 +328,13 @@ def meta_problem(
     return verdict
 
 
-_meta_cache: BoundedCache[
-    tuple[str, str, bytes], tuple[OutputIssue, tuple[PathItem, ...]] | None
+#: The meta-schema verdicts `meta_problem` keeps: (dialect, role, the schema's orjson bytes) ->
+#: `None` (valid) or (issue, meta-schema path). Read lock-free (`peek`) by `schema_warnings`'s
+#: fast path for a schema seen before.
+META_VERDICTS: Final[
+    BoundedCache[tuple[str, str, bytes], tuple[OutputIssue, tuple[PathItem, ...]] | None]
 ] = BoundedCache(CACHE_SIZE * 8)
+_meta_cache = META_VERDICTS
 
 
 def _meta_check(

@@ -15,7 +15,7 @@ from ._cache import BoundedCache
 from ._errors import Error, PathItem, render_path, type_error
 from ._intake_tool import MAX_LISTED_INVISIBLE, memo_for, take_tool
 from ._json import MAX_DEPTH, parse_json
-from ._tool import Hints, Tool, check_server_id, check_tool_shape
+from ._tool import Hints, Tool, build_tool, check_server_id, check_tool_shape
 from ._versions import check_version, supports
 from ._warnings import IntakeWarning
 
@@ -252,7 +252,7 @@ def _intake(
         if page is not None and page.size == len(tools):
             return Intake(
                 server_id=server_id,
-                tools=tuple(Tool(server_id, tools[i], fp) for i, fp in page.accepted),
+                tools=tuple(build_tool(server_id, tools[i], fp) for i, fp in page.accepted),
                 rejected=page.rejected,
                 warnings=page.warnings,
                 next_cursor=result.get(w.NEXT_CURSOR),
@@ -268,7 +268,13 @@ def _intake(
 
     for index, raw in enumerate(tools):
         try:
-            check_tool_shape(raw)
+            # `check_tool_shape`'s common case inline (exact types); anything else is its call.
+            if not (
+                type(raw) is dict
+                and type(raw.get(w.NAME)) is str
+                and type(raw.get(w.INPUT_SCHEMA)) is dict
+            ):
+                check_tool_shape(raw)
         except Error as exc:
             name = raw.get(w.NAME) if isinstance(raw, dict) else None
             name = name if isinstance(name, str) else None
@@ -299,7 +305,7 @@ def _intake(
             continue
         if found.accepted_warnings:
             warnings.extend(x.with_prefix(w.TOOLS, index) for x in found.accepted_warnings)
-        accepted.append(Tool(server_id, raw, found.fingerprint))
+        accepted.append(build_tool(server_id, raw, found.fingerprint))
 
     if page_key is not None:
         positions = {id(raw): index for index, raw in enumerate(tools)}

@@ -24,7 +24,7 @@ from ._errors import Error, PathItem
 from ._fingerprint import fingerprint_of
 from ._headers import find_invalid_x_mcp_header
 from ._icons import icon_warnings
-from ._jcs import canonical_json
+from ._jcs import _canonical_fast, _canonical_slow, canonical_json
 from ._jsonrules import MISSING
 from ._model_view import iter_model_text, maybe_hidden_json
 from ._names import check_tool_name
@@ -55,9 +55,12 @@ _EXACT: Final = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolOutcome:
     """What intake concludes about one shape-checked tool, apart from its name's uniqueness.
+
+    Never changed once built (shared by every page the tool is in; not `frozen`, whose
+    `__init__` costs an `object.__setattr__` per field on every tool not seen before).
 
     Attributes:
         fingerprint: the tool's fingerprint, or `None` when `refusal` says it is not JSON.
@@ -148,7 +151,14 @@ def _check(
     # The canonical bytes first: they refuse what is not JSON (a hand-built cycle among them)
     # before any other walk of the tool could meet it.
     try:
-        canonical = canonical_json(raw)
+        # `canonical_json` inlined, as `fingerprint` does: the orjson fast path, else the
+        # reference.
+        if type(raw) is dict:
+            canonical = _canonical_fast(raw)
+            if canonical is None:
+                canonical = _canonical_slow(raw)
+        else:
+            canonical = canonical_json(raw)
     except Error as exc:
         return ToolOutcome(None, (), exc, ())
     found = _warnings(raw, data)

@@ -266,3 +266,23 @@ def _reject_field(raw: Mapping[str, Any], key: str, expected: str) -> NoReturn:
             details={"expected": expected, "got": "missing"},
         )
     raise type_error("invalid_tool", (key,), expected, raw[key])
+
+
+_new_object = object.__new__
+_set_server_id = Tool.__dict__["server_id"].__set__
+_set_raw = Tool.__dict__["raw"].__set__
+_set_fingerprint = Tool.__dict__["fingerprint"].__set__
+
+
+def build_tool(server_id: str, raw: JSONObject, fingerprint: str | None) -> Tool:
+    """`Tool(server_id, raw, fingerprint)` without the frozen dataclass's `__init__`.
+
+    For intake, which builds one per listed tool on every listing: the slots are set through
+    their descriptors (what `object.__setattr__` does after looking each one up by name). No
+    checks: the caller passes a shape-checked `raw` and a checked `server_id`.
+    """
+    tool = _new_object(Tool)
+    _set_server_id(tool, server_id)
+    _set_raw(tool, raw)
+    _set_fingerprint(tool, fingerprint)
+    return tool

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+import orjson
+
 from . import _wire as w
 from ._dialects import DRAFT_07, DRAFT_2020_12, SUPPORTED_DIALECTS
 from ._engine import (
@@ -29,6 +31,7 @@ from ._engine import (
     MAX_ISSUES,
     MAX_NESTING_WORK,
     MAX_SCHEMA_BYTES,
+    META_VERDICTS,
     cache_size,
     check_depth,
     clear_cache,
@@ -221,16 +224,14 @@ def validate_structured(
     # value needs nothing else built. Anything else goes through `_verdict`, which maps
     # engine failures.
     hit = FRONT.peek(id(schema), None)
-    if (
-        hit is not None
-        and hit[0] is schema
-        and hit[1] == dialect
-        and hit[3] is not None
-        and hit[4] == len(schema)
-        and (any_json or type(instance) is dict)
-    ):
+    if hit is not None and hit[0] is schema and hit[1] == dialect and hit[4] == len(schema):
+        fast = hit[3]
+    else:  # a cache miss: compile (or find by content) now, then the same fast check
+        entry = compiled(schema, dialect, w.OUTPUT_SCHEMA)
+        fast = None if entry.loops else entry.validator
+    if fast is not None and (any_json or type(instance) is dict):
         try:
-            if hit[3].is_valid(instance):
+            if fast.is_valid(instance):
                 return _VALID[dialect]
         except BaseException as exc:
             if not isinstance(exc, Exception) and not is_panic(exc):
@@ -390,10 +391,24 @@ def schema_warnings(raw: dict[str, Any], protocol_version: str) -> list[IntakeWa
     whole tool, and `validate_*` then report `invalid` with a `schema` issue).
     """
     found: list[IntakeWarning] = []
+    facts = _BY_VERSION.get(protocol_version)
+    default_dialect = None if facts is None else facts[1]
     for role in _ROLES:
         schema = raw.get(role)
         if type(schema) is not dict and not isinstance(schema, dict):
             continue  # absent or null outputSchema; the shape check owns inputSchema's type
+        # The common case, inline: a schema seen before, in any tool of any page, whose
+        # verdict was "valid" (`meta_problem`'s cache, same key); anything else goes the
+        # long way below.
+        declared = schema.get(_SCHEMA_KEY, default_dialect)
+        dialect = _DIALECT_BY_URI.get(declared) if type(declared) is str else None
+        if dialect is not None:
+            try:
+                seen = META_VERDICTS.peek((dialect, role, orjson.dumps(schema)), MISSING)
+            except TypeError:  # not plain JSON for orjson: `meta_problem` decides
+                seen = MISSING
+            if seen is None:
+                continue
         code = _SCHEMA_WARNING[role]
         try:
             dialect = _dialect(schema, protocol_version, role)
