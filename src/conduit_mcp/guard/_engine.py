@@ -36,7 +36,7 @@ from ._base import (
 from ._calls import Calls
 from ._events import logger
 from ._listing import Listing
-from ._modeltext import clean_call_error, clean_call_result, clean_read_result
+from ._modeltext import clean_call_error, clean_read_result
 from ._state import (
     Pending,
 )
@@ -160,8 +160,7 @@ class Engine(Listing, Calls):
             if pending.method == _LIST:
                 return await self._on_list(request_id, result, pending)
             if pending.method == _CALL:
-                verdict = await self._on_call_result(request_id, result, pending)
-                return clean_call_result(self, request_id, result, verdict, pending.name)
+                return await self._call_response(request_id, result, pending)
             if pending.method in _READ_BY_THE_MODEL:
                 return clean_read_result(self, request_id, result, pending.method)
         except Exception as exc:
