@@ -16,6 +16,7 @@ from ..client import (
     Tool,
     intake,
 )
+from ..client._cache import MISSING
 from ..pins import FieldChange
 from . import _checks
 from ._base import (
@@ -398,7 +399,7 @@ class Listing(EngineBase):
     def _first_hide(self, tool: Tool) -> bool:
         """Whether this definition's outputSchema is hidden for the first time (one event)."""
         hidden = self.shared.book.hidden
-        if hidden.get(tool.name, _NOT_HIDDEN) == tool.fingerprint:
+        if hidden.get(tool.name, MISSING) == tool.fingerprint:
             return False
         hidden[tool.name] = tool.fingerprint
         return True
@@ -580,9 +581,6 @@ def _awaiting(outcome: Any, tool: Tool) -> dict[str, Any]:
     if outcome.status != "held":
         return {}
     return {"awaiting_approval": True, "fingerprint": tool.fingerprint}
-
-
-_NOT_HIDDEN: Final = object()
 
 
 def _sdk_copy(raw: Any, hide_output: bool, drop_icons: set[int] | None) -> Any:

@@ -32,6 +32,7 @@ from ..client import (
     lookalike_relation,
     render_path,
 )
+from ..client._cache import MISSING
 from . import _checks
 from ._base import Verdict
 from ._checks import GUARD_APPROVER, top_level_changes
@@ -80,7 +81,7 @@ def screen_page_text(
     cleaned: dict[int, dict[str, Any]] = {}
     for index, tool in accepted:
         warnings = [x for x in page.warnings_for(index) if x.code in _HIDDEN_CODES]
-        if not warnings and clean.get(tool.name, _NONE) == tool.fingerprint:
+        if not warnings and clean.get(tool.name, MISSING) == tool.fingerprint:
             kept.append((index, tool))  # this definition was scanned and holds nothing hidden
             continue
         # Intake warns about the strings of the model view; a client shows the model more
@@ -130,7 +131,7 @@ def screen_page_text(
         kept.append((index, tool))
         cleaned[index] = found.value
         reported = shared.book.text_reported
-        if reported.get(tool.name, _NONE) == tool.fingerprint:
+        if reported.get(tool.name, MISSING) == tool.fingerprint:
             continue  # already reported for this definition
         reported[tool.name] = tool.fingerprint
         rejections.append(
@@ -151,9 +152,6 @@ def screen_page_text(
             )
         )
     return kept, cleaned
-
-
-_NONE: Final = object()
 
 
 async def screen_lookalikes(

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal, Protocol
 
 from ..client import Intake, Tool
+from ..client._cache import BoundedCache
 from ..pins import PinStore
 from ._events import EventSink, GuardEvent
 from ._policy import Policy
@@ -219,13 +220,13 @@ class PageCache:
     """A connection's recent pages: SHA-256 of (version, page JSON bytes) -> the page as
     received (a reference, never a copy), its `Intake`, its tools' indexes."""
 
-    __slots__ = ("_bytes", "_pages")
+    __slots__ = ("_pages",)
 
     def __init__(self) -> None:
-        self._pages: collections.OrderedDict[bytes, tuple[Any, Intake, list[int], int]] = (
-            collections.OrderedDict()
+        # Least recently used out first, by count and by the pages' JSON bytes together.
+        self._pages: BoundedCache[bytes, tuple[Any, Intake, list[int], int]] = BoundedCache(
+            PAGE_CACHE_SIZE, max_weight=PAGE_CACHE_BYTES, weigh=lambda key, entry: entry[3]
         )
-        self._bytes = 0
 
     @staticmethod
     def key(version: str, data: bytes) -> bytes:
@@ -234,20 +235,11 @@ class PageCache:
     def get(self, key: bytes, page: Any) -> tuple[Intake, list[int]] | None:
         """The cached intake of `page`, when the cached page is equal to it (Python equality
         on top of equal bytes: orjson writes NaN and infinities as `null`)."""
-        hit = self._pages.get(key)
+        hit = self._pages.peek(key, None)
         if hit is None or hit[0] != page:
             return None
-        self._pages.move_to_end(key)
+        self._pages.get(key)  # now the most recently used
         return hit[1], hit[2]
 
     def put(self, key: bytes, size: int, page: Any, intake: Intake, positions: list[int]) -> None:
-        if size > PAGE_CACHE_BYTES:
-            return
-        old = self._pages.pop(key, None)
-        if old is not None:
-            self._bytes -= old[3]
-        self._pages[key] = (page, intake, positions, size)
-        self._bytes += size
-        while len(self._pages) > PAGE_CACHE_SIZE or self._bytes > PAGE_CACHE_BYTES:
-            _, dropped = self._pages.popitem(last=False)
-            self._bytes -= dropped[3]
+        self._pages.put(key, (page, intake, positions, size))  # over the budget: not kept

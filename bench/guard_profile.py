@@ -1,0 +1,122 @@
+"""Profile of the guarded `tools/call` path (row G1 of bench/guard.py), beside the unguarded one.
+
+Runs `calls` `echo` round trips through `mcp.ClientSession` on bench/guard.py's in-memory
+server, once without and once with the guard, each under cProfile, and prints per call:
+Python function calls (cProfile's count, coroutine resumptions included: independent of the
+machine's load), event-loop iterations and callbacks run (asyncio `_run_once` / `Handle._run`:
+task switches), and CPU time of this thread (inflated by the profiler); then the guarded run's
+top entries by own time, and the functions the guarded run calls that the plain one does not.
+
+Usage:
+    python bench/guard_profile.py                # 3000 calls, top 25
+    python bench/guard_profile.py --calls 1000 --top 15
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import os
+import pstats
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import anyio  # noqa: E402
+
+from bench import guard as bench_guard  # noqa: E402
+from conduit_mcp.guard import Guard  # noqa: E402
+
+Stats = dict[tuple[str, int, str], tuple[Any, ...]]
+
+
+async def _profile(guarded: bool, calls: int) -> tuple[Stats, float]:
+    """cProfile's raw stats over `calls` echo round trips, and CPU µs per call."""
+    guard = Guard("bench") if guarded else None
+    page = [bench_guard.ECHO, bench_guard.WEATHER]
+    async with bench_guard._open(guard, page, False) as session:
+        for _ in range(200):  # warm caches (compiled validators, pydantic)
+            await session.call_tool("echo", {"message": "hi"})
+        gc.collect()
+        gc.disable()
+        profiler = cProfile.Profile()
+        start = time.thread_time_ns()
+        profiler.enable()
+        try:
+            for _ in range(calls):
+                await session.call_tool("echo", {"message": "hi"})
+        finally:
+            profiler.disable()
+            gc.enable()
+        cpu = (time.thread_time_ns() - start) / calls / 1000
+    stats: Stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    return stats, cpu
+
+
+def _short(key: tuple[str, int, str]) -> str:
+    file, line, name = key
+    if file == "~":
+        return name
+    for marker in ("site-packages/", "src/", "lib/python3"):
+        if marker in file:
+            file = file.split(marker, 1)[1]
+            break
+    return f"{file}:{line}({name})"
+
+
+def _count(stats: Stats, file_end: str, name: str) -> int:
+    return sum(v[1] for (f, _, n), v in stats.items() if f.endswith(file_end) and n == name)
+
+
+def _summary(label: str, stats: Stats, cpu: float, calls: int) -> str:
+    functions = sum(v[1] for v in stats.values()) / calls
+    loops = _count(stats, "asyncio/base_events.py", "_run_once") / calls
+    handles = _count(stats, "asyncio/events.py", "_run") / calls
+    return (
+        f"{label:<8} {functions:6.0f} function calls/call  {loops:4.1f} loop iterations/call  "
+        f"{handles:4.1f} callbacks/call  {cpu:7.1f} µs CPU/call (profiled)"
+    )
+
+
+def main(calls: int, top: int) -> list[str]:
+    plain, plain_cpu = anyio.run(_profile, False, calls)
+    guarded, guarded_cpu = anyio.run(_profile, True, calls)
+    lines = [
+        f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
+        f"({os.cpu_count()} CPUs); {calls} echo tools/call round trips, in memory",
+        _summary("sdk", plain, plain_cpu, calls),
+        _summary("guarded", guarded, guarded_cpu, calls),
+        "",
+        f"guarded run, top {top} by own time (µs per tools/call; ncalls per tools/call):",
+        f"{'own':>7} {'cum':>7} {'ncalls':>6}  function",
+    ]
+    ranked = sorted(guarded.items(), key=lambda item: -item[1][2])
+    for key, (_, ncalls, own, cum, _) in ranked[:top]:
+        lines.append(
+            f"{own / calls * 1e6:7.2f} {cum / calls * 1e6:7.2f} {ncalls / calls:6.1f}  {_short(key)}"
+        )
+    lines += ["", f"calls the guarded run adds (top {top} by extra ncalls per tools/call):"]
+    extra = []
+    for key, value in guarded.items():
+        more = value[1] - (plain[key][1] if key in plain else 0)
+        if more > 0:
+            extra.append((more / calls, value[3] / calls * 1e6, key))
+    extra.sort(key=lambda row: -row[0])
+    for more, cum, key in extra[:top]:
+        lines.append(f"{more:6.1f} more  {cum:7.2f} µs cum  {_short(key)}")
+    return lines
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--calls", type=int, default=3000)
+    parser.add_argument("--top", type=int, default=25)
+    args = parser.parse_args()
+    for line in main(args.calls, args.top):
+        print(line)
