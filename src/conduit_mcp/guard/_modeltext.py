@@ -79,8 +79,14 @@ def screen_page_text(
     clean = shared.book.text_clean
     kept: list[tuple[int, Tool]] = []
     cleaned: dict[int, dict[str, Any]] = {}
+    # The tools intake warned about (one pass over the page's warnings, not one per tool).
+    warned = {x.path[1] for x in page.warnings if x.code in _HIDDEN_CODES and len(x.path) > 1}
     for index, tool in accepted:
-        warnings = [x for x in page.warnings_for(index) if x.code in _HIDDEN_CODES]
+        warnings = (
+            [x for x in page.warnings_for(index) if x.code in _HIDDEN_CODES]
+            if index in warned
+            else []
+        )
         if not warnings and clean.get(tool.name, MISSING) == tool.fingerprint:
             kept.append((index, tool))  # this definition was scanned and holds nothing hidden
             continue
