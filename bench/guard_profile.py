@@ -98,9 +98,8 @@ def main(calls: int, top: int) -> list[str]:
     ]
     ranked = sorted(guarded.items(), key=lambda item: -item[1][2])
     for key, (_, ncalls, own, cum, _) in ranked[:top]:
-        lines.append(
-            f"{own / calls * 1e6:7.2f} {cum / calls * 1e6:7.2f} {ncalls / calls:6.1f}  {_short(key)}"
-        )
+        own_us, cum_us = own / calls * 1e6, cum / calls * 1e6
+        lines.append(f"{own_us:7.2f} {cum_us:7.2f} {ncalls / calls:6.1f}  {_short(key)}")
     lines += ["", f"calls the guarded run adds (top {top} by extra ncalls per tools/call):"]
     extra = []
     for key, value in guarded.items():
