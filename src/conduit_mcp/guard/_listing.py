@@ -225,8 +225,10 @@ class Listing(EngineBase):
         accepted = await screen_lookalikes(self, accepted, listing, removed, hidden)
         since = _checks.feed_mark(book)
         verdicts = await self._pin_verdicts([t for _, t in accepted])
+        names: list[str] = []
         for (index, tool), verdict in zip(accepted, verdicts, strict=True):
             name = tool.name
+            names.append(name)
             listing.add(name)
             previous = book.tools.get(name)
             status = verdict.status
@@ -293,7 +295,6 @@ class Listing(EngineBase):
 
         # Approvals and revocations the feed delivered while the store was read win over
         # the verdicts read before them.
-        names = [tool.name for _, tool in accepted]
         _checks.reapply_pin_changes(book, since, names)
         tools = book.tools
         for (index, _), name in zip(accepted, names, strict=True):
@@ -479,8 +480,9 @@ class Listing(EngineBase):
         book = shared.book
         verdicts: list[_checks.PinVerdict | None] = [None] * len(tools)
         ask: list[int] = []
+        owns, pinned = shared.owns_pins, book.pinned
         for i, tool in enumerate(tools):
-            if shared.owns_pins and book.pinned.get(tool.name) == tool.fingerprint:
+            if owns and pinned.get(tool.name) == tool.fingerprint:
                 verdicts[i] = _APPROVED
             else:
                 ask.append(i)

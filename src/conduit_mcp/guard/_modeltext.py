@@ -194,14 +194,18 @@ async def screen_lookalikes(
     book = shared.book
     tools = book.tools
 
-    def known(name: str) -> bool:
+    store_names: frozenset[str] = book.store_names or frozenset()
+    # The names not known yet: neither held (a look-alike held is not known) nor pinned.
+    fresh: list[tuple[int, Tool]] = []
+    known_pins = book.pinned
+    for index, tool in accepted:
+        name = tool.name
         state = tools.get(name)
         if state is not None:
-            return bool(state.reason != "lookalike")
-        return name in book.pinned or name in store_names
-
-    store_names: frozenset[str] = book.store_names or frozenset()
-    fresh = [(index, tool) for index, tool in accepted if not known(tool.name)]
+            if state.reason == "lookalike":
+                fresh.append((index, tool))
+        elif name not in known_pins and name not in store_names:
+            fresh.append((index, tool))
     if not fresh:
         return accepted
     index_of = book.lookalike_index
