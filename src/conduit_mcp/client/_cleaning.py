@@ -181,7 +181,17 @@ def clean_result_text(result: object) -> CleanedText:
     blocks: list[int] = []
     if type(content) is list:
         for index, block in enumerate(content):
-            if type(block) is dict and _block_dirty(block):
+            if type(block) is not dict:
+                continue
+            text = block.get(w.BLOCK_TEXT)
+            if (  # the common block, told clean inline: printable ASCII, no resource
+                type(text) is str
+                and text.isascii()
+                and text.isprintable()
+                and w.BLOCK_RESOURCE not in block
+            ):
+                continue
+            if _block_dirty(block):
                 blocks.append(index)
     structured = result.get(_STRUCTURED)
     dirty_structured = (type(structured) is dict or type(structured) is list) and _maybe_hidden(

@@ -228,14 +228,13 @@ class Calls(Scope):
         validated and its text still cleaned."""
         version = self.known_version()
         plain = version is not None and surely_accepted(result, version)
-        verdict = await self._on_call_result(request_id, result, pending, plain)
+        verdict = await self._on_call_result(request_id, result, pending, version, plain)
         return clean_call_result(self, request_id, result, verdict, pending.name)
 
     async def _on_call_result(
-        self, request_id: Any, result: Any, pending: Pending, plain: bool = False
+        self, request_id: Any, result: Any, pending: Pending, version: str | None, plain: bool
     ) -> Verdict:
         name = pending.name
-        version = self.known_version()
         if version is None:
             self.emit(
                 "unchecked",
