@@ -127,10 +127,10 @@ class Engine(Listing, Calls):
             return PASS  # not a response the SDK can read either
         request_id = message.get("id")
         try:
-            pending = self.outstanding.peek(request_id)
-            if pending is not None and pending.gating:
-                return self._dropped(request_id, pending.name, "response_to_unsent_request")
             pending = self.outstanding.take(request_id)
+            if pending is not None and pending.gating:  # still being checked: it stays
+                self.outstanding.restore(request_id, pending)
+                return self._dropped(request_id, pending.name, "response_to_unsent_request")
         except Exception:  # an id that cannot even be hashed: nothing the SDK waits on
             logger.exception("guard failed to match a response; dropped")
             return DROP

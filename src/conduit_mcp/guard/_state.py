@@ -193,12 +193,13 @@ class Outstanding:
         self._live[key] = pending
         return True
 
-    def peek(self, request_id: Any) -> Pending | None:
-        return self._live.get(coerce_id(request_id))
-
     def take(self, request_id: Any) -> Pending | None:
         """The request a response answers, removed (`None`: no live request has that id)."""
         return self._live.pop(coerce_id(request_id), None)
+
+    def restore(self, request_id: Any, pending: Pending) -> None:
+        """Put back what `take` just removed (a response that does not answer it after all)."""
+        self._live[coerce_id(request_id)] = pending
 
     def cancel(self, request_id: Any) -> Pending | None:
         """The client abandoned the request: its response, if one comes, matches nothing."""
