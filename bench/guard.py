@@ -12,8 +12,9 @@ Not part of `make bench`'s results.json (a separate script, so its rows merge cl
   `echo`. Target: <= 10 % overhead.
 - row G2, `tools/list` page of 100 corpus tools (bench/workload.py): the guard's own work per
   page (intake, the SDK-model check, pins), in µs per tool, for a re-listing of the same page
-  (its intake reused: the page is byte-for-byte the JSON seen before) and for a page the
-  connection has not seen (full intake). Target: <= 30 µs per tool. Also the end-to-end
+  (its intake reused: the page is byte-for-byte the JSON seen before), the same parsed afresh
+  for each re-listing (as a transport hands it over: no identity shortcut), and for a page
+  the connection has not seen (full intake). Target: <= 30 µs per tool. Also the end-to-end
   `list_tools()` with and without the guard (paired batches, re-listings).
 
 Usage:
@@ -182,25 +183,30 @@ async def _list(session: ClientSession) -> None:
     await session.list_tools()
 
 
-async def _guard_page_cost(page: list[Any], n: int, *, first_sight: bool = False) -> float:
+async def _guard_page_cost(
+    page: list[Any], n: int, *, first_sight: bool = False, fresh: bool = False
+) -> float:
     """µs per tool of the guard's own work on one page (no SDK parsing, no transport): a
-    re-listing of the same page, or (`first_sight`) a page whose JSON the connection has not
-    seen (its intake is not reused), both against pins already taken."""
+    re-listing of the same page object, or (`fresh`) of an equal page parsed afresh each
+    time, as a transport hands it over, or (`first_sight`) a page whose JSON the connection
+    has not seen (its intake is not reused), all against pins already taken."""
     guard = Guard("bench")
     connection = Engine(guard._shared, "stdio")
     connection.version = "2025-11-25"
     result = {"tools": page}
     for _ in range(3):  # first listing pins; later ones compare
         await connection._on_list(1, result, Pending("tools/list"))
+    data = json.dumps(result)
+    results = [json.loads(data) if fresh else result for _ in range(n)]
     gc.collect()
     gc.disable()
     try:
         start = _clock()
-        for _ in range(n):
+        for listed in results:
             connection.listing = set()
             if first_sight:
                 connection._pages = PageCache()
-            await connection._on_list(1, result, Pending("tools/list"))
+            await connection._on_list(1, listed, Pending("tools/list"))
         return (_clock() - start) / n / len(page) / 1000
     finally:
         gc.enable()
@@ -288,6 +294,7 @@ async def main(rounds: int, calls: int, lists: int) -> list[str]:
         ),
     ]
     own = [await _guard_page_cost(corpus_page, lists) for _ in range(rounds)]
+    own_fresh = [await _guard_page_cost(corpus_page, lists, fresh=True) for _ in range(rounds)]
     own_first = [
         await _guard_page_cost(corpus_page, lists, first_sight=True) for _ in range(rounds)
     ]
@@ -299,6 +306,7 @@ async def main(rounds: int, calls: int, lists: int) -> list[str]:
     )
     for label, figures_ in (
         ("G2 guard work per tool (page of 100)", own),
+        ("G2 same, each re-listing parsed afresh", own_fresh),
         ("G2 same, page not seen before", own_first),
     ):
         lines.append(

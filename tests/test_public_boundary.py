@@ -22,6 +22,9 @@ CLIENT = "conduit_mcp.client"
 #: The faces whose `_x` modules are private, and which other faces may use them.
 FACES = ("conduit_mcp.client", "conduit_mcp.llm", "conduit_mcp.pins")
 _SHARED_CORE = {"conduit_mcp.llm": CLIENT, "conduit_mcp.pins": CLIENT}
+#: The core's helpers every part of the package uses (not `bench/`): the one bounded cache
+#: (`BoundedCache`) and the one absent-value sentinel (`MISSING`), both from `_cache`.
+_PACKAGE_HELPERS = frozenset({"conduit_mcp.client._cache"})
 
 
 def _module_name(path: Path) -> str:
@@ -62,6 +65,10 @@ def _private_client(dotted: str, importer: str = "") -> bool:
     """Whether `dotted` reaches past a face's public names where `importer` may not."""
     face = _private_of(dotted)
     if face is None:
+        return False
+    if importer.startswith("conduit_mcp.") and any(
+        dotted == helper or dotted.startswith(helper + ".") for helper in _PACKAGE_HELPERS
+    ):
         return False
     own = _face_of(importer)
     return not (own == face or _SHARED_CORE.get(own or "") == face)
@@ -165,6 +172,20 @@ def test_no_module_uses_a_private_name_the_layering_forbids(path: Path) -> None:
             False,
             ["1: from conduit_mcp.client._intake import ..."],
             id="relative-from-guard",
+        ),
+        pytest.param(
+            "from ..client._cache import MISSING, BoundedCache",
+            "conduit_mcp.guard._sdkcheck",
+            False,
+            [],
+            id="the-core-cache-helper-inside-the-package",
+        ),
+        pytest.param(
+            "from conduit_mcp.client._cache import BoundedCache",
+            "bench.run",
+            False,
+            ["1: from conduit_mcp.client._cache import ..."],
+            id="the-core-cache-helper-outside-the-package",
         ),
         pytest.param(
             "from ..client import _validate",

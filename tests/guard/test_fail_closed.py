@@ -146,18 +146,21 @@ async def test_a_store_that_does_not_answer_in_time_withholds_the_page(
     assert event.details["cause"] == "the pin store did not answer within 0.3 s"
 
 
+@pytest.mark.parametrize("where", ["surely_accepted", "parse_call_result"])
 async def test_a_bug_on_a_call_result_answers_an_error_not_the_result(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
     """conduit-defined (fail closed): a failure inside the guard while checking a tools/call
     result gives the SDK JSON-RPC error -32603 (guard_internal_error), never the unchecked
-    result."""
+    result: in the plain result's fast path, and in the full checks."""
     from conduit_mcp.guard import _calls
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("simulated bug")
 
-    monkeypatch.setattr(_calls, "parse_call_result", broken)
+    if where == "parse_call_result":  # the full checks: no fast path
+        monkeypatch.setattr(_calls, "surely_accepted", lambda result, version: False)
+    monkeypatch.setattr(_calls, where, broken)
     guard = Guard("s")
     async with scripted_session(guard, _handler) as (session, script):
         await session.list_tools()

@@ -14,6 +14,8 @@ from typing import Any, Generic, TypeVar
 
 from ._jsonrules import MISSING
 
+__all__ = ["MISSING", "BoundedCache"]
+
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 

@@ -181,7 +181,17 @@ def clean_result_text(result: object) -> CleanedText:
     blocks: list[int] = []
     if type(content) is list:
         for index, block in enumerate(content):
-            if type(block) is dict and _block_dirty(block):
+            if type(block) is not dict:
+                continue
+            text = block.get(w.BLOCK_TEXT)
+            if (  # the common block, told clean inline: printable ASCII, no resource
+                type(text) is str
+                and text.isascii()
+                and text.isprintable()
+                and w.BLOCK_RESOURCE not in block
+            ):
+                continue
+            if _block_dirty(block):
                 blocks.append(index)
     structured = result.get(_STRUCTURED)
     dirty_structured = (type(structured) is dict or type(structured) is list) and _maybe_hidden(
@@ -189,8 +199,13 @@ def clean_result_text(result: object) -> CleanedText:
     )
     if type(structured) is str:
         dirty_structured = _dirty(structured)
-    rest = {key: value for key, value in result.items() if key != _STRUCTURED}
-    dirty_rest = _maybe_hidden(rest)  # resource links, URIs, `_meta`, annotations, ...
+    # Resource links, URIs, `_meta`, annotations, ...: none in a result of text blocks only,
+    # whose other strings the block scan has seen already.
+    rest: dict[str, Any] = {}
+    dirty_rest = False
+    if not _text_blocks_only(result, content):
+        rest = {key: value for key, value in result.items() if key != _STRUCTURED}
+        dirty_rest = _maybe_hidden(rest)
     if not blocks and not dirty_structured and not dirty_rest:
         return CleanedText(result)
     flags: set[str] = set()
@@ -240,6 +255,33 @@ def clean_result_text(result: object) -> CleanedText:
     if not paths:  # only lone surrogates looked suspicious to the scan, and none were there
         return CleanedText(result)
     return CleanedText(copy, tuple(dict.fromkeys(paths)), tuple(sorted(flags)))
+
+
+#: The members of a result whose only strings, besides the text blocks' texts, are fixed words.
+_PLAIN_MEMBERS: Final = frozenset({_CONTENT, _STRUCTURED, w.IS_ERROR, w.RESULT_TYPE})
+_TEXT_BLOCK: Final = frozenset({w.BLOCK_TYPE, w.BLOCK_TEXT})
+
+
+def _text_blocks_only(result: dict[str, Any], content: object) -> bool:
+    """Whether every string of `result` outside `structuredContent` is a text block's `text`
+    or a fixed ASCII word (`"text"`, `"complete"`): then the scan of the rest can find nothing
+    the block scan has not (the common result: text blocks, maybe `isError`)."""
+    if not _PLAIN_MEMBERS.issuperset(result) or type(content) is not list:
+        return False
+    result_type = result.get(w.RESULT_TYPE, _COMPLETE)
+    if result_type is not None and result_type != _COMPLETE:
+        return False
+    if type(result.get(w.IS_ERROR, False)) is not bool and result.get(w.IS_ERROR) is not None:
+        return False
+    for block in content:
+        if type(block) is not dict or not _TEXT_BLOCK.issuperset(block):
+            return False
+        if block.get(w.BLOCK_TYPE) != w.BLOCK_TEXT or type(block.get(w.BLOCK_TEXT)) is not str:
+            return False
+    return True
+
+
+_COMPLETE: Final = "complete"
 
 
 def _dirty(text: str) -> bool:

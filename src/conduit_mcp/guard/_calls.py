@@ -14,6 +14,7 @@ from ..client import (
     InputRequired,
     OutputValidation,
     PathItem,
+    ToolResult,
     parse_call_result,
     render_path,
 )
@@ -34,8 +35,10 @@ from ._jsonrpc import (
     result_response,
     withheld_result,
 )
+from ._modeltext import clean_call_result
 from ._scope import Scope
 from ._sdkcheck import sdk_result_refusal
+from ._sdkfast import surely_accepted
 from ._state import (
     Pending,
     ToolState,
@@ -217,9 +220,21 @@ class Calls(Scope):
             )
         )
 
-    async def _on_call_result(self, request_id: Any, result: Any, pending: Pending) -> Verdict:
-        name = pending.name
+    async def _call_response(self, request_id: Any, result: Any, pending: Pending) -> Verdict:
+        """The verdict on a `tools/call` response's `result`: the checks, then the cleaning of
+        its text (`clean_call_result`). A plain result (`_sdkfast.surely_accepted`: text blocks
+        only) skips what is decided for it already: it parses as a complete `ToolResult` on
+        every version and the SDK's models accept it; its structured content is still
+        validated and its text still cleaned."""
         version = self.known_version()
+        plain = version is not None and surely_accepted(result, version)
+        verdict = await self._on_call_result(request_id, result, pending, version, plain)
+        return clean_call_result(self, request_id, result, verdict, pending.name)
+
+    async def _on_call_result(
+        self, request_id: Any, result: Any, pending: Pending, version: str | None, plain: bool
+    ) -> Verdict:
+        name = pending.name
         if version is None:
             self.emit(
                 "unchecked",
@@ -229,70 +244,24 @@ class Calls(Scope):
                 message="tools/call result not checked: protocol version unknown",
             )
             return PASS
-        try:
-            parsed = parse_call_result(
-                result, protocol_version=version, extensions=pending.extensions
-            )
-        except Error as exc:
-            self.emit(
-                "result_invalid",
-                name,
-                exc.reason,
-                "answered_error",
-                path=exc.path,
-                message=exc.message,
-            )
-            return _replace(
-                error_response(
-                    request_id,
-                    INVALID_RESULT_CODE,
-                    f"conduit-mcp guard: the server's tools/call result is invalid: {exc.message}",
-                    reason=exc.reason,
-                    tool=name,
-                    path=exc.path,
-                )
-            )
-        if isinstance(parsed, ExtensionResult):
-            return PASS  # an advertised extension's result: the client's extension resolves it
-        screened = None
-        if isinstance(parsed, InputRequired):
-            screened = self._screen_input_requests(result, version)
-            if screened is not None:
-                result = screened
-        refused = sdk_result_refusal(result, version)
-        if refused is not None:  # the SDK's own model would raise out of call_tool
-            where = tuple(refused)
-            self.emit(
-                "result_invalid",
-                name,
-                "sdk_rejects_result",
-                "answered_error",
-                path=where,
-                message="the MCP SDK's model for this protocol version refuses this result",
-            )
-            return _replace(
-                error_response(
-                    request_id,
-                    INVALID_RESULT_CODE,
-                    "conduit-mcp guard: the MCP SDK's model refuses the server's tools/call "
-                    f"result at {render_path(where)}",
-                    reason="sdk_rejects_result",
-                    tool=name,
-                    path=where,
-                )
-            )
-        if isinstance(parsed, InputRequired):
-            return PASS if screened is None else _replace(result_response(request_id, screened))
+        parsed: ToolResult | None = None
+        if not plain:
+            checked = self._checked_result(request_id, result, pending, version)
+            if isinstance(checked, Verdict):
+                return checked
+            parsed = checked
         tool = pending.tool
         policy = self.shared.policy
         if (
             tool is None
             or policy.invalid_output == "pass"
-            or parsed.is_error
+            or (parsed.is_error if parsed is not None else result.get("isError") is True)
             or tool.raw.get("outputSchema") is None
             or not self._structured
         ):
             return PASS  # nothing to validate (validate_structured would skip it)
+        if parsed is None:  # a plain result: a complete ToolResult on every version
+            parsed = ToolResult.from_wire(result)
         state = pending.state
         linear = state.output_linear if state is not None else None
         if linear is None:
@@ -347,6 +316,69 @@ class Calls(Scope):
                 ),
             )
         )
+
+    def _checked_result(
+        self, request_id: Any, result: Any, pending: Pending, version: str
+    ) -> ToolResult | Verdict:
+        """`result` parsed at `version` (a complete `ToolResult`), or the final verdict: an
+        error for a result that is no result or that the SDK's models refuse, a pass for an
+        extension's or an input-required result (its requests screened)."""
+        name = pending.name
+        try:
+            parsed = parse_call_result(
+                result, protocol_version=version, extensions=pending.extensions
+            )
+        except Error as exc:
+            self.emit(
+                "result_invalid",
+                name,
+                exc.reason,
+                "answered_error",
+                path=exc.path,
+                message=exc.message,
+            )
+            return _replace(
+                error_response(
+                    request_id,
+                    INVALID_RESULT_CODE,
+                    f"conduit-mcp guard: the server's tools/call result is invalid: {exc.message}",
+                    reason=exc.reason,
+                    tool=name,
+                    path=exc.path,
+                )
+            )
+        if isinstance(parsed, ExtensionResult):
+            return PASS  # an advertised extension's result: the client's extension resolves it
+        screened = None
+        if isinstance(parsed, InputRequired):
+            screened = self._screen_input_requests(result, version)
+            if screened is not None:
+                result = screened
+        refused = sdk_result_refusal(result, version)
+        if refused is not None:  # the SDK's own model would raise out of call_tool
+            where = tuple(refused)
+            self.emit(
+                "result_invalid",
+                name,
+                "sdk_rejects_result",
+                "answered_error",
+                path=where,
+                message="the MCP SDK's model for this protocol version refuses this result",
+            )
+            return _replace(
+                error_response(
+                    request_id,
+                    INVALID_RESULT_CODE,
+                    "conduit-mcp guard: the MCP SDK's model refuses the server's tools/call "
+                    f"result at {render_path(where)}",
+                    reason="sdk_rejects_result",
+                    tool=name,
+                    path=where,
+                )
+            )
+        if isinstance(parsed, InputRequired):
+            return PASS if screened is None else _replace(result_response(request_id, screened))
+        return parsed
 
 
 _BLOCKED_WHY: Final = {

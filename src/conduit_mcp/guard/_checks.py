@@ -12,9 +12,7 @@ event loop while it works and a slow one is abandoned after its time bound.
 from __future__ import annotations
 
 import logging
-import threading
 import weakref
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
@@ -35,6 +33,7 @@ from ..client import (
 from ..client import fingerprint as _fingerprint
 from ..client import validate_arguments as _validate_arguments
 from ..client import validate_structured as _validate_structured
+from ..client._cache import BoundedCache
 from ..pins import PinStore
 from ._state import FEED_NAMES
 
@@ -186,9 +185,9 @@ _LINEAR_KEYWORDS: Final = frozenset(
 _SUBSCHEMA_MAPS: Final = frozenset({"properties"})
 _SUBSCHEMAS: Final = frozenset({"additionalProperties", "items"})
 _VALUES: Final = frozenset({"enum", "const", "default", "examples"})
-_linear_cache: OrderedDict[tuple[str, str], bool] = OrderedDict()
-_linear_lock = threading.Lock()
 _LINEAR_CACHE_SIZE: Final = 1024
+#: (key, fingerprint) -> the answer; hits are read lock-free (`peek`).
+_linear_cache: BoundedCache[tuple[str, str], bool] = BoundedCache(_LINEAR_CACHE_SIZE)
 
 
 def is_linear(tool: Tool, key: str) -> bool:
@@ -201,15 +200,12 @@ def is_linear(tool: Tool, key: str) -> bool:
     """
     fingerprint = tool.fingerprint
     if fingerprint is not None:
-        hit = _linear_cache.get((key, fingerprint))
+        hit: bool | None = _linear_cache.peek((key, fingerprint), None)
         if hit is not None:
             return hit
     answer = _walk_linear(tool.raw.get(key))
     if fingerprint is not None:
-        with _linear_lock:
-            _linear_cache[(key, fingerprint)] = answer
-            if len(_linear_cache) > _LINEAR_CACHE_SIZE:
-                _linear_cache.popitem(last=False)
+        _linear_cache.put((key, fingerprint), answer)
     return answer
 
 

@@ -36,7 +36,7 @@ from ._base import (
 from ._calls import Calls
 from ._events import logger
 from ._listing import Listing
-from ._modeltext import clean_call_error, clean_call_result, clean_read_result
+from ._modeltext import clean_call_error, clean_read_result
 from ._notify import (
     ACKNOWLEDGED,
     LISTEN,
@@ -141,10 +141,10 @@ class Engine(Listing, Calls):
             return PASS  # not a response the SDK can read either
         request_id = message.get("id")
         try:
-            pending = self.outstanding.peek(request_id)
-            if pending is not None and pending.gating:
-                return self._dropped(request_id, pending.name, "response_to_unsent_request")
             pending = self.outstanding.take(request_id)
+            if pending is not None and pending.gating:  # still being checked: it stays
+                self.outstanding.restore(request_id, pending)
+                return self._dropped(request_id, pending.name, "response_to_unsent_request")
         except Exception:  # an id that cannot even be hashed: nothing the SDK waits on
             logger.exception("guard failed to match a response; dropped")
             return DROP
@@ -176,8 +176,7 @@ class Engine(Listing, Calls):
             if pending.method == _LIST:
                 return await self._on_list(request_id, result, pending)
             if pending.method == _CALL:
-                verdict = await self._on_call_result(request_id, result, pending)
-                return clean_call_result(self, request_id, result, verdict, pending.name)
+                return await self._call_response(request_id, result, pending)
             if pending.method in _READ_BY_THE_MODEL:
                 return clean_read_result(self, request_id, result, pending.method)
         except Exception as exc:

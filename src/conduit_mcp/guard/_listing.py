@@ -16,6 +16,7 @@ from ..client import (
     Tool,
     intake,
 )
+from ..client._cache import MISSING
 from ..pins import FieldChange
 from . import _checks
 from ._base import (
@@ -37,7 +38,6 @@ from ._policy import OUTCOMES
 from ._sdkcheck import sdk_refusals
 from ._sdkschema import unsafe_output_schema
 from ._state import (
-    PageCache,
     Pending,
     ToolState,
 )
@@ -225,8 +225,10 @@ class Listing(EngineBase):
         accepted = await screen_lookalikes(self, accepted, listing, removed, hidden)
         since = _checks.feed_mark(book)
         verdicts = await self._pin_verdicts([t for _, t in accepted])
+        names: list[str] = []
         for (index, tool), verdict in zip(accepted, verdicts, strict=True):
             name = tool.name
+            names.append(name)
             listing.add(name)
             previous = book.tools.get(name)
             status = verdict.status
@@ -270,7 +272,7 @@ class Listing(EngineBase):
                     details=_awaiting(outcome, tool),
                 )
             else:
-                outcome = OUTCOMES[("approved", "")]
+                outcome = _APPROVED_OUTCOME
                 if status == "cosmetic":  # not material, and accepted beside the pin
                     self.emit(
                         "tool_changed",
@@ -288,13 +290,15 @@ class Listing(EngineBase):
             if not outcome.listed:
                 removed.add(index)
                 continue
-            self._hide_output_schema(index, tool, hidden)
+            if tool.raw.get("outputSchema") is not None:  # nothing to hide without one
+                self._hide_output_schema(index, tool, hidden)
 
         # Approvals and revocations the feed delivered while the store was read win over
         # the verdicts read before them.
-        _checks.reapply_pin_changes(book, since, [t.name for _, t in accepted])
-        for index, tool in accepted:  # a tool the feed blocked meanwhile is not listed either
-            state = book.tools.get(tool.name)
+        _checks.reapply_pin_changes(book, since, names)
+        tools = book.tools
+        for (index, _), name in zip(accepted, names, strict=True):
+            state = tools.get(name)  # a tool the feed blocked meanwhile is not listed either
             if state is not None and state.status != "ok":
                 removed.add(index)
 
@@ -399,7 +403,7 @@ class Listing(EngineBase):
     def _first_hide(self, tool: Tool) -> bool:
         """Whether this definition's outputSchema is hidden for the first time (one event)."""
         hidden = self.shared.book.hidden
-        if hidden.get(tool.name, _NOT_HIDDEN) == tool.fingerprint:
+        if hidden.get(tool.name, MISSING) == tool.fingerprint:
             return False
         hidden[tool.name] = tool.fingerprint
         return True
@@ -434,10 +438,11 @@ class Listing(EngineBase):
         JSON of one seen lately on this connection reuses that page's intake.
 
         Clients list the same tools again and again, and intake's per-tool fingerprint (RFC
-        8785 bytes + SHA-256) is most of a page's cost. The cache key is the page's orjson
-        bytes (which tell `1`, `1.0` and `true` apart) and, on a hit, Python equality with the
-        cached page as well (orjson writes NaN and infinities as `null`; `==` tells them from
-        `null`): a hit is the same JSON value, so intake's answer is the same.
+        8785 bytes + SHA-256) is most of a page's cost. A hit has the cached page's orjson
+        bytes (which tell `1`, `1.0` and `true` apart) and, when they hold a `null`, Python
+        equality with the cached page as well (orjson writes NaN and infinities as `null`;
+        `==` tells them from `null`): a hit is the same JSON value, so intake's answer is the
+        same (`PageCache.get`).
 
         Raises:
             Error: as `intake` (never cached).
@@ -446,9 +451,8 @@ class Listing(EngineBase):
             data: bytes | None = orjson.dumps(result)
         except (TypeError, orjson.JSONEncodeError):  # beyond orjson (huge ints, deep nesting)
             data = None
-        key = PageCache.key(version, data) if data is not None else None
-        if key is not None:
-            hit = self._pages.get(key, result)
+        if data is not None:
+            hit = self._pages.get(version, data, result)
             if hit is not None:
                 return hit
         shared = self.shared
@@ -461,10 +465,10 @@ class Listing(EngineBase):
         )
         by_identity = {id(raw): index for index, raw in enumerate(result["tools"])}
         positions = [by_identity[id(tool.raw)] for tool in page.tools]
-        if key is not None and data is not None:
+        if data is not None:
             # A reference to the server's page: the guard never mutates it, and its accepted
             # tools are kept anyway (the tool states hold their raw definitions).
-            self._pages.put(key, len(data), result, page, positions)
+            self._pages.put(version, data, result, page, positions)
         return page, positions
 
     async def _pin_verdicts(self, tools: list[Tool]) -> list[_checks.PinVerdict]:
@@ -477,8 +481,9 @@ class Listing(EngineBase):
         book = shared.book
         verdicts: list[_checks.PinVerdict | None] = [None] * len(tools)
         ask: list[int] = []
+        owns, pinned = shared.owns_pins, book.pinned
         for i, tool in enumerate(tools):
-            if shared.owns_pins and book.pinned.get(tool.name) == tool.fingerprint:
+            if owns and pinned.get(tool.name) == tool.fingerprint:
                 verdicts[i] = _APPROVED
             else:
                 ask.append(i)
@@ -523,6 +528,8 @@ class Listing(EngineBase):
         book = self.shared.book
         book.forget(listing)
         tools = book.tools
+        if tools.keys() <= listing:
+            return  # nothing listed before is missing now
         for name in [n for n in tools if n not in listing]:
             state = tools.pop(name)
             if state.status != "rejected":
@@ -536,6 +543,7 @@ class Listing(EngineBase):
 
 
 _APPROVED: Final = _checks.PinVerdict("approved", False)
+_APPROVED_OUTCOME: Final = OUTCOMES[("approved", "")]
 
 
 EXCERPT_CHARS: Final = 200
@@ -581,9 +589,6 @@ def _awaiting(outcome: Any, tool: Tool) -> dict[str, Any]:
     if outcome.status != "held":
         return {}
     return {"awaiting_approval": True, "fingerprint": tool.fingerprint}
-
-
-_NOT_HIDDEN: Final = object()
 
 
 def _sdk_copy(raw: Any, hide_output: bool, drop_icons: set[int] | None) -> Any:

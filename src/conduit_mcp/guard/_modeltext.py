@@ -32,6 +32,7 @@ from ..client import (
     lookalike_relation,
     render_path,
 )
+from ..client._cache import MISSING
 from . import _checks
 from ._base import Verdict
 from ._checks import GUARD_APPROVER, top_level_changes
@@ -78,9 +79,15 @@ def screen_page_text(
     clean = shared.book.text_clean
     kept: list[tuple[int, Tool]] = []
     cleaned: dict[int, dict[str, Any]] = {}
+    # The tools intake warned about (one pass over the page's warnings, not one per tool).
+    warned = {x.path[1] for x in page.warnings if x.code in _HIDDEN_CODES and len(x.path) > 1}
     for index, tool in accepted:
-        warnings = [x for x in page.warnings_for(index) if x.code in _HIDDEN_CODES]
-        if not warnings and clean.get(tool.name, _NONE) == tool.fingerprint:
+        warnings = (
+            [x for x in page.warnings_for(index) if x.code in _HIDDEN_CODES]
+            if index in warned
+            else []
+        )
+        if not warnings and clean.get(tool.name, MISSING) == tool.fingerprint:
             kept.append((index, tool))  # this definition was scanned and holds nothing hidden
             continue
         # Intake warns about the strings of the model view; a client shows the model more
@@ -130,7 +137,7 @@ def screen_page_text(
         kept.append((index, tool))
         cleaned[index] = found.value
         reported = shared.book.text_reported
-        if reported.get(tool.name, _NONE) == tool.fingerprint:
+        if reported.get(tool.name, MISSING) == tool.fingerprint:
             continue  # already reported for this definition
         reported[tool.name] = tool.fingerprint
         rejections.append(
@@ -151,9 +158,6 @@ def screen_page_text(
             )
         )
     return kept, cleaned
-
-
-_NONE: Final = object()
 
 
 async def screen_lookalikes(
@@ -190,14 +194,18 @@ async def screen_lookalikes(
     book = shared.book
     tools = book.tools
 
-    def known(name: str) -> bool:
+    store_names: frozenset[str] = book.store_names or frozenset()
+    # The names not known yet: neither held (a look-alike held is not known) nor pinned.
+    fresh: list[tuple[int, Tool]] = []
+    known_pins = book.pinned
+    for index, tool in accepted:
+        name = tool.name
         state = tools.get(name)
         if state is not None:
-            return bool(state.reason != "lookalike")
-        return name in book.pinned or name in store_names
-
-    store_names: frozenset[str] = book.store_names or frozenset()
-    fresh = [(index, tool) for index, tool in accepted if not known(tool.name)]
+            if state.reason == "lookalike":
+                fresh.append((index, tool))
+        elif name not in known_pins and name not in store_names:
+            fresh.append((index, tool))
     if not fresh:
         return accepted
     index_of = book.lookalike_index

@@ -21,19 +21,19 @@ import functools
 import re
 import types
 import typing
-from collections import OrderedDict
 from importlib import metadata
 from typing import Any, Final
 
 from pydantic import BaseModel, ValidationError
 
 from ..client import Tool
+from ..client._cache import MISSING, BoundedCache
 from . import _sdkcheck1
 from ._sdkfast import surely_accepted
 
 _CACHE_SIZE: Final = 8192
-_cache: OrderedDict[tuple[str, str], tuple[Any, ...] | None] = OrderedDict()
-_MISSING: Any = object()
+#: (version, fingerprint) -> the refusal's path or `None`; hits are read lock-free (`peek`).
+_cache: BoundedCache[tuple[str, str], tuple[Any, ...] | None] = BoundedCache(_CACHE_SIZE)
 
 try:  # the SDK is an optional dependency (the `mcp` extra)
     import mcp_types as _types
@@ -74,13 +74,11 @@ def sdk_refusals(tools: list[Tool], version: str) -> dict[int, tuple[Any, ...]]:
     refused: dict[int, tuple[Any, ...]] = {}
     for index, tool in enumerate(tools):
         key = (version, tool.fingerprint or "")
-        verdict = _cache.get(key, _MISSING) if tool.fingerprint else _MISSING
-        if verdict is _MISSING:
+        verdict = _cache.peek(key) if tool.fingerprint else MISSING
+        if verdict is MISSING:
             verdict = _check(tool.raw, models)
             if tool.fingerprint:
-                _cache[key] = verdict
-                if len(_cache) > _CACHE_SIZE:
-                    _cache.popitem(last=False)
+                _cache.put(key, verdict)
         if verdict is not None:
             refused[index] = verdict
     return refused

@@ -18,12 +18,11 @@ its check (a tool without an outputSchema has nothing to check).
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from ..client import PathItem, Tool
+from ..client._cache import MISSING, BoundedCache
 
 #: keyword -> the value that makes it unsafe for the SDK's engine (checked by type / identity).
 _REGEX_KEYWORDS: Final = {"pattern": str, "patternProperties": dict}
@@ -38,9 +37,8 @@ class Unsafe:
 
 
 _CACHE_SIZE: Final = 1024
-_cache: OrderedDict[str, Unsafe | None] = OrderedDict()
-_lock = threading.Lock()
-_MISSING: Any = object()
+#: fingerprint -> the verdict; hits are read lock-free (`peek`).
+_cache: BoundedCache[str, Unsafe | None] = BoundedCache(_CACHE_SIZE)
 
 
 def unsafe_output_schema(tool: Tool) -> Unsafe | None:
@@ -66,15 +64,12 @@ def unsafe_output_schema(tool: Tool) -> Unsafe | None:
     """
     fingerprint = tool.fingerprint
     if fingerprint is not None:
-        hit = _cache.get(fingerprint, _MISSING)
-        if hit is not _MISSING:
+        hit = _cache.peek(fingerprint)
+        if hit is not MISSING:
             return hit  # type: ignore[no-any-return]
     answer = _find(tool.raw.get("outputSchema"))
     if fingerprint is not None:
-        with _lock:
-            _cache[fingerprint] = answer
-            if len(_cache) > _CACHE_SIZE:
-                _cache.popitem(last=False)
+        _cache.put(fingerprint, answer)
     return answer
 
 

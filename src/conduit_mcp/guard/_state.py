@@ -13,12 +13,12 @@ Not a public module. No SDK import: the state is plain data over parsed JSON-RPC
 from __future__ import annotations
 
 import collections
-import hashlib
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, Protocol
 
 from ..client import Intake, Tool
+from ..client._cache import BoundedCache
 from ..pins import PinStore
 from ._events import EventSink, GuardEvent
 from ._notify import Notices
@@ -105,6 +105,8 @@ class ToolBook:
         """Drop the memos of names a complete listing no longer has: what the guard keeps
         grows with the server's current tools, not with every name it ever listed."""
         for memo in (self.pinned, self.hidden, self.text_reported, self.text_clean):
+            if memo.keys() <= listed:
+                continue
             for name in [n for n in memo if n not in listed]:
                 del memo[name]
 
@@ -201,12 +203,13 @@ class Outstanding:
         self._live[key] = pending
         return True
 
-    def peek(self, request_id: Any) -> Pending | None:
-        return self._live.get(coerce_id(request_id))
-
     def take(self, request_id: Any) -> Pending | None:
         """The request a response answers, removed (`None`: no live request has that id)."""
         return self._live.pop(coerce_id(request_id), None)
+
+    def restore(self, request_id: Any, pending: Pending) -> None:
+        """Put back what `take` just removed (a response that does not answer it after all)."""
+        self._live[coerce_id(request_id)] = pending
 
     def cancel(self, request_id: Any) -> Pending | None:
         """The client abandoned the request: its response, if one comes, matches nothing."""
@@ -226,38 +229,38 @@ class Outstanding:
 
 
 class PageCache:
-    """A connection's recent pages: SHA-256 of (version, page JSON bytes) -> the page as
-    received (a reference, never a copy), its `Intake`, its tools' indexes."""
+    """A connection's recent pages, each under (protocol version, length of its JSON bytes):
+    the bytes, the page as received (a reference, never a copy), its `Intake`, its tools'
+    indexes. A later page with the same key replaces it (a miss, never a wrong hit: `get`
+    compares the bytes)."""
 
-    __slots__ = ("_bytes", "_pages")
+    __slots__ = ("_pages",)
 
     def __init__(self) -> None:
-        self._pages: collections.OrderedDict[bytes, tuple[Any, Intake, list[int], int]] = (
-            collections.OrderedDict()
+        # Least recently used out first, by count and by the pages' JSON bytes together.
+        self._pages: BoundedCache[tuple[str, int], tuple[bytes, Any, Intake, list[int]]] = (
+            BoundedCache(
+                PAGE_CACHE_SIZE,
+                max_weight=PAGE_CACHE_BYTES,
+                weigh=lambda key, entry: len(entry[0]),
+            )
         )
-        self._bytes = 0
 
-    @staticmethod
-    def key(version: str, data: bytes) -> bytes:
-        return hashlib.sha256(version.encode() + b"\0" + data).digest()
-
-    def get(self, key: bytes, page: Any) -> tuple[Intake, list[int]] | None:
-        """The cached intake of `page`, when the cached page is equal to it (Python equality
-        on top of equal bytes: orjson writes NaN and infinities as `null`)."""
-        hit = self._pages.get(key)
-        if hit is None or hit[0] != page:
+    def get(self, version: str, data: bytes, page: Any) -> tuple[Intake, list[int]] | None:
+        """The cached intake of `page` (whose orjson bytes are `data`), when a page cached at
+        `version` has the same bytes, and, when they hold a `null`, is equal to it by Python
+        equality too (orjson writes NaN and infinities as `null`; `==` tells them apart).
+        Costs one comparison of the bytes (a hash of a page would cost as much as its
+        serialization), and a deep `==` only for a page with a `null`."""
+        key = (version, len(data))
+        hit = self._pages.peek(key, None)
+        if hit is None or hit[0] != data or (b"null" in data and hit[1] != page):
             return None
-        self._pages.move_to_end(key)
-        return hit[1], hit[2]
+        self._pages.get(key)  # now the most recently used
+        return hit[2], hit[3]
 
-    def put(self, key: bytes, size: int, page: Any, intake: Intake, positions: list[int]) -> None:
-        if size > PAGE_CACHE_BYTES:
-            return
-        old = self._pages.pop(key, None)
-        if old is not None:
-            self._bytes -= old[3]
-        self._pages[key] = (page, intake, positions, size)
-        self._bytes += size
-        while len(self._pages) > PAGE_CACHE_SIZE or self._bytes > PAGE_CACHE_BYTES:
-            _, dropped = self._pages.popitem(last=False)
-            self._bytes -= dropped[3]
+    def put(
+        self, version: str, data: bytes, page: Any, intake: Intake, positions: list[int]
+    ) -> None:
+        """Keep `page` (its orjson bytes `data`); a page over the byte budget is not kept."""
+        self._pages.put((version, len(data)), (data, page, intake, positions))

@@ -197,6 +197,9 @@ class GuardedReadStream(_GuardedStream):
     def __init__(self, inner: Any, connection: Connection) -> None:
         super().__init__(inner, connection)
         self._waiting: anyio.CancelScope | None = None
+        #: The running backend's cancel-scope class, learned from the first `anyio.CancelScope()`:
+        #: made directly it skips anyio's backend lookup on every message.
+        self._scope_type: Any = None
         #: the sender's contextvars snapshot for the last item (Streamable HTTP), for the SDK.
         self.last_context: Any = None
 
@@ -213,7 +216,13 @@ class GuardedReadStream(_GuardedStream):
                 return connection.local.popleft()
             got = False
             item: Any = None
-            with anyio.CancelScope() as scope:
+            scope_type = self._scope_type
+            if scope_type is None:
+                scope = anyio.CancelScope()
+                self._scope_type = type(scope)
+            else:
+                scope = scope_type()
+            with scope:
                 self._waiting = scope
                 try:
                     item = await self._inner.receive()
