@@ -54,12 +54,46 @@ def request_headers(
     version = meta.get(PROTOCOL_VERSION_META_KEY) if isinstance(meta, dict) else None
     if not isinstance(version, str) or not isinstance(message, JSONRPCRequest):
         return {MCP_PROTOCOL_VERSION_HEADER: negotiated} if negotiated else {}
-    params = message.params or {}
-    headers = {MCP_PROTOCOL_VERSION_HEADER: version, MCP_METHOD_HEADER: message.method}
-    key = NAME_BEARING_METHODS.get(message.method)
+    return _modern_headers(message.method, message.params or {}, version, tool)
+
+
+def request_headers_for(
+    message: dict[str, Any], tool: Callable[[str], Any], version: str | None = None
+) -> dict[str, str]:
+    """`request_headers` for a 2026-07-28 message as a plain JSON-RPC `dict`.
+
+    Args:
+        message: a request or notification.
+        tool: returns the raw definition last listed for a tool name (or `None`).
+        version: the version when `params._meta` names none (the client's header).
+
+    Returns:
+        `MCP-Protocol-Version`, `Mcp-Method`, and for a request `Mcp-Name` and
+        `Mcp-Param-*` as the spec lists them; `{}` for a message without a method.
+    """
+    method = message.get("method")
+    if not isinstance(method, str):
+        return {}
+    params = message.get("params")
+    params = params if isinstance(params, dict) else {}
+    meta = params.get("_meta")
+    named = meta.get(PROTOCOL_VERSION_META_KEY) if isinstance(meta, dict) else None
+    version = named if isinstance(named, str) else version
+    if version is None:
+        return {MCP_METHOD_HEADER: method}
+    if "id" not in message:
+        return {MCP_PROTOCOL_VERSION_HEADER: version, MCP_METHOD_HEADER: method}
+    return _modern_headers(method, params, version, tool)
+
+
+def _modern_headers(
+    method: str, params: dict[str, Any], version: str, tool: Callable[[str], Any]
+) -> dict[str, str]:
+    headers = {MCP_PROTOCOL_VERSION_HEADER: version, MCP_METHOD_HEADER: method}
+    key = NAME_BEARING_METHODS.get(method)
     if key is not None and isinstance(name := params.get(key), str):
         headers[MCP_NAME_HEADER] = encode_header_value(name)
-    if message.method == "tools/call" and isinstance(name := params.get("name"), str):
+    if method == "tools/call" and isinstance(name := params.get("name"), str):
         definition = tool(name)
         schema = definition.get("inputSchema") if isinstance(definition, dict) else None
         arguments = params.get("arguments")

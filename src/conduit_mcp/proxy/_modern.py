@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Final
 
@@ -48,10 +48,13 @@ from mcp.types.jsonrpc import (
 from mcp_types import LOG_LEVEL_META_KEY
 from pydantic_core import PydanticSerializationError
 
+from ._direct import DirectUpstream, UpstreamFailed, restore
+from ._h1 import direct_available
 from ._headers import HeaderStamp
 from ._seam import GuardSeam
 from ._settings import HttpUpstream
 from ._upstreams import child_upstream, http_upstream
+from ._wire import _is_message
 
 logger = logging.getLogger("conduit_mcp.proxy")
 
@@ -123,6 +126,12 @@ class ModernRouter:
         self._ids = itertools.count(1)
         self._ready = anyio.Event()
         self._lock = anyio.Lock()
+        #: the pooled POST path for an HTTP upstream (`None`: the SDK's client, shared).
+        self.direct = (
+            DirectUpstream(seam, target)
+            if isinstance(target, HttpUpstream) and direct_available(target.url)
+            else None
+        )
 
     async def _connect(self, tg: anyio.abc.TaskGroup) -> None:
         async with self._lock:
@@ -236,6 +245,11 @@ class ModernRouter:
         except Exception:
             await write_json(send, 400, _error(_plain_id(rid), INVALID_REQUEST, "Invalid Request"))
             return
+        if self.direct is not None:
+            await self._handle_direct(
+                self.direct, value, message, raw_headers, headers, send, receive
+            )
+            return
         if not isinstance(message, JSONRPCRequest):
             if (
                 isinstance(message, JSONRPCNotification)
@@ -253,6 +267,37 @@ class ModernRouter:
             await write_json(send, 400, error)
             return
         await self._exchange(tg, message, headers, receive, send)
+
+    async def _handle_direct(
+        self,
+        direct: DirectUpstream,
+        value: Any,
+        message: Any,
+        raw_headers: list[tuple[str, str]],
+        headers: dict[str, str],
+        send: Any,
+        receive: Any,
+    ) -> None:
+        """`handle` over the pooled POST path: the message as the guard reads it (the parsed
+        body when it is exactly what the SDK reads, else the SDK's reading of it)."""
+        if not _is_message(value):
+            value = message.model_dump(by_alias=True, exclude_unset=True)
+        if not isinstance(message, JSONRPCRequest):
+            if (
+                isinstance(message, JSONRPCNotification)
+                and message.method != "notifications/cancelled"
+            ):
+                await direct.notify(
+                    value, headers.get("authorization"), headers.get("mcp-protocol-version")
+                )
+            await write_empty(send, 202)  # as `handle`
+            return
+        rejection = _check_headers(value, raw_headers, self.seam)
+        if rejection is not None:
+            error = _error(message.id, rejection.code, rejection.message, rejection.data)
+            await write_json(send, 400, error)
+            return
+        await self._exchange_direct(direct, value, headers, receive, send)
 
     async def _exchange(
         self,
@@ -278,57 +323,13 @@ class ModernRouter:
             params = {**params, "_meta": meta}
         request = message.model_copy(update={"id": upstream_id, "params": params or message.params})
         self._waiting[upstream_id] = exchange
-        streaming = False
-        gone = False
+        streaming = gone = False
         try:
             if not self._ready.is_set():
                 await self._connect(tg)
             await self.seam.before_call(request, self._write)
             await self._forward(tg, request, headers)
-            async with anyio.create_task_group() as watch:
-
-                async def disconnected() -> None:
-                    nonlocal gone
-                    while (await receive())["type"] != "http.disconnect":
-                        pass
-                    gone = True
-                    watch.cancel_scope.cancel()
-
-                watch.start_soon(disconnected)
-                limit = None if listen else REQUEST_TIMEOUT
-                quiet = 0.0
-                while True:
-                    with anyio.move_on_after(SSE_PING_INTERVAL) as waited:
-                        try:
-                            related = await exchange.receive.receive()
-                        except anyio.EndOfStream:
-                            break
-                    if waited.cancelled_caught:
-                        quiet += SSE_PING_INTERVAL
-                        if limit is not None and quiet >= limit:
-                            break
-                        if accepts_sse:
-                            if not streaming:
-                                await send_sse_start(send)
-                                streaming = True
-                            await send(
-                                {"type": "http.response.body", "body": _PING, "more_body": True}
-                            )
-                        continue
-                    quiet = 0.0
-                    if not accepts_sse:
-                        continue  # a JSON-only client gets the response alone
-                    if not streaming:
-                        await send_sse_start(send)
-                        streaming = True
-                    await send(
-                        {
-                            "type": "http.response.body",
-                            "body": sse_event(related),
-                            "more_body": True,
-                        }
-                    )
-                watch.cancel_scope.cancel()
+            streaming, gone = await _relay_related(exchange, receive, send, accepts_sse, listen)
         finally:
             still_waiting = self._waiting.pop(upstream_id, None) is not None
             exchange.send.close()
@@ -338,22 +339,76 @@ class ModernRouter:
         if gone:
             return
         answer = exchange.answer
-        if answer is None and not (listen and streaming):
-            answer = _error(message.id, -32603, "The upstream server did not answer")
-        elif answer is not None:
+        if answer is not None:
             answer = answer.model_copy(update={"id": message.id})
-        if streaming:
-            if answer is None:
-                await send_body(send, b"")
-            else:
-                await send_last_event(send, answer)
-        elif isinstance(answer, dict):
-            await write_json(send, 502, answer)
-        elif accepts_json or not accepts_sse:
-            await write_json(send, 200, answer)
-        else:  # the client takes only an event stream
-            await send_sse_start(send)
-            await send_last_event(send, answer)
+        await _answer(send, message.id, answer, streaming, listen, accepts_json, accepts_sse)
+
+    async def _exchange_direct(
+        self,
+        direct: DirectUpstream,
+        value: dict[str, Any],
+        headers: dict[str, str],
+        receive: Any,
+        send: Any,
+    ) -> None:
+        """`_exchange` over the pooled POST path (`_direct`): the guard on the request, one
+        POST, the answer's messages through the guard, the related ones streamed to the
+        client as they come."""
+        accepts_json, accepts_sse = accepted(headers.get("accept", ""))
+        client_id = value["id"]
+        upstream_id = direct.upstream_id()
+        authorization = headers.get("authorization")
+        version = headers.get("mcp-protocol-version")
+        action, request = await direct.gate({**value, "id": upstream_id}, authorization, version)
+        assert request is not None
+        if action == "answer":
+            await write_json(send, 200, restore(request, upstream_id, client_id))
+            return
+        listen = value.get("method") == "subscriptions/listen"
+        exchange = _Exchange(client_id, None, False, listen)
+        failure: list[str] = []
+
+        async def produce() -> None:
+            async def related(message: dict[str, Any]) -> None:
+                exchange.relate(restore(message, upstream_id, client_id))
+
+            try:
+                answer = await direct.post(request, authorization, version, related)
+            except UpstreamFailed as exc:
+                logger.warning("stateless upstream: %s", exc)
+                failure.append(str(exc))
+                exchange.finish(None)
+                return
+            exchange.finish(restore(answer, upstream_id, client_id))
+
+        answered = False
+        gone = streaming = False
+        try:
+            streaming, gone = await _relay_related(
+                exchange, receive, send, accepts_sse, listen, produce
+            )
+            answered = exchange.answer is not None
+        finally:
+            exchange.send.close()
+            exchange.receive.close()
+            if not answered:
+                with anyio.CancelScope(shield=True):
+                    await direct.forget(upstream_id)
+        if gone:
+            return
+        answer = exchange.answer
+        if answer is None and failure:
+            answer = _error(client_id, -32603, f"conduit-mcp proxy: {failure[0]}")
+        await _answer(
+            send,
+            client_id,
+            answer,
+            streaming,
+            listen,
+            accepts_json,
+            accepts_sse,
+            502 * bool(failure),
+        )
 
     async def _cancel_upstream(self, upstream_id: str) -> None:
         cancel = JSONRPCNotification(
@@ -379,6 +434,92 @@ class ModernRouter:
             else None
         )
         await self._write.send(SessionMessage(message, metadata=metadata))
+
+
+async def _relay_related(
+    exchange: _Exchange,
+    receive: Any,
+    send: Any,
+    accepts_sse: bool,
+    listen: bool,
+    produce: Callable[[], Coroutine[Any, Any, None]] | None = None,
+) -> tuple[bool, bool]:
+    """Messages related to the request onto its event stream (started at the first one, or
+    at the first keep-alive ping) until its answer, its client leaving, or
+    `REQUEST_TIMEOUT` of quiet; `produce` (reads the upstream) runs beside and is cancelled
+    with it. Returns `(streaming, gone)`: an event stream was started, the client left."""
+    streaming = gone = False
+    async with anyio.create_task_group() as watch:
+
+        async def disconnected() -> None:
+            nonlocal gone
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            gone = True
+            watch.cancel_scope.cancel()
+
+        watch.start_soon(disconnected)
+        if produce is not None:
+            watch.start_soon(produce)
+        limit = None if listen else REQUEST_TIMEOUT
+        quiet = 0.0
+        while True:
+            with anyio.move_on_after(SSE_PING_INTERVAL) as waited:
+                try:
+                    related = await exchange.receive.receive()
+                except anyio.EndOfStream:
+                    break
+            if waited.cancelled_caught:
+                quiet += SSE_PING_INTERVAL
+                if limit is not None and quiet >= limit:
+                    break
+                if accepts_sse:
+                    if not streaming:
+                        await send_sse_start(send)
+                        streaming = True
+                    await send({"type": "http.response.body", "body": _PING, "more_body": True})
+                continue
+            quiet = 0.0
+            if not accepts_sse:
+                continue  # a JSON-only client gets the response alone
+            if not streaming:
+                await send_sse_start(send)
+                streaming = True
+            await send(
+                {"type": "http.response.body", "body": sse_event(related), "more_body": True}
+            )
+        watch.cancel_scope.cancel()
+    return streaming, gone
+
+
+async def _answer(
+    send: Any,
+    client_id: Any,
+    answer: Any,
+    streaming: bool,
+    listen: bool,
+    accepts_json: bool,
+    accepts_sse: bool,
+    status: int = 0,
+) -> None:
+    """The end of an exchange: the response as the last event, as JSON, or (`answer` `None`
+    outside a listen stream) an error: the upstream did not answer. `status`: the HTTP status
+    of a JSON answer (`0`: 200)."""
+    status = status or 200
+    if answer is None and not (listen and streaming):
+        answer, status = _error(client_id, -32603, "The upstream server did not answer"), 502
+    if streaming:
+        if answer is None:
+            await send_body(send, b"")
+        else:
+            await send_last_event(send, answer)
+    elif status != 200:
+        await write_json(send, status, answer)
+    elif accepts_json or not accepts_sse:
+        await write_json(send, 200, answer)
+    else:  # the client takes only an event stream
+        await send_sse_start(send)
+        await send_last_event(send, answer)
 
 
 def accepted(accept: str) -> tuple[bool, bool]:
