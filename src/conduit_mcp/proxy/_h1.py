@@ -92,6 +92,7 @@ class _Connection:
         self.status = 0
         self.response_headers: dict[str, str] = {}
         self.head_done = False
+        self.keep_alive = False
         self.complete = False
         self.got_bytes = False
         self.pieces: deque[bytes] = deque()
@@ -102,6 +103,8 @@ class _Connection:
 
     def on_headers_complete(self) -> None:
         self.status = self.parser.get_status_code()
+        # Asked here: once the message is complete the parser has moved on to the next one.
+        self.keep_alive = self.parser.should_keep_alive()
         self.head_done = True
 
     def on_body(self, body: bytes) -> None:
@@ -129,7 +132,7 @@ class _Connection:
             raise UpstreamUnreachable(f"unreadable HTTP response: {exc}") from None
 
     def reusable(self) -> bool:
-        return self.complete and self.parser.should_keep_alive() and not self.pieces
+        return self.complete and self.keep_alive and not self.pieces
 
 
 class H1Pool:
