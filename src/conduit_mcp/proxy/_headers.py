@@ -13,13 +13,14 @@ nothing else is added.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from mcp.shared.inbound import (
     MCP_METHOD_HEADER,
     MCP_NAME_HEADER,
     MCP_PROTOCOL_VERSION_HEADER,
     NAME_BEARING_METHODS,
+    X_MCP_HEADER_KEY,
     encode_header_value,
     find_invalid_x_mcp_header,
     mcp_param_headers,
@@ -97,6 +98,8 @@ def _modern_headers(
         definition = tool(name)
         schema = definition.get("inputSchema") if isinstance(definition, dict) else None
         arguments = params.get("arguments")
+        if not mentions_x_mcp_header(schema):
+            return headers
         if isinstance(schema, dict) and find_invalid_x_mcp_header(schema) is None:
             headers.update(
                 mcp_param_headers(
@@ -104,6 +107,41 @@ def _modern_headers(
                 )
             )
     return headers
+
+
+#: Schemas `mentions_x_mcp_header` remembers (by identity: a listing replaces a tool's
+#: definition with a new object, so a changed schema is never answered from the cache).
+_MENTIONS_CACHE: Final = 1024
+_mentions: dict[int, tuple[Any, bool]] = {}
+
+
+def mentions_x_mcp_header(schema: Any) -> bool:
+    """Whether `x-mcp-header` is a key anywhere in `schema` (a superset of the schema
+    positions the spec reads it at): without one a tool has no `Mcp-Param-*` headers to send
+    or check, and the schema walk is skipped. Remembered per schema object."""
+    if not isinstance(schema, dict):
+        return False
+    known = _mentions.get(id(schema))
+    if known is not None and known[0] is schema:
+        return known[1]
+    found = _mentions_key(schema)
+    if len(_mentions) >= _MENTIONS_CACHE:
+        _mentions.clear()
+    _mentions[id(schema)] = (schema, found)
+    return found
+
+
+def _mentions_key(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if X_MCP_HEADER_KEY in item:
+                return True
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 class HeaderStamp:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Final
 
@@ -50,7 +50,7 @@ from pydantic_core import PydanticSerializationError
 
 from ._direct import DirectUpstream, UpstreamFailed, restore
 from ._h1 import direct_available
-from ._headers import HeaderStamp
+from ._headers import HeaderStamp, mentions_x_mcp_header
 from ._seam import GuardSeam
 from ._settings import HttpUpstream
 from ._upstreams import child_upstream, http_upstream
@@ -365,49 +365,61 @@ class ModernRouter:
             await write_json(send, 200, restore(request, upstream_id, client_id))
             return
         listen = value.get("method") == "subscriptions/listen"
-        exchange = _Exchange(client_id, None, False, listen)
-        failure: list[str] = []
+        stream = _EventStream(send, accepts_sse)
+        limit = None if listen else REQUEST_TIMEOUT
+        answer: dict[str, Any] | None = None
+        failure: str | None = None
+        gone = False
 
-        async def produce() -> None:
-            async def related(message: dict[str, Any]) -> None:
-                exchange.relate(restore(message, upstream_id, client_id))
+        async def related(message: dict[str, Any]) -> None:
+            await stream.event(restore(message, upstream_id, client_id))
 
-            try:
-                answer = await direct.post(request, authorization, version, related)
-            except UpstreamFailed as exc:
-                logger.warning("stateless upstream: %s", exc)
-                failure.append(str(exc))
-                exchange.finish(None)
-                return
-            exchange.finish(restore(answer, upstream_id, client_id))
+        async def watch_client(scope: anyio.CancelScope) -> None:
+            """The client leaving cancels the POST (closing its connection: 2026-07-28's
+            cancellation); a quiet request gets keep-alive pings, then times out."""
+            nonlocal gone, failure
+            while True:
+                with anyio.move_on_after(SSE_PING_INTERVAL):
+                    while (await receive())["type"] != "http.disconnect":
+                        pass
+                    gone = True
+                    scope.cancel()
+                    return
+                stream.quiet += SSE_PING_INTERVAL
+                if limit is not None and stream.quiet >= limit:
+                    failure = "the upstream server did not answer in time"
+                    scope.cancel()
+                    return
+                await stream.ping()
 
-        answered = False
-        gone = streaming = False
         try:
-            streaming, gone = await _relay_related(
-                exchange, receive, send, accepts_sse, listen, produce
-            )
-            answered = exchange.answer is not None
+            async with anyio.create_task_group() as watch:
+                watch.start_soon(watch_client, watch.cancel_scope)
+                try:
+                    answer = await direct.post(request, authorization, version, related)
+                    answer = restore(answer, upstream_id, client_id)
+                except UpstreamFailed as exc:
+                    if not (listen and stream.streaming):
+                        logger.warning("stateless upstream: %s", exc)
+                        failure = str(exc)
+                watch.cancel_scope.cancel()
         finally:
-            exchange.send.close()
-            exchange.receive.close()
-            if not answered:
+            if answer is None:
                 with anyio.CancelScope(shield=True):
                     await direct.forget(upstream_id)
         if gone:
             return
-        answer = exchange.answer
-        if answer is None and failure:
-            answer = _error(client_id, -32603, f"conduit-mcp proxy: {failure[0]}")
+        if answer is None and failure is not None:
+            answer = _error(client_id, -32603, f"conduit-mcp proxy: {failure}")
         await _answer(
             send,
             client_id,
             answer,
-            streaming,
+            stream.streaming,
             listen,
             accepts_json,
             accepts_sse,
-            502 * bool(failure),
+            502 if failure is not None else 200,
         )
 
     async def _cancel_upstream(self, upstream_id: str) -> None:
@@ -436,18 +448,46 @@ class ModernRouter:
         await self._write.send(SessionMessage(message, metadata=metadata))
 
 
+class _EventStream:
+    """The response of one request as an event stream, started at its first event or
+    keep-alive ping (a client that does not accept `text/event-stream` gets neither: the
+    response alone); sends from the request's task and its watcher never interleave."""
+
+    def __init__(self, send: Any, accepts_sse: bool) -> None:
+        self._send = send
+        self._accepts_sse = accepts_sse
+        self._lock = anyio.Lock()
+        self.streaming = False
+        self.quiet = 0.0  # seconds since the last event
+
+    async def event(self, message: Any) -> None:
+        self.quiet = 0.0
+        if self._accepts_sse:
+            await self._write(sse_event(message))
+
+    async def ping(self) -> None:
+        if self._accepts_sse:
+            await self._write(_PING)
+
+    async def _write(self, data: bytes) -> None:
+        async with self._lock:
+            if not self.streaming:
+                await send_sse_start(self._send)
+                self.streaming = True
+            await self._send({"type": "http.response.body", "body": data, "more_body": True})
+
+
 async def _relay_related(
     exchange: _Exchange,
     receive: Any,
     send: Any,
     accepts_sse: bool,
     listen: bool,
-    produce: Callable[[], Coroutine[Any, Any, None]] | None = None,
 ) -> tuple[bool, bool]:
     """Messages related to the request onto its event stream (started at the first one, or
     at the first keep-alive ping) until its answer, its client leaving, or
-    `REQUEST_TIMEOUT` of quiet; `produce` (reads the upstream) runs beside and is cancelled
-    with it. Returns `(streaming, gone)`: an event stream was started, the client left."""
+    `REQUEST_TIMEOUT` of quiet. Returns `(streaming, gone)`: an event stream was started,
+    the client left."""
     streaming = gone = False
     async with anyio.create_task_group() as watch:
 
@@ -459,8 +499,6 @@ async def _relay_related(
             watch.cancel_scope.cancel()
 
         watch.start_soon(disconnected)
-        if produce is not None:
-            watch.start_soon(produce)
         limit = None if listen else REQUEST_TIMEOUT
         quiet = 0.0
         while True:
@@ -500,12 +538,11 @@ async def _answer(
     listen: bool,
     accepts_json: bool,
     accepts_sse: bool,
-    status: int = 0,
+    status: int = 200,
 ) -> None:
     """The end of an exchange: the response as the last event, as JSON, or (`answer` `None`
     outside a listen stream) an error: the upstream did not answer. `status`: the HTTP status
-    of a JSON answer (`0`: 200)."""
-    status = status or 200
+    of a JSON answer."""
     if answer is None and not (listen and streaming):
         answer, status = _error(client_id, -32603, "The upstream server did not answer"), 502
     if streaming:
@@ -629,7 +666,7 @@ def _check_headers(
         definition = seam.raw_tool(params["name"])
         schema = definition.get("inputSchema") if isinstance(definition, dict) else None
         arguments = params.get("arguments")
-        if isinstance(schema, dict):
+        if isinstance(schema, dict) and mentions_x_mcp_header(schema):
             pairs = [(name, value) for name, value in raw_headers]
             return validate_mcp_param_headers(
                 schema, arguments if isinstance(arguments, dict) else {}, dict(pairs)
