@@ -132,10 +132,11 @@ class DirectUpstream:
         authorization: str | None,
         version: str | None,
         related: Callable[[dict[str, Any]], Any],
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any] | None:
         """POST `request` (already through the guard); each message of the answer through the
-        guard; `await related(message)` for each one before the response; returns the
-        response (as the guard let it through).
+        guard; `await related(message)` for each one before the response (those the guard
+        lets through); returns the response as the guard let it through, or `None` when the
+        guard kept it back (the answer to its own listing, or one it refused to pass).
 
         Raises:
             UpstreamFailed: unreachable, an HTTP error without a JSON-RPC answer, an answer
@@ -149,34 +150,34 @@ class DirectUpstream:
                 kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
                 if kind == "text/event-stream" and response.status == 200:
                     async for data in _sse_data(response.body()):
-                        message = await self._inbound(data)
+                        message = _parse(data)
+                        del data
                         if message is None:
+                            logger.warning("an upstream event that is not JSON-RPC: dropped")
                             continue
-                        if "method" not in message and message.get("id") == upstream_id:
-                            return message
-                        if "method" in message:
-                            await related(message)
+                        answer = "method" not in message and message.get("id") == upstream_id
+                        seen = await self._guarded(message)
+                        if answer:
+                            return seen
+                        if seen is not None and "method" in seen:
+                            await related(seen)
                     raise UpstreamFailed("the event stream ended without the response")
                 data = await _read_all(response.body())
                 if kind != "application/json":
                     raise UpstreamFailed(f"HTTP {response.status} ({kind or 'no content type'})")
         except UpstreamUnreachable as exc:
             raise UpstreamFailed(f"the upstream server could not be reached ({exc})") from None
-        message = await self._inbound(data)
-        del data
+        message = _parse(data)
+        del data  # the body is not held beside the parsed answer
         if message is None or "method" in message:
             raise UpstreamFailed(f"HTTP {response.status}: no JSON-RPC response in the body")
         if message.get("id") not in (upstream_id, None):
             raise UpstreamFailed("the response names another request")
-        return message
+        return await self._guarded(message)
 
-    async def _inbound(self, data: bytes | bytearray) -> dict[str, Any] | None:
+    async def _guarded(self, message: dict[str, Any]) -> dict[str, Any] | None:
         """One message from the upstream through the guard: what the client may see, or
-        `None` (unreadable, or dropped by the guard)."""
-        message = _parse(data)
-        if message is None:
-            logger.warning("an upstream message that is not JSON-RPC: dropped")
-            return None
+        `None` (dropped by the guard)."""
         action, replaced = await self.link.from_server(message)
         if action == "drop":
             return None

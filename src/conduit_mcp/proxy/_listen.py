@@ -86,10 +86,13 @@ class Listener:
 
     async def run(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
         """Hold the task group the sessions run in (until cancelled)."""
-        async with anyio.create_task_group() as tg:
-            self._task_group = tg
-            task_status.started()
-            await anyio.sleep_forever()
+        try:
+            async with anyio.create_task_group() as tg:
+                self._task_group = tg
+                task_status.started()
+                await anyio.sleep_forever()
+        finally:
+            await self.modern.aclose()
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":

@@ -133,6 +133,13 @@ class ModernRouter:
             else None
         )
 
+    async def aclose(self) -> None:
+        """Close the pooled upstream connections (the shared SDK upstream ends with the
+        listener's task group)."""
+        if self.direct is not None:
+            with anyio.CancelScope(shield=True):
+                await self.direct.pool.aclose()
+
     async def _connect(self, tg: anyio.abc.TaskGroup) -> None:
         async with self._lock:
             if self._ready.is_set():
@@ -397,7 +404,10 @@ class ModernRouter:
                 watch.start_soon(watch_client, watch.cancel_scope)
                 try:
                     answer = await direct.post(request, authorization, version, related)
-                    answer = restore(answer, upstream_id, client_id)
+                    if answer is None:
+                        failure = "the guard withheld the upstream server's answer"
+                    else:
+                        answer = restore(answer, upstream_id, client_id)
                 except UpstreamFailed as exc:
                     if not (listen and stream.streaming):
                         logger.warning("stateless upstream: %s", exc)

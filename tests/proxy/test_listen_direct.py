@@ -1,0 +1,223 @@
+"""2026-07-28 stateless requests to an HTTP upstream on the pooled POST path (`_direct`, `_h1`):
+what the upstream receives (the spec's headers, the client's `Authorization`, on the guard's
+own listing too), the answer's related messages streamed with the client's ids, the client
+leaving closing the upstream request, and the event-stream framing.
+
+Oracles: MCP 2026-07-28 basic/transports "Streamable HTTP" (a request's `MCP-Protocol-Version`,
+`Mcp-Method`, `Mcp-Name` headers; closing the response stream cancels the request); WHATWG HTML
+"Server-sent events" (line ends CRLF, LF or CR; `data:` lines of one event joined with LF; a
+blank line ends an event) for the framing cases, worked out by hand.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anyio
+import pytest
+
+from conduit_mcp.proxy import GuardSeam, GuardSettings
+from conduit_mcp.proxy._direct import _sse_data
+from conduit_mcp.proxy._listen import Listener
+from conduit_mcp.proxy._settings import HttpUpstream
+
+from .test_listen_fuzz import PORT, _frames, _stateless
+
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+TOOLS = [
+    {"name": "echo", "inputSchema": {"type": "object", "properties": {"m": {"type": "string"}}}},
+    {"name": "slow", "inputSchema": {"type": "object"}},
+]
+
+
+class Upstream:
+    """A raw ASGI Streamable HTTP server (2026-07-28 only): `tools/list`; `echo` answers with
+    an event stream (a progress notification for the request's token, then the result);
+    `slow` never answers and records the client leaving."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[dict[str, str], Any]] = []
+        self.left = anyio.Event()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
+        value = json.loads(body)
+        self.requests.append((headers, value))
+        params = value.get("params") or {}
+        if value.get("method") == "tools/list":
+            answer = {
+                "jsonrpc": "2.0",
+                "id": value["id"],
+                "result": {"tools": TOOLS, "resultType": "complete"},
+            }
+            await _json(send, answer)
+        elif params.get("name") == "echo":
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [(b"content-type", b"text/event-stream")],
+                }
+            )
+            token = params["_meta"]["progressToken"]
+            progress = {
+                "jsonrpc": "2.0",
+                "method": "notifications/progress",
+                "params": {"progressToken": token, "progress": 1, "total": 2},
+            }
+            text = params["arguments"]["m"]
+            result = {"content": [{"type": "text", "text": text}], "resultType": "complete"}
+            answer = {"jsonrpc": "2.0", "id": value["id"], "result": result}
+            for event in (progress, answer):
+                data = b"event: message\ndata: " + json.dumps(event).encode() + b"\n\n"
+                await send({"type": "http.response.body", "body": data, "more_body": True})
+            await send({"type": "http.response.body", "body": b""})
+        elif params.get("name") == "slow":
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            self.left.set()
+        else:
+            await send({"type": "http.response.start", "status": 202, "headers": []})
+            await send({"type": "http.response.body", "body": b""})
+
+
+async def _json(send: Any, value: Any) -> None:
+    data = json.dumps(value).encode()
+    head = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+    await send({"type": "http.response.start", "status": 200, "headers": head})
+    await send({"type": "http.response.body", "body": data})
+
+
+def _head(name: str) -> list[tuple[str, str]]:
+    return [
+        ("host", f"127.0.0.1:{PORT}"),
+        ("accept", "application/json, text/event-stream"),
+        ("content-type", "application/json"),
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", name),
+        ("authorization", "Bearer client-token"),
+    ]
+
+
+def _call(rid: Any, name: str, arguments: dict[str, Any], token: Any = None) -> bytes:
+    meta = {**META, "progressToken": token} if token is not None else META
+    params = {"name": name, "arguments": arguments, "_meta": meta}
+    return json.dumps(
+        {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}
+    ).encode()
+
+
+async def _with_upstream(test: Any) -> Any:
+    import uvicorn
+
+    from tests.guard.conftest import free_port
+
+    upstream = Upstream()
+    port = free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(upstream, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
+    )
+    seam = GuardSeam(GuardSettings("direct"))
+    target = HttpUpstream(f"http://127.0.0.1:{port}/mcp", {"x-static": "s"})
+    listener = Listener(seam, target, host="127.0.0.1", port=PORT)
+    assert listener.modern.direct is not None  # the pooled path serves this upstream
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(server.serve)
+            while not server.started:
+                await anyio.sleep(0.01)
+            async with anyio.create_task_group() as proxy:
+                await proxy.start(listener.run)
+                try:
+                    return await test(listener, upstream)
+                finally:
+                    proxy.cancel_scope.cancel()  # the listener closes its pooled connections
+                    server.should_exit = True
+    finally:
+        seam.close()
+
+
+def test_a_call_goes_up_with_the_spec_headers_and_its_progress_comes_back() -> None:
+    async def test(listener: Listener, upstream: Upstream) -> Any:
+        sent = await _stateless(
+            listener, _head("echo"), _call(7, "echo", {"m": "hi"}, 5), [], False
+        )
+        return sent, upstream.requests
+
+    sent, requests = anyio.run(_with_upstream, test)
+    assert sent.status == 200
+    events = _frames(sent.body)
+    assert events[0]["method"] == "notifications/progress"
+    assert events[0]["params"]["progressToken"] == 5  # the client's own token
+    assert events[-1]["id"] == 7 and events[-1]["result"]["content"][0]["text"] == "hi"
+    # The guard had never seen the tools: it listed them first, with the caller's credentials.
+    (list_headers, listing), (call_headers, call) = requests
+    assert listing["method"] == "tools/list"
+    assert list_headers["authorization"] == "Bearer client-token"
+    assert list_headers["mcp-method"] == "tools/list"
+    assert call["id"] != 7  # unique upstream id, restored on the way back
+    for name, value in {
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "echo",
+        "authorization": "Bearer client-token",
+        "x-static": "s",
+        "content-type": "application/json",
+    }.items():
+        assert call_headers[name] == value
+    assert "text/event-stream" in call_headers["accept"]
+
+
+def test_a_client_that_leaves_closes_the_upstream_request() -> None:
+    """Closing the response stream is the request's cancellation: the upstream sees its
+    request's connection end."""
+
+    async def test(listener: Listener, upstream: Upstream) -> Any:
+        await _stateless(listener, _head("echo"), _call(1, "echo", {"m": "x"}, 1), [], False)
+        left = await _stateless(listener, _head("slow"), _call(2, "slow", {}), [], True)
+        with anyio.fail_after(10):
+            await upstream.left.wait()
+        after = await _stateless(
+            listener, _head("echo"), _call(3, "echo", {"m": "y"}, 2), [], False
+        )
+        return left, after
+
+    left, after = anyio.run(_with_upstream, test)
+    assert left.status is None  # nobody to answer
+    assert _frames(after.body)[-1]["result"]["content"][0]["text"] == "y"
+
+
+async def _events(pieces: list[bytes]) -> list[bytes]:
+    async def source() -> Any:
+        for piece in pieces:
+            yield piece
+
+    return [bytes(data) async for data in _sse_data(source())]
+
+
+STREAM = (
+    b': comment\r\nevent: message\r\ndata: {"a":1}\r\n\r\n'
+    b"data: one\ndata:two\n\n"
+    b"id: 4\rdata: cr\r\r"
+    b"datax: ignored\ndata\n\n"
+)
+EXPECTED = [b'{"a":1}', b"one\ntwo", b"cr", b""]
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7, len(STREAM)])
+def test_event_stream_framing_whatever_the_pieces(size: int) -> None:
+    pieces = [STREAM[i : i + size] for i in range(0, len(STREAM), size)]
+    assert anyio.run(_events, pieces) == EXPECTED
