@@ -254,7 +254,7 @@ class ModernRouter:
             return
         if self.direct is not None:
             await self._handle_direct(
-                self.direct, value, message, raw_headers, headers, send, receive
+                tg, self.direct, value, message, raw_headers, headers, send, receive
             )
             return
         if not isinstance(message, JSONRPCRequest):
@@ -277,6 +277,7 @@ class ModernRouter:
 
     async def _handle_direct(
         self,
+        tg: anyio.abc.TaskGroup,
         direct: DirectUpstream,
         value: Any,
         message: Any,
@@ -304,7 +305,7 @@ class ModernRouter:
             error = _error(message.id, rejection.code, rejection.message, rejection.data)
             await write_json(send, 400, error)
             return
-        await self._exchange_direct(direct, value, headers, receive, send)
+        await self._exchange_direct(tg, direct, value, headers, receive, send)
 
     async def _exchange(
         self,
@@ -352,6 +353,7 @@ class ModernRouter:
 
     async def _exchange_direct(
         self,
+        tg: anyio.abc.TaskGroup,
         direct: DirectUpstream,
         value: dict[str, Any],
         headers: dict[str, str],
@@ -383,14 +385,19 @@ class ModernRouter:
 
         async def watch_client(scope: anyio.CancelScope) -> None:
             """The client leaving cancels the POST (closing its connection: 2026-07-28's
-            cancellation); a quiet request gets keep-alive pings, then times out."""
+            cancellation); a quiet request gets keep-alive pings, then times out. Runs in the
+            listener's task group and ends by itself: the server reports the connection's
+            end once the response is complete, so no cancellation is paid per request."""
             nonlocal gone, failure
             while True:
                 with anyio.move_on_after(SSE_PING_INTERVAL):
                     while (await receive())["type"] != "http.disconnect":
                         pass
-                    gone = True
-                    scope.cancel()
+                    if not stream.done:
+                        gone = True
+                        scope.cancel()
+                    return
+                if stream.done:
                     return
                 stream.quiet += SSE_PING_INTERVAL
                 if limit is not None and stream.quiet >= limit:
@@ -400,8 +407,8 @@ class ModernRouter:
                 await stream.ping()
 
         try:
-            async with anyio.create_task_group() as watch:
-                watch.start_soon(watch_client, watch.cancel_scope)
+            with anyio.CancelScope() as scope:
+                tg.start_soon(watch_client, scope)
                 try:
                     answer = await direct.post(request, authorization, version, related)
                     if answer is None:
@@ -412,25 +419,27 @@ class ModernRouter:
                     if not (listen and stream.streaming):
                         logger.warning("stateless upstream: %s", exc)
                         failure = str(exc)
-                watch.cancel_scope.cancel()
         finally:
             if answer is None:
                 with anyio.CancelScope(shield=True):
                     await direct.forget(upstream_id)
         if gone:
+            stream.done = True
             return
         if answer is None and failure is not None:
             answer = _error(client_id, -32603, f"conduit-mcp proxy: {failure}")
-        await _answer(
-            send,
-            client_id,
-            answer,
-            stream.streaming,
-            listen,
-            accepts_json,
-            accepts_sse,
-            502 if failure is not None else 200,
-        )
+        async with stream.lock:  # no keep-alive ping between the last event and the end
+            stream.done = True
+            await _answer(
+                send,
+                client_id,
+                answer,
+                stream.streaming,
+                listen,
+                accepts_json,
+                accepts_sse,
+                502 if failure is not None else 200,
+            )
 
     async def _cancel_upstream(self, upstream_id: str) -> None:
         cancel = JSONRPCNotification(
@@ -466,8 +475,9 @@ class _EventStream:
     def __init__(self, send: Any, accepts_sse: bool) -> None:
         self._send = send
         self._accepts_sse = accepts_sse
-        self._lock = anyio.Lock()
+        self.lock = anyio.Lock()
         self.streaming = False
+        self.done = False  # the response is being written: no more events or pings
         self.quiet = 0.0  # seconds since the last event
 
     async def event(self, message: Any) -> None:
@@ -480,7 +490,9 @@ class _EventStream:
             await self._write(_PING)
 
     async def _write(self, data: bytes) -> None:
-        async with self._lock:
+        async with self.lock:
+            if self.done:
+                return
             if not self.streaming:
                 await send_sse_start(self._send)
                 self.streaming = True
@@ -592,7 +604,10 @@ def dump(message: Any) -> bytes:
     out, as the SDK writes), made once (no intermediate `str` of a large result); a lone
     surrogate, which UTF-8 cannot carry, is written as a `\\u` escape."""
     if isinstance(message, dict):
-        return json.dumps(message).encode()
+        try:
+            return orjson.dumps(message)
+        except orjson.JSONEncodeError:  # a lone surrogate read from a \\ud800 escape
+            return json.dumps(message).encode()
     try:
         data: bytes = message.__pydantic_serializer__.to_json(
             message, by_alias=True, exclude_unset=True
