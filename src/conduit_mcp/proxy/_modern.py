@@ -246,16 +246,18 @@ class ModernRouter:
                 send, 400, _error(None, PARSE_ERROR, "Parse error: the body is not JSON")
             )
             return
+        if self.direct is not None and _is_message(value):  # exactly what the SDK reads
+            await self._handle_direct(tg, self.direct, value, raw_headers, headers, send, receive)
+            return
         rid = value.get("id") if isinstance(value, dict) else None
         try:
             message = jsonrpc_message_adapter.validate_python(value, by_name=False)
         except Exception:
             await write_json(send, 400, _error(_plain_id(rid), INVALID_REQUEST, "Invalid Request"))
             return
-        if self.direct is not None:
-            await self._handle_direct(
-                tg, self.direct, value, message, raw_headers, headers, send, receive
-            )
+        if self.direct is not None:  # the SDK's reading of it
+            value = message.model_dump(by_alias=True, exclude_unset=True)
+            await self._handle_direct(tg, self.direct, value, raw_headers, headers, send, receive)
             return
         if not isinstance(message, JSONRPCRequest):
             if (
@@ -279,22 +281,17 @@ class ModernRouter:
         self,
         tg: anyio.abc.TaskGroup,
         direct: DirectUpstream,
-        value: Any,
-        message: Any,
+        value: dict[str, Any],
         raw_headers: list[tuple[str, str]],
         headers: dict[str, str],
         send: Any,
         receive: Any,
     ) -> None:
-        """`handle` over the pooled POST path: the message as the guard reads it (the parsed
-        body when it is exactly what the SDK reads, else the SDK's reading of it)."""
-        if not _is_message(value):
-            value = message.model_dump(by_alias=True, exclude_unset=True)
-        if not isinstance(message, JSONRPCRequest):
-            if (
-                isinstance(message, JSONRPCNotification)
-                and message.method != "notifications/cancelled"
-            ):
+        """`handle` over the pooled POST path for `value`, a JSON-RPC message as the SDK reads
+        it (`_wire._is_message`)."""
+        method = value.get("method")
+        if method is None or "id" not in value:
+            if method is not None and method != "notifications/cancelled":
                 await direct.notify(
                     value, headers.get("authorization"), headers.get("mcp-protocol-version")
                 )
@@ -302,7 +299,7 @@ class ModernRouter:
             return
         rejection = _check_headers(value, raw_headers, self.seam)
         if rejection is not None:
-            error = _error(message.id, rejection.code, rejection.message, rejection.data)
+            error = _error(value["id"], rejection.code, rejection.message, rejection.data)
             await write_json(send, 400, error)
             return
         await self._exchange_direct(tg, direct, value, headers, receive, send)
