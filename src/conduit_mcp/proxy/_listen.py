@@ -8,8 +8,9 @@ Spec: MCP 2025-11-25 basic/transports "Streamable HTTP" (POST with JSON or SSE r
 GET stream, `Mcp-Session-Id`, DELETE, `MCP-Protocol-Version`; "Security Warning": validate
 `Origin`, bind to localhost when local) through the SDK's own `StreamableHTTPServerTransport`;
 `Authorization` is forwarded to an HTTP upstream per request, never logged.
-2026-07-28 stateless requests go to `_modern.ModernRouter` (one shared upstream); a version the
-proxy knows neither way is answered UNSUPPORTED_PROTOCOL_VERSION (-32022).
+2026-07-28 stateless requests go to `_modern.ModernRouter` (one shared upstream, or one pooled
+POST each to an HTTP upstream: `_direct`); a version the proxy knows neither way is answered
+UNSUPPORTED_PROTOCOL_VERSION (-32022).
 """
 
 from __future__ import annotations

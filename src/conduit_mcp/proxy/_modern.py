@@ -1,7 +1,8 @@
 """2026-07-28 stateless requests on the HTTP listener: each POST stands alone, so all of them
 share one upstream connection (one server process, or one client of the `--upstream` server)
 and one guard connection; request ids and progress tokens are made unique on the way up and
-restored on the way down.
+restored on the way down. An `--upstream` server reachable over plain `http`/`https` is served
+without the SDK's client: each request is one POST on a pooled connection (`_direct`).
 
 Not a public module.
 
