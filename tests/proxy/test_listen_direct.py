@@ -120,16 +120,22 @@ def _call(rid: Any, name: str, arguments: dict[str, Any], token: Any = None) -> 
     ).encode()
 
 
-async def _with_upstream(test: Any) -> Any:
+async def _with_upstream(test: Any, keep_alive: int = 5) -> Any:
     import uvicorn
 
     from tests.guard.conftest import free_port
 
     upstream = Upstream()
     port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(upstream, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
+    config = uvicorn.Config(
+        upstream,
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        lifespan="off",
+        timeout_keep_alive=keep_alive,
     )
+    server = uvicorn.Server(config)
     seam = GuardSeam(GuardSettings("direct"))
     target = HttpUpstream(f"http://127.0.0.1:{port}/mcp", {"x-static": "s"})
     listener = Listener(seam, target, host="127.0.0.1", port=PORT)
@@ -198,6 +204,54 @@ def test_a_client_that_leaves_closes_the_upstream_request() -> None:
     left, after = anyio.run(_with_upstream, test)
     assert left.status is None  # nobody to answer
     assert _frames(after.body)[-1]["result"]["content"][0]["text"] == "y"
+
+
+def test_a_connection_the_upstream_closed_while_idle_is_replaced() -> None:
+    """RFC 9112 section 9.3: a server may close an idle persistent connection; the request
+    that finds it closed goes again on a new one (nothing of it was answered)."""
+
+    async def test(listener: Listener, upstream: Upstream) -> Any:
+        texts = []
+        for rid in range(3):
+            sent = await _stateless(
+                listener, _head("echo"), _call(rid, "echo", {"m": str(rid)}, rid), [], False
+            )
+            texts.append(_frames(sent.body)[-1]["result"]["content"][0]["text"])
+            await anyio.sleep(1.5)  # past the upstream's keep-alive timeout
+        return texts
+
+    assert anyio.run(lambda: _with_upstream(test, keep_alive=1)) == ["0", "1", "2"]
+
+
+def test_an_unreachable_upstream_is_a_json_rpc_error() -> None:
+    """A request the guard lets through to a server nobody listens for: HTTP 502 with a
+    JSON-RPC error for the client's id (a tools/call would be refused by the guard first: it
+    cannot list the tools)."""
+    from tests.guard.conftest import free_port
+
+    head = [*_head("x")[:4], ("mcp-method", "tools/list")]
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": 9, "method": "tools/list", "params": {"_meta": META}}
+    ).encode()
+
+    async def main() -> Any:
+        seam = GuardSeam(GuardSettings("direct"))
+        target = HttpUpstream(f"http://127.0.0.1:{free_port()}/mcp")
+        listener = Listener(seam, target, host="127.0.0.1", port=PORT)
+        try:
+            async with anyio.create_task_group() as tg:
+                await tg.start(listener.run)
+                sent = await _stateless(listener, head, body, [], False)
+                tg.cancel_scope.cancel()
+        finally:
+            seam.close()
+        return sent
+
+    sent = anyio.run(main)
+    assert sent.status == 502
+    answer = json.loads(sent.body)
+    assert answer["id"] == 9 and answer["error"]["code"] == -32603
+    assert "could not be reached" in answer["error"]["message"]
 
 
 async def _events(pieces: list[bytes]) -> list[bytes]:
