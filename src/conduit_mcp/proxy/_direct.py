@@ -278,9 +278,9 @@ async def _sse_data(pieces: Any) -> Any:
         if start:
             del buffer[:start]
             scanned -= start
-        for event in events:
-            yield event
-        events.clear()
+        events.reverse()
+        while events:  # popped: the generator keeps no reference while the event is read
+            yield events.pop()
         if len(buffer) > MAX_ANSWER:
             raise UpstreamFailed("an event is larger than the proxy accepts")
     if data is not None:
