@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 import anyio
+import anyio.abc
 import pytest
 
 from conduit_mcp.proxy import GuardSeam, GuardSettings
@@ -275,3 +276,52 @@ EXPECTED = [b'{"a":1}', b"one\ntwo", b"cr", b""]
 def test_event_stream_framing_whatever_the_pieces(size: int) -> None:
     pieces = [STREAM[i : i + size] for i in range(0, len(STREAM), size)]
     assert anyio.run(_events, pieces) == EXPECTED
+
+
+def test_a_request_the_upstream_dropped_unanswered_is_not_sent_again() -> None:
+    """RFC 9110 section 9.2.2: a POST is not idempotent (a tools/call may have run), so one
+    that was written on a kept-alive connection the server then closed without a response is
+    an error for its caller, never written a second time. The server here answers the first
+    request, reads the second and hangs up: it must see two requests, not three."""
+    from conduit_mcp.proxy._h1 import H1Pool, UpstreamUnreachable
+
+    seen: list[bytes] = []
+
+    async def serve(stream: anyio.abc.SocketStream) -> None:
+        async with stream:
+            while True:
+                data = await stream.receive()
+                seen.append(data)
+                if len(seen) == 1:
+                    body = b'{"jsonrpc":"2.0","id":1,"result":{}}'
+                    await stream.send(
+                        b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                        + b"content-length: %d\r\n\r\n" % len(body)
+                        + body
+                    )
+                else:
+                    return  # read, then closed without a response
+
+    async def main() -> tuple[bytes, str]:
+        listener = await anyio.create_tcp_listener(local_host="127.0.0.1")
+        port = listener.extra(anyio.abc.SocketAttribute.local_port)
+        pool = H1Pool(f"http://127.0.0.1:{port}/mcp", {})
+        async with listener, anyio.create_task_group() as tg:
+            tg.start_soon(listener.serve, serve)
+            async with pool.post(b"{}", {"content-type": "application/json"}) as response:
+                first = b"".join([piece async for piece in response.body()])
+            try:
+                async with pool.post(b"{}", {"content-type": "application/json"}):
+                    pass
+            except UpstreamUnreachable as exc:
+                failure = str(exc) or type(exc).__name__
+            else:
+                failure = ""
+            await pool.aclose()
+            tg.cancel_scope.cancel()
+        return first, failure
+
+    first, failure = anyio.run(main)
+    assert json.loads(first)["id"] == 1
+    assert failure  # the caller is told; the request is not sent again
+    assert len(seen) == 2

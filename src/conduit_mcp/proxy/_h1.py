@@ -8,13 +8,15 @@ per call. It sends only what the caller gives (no redirects, no cookies, no envi
 proxies: `direct_available` says when the listener must keep the SDK's path instead).
 
 Spec: RFC 9112 (HTTP/1.1 message syntax: `content-length` bodies out, `content-length`,
-chunked or close-delimited bodies in, persistent connections), RFC 9110 section 9.2.2 (a
-request that failed on a reused connection before any of its response arrived is retried once
-on a new one, as httpx and browsers do).
+chunked or close-delimited bodies in, persistent connections; section 9.3: a server may close
+an idle connection, so an idle one it sent anything on is closed before use, never written
+to). A POST is never retried: a `tools/call` is not idempotent (RFC 9110 section 9.2.2), and
+a request that failed after it was written may have run.
 """
 
 from __future__ import annotations
 
+import select
 import urllib.parse
 import urllib.request
 from collections import deque
@@ -94,7 +96,6 @@ class _Connection:
         self.head_done = False
         self.keep_alive = False
         self.complete = False
-        self.got_bytes = False
         self.pieces: deque[bytes] = deque()
 
     # httptools callbacks
@@ -125,7 +126,6 @@ class _Connection:
                     self.complete = True
                     return
             raise UpstreamUnreachable("the upstream closed the connection")
-        self.got_bytes = True
         try:
             self.parser.feed_data(data)
         except self._error_type as exc:
@@ -196,25 +196,26 @@ class H1Pool:
         """
         head = self._head(body, headers)
         connection: _Connection | None = None
-        for attempt in range(2):
-            reused = bool(self._idle)
-            connection = self._idle.pop() if reused else await self._open()
-            try:
-                await connection.stream.send(head + body if len(body) < 65536 else head)
-                if len(body) >= 65536:
-                    await connection.stream.send(body)
-                while not connection.head_done:
-                    await connection.read_more()
-                break
-            except (UpstreamUnreachable, OSError, anyio.BrokenResourceError) as exc:
-                await _close(connection)
-                if reused and not connection.got_bytes and attempt == 0:
-                    continue  # a keep-alive connection the server had closed
-                raise UpstreamUnreachable(type(exc).__name__) from None
-            except BaseException:
-                await _close(connection)
-                raise
-        assert connection is not None
+        while self._idle and connection is None:
+            candidate = self._idle.pop()
+            if _idle_and_open(candidate):
+                connection = candidate
+            else:  # the server closed it (or broke the protocol) while it was idle
+                await _close(candidate)
+        if connection is None:
+            connection = await self._open()
+        try:
+            await connection.stream.send(head + body if len(body) < 65536 else head)
+            if len(body) >= 65536:
+                await connection.stream.send(body)
+            while not connection.head_done:
+                await connection.read_more()
+        except (UpstreamUnreachable, OSError, anyio.BrokenResourceError) as exc:
+            await _close(connection)
+            raise UpstreamUnreachable(type(exc).__name__) from None
+        except BaseException:
+            await _close(connection)
+            raise
         try:
             yield H1Response(connection)
         except BaseException:
@@ -231,6 +232,17 @@ class H1Pool:
         idle, self._idle = self._idle, []
         for connection in idle:
             await _close(connection)
+
+
+def _idle_and_open(connection: _Connection) -> bool:
+    """Whether an idle keep-alive connection can take a request: the server sent nothing on it
+    since its last response (a readable socket is its close, or bytes nobody asked for)."""
+    try:
+        sock = connection.stream.extra(anyio.abc.SocketAttribute.raw_socket)
+        readable, _, _ = select.select([sock], [], [], 0)
+    except (anyio.TypedAttributeLookupError, OSError, ValueError):
+        return False
+    return not readable
 
 
 async def _close(connection: _Connection) -> None:
