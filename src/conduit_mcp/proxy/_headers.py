@@ -13,13 +13,14 @@ nothing else is added.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from mcp.shared.inbound import (
     MCP_METHOD_HEADER,
     MCP_NAME_HEADER,
     MCP_PROTOCOL_VERSION_HEADER,
     NAME_BEARING_METHODS,
+    X_MCP_HEADER_KEY,
     encode_header_value,
     find_invalid_x_mcp_header,
     mcp_param_headers,
@@ -54,15 +55,51 @@ def request_headers(
     version = meta.get(PROTOCOL_VERSION_META_KEY) if isinstance(meta, dict) else None
     if not isinstance(version, str) or not isinstance(message, JSONRPCRequest):
         return {MCP_PROTOCOL_VERSION_HEADER: negotiated} if negotiated else {}
-    params = message.params or {}
-    headers = {MCP_PROTOCOL_VERSION_HEADER: version, MCP_METHOD_HEADER: message.method}
-    key = NAME_BEARING_METHODS.get(message.method)
+    return _modern_headers(message.method, message.params or {}, version, tool)
+
+
+def request_headers_for(
+    message: dict[str, Any], tool: Callable[[str], Any], version: str | None = None
+) -> dict[str, str]:
+    """`request_headers` for a 2026-07-28 message as a plain JSON-RPC `dict`.
+
+    Args:
+        message: a request or notification.
+        tool: returns the raw definition last listed for a tool name (or `None`).
+        version: the version when `params._meta` names none (the client's header).
+
+    Returns:
+        `MCP-Protocol-Version`, `Mcp-Method`, and for a request `Mcp-Name` and
+        `Mcp-Param-*` as the spec lists them; `{}` for a message without a method.
+    """
+    method = message.get("method")
+    if not isinstance(method, str):
+        return {}
+    params = message.get("params")
+    params = params if isinstance(params, dict) else {}
+    meta = params.get("_meta")
+    named = meta.get(PROTOCOL_VERSION_META_KEY) if isinstance(meta, dict) else None
+    version = named if isinstance(named, str) else version
+    if version is None:
+        return {MCP_METHOD_HEADER: method}
+    if "id" not in message:
+        return {MCP_PROTOCOL_VERSION_HEADER: version, MCP_METHOD_HEADER: method}
+    return _modern_headers(method, params, version, tool)
+
+
+def _modern_headers(
+    method: str, params: dict[str, Any], version: str, tool: Callable[[str], Any]
+) -> dict[str, str]:
+    headers = {MCP_PROTOCOL_VERSION_HEADER: version, MCP_METHOD_HEADER: method}
+    key = NAME_BEARING_METHODS.get(method)
     if key is not None and isinstance(name := params.get(key), str):
         headers[MCP_NAME_HEADER] = encode_header_value(name)
-    if message.method == "tools/call" and isinstance(name := params.get("name"), str):
+    if method == "tools/call" and isinstance(name := params.get("name"), str):
         definition = tool(name)
         schema = definition.get("inputSchema") if isinstance(definition, dict) else None
         arguments = params.get("arguments")
+        if not mentions_x_mcp_header(schema):
+            return headers
         if isinstance(schema, dict) and find_invalid_x_mcp_header(schema) is None:
             headers.update(
                 mcp_param_headers(
@@ -70,6 +107,41 @@ def request_headers(
                 )
             )
     return headers
+
+
+#: Schemas `mentions_x_mcp_header` remembers (by identity: a listing replaces a tool's
+#: definition with a new object, so a changed schema is never answered from the cache).
+_MENTIONS_CACHE: Final = 1024
+_mentions: dict[int, tuple[Any, bool]] = {}
+
+
+def mentions_x_mcp_header(schema: Any) -> bool:
+    """Whether `x-mcp-header` is a key anywhere in `schema` (a superset of the schema
+    positions the spec reads it at): without one a tool has no `Mcp-Param-*` headers to send
+    or check, and the schema walk is skipped. Remembered per schema object."""
+    if not isinstance(schema, dict):
+        return False
+    known = _mentions.get(id(schema))
+    if known is not None and known[0] is schema:
+        return known[1]
+    found = _mentions_key(schema)
+    if len(_mentions) >= _MENTIONS_CACHE:
+        _mentions.clear()
+    _mentions[id(schema)] = (schema, found)
+    return found
+
+
+def _mentions_key(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if X_MCP_HEADER_KEY in item:
+                return True
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 class HeaderStamp:

@@ -8,8 +8,9 @@ Spec: MCP 2025-11-25 basic/transports "Streamable HTTP" (POST with JSON or SSE r
 GET stream, `Mcp-Session-Id`, DELETE, `MCP-Protocol-Version`; "Security Warning": validate
 `Origin`, bind to localhost when local) through the SDK's own `StreamableHTTPServerTransport`;
 `Authorization` is forwarded to an HTTP upstream per request, never logged.
-2026-07-28 stateless requests go to `_modern.ModernRouter` (one shared upstream); a version the
-proxy knows neither way is answered UNSUPPORTED_PROTOCOL_VERSION (-32022).
+2026-07-28 stateless requests go to `_modern.ModernRouter` (one shared upstream, or one pooled
+POST each to an HTTP upstream: `_direct`); a version the proxy knows neither way is answered
+UNSUPPORTED_PROTOCOL_VERSION (-32022).
 """
 
 from __future__ import annotations
@@ -86,10 +87,13 @@ class Listener:
 
     async def run(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
         """Hold the task group the sessions run in (until cancelled)."""
-        async with anyio.create_task_group() as tg:
-            self._task_group = tg
-            task_status.started()
-            await anyio.sleep_forever()
+        try:
+            async with anyio.create_task_group() as tg:
+                self._task_group = tg
+                task_status.started()
+                await anyio.sleep_forever()
+        finally:
+            await self.modern.aclose()
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":

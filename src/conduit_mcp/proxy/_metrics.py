@@ -66,6 +66,9 @@ class Metrics:
             registry=self.registry,
             buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
         )
+        #: per call, the labelled series looked up once (`labels` costs a lock and a hash).
+        self._calls = self.calls.labels(server_id)
+        self._timers: dict[str, Any] = {}
         self.sessions = Gauge(
             "conduit_mcp_proxy_sessions",
             "Client sessions open.",
@@ -79,12 +82,15 @@ class Metrics:
 
     def call(self) -> None:
         """Count one tools/call request received."""
-        self.calls.labels(self.server_id).inc()
+        self._calls.inc()
 
     def exchange(self, method: str, seconds: float) -> None:
         """Time one upstream request/response (`method` outside MCP's set counts as other)."""
         name = method if method in _METHODS else "other"
-        self.upstream.labels(self.server_id, name).observe(seconds)
+        child = self._timers.get(name)
+        if child is None:  # a bounded set: MCP's methods and "other"
+            child = self._timers[name] = self.upstream.labels(self.server_id, name)
+        child.observe(seconds)
 
     def session_opened(self) -> None:
         self.sessions.labels(self.server_id).inc()

@@ -1,7 +1,8 @@
 """2026-07-28 stateless requests on the HTTP listener: each POST stands alone, so all of them
 share one upstream connection (one server process, or one client of the `--upstream` server)
 and one guard connection; request ids and progress tokens are made unique on the way up and
-restored on the way down.
+restored on the way down. An `--upstream` server reachable over plain `http`/`https` is served
+without the SDK's client: each request is one POST on a pooled connection (`_direct`).
 
 Not a public module.
 
@@ -48,10 +49,13 @@ from mcp.types.jsonrpc import (
 from mcp_types import LOG_LEVEL_META_KEY
 from pydantic_core import PydanticSerializationError
 
-from ._headers import HeaderStamp
+from ._direct import DirectUpstream, UpstreamFailed, restore
+from ._h1 import direct_available
+from ._headers import HeaderStamp, mentions_x_mcp_header
 from ._seam import GuardSeam
 from ._settings import HttpUpstream
 from ._upstreams import child_upstream, http_upstream
+from ._wire import _is_message
 
 logger = logging.getLogger("conduit_mcp.proxy")
 
@@ -123,6 +127,19 @@ class ModernRouter:
         self._ids = itertools.count(1)
         self._ready = anyio.Event()
         self._lock = anyio.Lock()
+        #: the pooled POST path for an HTTP upstream (`None`: the SDK's client, shared).
+        self.direct = (
+            DirectUpstream(seam, target)
+            if isinstance(target, HttpUpstream) and direct_available(target.url)
+            else None
+        )
+
+    async def aclose(self) -> None:
+        """Close the pooled upstream connections (the shared SDK upstream ends with the
+        listener's task group)."""
+        if self.direct is not None:
+            with anyio.CancelScope(shield=True):
+                await self.direct.pool.aclose()
 
     async def _connect(self, tg: anyio.abc.TaskGroup) -> None:
         async with self._lock:
@@ -230,11 +247,18 @@ class ModernRouter:
                 send, 400, _error(None, PARSE_ERROR, "Parse error: the body is not JSON")
             )
             return
+        if self.direct is not None and _is_message(value):  # exactly what the SDK reads
+            await self._handle_direct(tg, self.direct, value, raw_headers, headers, send, receive)
+            return
         rid = value.get("id") if isinstance(value, dict) else None
         try:
             message = jsonrpc_message_adapter.validate_python(value, by_name=False)
         except Exception:
             await write_json(send, 400, _error(_plain_id(rid), INVALID_REQUEST, "Invalid Request"))
+            return
+        if self.direct is not None:  # the SDK's reading of it
+            value = message.model_dump(by_alias=True, exclude_unset=True)
+            await self._handle_direct(tg, self.direct, value, raw_headers, headers, send, receive)
             return
         if not isinstance(message, JSONRPCRequest):
             if (
@@ -253,6 +277,33 @@ class ModernRouter:
             await write_json(send, 400, error)
             return
         await self._exchange(tg, message, headers, receive, send)
+
+    async def _handle_direct(
+        self,
+        tg: anyio.abc.TaskGroup,
+        direct: DirectUpstream,
+        value: dict[str, Any],
+        raw_headers: list[tuple[str, str]],
+        headers: dict[str, str],
+        send: Any,
+        receive: Any,
+    ) -> None:
+        """`handle` over the pooled POST path for `value`, a JSON-RPC message as the SDK reads
+        it (`_wire._is_message`)."""
+        method = value.get("method")
+        if method is None or "id" not in value:
+            if method is not None and method != "notifications/cancelled":
+                await direct.notify(
+                    value, headers.get("authorization"), headers.get("mcp-protocol-version")
+                )
+            await write_empty(send, 202)  # as `handle`
+            return
+        rejection = _check_headers(value, raw_headers, self.seam)
+        if rejection is not None:
+            error = _error(value["id"], rejection.code, rejection.message, rejection.data)
+            await write_json(send, 400, error)
+            return
+        await self._exchange_direct(tg, direct, value, headers, receive, send)
 
     async def _exchange(
         self,
@@ -278,57 +329,13 @@ class ModernRouter:
             params = {**params, "_meta": meta}
         request = message.model_copy(update={"id": upstream_id, "params": params or message.params})
         self._waiting[upstream_id] = exchange
-        streaming = False
-        gone = False
+        streaming = gone = False
         try:
             if not self._ready.is_set():
                 await self._connect(tg)
             await self.seam.before_call(request, self._write)
             await self._forward(tg, request, headers)
-            async with anyio.create_task_group() as watch:
-
-                async def disconnected() -> None:
-                    nonlocal gone
-                    while (await receive())["type"] != "http.disconnect":
-                        pass
-                    gone = True
-                    watch.cancel_scope.cancel()
-
-                watch.start_soon(disconnected)
-                limit = None if listen else REQUEST_TIMEOUT
-                quiet = 0.0
-                while True:
-                    with anyio.move_on_after(SSE_PING_INTERVAL) as waited:
-                        try:
-                            related = await exchange.receive.receive()
-                        except anyio.EndOfStream:
-                            break
-                    if waited.cancelled_caught:
-                        quiet += SSE_PING_INTERVAL
-                        if limit is not None and quiet >= limit:
-                            break
-                        if accepts_sse:
-                            if not streaming:
-                                await send_sse_start(send)
-                                streaming = True
-                            await send(
-                                {"type": "http.response.body", "body": _PING, "more_body": True}
-                            )
-                        continue
-                    quiet = 0.0
-                    if not accepts_sse:
-                        continue  # a JSON-only client gets the response alone
-                    if not streaming:
-                        await send_sse_start(send)
-                        streaming = True
-                    await send(
-                        {
-                            "type": "http.response.body",
-                            "body": sse_event(related),
-                            "more_body": True,
-                        }
-                    )
-                watch.cancel_scope.cancel()
+            streaming, gone = await _relay_related(exchange, receive, send, accepts_sse, listen)
         finally:
             still_waiting = self._waiting.pop(upstream_id, None) is not None
             exchange.send.close()
@@ -338,22 +345,99 @@ class ModernRouter:
         if gone:
             return
         answer = exchange.answer
-        if answer is None and not (listen and streaming):
-            answer = _error(message.id, -32603, "The upstream server did not answer")
-        elif answer is not None:
+        if answer is not None:
             answer = answer.model_copy(update={"id": message.id})
-        if streaming:
+        await _answer(send, message.id, answer, streaming, listen, accepts_json, accepts_sse)
+
+    async def _exchange_direct(
+        self,
+        tg: anyio.abc.TaskGroup,
+        direct: DirectUpstream,
+        value: dict[str, Any],
+        headers: dict[str, str],
+        receive: Any,
+        send: Any,
+    ) -> None:
+        """`_exchange` over the pooled POST path (`_direct`): the guard on the request, one
+        POST, the answer's messages through the guard, the related ones streamed to the
+        client as they come."""
+        accepts_json, accepts_sse = accepted(headers.get("accept", ""))
+        client_id = value["id"]
+        upstream_id = direct.upstream_id()
+        authorization = headers.get("authorization")
+        version = headers.get("mcp-protocol-version")
+        action, request = await direct.gate({**value, "id": upstream_id}, authorization, version)
+        assert request is not None
+        if action == "answer":
+            await write_json(send, 200, restore(request, upstream_id, client_id))
+            return
+        listen = value.get("method") == "subscriptions/listen"
+        stream = _EventStream(send, accepts_sse)
+        limit = None if listen else REQUEST_TIMEOUT
+        answer: dict[str, Any] | None = None
+        failure: str | None = None
+        gone = False
+
+        async def related(message: dict[str, Any]) -> None:
+            await stream.event(restore(message, upstream_id, client_id))
+
+        async def watch_client(scope: anyio.CancelScope) -> None:
+            """The client leaving cancels the POST (closing its connection: 2026-07-28's
+            cancellation); a quiet request gets keep-alive pings, then times out. Runs in the
+            listener's task group and ends by itself: the server reports the connection's
+            end once the response is complete, so no cancellation is paid per request."""
+            nonlocal gone, failure
+            while True:
+                with anyio.move_on_after(SSE_PING_INTERVAL):
+                    while (await receive())["type"] != "http.disconnect":
+                        pass
+                    if not stream.done:
+                        gone = True
+                        scope.cancel()
+                    return
+                if stream.done:
+                    return
+                stream.quiet += SSE_PING_INTERVAL
+                if limit is not None and stream.quiet >= limit:
+                    failure = "the upstream server did not answer in time"
+                    scope.cancel()
+                    return
+                await stream.ping()
+
+        try:
+            with anyio.CancelScope() as scope:
+                tg.start_soon(watch_client, scope)
+                try:
+                    answer = await direct.post(request, authorization, version, related)
+                    if answer is None:
+                        failure = "the guard withheld the upstream server's answer"
+                    else:
+                        answer = restore(answer, upstream_id, client_id)
+                except UpstreamFailed as exc:
+                    if not (listen and stream.streaming):
+                        logger.warning("stateless upstream: %s", exc)
+                        failure = str(exc)
+        finally:
             if answer is None:
-                await send_body(send, b"")
-            else:
-                await send_last_event(send, answer)
-        elif isinstance(answer, dict):
-            await write_json(send, 502, answer)
-        elif accepts_json or not accepts_sse:
-            await write_json(send, 200, answer)
-        else:  # the client takes only an event stream
-            await send_sse_start(send)
-            await send_last_event(send, answer)
+                with anyio.CancelScope(shield=True):
+                    await direct.forget(upstream_id)
+        if gone:
+            stream.done = True
+            return
+        if answer is None and failure is not None:
+            answer = _error(client_id, -32603, f"conduit-mcp proxy: {failure}")
+        async with stream.lock:  # no keep-alive ping between the last event and the end
+            stream.done = True
+            await _answer(
+                send,
+                client_id,
+                answer,
+                stream.streaming,
+                listen,
+                accepts_json,
+                accepts_sse,
+                502 if failure is not None else 200,
+            )
 
     async def _cancel_upstream(self, upstream_id: str) -> None:
         cancel = JSONRPCNotification(
@@ -381,6 +465,120 @@ class ModernRouter:
         await self._write.send(SessionMessage(message, metadata=metadata))
 
 
+class _EventStream:
+    """The response of one request as an event stream, started at its first event or
+    keep-alive ping (a client that does not accept `text/event-stream` gets neither: the
+    response alone); sends from the request's task and its watcher never interleave."""
+
+    def __init__(self, send: Any, accepts_sse: bool) -> None:
+        self._send = send
+        self._accepts_sse = accepts_sse
+        self.lock = anyio.Lock()
+        self.streaming = False
+        self.done = False  # the response is being written: no more events or pings
+        self.quiet = 0.0  # seconds since the last event
+
+    async def event(self, message: Any) -> None:
+        self.quiet = 0.0
+        if self._accepts_sse:
+            await self._write(sse_event(message))
+
+    async def ping(self) -> None:
+        if self._accepts_sse:
+            await self._write(_PING)
+
+    async def _write(self, data: bytes) -> None:
+        async with self.lock:
+            if self.done:
+                return
+            if not self.streaming:
+                await send_sse_start(self._send)
+                self.streaming = True
+            await self._send({"type": "http.response.body", "body": data, "more_body": True})
+
+
+async def _relay_related(
+    exchange: _Exchange,
+    receive: Any,
+    send: Any,
+    accepts_sse: bool,
+    listen: bool,
+) -> tuple[bool, bool]:
+    """Messages related to the request onto its event stream (started at the first one, or
+    at the first keep-alive ping) until its answer, its client leaving, or
+    `REQUEST_TIMEOUT` of quiet. Returns `(streaming, gone)`: an event stream was started,
+    the client left."""
+    streaming = gone = False
+    async with anyio.create_task_group() as watch:
+
+        async def disconnected() -> None:
+            nonlocal gone
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            gone = True
+            watch.cancel_scope.cancel()
+
+        watch.start_soon(disconnected)
+        limit = None if listen else REQUEST_TIMEOUT
+        quiet = 0.0
+        while True:
+            with anyio.move_on_after(SSE_PING_INTERVAL) as waited:
+                try:
+                    related = await exchange.receive.receive()
+                except anyio.EndOfStream:
+                    break
+            if waited.cancelled_caught:
+                quiet += SSE_PING_INTERVAL
+                if limit is not None and quiet >= limit:
+                    break
+                if accepts_sse:
+                    if not streaming:
+                        await send_sse_start(send)
+                        streaming = True
+                    await send({"type": "http.response.body", "body": _PING, "more_body": True})
+                continue
+            quiet = 0.0
+            if not accepts_sse:
+                continue  # a JSON-only client gets the response alone
+            if not streaming:
+                await send_sse_start(send)
+                streaming = True
+            await send(
+                {"type": "http.response.body", "body": sse_event(related), "more_body": True}
+            )
+        watch.cancel_scope.cancel()
+    return streaming, gone
+
+
+async def _answer(
+    send: Any,
+    client_id: Any,
+    answer: Any,
+    streaming: bool,
+    listen: bool,
+    accepts_json: bool,
+    accepts_sse: bool,
+    status: int = 200,
+) -> None:
+    """The end of an exchange: the response as the last event, as JSON, or (`answer` `None`
+    outside a listen stream) an error: the upstream did not answer. `status`: the HTTP status
+    of a JSON answer."""
+    if answer is None and not (listen and streaming):
+        answer, status = _error(client_id, -32603, "The upstream server did not answer"), 502
+    if streaming:
+        if answer is None:
+            await send_body(send, b"")
+        else:
+            await send_last_event(send, answer)
+    elif status != 200:
+        await write_json(send, status, answer)
+    elif accepts_json or not accepts_sse:
+        await write_json(send, 200, answer)
+    else:  # the client takes only an event stream
+        await send_sse_start(send)
+        await send_last_event(send, answer)
+
+
 def accepted(accept: str) -> tuple[bool, bool]:
     """`(accepts application/json, accepts text/event-stream)` from an `Accept` value (RFC 9110
     section 12.5.1, wildcards included, `q=0` as refused). No `Accept` accepts both."""
@@ -404,7 +602,10 @@ def dump(message: Any) -> bytes:
     out, as the SDK writes), made once (no intermediate `str` of a large result); a lone
     surrogate, which UTF-8 cannot carry, is written as a `\\u` escape."""
     if isinstance(message, dict):
-        return json.dumps(message).encode()
+        try:
+            return orjson.dumps(message)
+        except orjson.JSONEncodeError:  # a lone surrogate read from a \\ud800 escape
+            return json.dumps(message).encode()
     try:
         data: bytes = message.__pydantic_serializer__.to_json(
             message, by_alias=True, exclude_unset=True
@@ -488,7 +689,7 @@ def _check_headers(
         definition = seam.raw_tool(params["name"])
         schema = definition.get("inputSchema") if isinstance(definition, dict) else None
         arguments = params.get("arguments")
-        if isinstance(schema, dict):
+        if isinstance(schema, dict) and mentions_x_mcp_header(schema):
             pairs = [(name, value) for name, value in raw_headers]
             return validate_mcp_param_headers(
                 schema, arguments if isinstance(arguments, dict) else {}, dict(pairs)

@@ -327,19 +327,26 @@ class GuardSeam:
                     if isinstance(tool, dict) and isinstance(tool.get("name"), str):
                         self._raw[tool["name"]] = tool
 
-    def connect(self, write_server: Callable[[dict[str, Any]], Awaitable[None]]) -> MessageLink:
-        """One stdio connection over plain JSON-RPC messages (the relay parses each line once
-        and writes the bytes it read when the guard lets a message pass).
+    def connect(
+        self,
+        write_server: Callable[[dict[str, Any]], Awaitable[None]],
+        *,
+        transport: Literal["stdio", "streamable-http"] = "stdio",
+    ) -> MessageLink:
+        """One connection over plain JSON-RPC messages (the stdio relay parses each line once
+        and writes the bytes it read when the guard lets a message pass; the HTTP listener
+        POSTs each stateless request itself).
 
         Args:
             write_server: writes a message of the proxy's own (a listing before an unlisted
                 call) to the server.
+            transport: the upstream's, as `wrap`.
 
         Returns:
             A `MessageLink` (its `from_client` / `from_server` decide each message).
         """
-        self._transport = "stdio"
-        return MessageLink(self, self.guard.engine(transport="stdio"), write_server)
+        self._transport = transport
+        return MessageLink(self, self.guard.engine(transport=transport), write_server)
 
 
 #: What the relay does with a message: send it as read, send `message` instead, send nothing,
