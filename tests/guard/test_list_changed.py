@@ -164,6 +164,22 @@ async def test_guard_approve_in_process_is_announced(tmp_path: Path) -> None:
         assert await names(session) == ["b"]
 
 
+async def test_announced_without_sniffio(monkeypatch: pytest.MonkeyPatch) -> None:
+    """anyio 4.16 no longer installs `sniffio`: in an install without it (`pip install
+    conduit-mcp-client[proxy]` had none) the notification is still sent: the guard asks the
+    running loop itself."""
+    monkeypatch.setitem(__import__("sys").modules, "sniffio", None)  # `import sniffio` fails
+    inbox = Inbox()
+    guard = Guard("s", new="hold")
+    async with scripted_session(guard, listing(tool("a")), message_handler=inbox) as (
+        session,
+        _,
+    ):
+        assert await names(session) == []
+        assert guard.approve("a", approver="alice")
+        assert await until(lambda: inbox.count() == 1)
+
+
 async def test_every_connection_that_listed_the_tool_is_told(tmp_path: Path) -> None:
     inboxes = [Inbox(), Inbox(), Inbox()]
     guard = Guard("s", new="hold")

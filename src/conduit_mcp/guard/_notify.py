@@ -17,6 +17,7 @@ server's acknowledgment under the same condition.
 
 from __future__ import annotations
 
+import logging
 import threading
 import weakref
 from collections.abc import Callable, Iterable
@@ -210,26 +211,32 @@ def declares_list_changed(result: Any) -> bool:
 def loop_scheduler(call: Callable[[], None]) -> Callable[[float], None] | None:
     """A `ListChangedNotice.deliver` for the running event loop: `deliver(seconds)`, from any
     thread, makes that loop call `call()` after `seconds` (asyncio; trio calls it at once).
-    `None` outside a known event loop. Call it from a task on the loop."""
+    `None` (logged: the client then sees a change at its next listing) outside an asyncio or
+    trio loop. Call it from a task on the loop. Asks the loops themselves (no `sniffio`: anyio
+    4.16 no longer installs it)."""
+    import asyncio
+    import sys
+
     try:
-        import sniffio
-
-        library = sniffio.current_async_library()
-    except Exception:
-        return None
-    if library == "asyncio":
-        import asyncio
-
         loop = asyncio.get_running_loop()
+    except RuntimeError:
+        loop = None
+    if loop is not None:
 
         def later(seconds: float) -> None:
             loop.call_soon_threadsafe(loop.call_later, seconds, call)
 
         return later
-    if library == "trio":
-        import importlib
-
-        trio: Any = importlib.import_module("trio")  # optional: anyio's other backend
-        token = trio.lowlevel.current_trio_token()
-        return lambda seconds: token.run_sync_soon(call)
+    trio: Any = sys.modules.get("trio")  # anyio's other backend, loaded only if in use
+    if trio is not None:
+        try:
+            token = trio.lowlevel.current_trio_token()
+        except RuntimeError:
+            token = None
+        if token is not None:
+            return lambda seconds: token.run_sync_soon(call)
+    logging.getLogger("conduit_mcp.guard").warning(
+        "no asyncio or trio loop is running: notifications/tools/list_changed cannot be sent "
+        "on this connection (its client sees changes at its next listing)"
+    )
     return None
