@@ -316,3 +316,79 @@ def test_the_sdk_matrix_starts_from_the_oldest_releases_the_guard_passes_on() ->
         "fastmcp": "4.0.0",
         "pydantic-ai-slim": "2.68.0",
     }
+
+
+def _closure(requirements: list[str], extras: set[str] | None = None) -> set[str]:
+    """The distributions installing `requirements` brings (their own requirements followed
+    through the installed metadata, markers evaluated for this interpreter), normalized."""
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    seen: set[str] = set()
+    queue = [(r, "") for r in requirements]
+    while queue:
+        text, extra = queue.pop()
+        req = Requirement(text)
+        if req.marker is not None and not req.marker.evaluate({"extra": extra}):
+            continue
+        name = canonicalize_name(req.name)
+        if name == DISTRIBUTION:  # the package's own extras: `conduit-mcp-client[cli,mcp]`
+            for own in req.extras:
+                queue.extend((r, "") for r in PYPROJECT["project"]["optional-dependencies"][own])
+            continue
+        for wanted in {"", *req.extras}:
+            key = f"{name}[{wanted}]"
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
+                queue.extend((r, wanted) for r in metadata.requires(req.name) or [])
+            except metadata.PackageNotFoundError:
+                pass
+    return {key.partition("[")[0] for key in seen}
+
+
+def _top_level_imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            found.update(alias.name.partition(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module.partition(".")[0])
+    return found
+
+
+@pytest.mark.parametrize(
+    ("extra", "paths"),
+    [
+        ("cli", ["src/conduit_mcp/cli.py"]),
+        (
+            "proxy",
+            sorted(str(p.relative_to(ROOT)) for p in (ROOT / "src/conduit_mcp/proxy").glob("*.py")),
+        ),
+    ],
+)
+def test_what_a_module_imports_its_extra_installs(extra: str, paths: list[str]) -> None:
+    """conduit-defined: every third-party module `cli.py` or the proxy imports at load time
+    comes with `pip install conduit-mcp-client[EXTRA]` (the dependencies, the extra, and what
+    they require in turn, read from the installed metadata). typer 0.29 stopped requiring
+    click: `[cli]` alone gave a command that could not start."""
+    from importlib import metadata
+
+    from packaging.utils import canonicalize_name
+
+    project = PYPROJECT["project"]
+    installed = _closure([*project["dependencies"], *project["optional-dependencies"][extra]])
+    owners = metadata.packages_distributions()
+    missing = []
+    for path in paths:
+        for module in sorted(_top_level_imports(ROOT / path)):
+            if module in sys.stdlib_module_names or module in ("conduit_mcp", "conduit_mcp_wire"):
+                continue
+            dists = {canonicalize_name(d) for d in owners.get(module, [])}
+            if not dists & installed:
+                missing.append(f"{path}: {module} ({', '.join(sorted(dists)) or '?'})")
+    assert missing == []
