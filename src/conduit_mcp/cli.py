@@ -1003,9 +1003,20 @@ def pins_approve_command(
     transport: TransportOption = None,
     protocol_version: VersionOption = None,
     as_json: JsonOption = False,
+    reviewed: Annotated[
+        str | None,
+        typer.Option(
+            "--fingerprint",
+            metavar="FINGERPRINT",
+            help="With one --tool and no PAGE: approve only if the pending definition is still "
+            "this one (the fingerprint `pins pending` showed); otherwise nothing is approved, "
+            "exit 2.",
+        ),
+    ] = None,
 ) -> None:
     """Approve tools, keeping each definition: the accepted tools of PAGE (or only --tool
     NAME ...), or, without a page, the pending definitions (--tool NAME ... or --all-pending).
+    --fingerprint makes the approval of one pending tool exactly the definition reviewed.
 
     On a terminal the changes are shown (field by field, RFC 6901 pointers) and a
     confirmation is asked (--yes skips it). With a page, a sqlite store that does not exist yet
@@ -1018,8 +1029,13 @@ def pins_approve_command(
             "give a PAGE, or --tool NAME / --all-pending to approve pending tools",
             param_hint="PAGE",
         )
+    if reviewed is not None and (page is not None or all_pending or len(tool or []) != 1):
+        raise typer.BadParameter(
+            "--fingerprint goes with one --tool NAME from the pending queue (no PAGE)",
+            param_hint="--fingerprint",
+        )
     if page is None:
-        approved = _approve_pending(store, server_id, tool, approver, yes)
+        approved = _approve_pending(store, server_id, tool, approver, yes, reviewed)
     else:
         _, tools, version = _page_tools(page, server_id, transport, protocol_version, tool)
         with _store(store, create=True) as pins:
@@ -1042,16 +1058,30 @@ def pins_approve_command(
 
 
 def _approve_pending(
-    store: str, server_id: str, names: list[str] | None, approver: str, yes: bool
+    store: str,
+    server_id: str,
+    names: list[str] | None,
+    approver: str,
+    yes: bool,
+    reviewed: str | None = None,
 ) -> list[tuple[str, str]]:
     """Approve the pending definitions of `names` (or all of the server's); each is exactly
-    what was shown, whatever the queue holds by the time the person answers."""
+    what was shown, whatever the queue holds by the time the person answers. `reviewed`: the
+    fingerprint the one named tool must still have (a server may re-list another definition
+    between a review and its approval)."""
     with _store(store) as pins:
         pending = {p.name: p for p in pins.pending(server_id)}
         wanted = list(names) if names else sorted(pending)
         missing = [name for name in wanted if name not in pending]
         if missing:
             _fail(f"nothing pending for {', '.join(map(repr, missing))} (see pins pending)")
+        if reviewed is not None:
+            now = pending[wanted[0]].fingerprint
+            if now.removeprefix("jcs-sha256:") != reviewed.removeprefix("jcs-sha256:"):
+                _fail(
+                    f"the pending definition of {wanted[0]!r} is now {now}, not the one "
+                    f"reviewed ({reviewed}): nothing approved; review it again (pins pending)"
+                )
         if not wanted:
             emit("nothing pending")
             return []
@@ -1125,7 +1155,7 @@ def pins_pending_command(
             "protocol_version": p.protocol_version,
             "schemas": moves.get((p.server_id, p.name), {}),
             **_reviewed(p.definition),
-            "approve": _approve_command(store, p.server_id, p.name),
+            "approve": _approve_command(store, p.server_id, p.name, p.fingerprint),
         }
         for p in found
     ]
@@ -1214,15 +1244,17 @@ def _property_kind(schema: Any) -> str:
     return "any" if kind is None else _short(kind, 40)
 
 
-def _approve_command(store: str, server_id: str, name: str) -> str:
-    """The command that approves one pending tool, WHO standing for the approver (the
-    store's password is never shown)."""
+def _approve_command(store: str, server_id: str, name: str, reviewed: str) -> str:
+    """The command that approves one pending tool as shown (`--fingerprint`: not another
+    definition the server lists later), WHO standing for the approver (the store's password
+    is never shown)."""
     import shlex
 
     return shlex.join(
         [
             *("conduit-mcp", "pins", "approve", "--store", redacted_location(store)),
-            *("--server-id", server_id, "--tool", name, "--approver", "WHO"),
+            *("--server-id", server_id, "--tool", name, "--fingerprint", reviewed),
+            *("--approver", "WHO"),
         ]
     )
 

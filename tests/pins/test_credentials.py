@@ -169,4 +169,4 @@ def test_pins_pending_names_the_store_in_its_approve_command_without_the_passwor
         result = CliRunner().invoke(app, ["pins", "pending", "--store", where, *args])
         assert result.exit_code == 0
         assert "S3cr" not in result.stdout and "End9" not in result.stdout
-        assert "password=***" in result.stdout and "--tool t --approver WHO" in result.stdout
+        assert "password=***" in result.stdout and "--tool t --fingerprint " in result.stdout
