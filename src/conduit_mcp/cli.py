@@ -36,7 +36,7 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from importlib import metadata
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any, Final, NoReturn
 
 import click
 import typer
@@ -1183,22 +1183,45 @@ def pins_pending_command(
         raise typer.Exit(EXIT_FINDINGS)
 
 
+#: The members of a pending definition a reviewer reads (stored name -> --json key).
+_REVIEWED: Final = {
+    "title": "title",
+    "description": "description",
+    "inputSchema": "input_schema",
+    "outputSchema": "output_schema",
+    "annotations": "annotations",
+}
+#: Characters of a description shown before the rest is counted (a reviewer reads it whole;
+#: the bound only keeps a hostile megabyte off the terminal).
+_DESCRIPTION_CHARS: Final = 4000
+
+
 def _reviewed(definition: str | None) -> dict[str, Any]:
-    """A pending definition's `description` and `inputSchema` (as stored), for a reviewer."""
+    """A pending definition's `title`, `description`, `inputSchema`, `outputSchema` and
+    `annotations` (as stored; `None` when absent), for a reviewer."""
     raw = None if definition is None else parse_json(definition)
     if not isinstance(raw, dict):
-        return {"description": None, "input_schema": None}
-    return {"description": raw.get("description"), "input_schema": raw.get("inputSchema")}
+        return {key: None for key in _REVIEWED.values()}
+    return {key: raw.get(member) for member, key in _REVIEWED.items()}
 
 
 def _new_tool_lines(row: dict[str, Any], stored: bool) -> list[str]:
-    """What a person reads before approving a new tool: its description and its inputSchema
-    in brief (whole in --json), or that the store keeps only its fingerprint."""
+    """What a person reads before approving a new tool: its title, its whole description
+    (escaped), its inputSchema and outputSchema in brief and its annotations (all whole in
+    --json), or that the store keeps only its fingerprint."""
     if not stored:
         return ["(checked by fingerprint alone: the store holds no definition to show)"]
+    lines = []
+    if row["title"] is not None:
+        lines.append(f"title: {clipped(row['title'])}")
     description = row["description"]
-    said = clipped(description) if isinstance(description, str) else "(none)"
-    return [f"description: {said}", f"inputSchema: {_schema_summary(row['input_schema'])}"]
+    said = clipped(description, _DESCRIPTION_CHARS) if isinstance(description, str) else "(none)"
+    lines += [f"description: {said}", f"inputSchema: {_schema_summary(row['input_schema'])}"]
+    if row["output_schema"] is not None:
+        lines.append(f"outputSchema: {_schema_summary(row['output_schema'])}")
+    if row["annotations"] is not None:
+        lines.append(f"annotations: {_short(row['annotations'], 200)}")
+    return lines
 
 
 #: Properties an inputSchema summary names before "+N more".
@@ -1241,7 +1264,13 @@ def _property_kind(schema: Any) -> str:
         return visible(kind)
     if isinstance(kind, list) and all(isinstance(k, str) for k in kind):
         return visible("|".join(kind))
-    return "any" if kind is None else _short(kind, 40)
+    if kind is None:
+        for keyword in ("anyOf", "oneOf", "allOf"):
+            arms = schema.get(keyword)
+            if isinstance(arms, list):
+                return f"{keyword}[{', '.join(_property_kind(arm) for arm in arms[:6])}]"
+        return "any"
+    return _short(kind, 40)
 
 
 def _approve_command(store: str, server_id: str, name: str, reviewed: str) -> str:
