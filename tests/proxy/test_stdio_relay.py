@@ -11,6 +11,7 @@ section 4 (names within an object SHOULD be unique; parsers differ on duplicates
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -187,6 +188,35 @@ def test_read_message_takes_the_reading_every_parser_agrees_on() -> None:
     assert "other" not in message and b"other" not in data
     assert read_message(b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]\n') is None
     assert read_message(b'{"jsonrpc":"1.0","id":1,"method":"ping"}\n') is None
+
+
+def test_read_message_sends_one_line_to_every_line_splitter() -> None:
+    """Unit: a message holding a byte some client ends a line at (CR as JSON white space: Node's
+    readline and Python's universal newlines; raw NEL, LS, PS in a string: str.splitlines) is
+    sent escaped, so no client cuts a second, unchecked message out of it; the message the
+    guard read is unchanged. A number past a float beside a CR (JSON cannot write it back) is
+    no message."""
+    smuggled = b'{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}'
+    lines = [
+        b'{"jsonrpc":"2.0","method":"notifications/message","params":{"data":\r'
+        + smuggled
+        + b"\r}}\n",  # CR as white space: the standard library's reading
+        json.dumps(  # compact: orjson writes it back byte for byte
+            {"jsonrpc": "2.0", "method": "m", "params": {"d": "\u2028\u2029\u0085 {}"}},
+            separators=(",", ":"),
+            ensure_ascii=False,
+        ).encode()
+        + b"\n",
+        b'{"jsonrpc":"2.0","method":"x","params":{"a":1,"a":"\xe2\x80\xa8"}}\r\n',  # the SDK's
+    ]
+    for line in lines:
+        message, data = read_message(line)  # type: ignore[misc]
+        text = data.decode("utf-8")
+        assert text.endswith("\n") and len(text.splitlines()) == 1
+        assert len(re.split(r"\r\n|\r|\n", text.rstrip("\n"))) == 1  # Node's readline
+        assert json.loads(text, object_pairs_hook=_pairs) == message
+        assert "id" not in message
+    assert read_message(b'{"jsonrpc":"2.0","id":1,"result":{"n":1e400}}\r\n') is None
 
 
 def test_line_reader_cuts_lines_across_chunks_and_bounds_them() -> None:

@@ -54,6 +54,13 @@ def encode(item: SessionMessage) -> bytes:
     return json.encode("utf-8", "surrogatepass") + b"\n"
 
 
+#: Bytes that end a line for some clients inside what JSON reads as one line: CR (white space to
+#: JSON; a line end to Node's `readline` and Python's universal newlines) and NEL, LS, PS (raw in
+#: a JSON string; line ends to Python's `str.splitlines`). A message holding one is sent escaped,
+#: so no client reads a second message, unchecked, out of its pieces.
+_LINE_BREAKS: Final = (b"\r", b"\xe2\x80\xa8", b"\xe2\x80\xa9", b"\xc2\x85")
+
+
 def read_message(line: bytes) -> tuple[dict[str, Any], bytes] | None:
     """One line as the guard reads it, parsed once: `(message, bytes to send when the guard
     lets it pass)`, or `None` when the line is not a JSON-RPC message the SDK would read
@@ -67,7 +74,9 @@ def read_message(line: bytes) -> tuple[dict[str, Any], bytes] | None:
     such a line, and any the SDK reads differently or not at all (not UTF-8, `NaN`, extra
     members, an `id` that is neither a string nor an integer), takes the SDK's own reading
     (`decode`) and is sent as the SDK writes it (`encode`). In every case the bytes sent are
-    the message the guard read.
+    the message the guard read, and one line to every client: a message holding a byte some
+    client ends a line at (`_LINE_BREAKS`: CR, NEL, LS, PS) is sent with JSON's ASCII escapes
+    instead (`None` when it holds a number JSON cannot write back, `1e400`).
 
     Args:
         line: one line, with or without its newline.
@@ -76,6 +85,28 @@ def read_message(line: bytes) -> tuple[dict[str, Any], bytes] | None:
         `(message, data)`: the JSON-RPC object as a `dict` (`id`, `method`, `params`,
         `result`, `error`) and the line to write (newline included); or `None`.
     """
+    parsed = _read(line)
+    if parsed is None:
+        return None
+    data = parsed[1]
+    for mark in _LINE_BREAKS:
+        if mark in data:
+            return _escaped(parsed[0])
+    return parsed
+
+
+def _escaped(message: dict[str, Any]) -> tuple[dict[str, Any], bytes] | None:
+    """`message` and its line with every character past ASCII escaped (`None`: an infinite
+    float, read from a number past the float range)."""
+    try:
+        data = json.dumps(message, separators=(",", ":"), allow_nan=False).encode("ascii")
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return message, data + b"\n"
+
+
+def _read(line: bytes) -> tuple[dict[str, Any], bytes] | None:
+    """`read_message` before the line-break screen."""
     try:
         value = orjson.loads(line)
     except orjson.JSONDecodeError:
