@@ -325,3 +325,50 @@ def test_a_request_the_upstream_dropped_unanswered_is_not_sent_again() -> None:
     assert json.loads(first)["id"] == 1
     assert failure  # the caller is told; the request is not sent again
     assert len(seen) == 2
+
+
+@pytest.mark.parametrize("endless", ["names", "value"])
+def test_an_endless_response_head_fails_the_request(endless: str) -> None:
+    """A hostile upstream that never ends its response head (distinct header lines without
+    end, or one header value without end) fails the request once the head passes `MAX_HEAD`
+    bytes: the client is not left holding the head in memory while the upstream writes on.
+    The upstream writes 16 MiB of head and then waits with the connection open: without a
+    bound the request would wait for the rest of the head."""
+    from conduit_mcp.proxy._h1 import MAX_HEAD, H1Pool, UpstreamUnreachable
+
+    async def serve(stream: anyio.abc.SocketStream) -> None:
+        async with stream:
+            await stream.receive()
+            await stream.send(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n")
+            if endless == "value":
+                await stream.send(b"x-endless: ")
+            try:
+                for i in range(16):
+                    if endless == "names":
+                        chunk = b"".join(b"x-%d-%d: v\r\n" % (i, j) for j in range(100_000))
+                    else:
+                        chunk = b"a" * 2**20
+                    await stream.send(chunk)
+            except (anyio.BrokenResourceError, OSError):
+                return
+            await anyio.sleep_forever()
+
+    async def main() -> str:
+        listener = await anyio.create_tcp_listener(local_host="127.0.0.1")
+        port = listener.extra(anyio.abc.SocketAttribute.local_port)
+        pool = H1Pool(f"http://127.0.0.1:{port}/mcp", {})
+        failure = ""
+        async with listener, anyio.create_task_group() as tg:
+            tg.start_soon(listener.serve, serve)
+            with anyio.fail_after(20):
+                try:
+                    async with pool.post(b"{}", {"content-type": "application/json"}):
+                        pass
+                except UpstreamUnreachable as exc:
+                    failure = str(exc) or type(exc).__name__
+            await pool.aclose()
+            tg.cancel_scope.cancel()
+        return failure
+
+    assert MAX_HEAD < 2**20
+    assert anyio.run(main)

@@ -33,6 +33,10 @@ CONNECT_TIMEOUT: Final = 30.0
 READ_SIZE: Final = 256 * 1024
 #: Idle keep-alive connections kept per upstream.
 MAX_IDLE: Final = 128
+#: The largest response head read (bytes): a longer one fails the request, so an upstream that
+#: never ends its head (endless header lines, or one endless value) holds no more memory than
+#: this and one read (h11's default bound is 16 KiB; Node's 16 KiB).
+MAX_HEAD: Final = 64 * 1024
 
 
 class UpstreamUnreachable(Exception):
@@ -94,6 +98,7 @@ class _Connection:
         self.status = 0
         self.response_headers: dict[str, str] = {}
         self.head_done = False
+        self.head_read = 0  # bytes fed to the parser before the head was complete
         self.keep_alive = False
         self.complete = False
         self.pieces: deque[bytes] = deque()
@@ -126,10 +131,15 @@ class _Connection:
                     self.complete = True
                     return
             raise UpstreamUnreachable("the upstream closed the connection")
+        head = not self.head_done
         try:
             self.parser.feed_data(data)
         except self._error_type as exc:
             raise UpstreamUnreachable(f"unreadable HTTP response: {exc}") from None
+        if head and not self.head_done:
+            self.head_read += len(data)
+            if self.head_read > MAX_HEAD:
+                raise UpstreamUnreachable(f"a response head longer than {MAX_HEAD} bytes")
 
     def reusable(self) -> bool:
         return self.complete and self.keep_alive and not self.pieces
