@@ -249,3 +249,39 @@ def test_line_reader_cuts_lines_across_chunks_and_bounds_them() -> None:
         b'{"d":4}\n',
         b'{"e":5}\n',
     ]
+
+
+def test_the_raw_definitions_kept_do_not_grow_with_the_session() -> None:
+    """A server that lists fresh names at every listing: the raw definitions the proxy keeps
+    for its approval hints hold the guard's current tools and one page (here 2 x 20), never
+    every name listed in the session (200 listings: 4,000 names)."""
+    from conduit_mcp.proxy import GuardSeam, GuardSettings
+
+    async def main() -> tuple[int, Any]:
+        seam = GuardSeam(GuardSettings(server_id="grow"))
+
+        async def write(message: dict[str, Any]) -> None:
+            raise AssertionError(message)
+
+        link = seam.connect(write)
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}}
+        await link.from_client({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello})
+        await link.from_server(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "result": {**hello, "serverInfo": {"name": "s", "version": "1"}},
+            }
+        )
+        for n in range(1, 201):
+            await link.from_client({"jsonrpc": "2.0", "id": n, "method": "tools/list"})
+            tools = [{"name": f"t{n}_{i}", "inputSchema": {"type": "object"}} for i in range(20)]
+            await link.from_server({"jsonrpc": "2.0", "id": n, "result": {"tools": tools}})
+        kept = sum(1 for n in range(1, 201) for i in range(20) if seam.raw_tool(f"t{n}_{i}"))
+        last = seam.raw_tool("t200_0")
+        seam.close()
+        return kept, last
+
+    kept, last = anyio.run(main)
+    assert kept <= 40
+    assert last == {"name": "t200_0", "inputSchema": {"type": "object"}}

@@ -78,7 +78,8 @@ class GuardSeam:
             if self._store is not None:
                 self._store.close()
             raise
-        #: tool name -> the raw definition last listed by the server (before the guard).
+        #: tool name -> the raw definition last listed by the server (before the guard), for
+        #: the tools the guard knows and the page being read (`_note_result` prunes the rest).
         self._raw: dict[str, Any] = {}
         self._version: str | None = None
         self._transport = "stdio"
@@ -323,6 +324,11 @@ class GuardSeam:
             del link.lists[request_id]
             tools = result.get("tools")
             if isinstance(tools, list):
+                # Names the guard no longer knows (missing from a complete listing) go: the
+                # table holds the guard's tools and one page, never every name ever listed.
+                status = self.guard.tool_status
+                for gone in [name for name in self._raw if status(name) is None]:
+                    del self._raw[gone]
                 for tool in tools:
                     if isinstance(tool, dict) and isinstance(tool.get("name"), str):
                         self._raw[tool["name"]] = tool
