@@ -372,3 +372,52 @@ def test_an_endless_response_head_fails_the_request(endless: str) -> None:
 
     assert MAX_HEAD < 2**20
     assert anyio.run(main)
+
+
+@pytest.mark.parametrize("delivers", [False, True])
+def test_a_listen_stream_is_promised_list_changed_only_where_it_is_delivered(
+    delivers: bool,
+) -> None:
+    """Under a policy that changes the list by itself (`new="hold"`), the guard may add
+    `toolsListChanged` to the server's acknowledgment of a `subscriptions/listen` stream: only
+    on a link whose seam delivers the guard's notifications (`send_notices_to`). The pooled
+    POST path sets none, so its clients are promised nothing they would not get."""
+    from conduit_mcp.proxy import GuardSettings as Settings
+
+    meta = {**META, "io.modelcontextprotocol/clientCapabilities": {}}
+
+    async def main() -> Any:
+        seam = GuardSeam(Settings(server_id="notify", policy={"new": "hold"}))
+
+        async def write(_message: Any) -> None:
+            return None
+
+        link = seam.connect(write, transport="streamable-http")
+        if delivers:
+            link.send_notices_to(lambda _messages: None)
+        try:
+            await link.from_client(
+                {
+                    "jsonrpc": "2.0",
+                    "id": "conduit-1",
+                    "method": "subscriptions/listen",
+                    "params": {"_meta": meta, "notifications": {"toolsListChanged": True}},
+                }
+            )
+            _, ack = await link.from_server(
+                {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/subscriptions/acknowledged",
+                    "params": {
+                        "_meta": {"io.modelcontextprotocol/subscriptionId": "conduit-1"},
+                        "notifications": {},
+                    },
+                }
+            )
+        finally:
+            seam.close()
+        return ack
+
+    ack = anyio.run(main)
+    promised = ack is not None and ack["params"]["notifications"].get("toolsListChanged") is True
+    assert promised is delivers

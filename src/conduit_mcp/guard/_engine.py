@@ -199,11 +199,17 @@ class Engine(Listing, Calls):
         """The server's `initialize` result: when the guard may change the tools the client
         sees on its own (`Shared.changes_list_itself`) and the server offers tools, the client
         is told to expect `notifications/tools/list_changed` (docs/guard.md "Live approvals")."""
-        declared = declare_list_changed(result) if self.shared.changes_list_itself else None
+        declared = declare_list_changed(result) if self._announces() else None
         self.notice.declared = declared is not None or declares_list_changed(result)
         if declared is None:
             return PASS
         return _replace({**message, "result": declared})
+
+    def _announces(self) -> bool:
+        """Whether this connection can promise `notifications/tools/list_changed` of the
+        guard's own: the guard may change the list by itself, and the seam delivers what the
+        engine sends (a seam that never set `notice.deliver` is promised nothing)."""
+        return self.shared.changes_list_itself and self.notice.deliver is not None
 
     # -- 2026-07-28 notification streams (`_notify`: where list_changed goes) ----------------
 
@@ -232,7 +238,7 @@ class Engine(Listing, Calls):
         stream = meta.get(SUBSCRIPTION_ID) if isinstance(meta, dict) else None
         try:
             key = coerce_id(stream)
-            rewritten = self.notice.acknowledged(key, message, self.shared.changes_list_itself)
+            rewritten = self.notice.acknowledged(key, message, self._announces())
         except TypeError:
             return PASS
         return PASS if rewritten is None else _replace(rewritten)
