@@ -629,10 +629,9 @@ def capture_command(
         raise typer.BadParameter("give either -- COMMAND... or --url URL", param_hint="COMMAND")
     if output is None:
         if _stdout_is_terminal():  # a capture is a file to keep, not pages of JSON to scroll
-            raise typer.BadParameter(
+            raise typer.BadParameter(  # "Invalid value for ..." would blame an unused -o
                 "stdout is a terminal: give -o FILE to save the capture (or -o - to print it "
-                "here, or pipe it)",
-                param_hint="'-o' / '--output'",
+                "here, or pipe it)"
             )
         output = "-"
     try:

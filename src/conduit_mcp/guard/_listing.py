@@ -580,7 +580,10 @@ def _excerpt(value: Any) -> Any:
 def _said(outcome: Any) -> str:
     """The decision in an event's message; a held tool says how it is released."""
     if outcome.status == "held":
-        return "held: not listed to the model and not callable until Guard.approve"
+        return (
+            "held: not listed to the model and not callable until approved "
+            "(Guard.approve, or conduit-mcp pins approve on its store)"
+        )
     return str(outcome.decision)
 
 
