@@ -109,8 +109,8 @@ def test_wheel_holds_both_packages_and_the_schemas_only(wheel: Path) -> None:
 
 
 def test_the_library_requires_neither_the_cli_nor_an_sdk(wheel: Path) -> None:
-    """Requires-Dist without an extra marker: the core's few dependencies; typer and rich come
-    with `cli`, the SDKs with their seam's extra, each as a range."""
+    """Requires-Dist without an extra marker: the core's few dependencies; typer, rich and
+    click come with `cli`, the SDKs with their seam's extra, each as a range."""
     meta = _metadata(wheel)
     assert meta["Name"] == DISTRIBUTION
     requires = meta.get_all("Requires-Dist") or []
@@ -123,7 +123,7 @@ def test_the_library_requires_neither_the_cli_nor_an_sdk(wheel: Path) -> None:
         marker = f"extra == '{extra}'"
         return {re.split(r"[<>=!\[; ]", r, maxsplit=1)[0] for r in requires if marker in r}
 
-    assert names("cli") == {"typer", "rich"}
+    assert names("cli") == {"typer", "rich", "click"}
     assert names("mcp") == {"mcp", "mcp-types"}
     assert names("fastmcp") == {"mcp", "mcp-types", "fastmcp"}
     assert {"fastmcp", "pydantic-ai-slim"} <= names("pydantic-ai")
