@@ -18,6 +18,8 @@ from typing import Any, Final
 from mcp.shared.message import SessionMessage
 from pydantic import RootModel
 
+from ._jsonrpc_models import model_of, plain_of
+
 # mcp 1.x's `mcp.types` is one module; type checkers see the installed 2.x package instead,
 # whose `JSONRPCMessage` is a plain union: the names are looked up at run time.
 _types: Any = importlib.import_module("mcp.types")
@@ -53,26 +55,7 @@ def to_plain(item: Any) -> dict[str, Any] | None:
     wrapper: Any = item.message
     if not isinstance(wrapper, JSONRPCMessage):
         return None
-    message: Any = wrapper.root
-    if isinstance(message, JSONRPCResponse):
-        return {"jsonrpc": "2.0", "id": message.id, "result": message.result}
-    if isinstance(message, JSONRPCRequest):
-        return {
-            "jsonrpc": "2.0",
-            "id": message.id,
-            "method": message.method,
-            "params": message.params,
-        }
-    if isinstance(message, JSONRPCNotification):
-        return {"jsonrpc": "2.0", "method": message.method, "params": message.params}
-    if isinstance(message, JSONRPCError):
-        error = message.error
-        return {
-            "jsonrpc": "2.0",
-            "id": message.id,
-            "error": {"code": error.code, "message": error.message, "data": error.data},
-        }
-    return None
+    return plain_of(wrapper.root, _types)
 
 
 def to_item(message: dict[str, Any]) -> SessionMessage:
@@ -83,25 +66,4 @@ def to_item(message: dict[str, Any]) -> SessionMessage:
         KeyError, pydantic.ValidationError: `message` is not a JSON-RPC message the SDK's
             models take (the seam catches both).
     """
-    inner: Any
-    if "error" in message:
-        error = message["error"]
-        inner = JSONRPCError(
-            jsonrpc="2.0",
-            id=message["id"],
-            error=ErrorData(code=error["code"], message=error["message"], data=error.get("data")),
-        )
-    elif "result" in message:
-        inner = JSONRPCResponse(jsonrpc="2.0", id=message["id"], result=message["result"])
-    elif "id" not in message:  # no `params` key at all when absent: `null` is not valid JSON-RPC
-        if message.get("params") is None:
-            inner = JSONRPCNotification(jsonrpc="2.0", method=message["method"])
-        else:
-            inner = JSONRPCNotification(
-                jsonrpc="2.0", method=message["method"], params=message["params"]
-            )
-    else:
-        inner = JSONRPCRequest(
-            jsonrpc="2.0", id=message["id"], method=message["method"], params=message.get("params")
-        )
-    return SessionMessage(JSONRPCMessage(inner))
+    return SessionMessage(JSONRPCMessage(model_of(message, _types)))

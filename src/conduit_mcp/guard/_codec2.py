@@ -10,6 +10,7 @@ dicts inside the SDK's message models already; the engine reads them as they are
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any, Final
 
 from mcp.shared.message import SessionMessage
@@ -21,8 +22,17 @@ from mcp.types.jsonrpc import (
     JSONRPCResponse,
 )
 
+from ._jsonrpc_models import model_of, plain_of
+
 #: Which SDK's messages this module reads (named in the guard's events).
 SDK: Final = "mcp 2.x"
+_MODELS: Any = SimpleNamespace(
+    ErrorData=ErrorData,
+    JSONRPCError=JSONRPCError,
+    JSONRPCNotification=JSONRPCNotification,
+    JSONRPCRequest=JSONRPCRequest,
+    JSONRPCResponse=JSONRPCResponse,
+)
 
 
 def to_plain(item: Any) -> dict[str, Any] | None:
@@ -39,26 +49,7 @@ def to_plain(item: Any) -> dict[str, Any] | None:
     """
     if not isinstance(item, SessionMessage):
         return None
-    message: Any = item.message
-    if isinstance(message, JSONRPCResponse):
-        return {"jsonrpc": "2.0", "id": message.id, "result": message.result}
-    if isinstance(message, JSONRPCRequest):
-        return {
-            "jsonrpc": "2.0",
-            "id": message.id,
-            "method": message.method,
-            "params": message.params,
-        }
-    if isinstance(message, JSONRPCNotification):
-        return {"jsonrpc": "2.0", "method": message.method, "params": message.params}
-    if isinstance(message, JSONRPCError):
-        error = message.error
-        return {
-            "jsonrpc": "2.0",
-            "id": message.id,
-            "error": {"code": error.code, "message": error.message, "data": error.data},
-        }
-    return None
+    return plain_of(item.message, _MODELS)
 
 
 def to_item(message: dict[str, Any]) -> SessionMessage:
@@ -69,29 +60,4 @@ def to_item(message: dict[str, Any]) -> SessionMessage:
         KeyError, pydantic.ValidationError: `message` is not a JSON-RPC message the SDK's
             models take (the seam catches both).
     """
-    if "error" in message:
-        error = message["error"]
-        return SessionMessage(
-            JSONRPCError(
-                jsonrpc="2.0",
-                id=message["id"],
-                error=ErrorData(
-                    code=error["code"], message=error["message"], data=error.get("data")
-                ),
-            )
-        )
-    if "result" in message:
-        return SessionMessage(
-            JSONRPCResponse(jsonrpc="2.0", id=message["id"], result=message["result"])
-        )
-    if "id" not in message:  # no `params` key at all when absent: `null` is not valid JSON-RPC
-        if message.get("params") is None:
-            return SessionMessage(JSONRPCNotification(jsonrpc="2.0", method=message["method"]))
-        return SessionMessage(
-            JSONRPCNotification(jsonrpc="2.0", method=message["method"], params=message["params"])
-        )
-    return SessionMessage(
-        JSONRPCRequest(
-            jsonrpc="2.0", id=message["id"], method=message["method"], params=message.get("params")
-        )
-    )
+    return SessionMessage(model_of(message, _MODELS))
