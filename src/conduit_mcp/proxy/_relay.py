@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ._seam import MessageLink
-from ._wire import LineReader, LineTooLong, dump_message, invalid_line_answer, read_message
+from ._wire import LineReader, dump_message, invalid_line_answer, read_message
 
 logger = logging.getLogger("conduit_mcp.proxy")
 
@@ -103,14 +103,7 @@ class Relay:
         stdin closes. A line that is no message is answered with a JSON-RPC error and not sent;
         a line past `MAX_LINE` is dropped (logged)."""
         link = self._link
-        while True:
-            try:
-                line = await lines.next_line()
-            except LineTooLong as exc:
-                logger.warning("client input: %s: dropped", exc)
-                continue
-            if line is None:
-                return
+        while (line := await lines.next_kept("client input")) is not None:
             parsed = read_message(line)
             if parsed is None:
                 logger.warning("client sent a line that is not a JSON-RPC message: answered")
@@ -143,14 +136,7 @@ class Relay:
         guard has not read. After the client went away, the server's output is still read
         (and discarded) so the server never blocks on a full pipe."""
         link = self._link
-        while True:
-            try:
-                line = await lines.next_line()
-            except LineTooLong as exc:
-                logger.warning("server stdout: %s: dropped", exc)
-                continue
-            if line is None:
-                return
+        while (line := await lines.next_kept("server stdout")) is not None:
             parsed = read_message(line)
             del line
             if parsed is None:

@@ -94,14 +94,7 @@ async def _read_server(
 
     lines = LineReader(chunk)
     async with sink:
-        while True:
-            try:
-                line = await lines.next_line()
-            except LineTooLong as exc:
-                logger.warning("server stdout: %s: dropped", exc)
-                continue
-            if line is None:
-                return
+        while (line := await lines.next_kept("server stdout")) is not None:
             item = decode(line)
             if isinstance(item, Exception):
                 logger.warning("server stdout: a line that is not a JSON-RPC message: dropped")

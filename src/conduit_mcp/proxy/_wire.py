@@ -7,6 +7,7 @@ newlines and MUST NOT contain embedded newlines; UTF-8).
 from __future__ import annotations
 
 import json
+import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
@@ -280,6 +281,15 @@ class LineReader:
             rest, self._partial = self._partial, bytearray()
             if rest and not self._skipping and not rest.isspace():
                 return bytes(rest + b"\n") if self._keep else bytes(rest)
+
+    async def next_kept(self, source: str) -> bytes | None:
+        """`next_line`, a line past `max_line` dropped and logged (`source` names the
+        input in the log line, e.g. `"server stdout"`), `None` at the end."""
+        while True:
+            try:
+                return await self.next_line()
+            except LineTooLong as exc:
+                logging.getLogger("conduit_mcp.proxy").warning("%s: %s: dropped", source, exc)
 
     def _split(self, chunk: bytes) -> None:
         cut = chunk.find(b"\n")
