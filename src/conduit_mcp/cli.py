@@ -61,7 +61,7 @@ from .client import (
     parse_json,
     unwrap_response,
 )
-from .pins import FieldChange, PinStore, diff_tools, redacted_location, schema_changes
+from .pins import FieldChange, Pending, PinStore, diff_tools, redacted_location, schema_changes
 from .proxy._cli import register as register_proxy_commands
 
 EXIT_OK = 0
@@ -1123,11 +1123,12 @@ def pins_pending_command(
         ),
     ] = False,
 ) -> None:
-    """List what awaits a person's approval: tools held or blocked as new, changed or
-    cosmetic, with what a reviewer needs (a new tool's description and inputSchema, a changed
-    one's field changes), the whole fingerprint, first and last sighting (UTC), how often they
-    were seen, and the command that approves each. Exit code 0 once the store is read (with
-    --exit-code: 1 when any tool waits)."""
+    """List what awaits a person's approval: tools held or blocked as new (or revoked: new
+    again since a person revoked the pin, with who did and when), changed or cosmetic, with
+    what a reviewer needs (a new tool's description and inputSchema, a changed one's field
+    changes), the whole fingerprint, first and last sighting (UTC), how often they were seen,
+    and the command that approves each. Exit code 0 once the store is read (with --exit-code:
+    1 when any tool waits)."""
     with _store(store) as pins:
         found = pins.pending(server_id)
         moves = {
@@ -1153,6 +1154,7 @@ def pins_pending_command(
             "seen": p.seen,
             "protocol_version": p.protocol_version,
             "schemas": moves.get((p.server_id, p.name), {}),
+            "revoked": _revocation_json(p),
             **_reviewed(p.definition),
             "approve": _approve_command(store, p.server_id, p.name, p.fingerprint),
         }
@@ -1164,12 +1166,15 @@ def pins_pending_command(
         if not found:
             emit("nothing pending")
         for p, row in zip(found, rows, strict=True):
+            status = "revoked" if p.revoked_at is not None else p.status
             emit(
-                f"{p.status:<9} {_short_fingerprint(p.fingerprint):<16}  server"
+                f"{status:<9} {_short_fingerprint(p.fingerprint):<16}  server"
                 f" {clipped(p.server_id)}  tool {clipped(p.name)}  seen {p.seen}x"
                 f" {_utc(p.first_seen)} .. {_utc(p.last_seen)}"
             )
             emit(f"          fingerprint {p.fingerprint}")
+            if p.revoked_at is not None:
+                emit("          " + _revocation_line(p))
             if p.status == "new":
                 for line in _new_tool_lines(row, p.definition is not None):
                     emit("          " + line)
@@ -1180,6 +1185,27 @@ def pins_pending_command(
             emit(f"          approve: {visible(row['approve'])}")
     if exit_code and found:
         raise typer.Exit(EXIT_FINDINGS)
+
+
+def _revocation_json(item: Pending) -> dict[str, Any] | None:
+    """The revocation a pending tool is under, for --json: `at` (seconds since the Unix
+    epoch), `by` (who revoked it) and `fingerprint` (the pin revoked); `None` when none."""
+    if item.revoked_at is None:
+        return None
+    return {"at": item.revoked_at, "by": item.revoked_by, "fingerprint": item.revoked_fingerprint}
+
+
+def _revocation_line(item: Pending) -> str:
+    """Who revoked a pending tool's pin and when, and whether it lists the revoked definition
+    again (the store keeps no reason for a revocation)."""
+    if item.revoked_at is None:
+        return ""
+    line = f"pin revoked {_utc(item.revoked_at)} by {clipped(item.revoked_by or '-')}"
+    if item.revoked_fingerprint == item.fingerprint:
+        return line + " (the server lists the revoked definition again)"
+    if item.revoked_fingerprint is not None:
+        return line + f" (it was {_short_fingerprint(item.revoked_fingerprint)})"
+    return line
 
 
 #: The members of a pending definition a reviewer reads (stored name -> --json key).
