@@ -63,6 +63,7 @@ from .client import (
 )
 from .pins import FieldChange, Pending, PinStore, diff_tools, redacted_location, schema_changes
 from .proxy._cli import register as register_proxy_commands
+from .proxy._settings import APPROVER_PLACEHOLDER
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -932,6 +933,11 @@ def _check_approver(value: str | None) -> str | None:
         return value
     if not value.strip():
         raise typer.BadParameter("name who approves or revokes (it must not be empty)")
+    if value.strip() == APPROVER_PLACEHOLDER:
+        raise typer.BadParameter(
+            f"{APPROVER_PLACEHOLDER} stands for the person approving: put your name in its place"
+            " (or set CONDUIT_MCP_APPROVER and leave --approver out)"
+        )
     return _utf8_text(value)
 
 
@@ -943,8 +949,9 @@ ApproverOption = Annotated[
         envvar="CONDUIT_MCP_APPROVER",
         show_envvar=True,
         callback=_check_approver,
-        help="Who approves or revokes, recorded with the pin and in the audit log (required: "
-        "a store a team shares is never written without a person's name).",
+        help="Who approves or revokes (a person, e.g. alice@example.com), recorded with the "
+        "pin and in the audit log. This option or CONDUIT_MCP_APPROVER must name one: a store "
+        "a team shares is never written without a person's name.",
     ),
 ]
 YesOption = Annotated[
@@ -1308,7 +1315,7 @@ def _approve_command(store: str, server_id: str, name: str, reviewed: str) -> st
         [
             *("conduit-mcp", "pins", "approve", "--store", redacted_location(store)),
             *("--server-id", server_id, "--tool", name, "--fingerprint", reviewed),
-            *("--approver", "WHO"),
+            *("--approver", APPROVER_PLACEHOLDER),
         ]
     )
 

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from conduit_mcp.cli import app
@@ -101,3 +102,53 @@ def test_approving_a_revoked_tool_again_clears_its_revocation(tmp_path: Path) ->
     with PinStore(store) as pins:
         (item,) = pins.pending("w")
     assert (item.status, item.revoked_by) == ("new", "dave")
+
+
+@pytest.mark.parametrize("command", ["approve", "revoke"])
+def test_the_help_shows_the_approver_env_var_and_does_not_call_the_option_required(
+    command: str,
+) -> None:
+    code, out, _ = run("pins", command, "-h")
+    assert code == 0
+    said = " ".join(out.split())
+    start = out.index("  --approver WHO")
+    entry = " ".join(out[start : out.index("\n  -", start + 1)].split())
+    assert entry.endswith("[env var: CONDUIT_MCP_APPROVER]")
+    assert "required" not in entry.lower()
+    assert "--store LOCATION" in said and "[required]" in said  # other options still say so
+
+
+@pytest.mark.parametrize("command", ["approve", "revoke"])
+def test_without_approver_or_env_var_it_is_a_usage_error_naming_both(
+    tmp_path: Path, command: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "pins.db"
+    listed(store, WEATHER)
+    if command == "revoke":
+        with PinStore(store) as pins:
+            pins.approve("w", Tool.from_wire("w", WEATHER), approver="alice")
+    monkeypatch.delenv("CONDUIT_MCP_APPROVER", raising=False)
+    args = ("pins", command, "--store", str(store), "--server-id", "w", "--tool", "get_weather")
+    code, out, err = run(*args)
+    said = " ".join(err.split())
+    assert (code, out) == (2, "")
+    assert "Missing option '--approver'" in said and "CONDUIT_MCP_APPROVER" in said
+    monkeypatch.setenv("CONDUIT_MCP_APPROVER", "erin")
+    assert run(*args)[0] == 0
+    with PinStore(store) as pins:
+        (entry,) = [e for e in pins.audit_log("w") if e.action != "check"][-1:]
+    assert (entry.action, entry.approver) == (command, "erin")
+
+
+def test_the_placeholder_from_the_environment_is_refused_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "pins.db"
+    listed(store, WEATHER)
+    monkeypatch.setenv("CONDUIT_MCP_APPROVER", "WHO")
+    code, _, err = run(
+        "pins", "approve", "--store", str(store), "--server-id", "w", "--all-pending"
+    )
+    assert code == 2 and "WHO stands for the person approving" in " ".join(err.split())
+    with PinStore(store) as pins:
+        assert pins.pins("w") == ()
