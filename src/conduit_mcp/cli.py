@@ -890,7 +890,9 @@ def pins_list_command(
     server_id: OnlyServerOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """List the pins: server, tool, fingerprint, approver, time, protocol version."""
+    """List the pins: server, tool, fingerprint, approver and time of approval (--json: also
+    the protocol version and whether the definition is kept). A revoked tool has no pin: `pins
+    audit` shows the revocation, `pins pending` the tool once a server lists it again."""
     with _store(store) as pins:
         found = pins.pins(server_id)
     rows: list[dict[str, Any]] = [
@@ -907,6 +909,10 @@ def pins_list_command(
     ]
     if as_json:
         emit(json_text(rows))
+        return
+    if not rows:  # an empty table reads as a rendering fault
+        scope = "" if server_id is None else f" for server {clipped(server_id)}"
+        emit(f"no pins in {clipped(redacted_location(store))}{scope}")
         return
     title = Text(f"pins in {clipped(redacted_location(store))}")
     table = Table(title=title, title_justify="left")

@@ -152,3 +152,12 @@ def test_the_placeholder_from_the_environment_is_refused_too(
     assert code == 2 and "WHO stands for the person approving" in " ".join(err.split())
     with PinStore(store) as pins:
         assert pins.pins("w") == ()
+
+
+def test_pins_list_of_no_pins_says_so_instead_of_an_empty_table(tmp_path: Path) -> None:
+    store = tmp_path / "pins.db"
+    revoked_by_bob(store)  # the store exists; its only pin was revoked
+    assert run("pins", "list", "--store", str(store)) == (0, f"no pins in {store}\n", "")
+    code, out, _ = run("pins", "list", "--store", str(store), "--server-id", "w")
+    assert (code, out) == (0, f"no pins in {store} for server w\n")
+    assert json.loads(run("pins", "list", "--store", str(store), "--json")[1]) == []
