@@ -1100,7 +1100,10 @@ def _approve_pending(
         if not yes and _interactive():
             for name in wanted:
                 item = pending[name]
-                _show_changes(item.status, name, item.fingerprint, list(item.changes))
+                status = "revoked" if item.revoked_at is not None else item.status
+                _show_changes(status, name, item.fingerprint, list(item.changes))
+                if item.revoked_at is not None:  # a person took it back: say who, before asking
+                    emit("          " + _revocation_line(item))
         _confirm(f"Approve {len(wanted)} pending tool(s) as {visible(approver)}?", yes)
         tools: list[Tool] = []
         for name in wanted:

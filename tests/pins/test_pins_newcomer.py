@@ -161,3 +161,20 @@ def test_pins_list_of_no_pins_says_so_instead_of_an_empty_table(tmp_path: Path) 
     code, out, _ = run("pins", "list", "--store", str(store), "--server-id", "w")
     assert (code, out) == (0, f"no pins in {store} for server w\n")
     assert json.loads(run("pins", "list", "--store", str(store), "--json")[1]) == []
+
+
+def test_approving_a_revoked_tool_on_a_terminal_shows_the_revocation_before_asking(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import conduit_mcp.cli as cli
+
+    store = tmp_path / "pins.db"
+    revoked_by_bob(store)
+    listed(store, WEATHER)
+    monkeypatch.setattr(cli, "_interactive", lambda: True)
+    args = ["pins", "approve", "--store", str(store), "--server-id", "w", "--tool", "get_weather"]
+    result = runner.invoke(app, [*args, "--approver", "carol"], input="n\n")
+    assert result.exit_code == 1 and "nothing written" in result.stdout
+    lines = [line.strip() for line in result.stdout.splitlines()]
+    assert lines[0].startswith("revoked   get_weather")
+    assert lines[1].startswith("pin revoked ") and " by bob " in lines[1]
