@@ -4,7 +4,8 @@ typer's own help shows Python types (`<bool>`, `<list[str]>`), brackets required
 `{files}...`, and its rich panels cut long words such as URLs with an ellipsis. This command
 class writes click's plain layout instead, from each parameter's metavar and help: `FILE...`,
 `--store LOCATION`, `--json`, wrapped at spaces only (never inside `streamable-http` or a
-URL), never truncated.
+URL), never truncated. An option that may come from an environment variable shows it
+(`[env var: NAME]`) instead of `[required]`.
 """
 
 from __future__ import annotations
@@ -42,10 +43,23 @@ def _option_name(param: Any) -> str:
     return names
 
 
+def _shown_envvar(param: Any) -> str | None:
+    """The environment variable an option is read from, when its help is to show it."""
+    envvar = getattr(param, "envvar", None)
+    if not getattr(param, "show_envvar", False) or not envvar:
+        return None
+    return envvar if isinstance(envvar, str) else " or ".join(envvar)
+
+
 def _option_help(param: Any) -> str:
     extra = []
     default = param.default
-    if param.required:
+    envvar = _shown_envvar(param)
+    if envvar is not None:
+        # Required from either source: the help says so in words; "required" beside it read
+        # as "the option must be typed" (a newcomer set the variable and still typed it).
+        extra.append(f"env var: {envvar}")
+    elif param.required:
         extra.append("required")
     elif param.is_flag and param.secondary_opts and default is not None:
         extra.append(f"default: {(param.opts if default else param.secondary_opts)[0]}")

@@ -61,8 +61,9 @@ from .client import (
     parse_json,
     unwrap_response,
 )
-from .pins import FieldChange, PinStore, diff_tools, redacted_location, schema_changes
+from .pins import FieldChange, Pending, PinStore, diff_tools, redacted_location, schema_changes
 from .proxy._cli import register as register_proxy_commands
+from .proxy._settings import APPROVER_PLACEHOLDER
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -889,7 +890,9 @@ def pins_list_command(
     server_id: OnlyServerOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """List the pins: server, tool, fingerprint, approver, time, protocol version."""
+    """List the pins: server, tool, fingerprint, approver and time of approval (--json: also
+    the protocol version and whether the definition is kept). A revoked tool has no pin: `pins
+    audit` shows the revocation, `pins pending` the tool once a server lists it again."""
     with _store(store) as pins:
         found = pins.pins(server_id)
     rows: list[dict[str, Any]] = [
@@ -906,6 +909,10 @@ def pins_list_command(
     ]
     if as_json:
         emit(json_text(rows))
+        return
+    if not rows:  # an empty table reads as a rendering fault
+        scope = "" if server_id is None else f" for server {clipped(server_id)}"
+        emit(f"no pins in {clipped(redacted_location(store))}{scope}")
         return
     title = Text(f"pins in {clipped(redacted_location(store))}")
     table = Table(title=title, title_justify="left")
@@ -932,6 +939,11 @@ def _check_approver(value: str | None) -> str | None:
         return value
     if not value.strip():
         raise typer.BadParameter("name who approves or revokes (it must not be empty)")
+    if value.strip() == APPROVER_PLACEHOLDER:
+        raise typer.BadParameter(
+            f"{APPROVER_PLACEHOLDER} stands for the person approving: put your name in its place"
+            " (or set CONDUIT_MCP_APPROVER and leave --approver out)"
+        )
     return _utf8_text(value)
 
 
@@ -943,8 +955,9 @@ ApproverOption = Annotated[
         envvar="CONDUIT_MCP_APPROVER",
         show_envvar=True,
         callback=_check_approver,
-        help="Who approves or revokes, recorded with the pin and in the audit log (required: "
-        "a store a team shares is never written without a person's name).",
+        help="Who approves or revokes (a person, e.g. alice@example.com), recorded with the "
+        "pin and in the audit log. This option or CONDUIT_MCP_APPROVER must name one: a store "
+        "a team shares is never written without a person's name.",
     ),
 ]
 YesOption = Annotated[
@@ -1087,7 +1100,10 @@ def _approve_pending(
         if not yes and _interactive():
             for name in wanted:
                 item = pending[name]
-                _show_changes(item.status, name, item.fingerprint, list(item.changes))
+                status = "revoked" if item.revoked_at is not None else item.status
+                _show_changes(status, name, item.fingerprint, list(item.changes))
+                if item.revoked_at is not None:  # a person took it back: say who, before asking
+                    emit("          " + _revocation_line(item))
         _confirm(f"Approve {len(wanted)} pending tool(s) as {visible(approver)}?", yes)
         tools: list[Tool] = []
         for name in wanted:
@@ -1123,11 +1139,12 @@ def pins_pending_command(
         ),
     ] = False,
 ) -> None:
-    """List what awaits a person's approval: tools held or blocked as new, changed or
-    cosmetic, with what a reviewer needs (a new tool's description and inputSchema, a changed
-    one's field changes), the whole fingerprint, first and last sighting (UTC), how often they
-    were seen, and the command that approves each. Exit code 0 once the store is read (with
-    --exit-code: 1 when any tool waits)."""
+    """List what awaits a person's approval: tools held or blocked as new (or revoked: new
+    again since a person revoked the pin, with who did and when), changed or cosmetic, with
+    what a reviewer needs (a new tool's description and inputSchema, a changed one's field
+    changes), the whole fingerprint, first and last sighting (UTC), how often they were seen,
+    and the command that approves each. Exit code 0 once the store is read (with --exit-code:
+    1 when any tool waits)."""
     with _store(store) as pins:
         found = pins.pending(server_id)
         moves = {
@@ -1153,6 +1170,7 @@ def pins_pending_command(
             "seen": p.seen,
             "protocol_version": p.protocol_version,
             "schemas": moves.get((p.server_id, p.name), {}),
+            "revoked": _revocation_json(p),
             **_reviewed(p.definition),
             "approve": _approve_command(store, p.server_id, p.name, p.fingerprint),
         }
@@ -1164,12 +1182,15 @@ def pins_pending_command(
         if not found:
             emit("nothing pending")
         for p, row in zip(found, rows, strict=True):
+            status = "revoked" if p.revoked_at is not None else p.status
             emit(
-                f"{p.status:<9} {_short_fingerprint(p.fingerprint):<16}  server"
+                f"{status:<9} {_short_fingerprint(p.fingerprint):<16}  server"
                 f" {clipped(p.server_id)}  tool {clipped(p.name)}  seen {p.seen}x"
                 f" {_utc(p.first_seen)} .. {_utc(p.last_seen)}"
             )
             emit(f"          fingerprint {p.fingerprint}")
+            if p.revoked_at is not None:
+                emit("          " + _revocation_line(p))
             if p.status == "new":
                 for line in _new_tool_lines(row, p.definition is not None):
                     emit("          " + line)
@@ -1180,6 +1201,27 @@ def pins_pending_command(
             emit(f"          approve: {visible(row['approve'])}")
     if exit_code and found:
         raise typer.Exit(EXIT_FINDINGS)
+
+
+def _revocation_json(item: Pending) -> dict[str, Any] | None:
+    """The revocation a pending tool is under, for --json: `at` (seconds since the Unix
+    epoch), `by` (who revoked it) and `fingerprint` (the pin revoked); `None` when none."""
+    if item.revoked_at is None:
+        return None
+    return {"at": item.revoked_at, "by": item.revoked_by, "fingerprint": item.revoked_fingerprint}
+
+
+def _revocation_line(item: Pending) -> str:
+    """Who revoked a pending tool's pin and when, and whether it lists the revoked definition
+    again (the store keeps no reason for a revocation)."""
+    if item.revoked_at is None:
+        return ""
+    line = f"pin revoked {_utc(item.revoked_at)} by {clipped(item.revoked_by or '-')}"
+    if item.revoked_fingerprint == item.fingerprint:
+        return line + " (the server lists the revoked definition again)"
+    if item.revoked_fingerprint is not None:
+        return line + f" (it was {_short_fingerprint(item.revoked_fingerprint)})"
+    return line
 
 
 #: The members of a pending definition a reviewer reads (stored name -> --json key).
@@ -1282,7 +1324,7 @@ def _approve_command(store: str, server_id: str, name: str, reviewed: str) -> st
         [
             *("conduit-mcp", "pins", "approve", "--store", redacted_location(store)),
             *("--server-id", server_id, "--tool", name, "--fingerprint", reviewed),
-            *("--approver", "WHO"),
+            *("--approver", APPROVER_PLACEHOLDER),
         ]
     )
 

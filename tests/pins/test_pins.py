@@ -11,6 +11,7 @@ import json
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -577,6 +578,7 @@ def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
 
 _WRITER = """
 import sys
+import time
 from conduit_mcp.client import Tool
 from conduit_mcp.pins import PinStore
 location, worker = sys.argv[1], sys.argv[2]
@@ -680,3 +682,19 @@ def test_a_postgresql_store_reconnects_after_its_connection_is_cut(
 def test_redacted_location_hides_only_the_password(location: str, shown: str) -> None:
     """conduit-defined: what `PinStore`'s repr and the CLI print (expected values by hand)."""
     assert redacted_location(location) == shown
+
+
+def test_a_pending_tool_carries_the_revocation_it_is_under(store: PinStore) -> None:
+    """A tool new again because a person revoked its pin says who revoked which pin and when;
+    a second server's tool of the same name, never revoked, says nothing of it."""
+    store.approve("weather", tool(WEATHER), approver="alice")
+    before = time.time()
+    assert store.revoke("weather", "get_weather", approver="bob")
+    store.check_page("weather", [tool(WEATHER)])
+    store.check_page("other", [tool(WEATHER, "other")])
+    revoked, never = store.pending("weather")[0], store.pending("other")[0]
+    assert (revoked.status, revoked.revoked_by) == ("new", "bob")
+    assert revoked.revoked_fingerprint == independent_fingerprint(WEATHER)
+    assert revoked.revoked_at is not None and before <= revoked.revoked_at <= time.time()
+    assert (never.revoked_at, never.revoked_by, never.revoked_fingerprint) == (None, None, None)
+    assert store.pending("weather", "get_weather") == (revoked,)

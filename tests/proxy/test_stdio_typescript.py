@@ -130,6 +130,8 @@ def test_held_tool_refusal_names_the_approve_command(
     assert argv[:3] == ["conduit-mcp", "pins", "approve"]
     assert argv[argv.index("--store") + 1] == str(store)
     assert argv[argv.index("--tool") + 1] == "add"
+    assert argv[-2:] == ["--approver", "WHO"]  # the person who reviews fills it in
+    argv[-1] = "alice"
     done = subprocess.run([str(CONDUIT), *argv[1:]], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     out = run_ts_client(ts_sdk, _plan(_through_proxy(server, *options), steps))

@@ -97,6 +97,14 @@ _PENDING_COLUMNS: Final = (
     " first_seen, last_seen, seen, protocol_version"
 )
 _PIN_READ_COLUMNS: Final = _PIN_COLUMNS + ", cosmetic_fingerprint, cosmetic_definition"
+#: A pending row with the revocation its tool is under, if any (`_PENDING_COLUMNS`, then the
+#: revocation's time, approver and fingerprint, `NULL` when the tool was never revoked).
+_PENDING_READ: Final = (
+    "SELECT "
+    + ", ".join(f"p.{column.strip()}" for column in _PENDING_COLUMNS.split(","))
+    + ", r.revoked_at, r.approver, r.fingerprint FROM conduit_mcp_pending AS p"
+    " LEFT JOIN conduit_mcp_revoked AS r ON r.server_id = p.server_id AND r.name = p.name"
+)
 
 
 class Backend(Protocol):
@@ -133,7 +141,8 @@ class Backend(Protocol):
         conditional pin writes took effect."""
 
     def pending(self, server_id: str | None, name: str | None) -> list[tuple[Any, ...]]:
-        """Pending rows (`_PENDING_COLUMNS`), ordered by server and name."""
+        """Pending rows (`_PENDING_COLUMNS`, then the revocation's `revoked_at`, approver and
+        fingerprint, or three `NULL`s), ordered by server and name."""
 
     def audit_after(self, cursor: int, limit: int) -> list[tuple[Any, ...]]:
         """Audit rows with `id > cursor`, ascending, at most `limit`."""
@@ -462,8 +471,8 @@ class SqliteBackend:
         return applied
 
     def pending(self, server_id: str | None, name: str | None) -> list[tuple[Any, ...]]:
-        where, args = _filters(server_id, name, "?")
-        sql = f"SELECT {_PENDING_COLUMNS} FROM conduit_mcp_pending{where} ORDER BY server_id, name"
+        where, args = _filters(server_id, name, "?", "p.")
+        sql = f"{_PENDING_READ}{where} ORDER BY p.server_id, p.name"
         with self._lock:
             return list(self._conn.execute(sql, args).fetchall())
 
@@ -811,8 +820,8 @@ class PostgresBackend:
                 return applied
 
     def pending(self, server_id: str | None, name: str | None) -> list[tuple[Any, ...]]:
-        where, args = _filters(server_id, name, "%s")
-        sql = f"SELECT {_PENDING_COLUMNS} FROM conduit_mcp_pending{where} ORDER BY server_id, name"
+        where, args = _filters(server_id, name, "%s", "p.")
+        sql = f"{_PENDING_READ}{where} ORDER BY p.server_id, p.name"
         with self._lock:
             return list(self._live().execute(sql, args).fetchall())
 
@@ -969,13 +978,15 @@ def approve_audit(row: PinRow, previous: str | None) -> tuple[Any, ...]:
     )
 
 
-def _filters(server_id: str | None, name: str | None, mark: str) -> tuple[str, list[Any]]:
+def _filters(
+    server_id: str | None, name: str | None, mark: str, table: str = ""
+) -> tuple[str, list[Any]]:
     clauses, args = [], []
     if server_id is not None:
-        clauses.append(f"server_id = {mark}")
+        clauses.append(f"{table}server_id = {mark}")
         args.append(server_id)
     if name is not None:
-        clauses.append(f"name = {mark}")
+        clauses.append(f"{table}name = {mark}")
         args.append(name)
     return (" WHERE " + " AND ".join(clauses) if clauses else ""), args
 

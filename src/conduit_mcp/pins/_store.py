@@ -140,6 +140,11 @@ class Pending:
             check that found it in this state.
         seen: how many checks found it in this state.
         protocol_version: of the last check, or `None`.
+        revoked_at: when a person revoked the tool's pin, in seconds since the Unix epoch
+            (UTC), if the tool is new because its pin was revoked (and not approved since);
+            else `None`. The audit log keeps the same revocation (`action="revoke"`).
+        revoked_by: who revoked it (the revocation's approver), or `None`.
+        revoked_fingerprint: the fingerprint whose pin was revoked, or `None`.
     """
 
     server_id: str
@@ -153,6 +158,9 @@ class Pending:
     last_seen: float
     seen: int
     protocol_version: str | None
+    revoked_at: float | None = None
+    revoked_by: str | None = None
+    revoked_fingerprint: str | None = None
 
 
 class PinCheck(NamedTuple):
@@ -1376,6 +1384,20 @@ def _pending(row: tuple[Any, ...]) -> Pending:
         r.number(8, "last_seen"),
         r.integer(9, "seen"),
         r.text(10, "protocol_version", optional=True),
+        *_revocation(row),
+    )
+
+
+def _revocation(row: tuple[Any, ...]) -> tuple[float | None, str | None, str | None]:
+    """The revocation columns of a pending row: (revoked_at, revoked_by, fingerprint), each
+    `None` when the tool was never revoked."""
+    r = _Row("conduit_mcp_revoked", row)
+    if len(row) < 14 or row[11] is None:
+        return None, None, None
+    return (
+        r.number(11, "revoked_at"),
+        r.name(12, "approver", optional=True),
+        r.text(13, "fingerprint", optional=True),
     )
 
 

@@ -7,7 +7,6 @@ engine does.
 
 from __future__ import annotations
 
-import getpass
 import hashlib
 import itertools
 import json
@@ -25,7 +24,7 @@ from mcp.types.jsonrpc import ErrorData, JSONRPCError, JSONRPCRequest, JSONRPCRe
 
 from ..guard import Guard, GuardEvent
 from ..pins import PinStore, redacted_location
-from ._settings import GuardSettings
+from ._settings import APPROVER_PLACEHOLDER, GuardSettings
 
 logger = logging.getLogger("conduit_mcp.proxy")
 
@@ -251,12 +250,20 @@ class GuardSeam:
         server = ["--server-id", self.settings.server_id]
         pending = shlex.join(["conduit-mcp", "pins", "pending", *store, *server])
         approve = shlex.join(
-            ["conduit-mcp", "pins", "approve", *store, *server, "--tool", tool, "--approver"]
+            [
+                *("conduit-mcp", "pins", "approve", *store, *server),
+                *("--tool", tool, "--approver", APPROVER_PLACEHOLDER),
+            ]
         )
-        return f"review it with: {pending}; approve it with: {approve} WHO"
+        return f"review it with: {pending}; approve it with: {approve}"
 
     def approve_hint(self, tool: str) -> str:
-        """What a person runs to approve the held `tool` (one sentence, no credentials)."""
+        """What a person runs to approve the held `tool` (one sentence, no credentials).
+
+        The approver is `WHO`, for the person who reviews to fill in (as in `review_hint` and
+        `conduit-mcp pins pending`): the user the proxy runs as is rarely that person, and a
+        name in the proxy's own environment would be recorded for whoever pastes the line.
+        """
         if self.settings.pins is None:
             return (
                 "the proxy keeps its pins in memory: restart it with --pins FILE (and approve "
@@ -280,7 +287,7 @@ class GuardSeam:
             "--transport",
             self._transport,
             "--approver",
-            _user(),
+            APPROVER_PLACEHOLDER,
         ]
         if self._version is not None:
             command[-2:-2] = ["--protocol-version", self._version]
@@ -530,13 +537,6 @@ class _Watch:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
-
-
-def _user() -> str:
-    try:
-        return getpass.getuser()
-    except Exception:  # no user name in the environment or the password database
-        return "YOUR-NAME"
 
 
 def _store_for_hint(location: str) -> str:

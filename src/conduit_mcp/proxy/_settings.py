@@ -14,6 +14,12 @@ from typing import Any, Final
 HEADERS_ENV: Final = "CONDUIT_MCP_UPSTREAM_HEADERS"
 
 
+#: Who approves, in the approve lines of the proxy's refusals and of `conduit-mcp pins
+#: pending`: the person who reviews fills it in (`conduit-mcp pins approve` refuses it as an
+#: approver, so a line pasted unedited writes nothing).
+APPROVER_PLACEHOLDER: Final = "WHO"
+
+
 @dataclass(frozen=True, slots=True)
 class GuardSettings:
     """What the proxy passes to the guard.
