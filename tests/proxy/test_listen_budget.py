@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -375,3 +376,78 @@ def test_a_refusal_is_logged_and_counted_without_the_credential(
         'conduit_mcp_proxy_budget_refused_total{reason="too_many_in_flight_per_client",'
         'server_id="budget"} 1.0'
     ) in exposition
+
+
+def test_the_real_proxy_refuses_an_attackers_streams_and_serves_the_others(
+    listening_proxy: Any, tmp_path: Path
+) -> None:
+    """`conduit-mcp proxy --listen --max-listen-streams-per-client 2` in a subprocess, in
+    front of an SDK server (one shared upstream for stateless requests): the attacker's
+    third listen stream is refused with 429 while another client's `tools/call` succeeds;
+    the proxy's log names the cause, never the credential; `/metrics` counts the refusal."""
+    import contextlib
+
+    import httpx
+
+    from .test_listen_stream import SERVER
+
+    url = listening_proxy(
+        "budget",
+        "--max-listen-streams-per-client",
+        "2",
+        "--max-listen-streams",
+        "4",
+        "--",
+        *SERVER,
+    )
+
+    def head(method: str, authorization: str, name: str | None = None) -> dict[str, str]:
+        return dict(_head(method, authorization, name)[1:])  # httpx sets Host itself
+
+    async def main() -> Any:
+        with anyio.fail_after(60):
+            return await talk()
+
+    async def talk() -> Any:
+        pieces: list[Any] = []
+        async with httpx.AsyncClient(timeout=30) as client, contextlib.AsyncExitStack() as open_:
+            for rid in range(2):
+                response = await open_.enter_async_context(
+                    client.stream(
+                        "POST",
+                        url,
+                        headers=head("subscriptions/listen", SECRET),
+                        content=_listen_body(rid),
+                    )
+                )
+                assert response.status_code == 200
+                # the iterator is kept: dropped, it would close the stream when collected
+                pieces.append(response.aiter_bytes())
+                first = await pieces[-1].__anext__()  # the acknowledgment
+                assert b"notifications/subscriptions/acknowledged" in first
+            refused = await client.post(
+                url, headers=head("subscriptions/listen", SECRET), content=_listen_body(3)
+            )
+            params = {"name": "touch", "arguments": {}, "_meta": META}
+            call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}
+            served = await client.post(
+                url,
+                headers=head("tools/call", "Bearer another", "touch"),
+                content=json.dumps(call).encode(),
+            )
+            metrics = await client.get(url.removesuffix("/mcp") + "/metrics")
+        return refused, served, metrics.text
+
+    refused, served, metrics = anyio.run(main)
+    assert refused.status_code == 429 and refused.headers["retry-after"] == "1"
+    assert refused.json()["error"]["data"]["reason"] == "too_many_listen_streams_per_client"
+    assert served.status_code == 200
+    answer = (
+        served.json() if "json" in served.headers["content-type"] else _frames(served.content)[-1]
+    )
+    assert answer["id"] == 7 and "result" in answer, answer
+    assert 'reason="too_many_listen_streams_per_client"' in metrics
+    (log,) = tmp_path.glob("proxy-*.jsonl")
+    text = log.read_text()
+    assert "too_many_listen_streams_per_client" in text
+    assert "attacker-secret" not in text
