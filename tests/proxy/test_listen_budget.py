@@ -28,6 +28,7 @@ from conduit_mcp.proxy._settings import HttpUpstream
 from .test_listen_direct import META, Upstream, _call
 from .test_listen_fuzz import PORT, _frames, _Sent
 
+PEER = ("127.0.0.1", 50000)
 SECRET = "Bearer attacker-secret-7f3a9c"
 
 

@@ -414,6 +414,11 @@ class ModernRouter:
         async def related(message: dict[str, Any]) -> None:
             await stream.event(restore(message, upstream_id, client_id))
 
+        if listen:  # the guard's own list_changed goes on this stream too
+            direct.listening[upstream_id] = lambda message: tg.start_soon(
+                _notice, stream, restore(message, upstream_id, client_id)
+            )
+
         async def watch_client(scope: anyio.CancelScope) -> None:
             """The client leaving cancels the POST (closing its connection: 2026-07-28's
             cancellation); a quiet request gets keep-alive pings, then times out. Runs in the
@@ -451,6 +456,7 @@ class ModernRouter:
                         logger.warning("stateless upstream: %s", exc)
                         failure = str(exc)
         finally:
+            direct.listening.pop(upstream_id, None)
             if answer is None:
                 with anyio.CancelScope(shield=True):
                     await direct.forget(upstream_id)
@@ -528,6 +534,15 @@ class _EventStream:
                 await send_sse_start(self._send)
                 self.streaming = True
             await self._send({"type": "http.response.body", "body": data, "more_body": True})
+
+
+async def _notice(stream: _EventStream, message: dict[str, Any]) -> None:
+    """One of the guard's own notifications on a listen stream (a task of the listener's:
+    a client gone meanwhile ends it quietly)."""
+    try:
+        await stream.event(message)
+    except Exception:  # the client's connection is gone
+        logger.debug("a list_changed notice for a stream that closed: dropped")
 
 
 async def _relay_related(
