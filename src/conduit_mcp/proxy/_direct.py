@@ -68,7 +68,7 @@ class DirectUpstream:
         self._ids = itertools.count(1)
         #: open `subscriptions/listen` streams: upstream id -> writes one of the guard's own
         #: notifications (`notifications/tools/list_changed`) on that client's stream.
-        self.listening: dict[str, Callable[[dict[str, Any]], None]] = {}
+        self.listening: dict[str, Callable[[dict[str, Any]], object]] = {}
         self._delivering = False
 
     def _deliver(self, messages: list[dict[str, Any]]) -> None:
