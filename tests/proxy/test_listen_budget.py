@@ -452,3 +452,20 @@ def test_the_real_proxy_refuses_an_attackers_streams_and_serves_the_others(
     text = log.read_text()
     assert "too_many_listen_streams_per_client" in text
     assert "attacker-secret" not in text
+
+
+def test_who_a_client_is() -> None:
+    """A credential is one client whatever its address, never kept as written, hashed with a
+    key of the budget's own (another budget hashes it otherwise); without one, an address
+    is one client whatever its port; caps below 1 are refused."""
+    budget, other = ClientBudget(), ClientBudget()
+    key = budget.client(SECRET, ("10.0.0.1", 1))
+    assert key == budget.client(SECRET, ("10.0.0.2", 2))
+    assert key.startswith("credential:") and "attacker-secret" not in key
+    assert key != other.client(SECRET, None)
+    assert key != budget.client("Bearer another", None)
+    assert budget.client(None, ("10.0.0.1", 1)) == budget.client("", ("10.0.0.1", 9))
+    assert budget.client(None, ("10.0.0.1", 1)) != budget.client(None, ("10.0.0.2", 1))
+    assert budget.client(None, None) == "peer:unknown"
+    with pytest.raises(ValueError, match="at least 1"):
+        ClientBudget(max_listen_streams=0)
