@@ -1,6 +1,6 @@
-"""The guard's own `notifications/tools/list_changed` on the pooled POST path (`_direct`):
-2026-07-28 requests to an `--upstream` over HTTP, a client's `subscriptions/listen` stream
-open through the proxy while an approval changes what it sees.
+"""The guard's own `notifications/tools/list_changed` on both stateless paths of `--listen`
+(pooled POSTs to an `--upstream`, `_direct`; one shared server process): a client's
+`subscriptions/listen` stream open through the proxy while an approval changes what it sees.
 
 Oracle: MCP 2026-07-28 schema `SubscriptionFilter` / `SubscriptionsListenRequest` (a
 notification goes only on a stream that asked for it, stamped with that stream's id, and the
@@ -98,3 +98,49 @@ def test_an_approval_reaches_a_listen_stream_on_the_pooled_post_path(tmp_path: P
     }
     assert len(deafened) == 1 and "toolsListChanged" not in deafened[0]["params"]["notifications"]
     assert [t["name"] for t in json.loads(second.body)["result"]["tools"]] == ["echo"]
+
+
+def test_an_approval_reaches_a_listen_stream_on_the_shared_upstream(tmp_path: Path) -> None:
+    """The same on the other stateless path, one shared server process (an SDK `MCPServer`,
+    tests/proxy/progress_server.py): the notification reaches the client's stream with its
+    own stream id, and the next listing shows the tool."""
+    from .test_listen_stream import SERVER
+
+    async def main() -> Any:
+        settings = GuardSettings("notify", policy={"new": "hold"}, held_dir=tmp_path)
+        seam = GuardSeam(settings)
+        listener = Listener(seam, SERVER, host="127.0.0.1", port=PORT)
+        list_body = json.dumps(
+            {"jsonrpc": "2.0", "id": "l1", "method": "tools/list", "params": {"_meta": META}}
+        ).encode()
+        try:
+            async with anyio.create_task_group() as proxy:
+                await proxy.start(listener.run)
+                with anyio.fail_after(30):
+                    first = await _post(listener, _head("tools/list", None), list_body)
+                    leave = anyio.Event()
+                    stream = _Sent()
+                    async with anyio.create_task_group() as clients:
+                        head = _head("subscriptions/listen", None)
+                        clients.start_soon(
+                            _post, listener, head, _listen_body("mine"), leave, PEER, stream
+                        )
+                        await _until(lambda: len(_frames(stream.body)) == 1)
+                        assert seam.guard.approve("touch", approver="carol")
+                        await _until(lambda: len(_frames(stream.body)) == 2)
+                        leave.set()
+                    second = await _post(listener, _head("tools/list", None), list_body)
+                proxy.cancel_scope.cancel()
+        finally:
+            seam.close()
+        return first, _frames(stream.body), second
+
+    first, (ack, notice), second = anyio.run(main)
+    assert json.loads(first.body)["result"]["tools"] == []  # both held
+    assert ack["params"]["notifications"].get("toolsListChanged") is True
+    assert notice == {
+        "jsonrpc": "2.0",
+        "method": "notifications/tools/list_changed",
+        "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": "mine"}},
+    }
+    assert [t["name"] for t in json.loads(second.body)["result"]["tools"]] == ["touch"]
