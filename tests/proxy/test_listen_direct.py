@@ -380,8 +380,9 @@ def test_a_listen_stream_is_promised_list_changed_only_where_it_is_delivered(
 ) -> None:
     """Under a policy that changes the list by itself (`new="hold"`), the guard may add
     `toolsListChanged` to the server's acknowledgment of a `subscriptions/listen` stream: only
-    on a link whose seam delivers the guard's notifications (`send_notices_to`). The pooled
-    POST path sets none, so its clients are promised nothing they would not get."""
+    on a link whose seam delivers the guard's notifications (`send_notices_to`; the pooled
+    POST path sets it at its first request: test_listen_direct_notify.py), so no client is
+    promised what it would not get."""
     from conduit_mcp.proxy import GuardSettings as Settings
 
     meta = {**META, "io.modelcontextprotocol/clientCapabilities": {}}

@@ -78,6 +78,37 @@ def proxy_command(
             "stdio (each session gets its own server process or upstream session).",
         ),
     ] = None,
+    max_in_flight_per_client: Annotated[
+        int | None,
+        typer.Option(
+            "--max-in-flight-per-client",
+            metavar="N",
+            min=1,
+            help="With --listen: requests in flight per stateless (2026-07-28) client, listen "
+            "streams included; a client is its Authorization credential, else its address "
+            "(default: 256).",
+        ),
+    ] = None,
+    max_listen_streams_per_client: Annotated[
+        int | None,
+        typer.Option(
+            "--max-listen-streams-per-client",
+            metavar="N",
+            min=1,
+            help="With --listen: open subscriptions/listen streams per stateless client "
+            "(default: 32).",
+        ),
+    ] = None,
+    max_listen_streams: Annotated[
+        int | None,
+        typer.Option(
+            "--max-listen-streams",
+            metavar="N",
+            min=1,
+            help="With --listen: open subscriptions/listen streams of all stateless clients "
+            "together (default: 1024, a quarter of the guard's 4096 requests in flight).",
+        ),
+    ] = None,
     header: Annotated[
         list[str] | None,
         typer.Option(
@@ -188,7 +219,13 @@ def proxy_command(
     if upstream is not None:
         target = HttpUpstream(upstream, _headers(header or []))
     address = _address(listen) if listen is not None else None
-    sys.exit(run(settings, target, log=log, quiet=quiet, listen=address))
+    caps = {
+        "max_in_flight_per_client": max_in_flight_per_client,
+        "max_listen_streams_per_client": max_listen_streams_per_client,
+        "max_listen_streams": max_listen_streams,
+    }
+    budget = {name: cap for name, cap in caps.items() if cap is not None}
+    sys.exit(run(settings, target, log=log, quiet=quiet, listen=address, budget=budget))
 
 
 def _loop_options() -> dict[str, bool]:
@@ -237,9 +274,11 @@ def run(
     log: Path | None = None,
     quiet: bool = False,
     listen: tuple[str, int] | None = None,
+    budget: dict[str, int] | None = None,
 ) -> int:
     """Start the guard and the stdio proxy; returns the exit code (2 for a bad option or an
-    unusable pin store, with one line on stderr)."""
+    unusable pin store, with one line on stderr). `budget`: `_budget.ClientBudget` caps for
+    the listener's stateless clients (those not given keep their defaults)."""
     from ._logs import configure
 
     configure(log, logging.WARNING if quiet else logging.INFO)
@@ -275,11 +314,13 @@ def run(
         reason = reason.replace(settings.pins or "", where)
         _fail(f"--pins {where}: cannot open the pin store: {reason}")
     if listen is not None:
+        from ._budget import ClientBudget
         from ._listen import serve
 
+        caps = ClientBudget(**(budget or {}))
         try:
             return anyio.run(
-                lambda: serve(seam, target, *listen, metrics=metrics),
+                lambda: serve(seam, target, *listen, metrics=metrics, budget=caps),
                 backend_options=_loop_options(),
             )
         except OSError as exc:

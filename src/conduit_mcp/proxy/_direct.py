@@ -66,6 +66,22 @@ class DirectUpstream:
         self.pool = H1Pool(upstream.url, {**upstream.headers, "accept": _ACCEPT})
         self.link: MessageLink = seam.connect(self._own, transport="streamable-http")
         self._ids = itertools.count(1)
+        #: open `subscriptions/listen` streams: upstream id -> writes one of the guard's own
+        #: notifications (`notifications/tools/list_changed`) on that client's stream.
+        self.listening: dict[str, Callable[[dict[str, Any]], object]] = {}
+        self._delivering = False
+
+    def _deliver(self, messages: list[dict[str, Any]]) -> None:
+        """The guard's own notifications, each stamped with the listen stream it is for
+        (`guard._notify`): handed to that stream's writer; one whose stream has closed is
+        dropped (its client sees the change at its next listing)."""
+        for message in messages:
+            params = message.get("params")
+            meta = params.get("_meta") if isinstance(params, dict) else None
+            stream = meta.get(SUBSCRIPTION_ID_META_KEY) if isinstance(meta, dict) else None
+            write = self.listening.get(stream) if isinstance(stream, str) else None
+            if write is not None:
+                write(message)
 
     def upstream_id(self) -> str:
         """A request id no other request in flight upstream has."""
@@ -108,6 +124,9 @@ class DirectUpstream:
         send)` or `("answer", the guard's response)`; a request the guard drops is answered
         with an error. `authorization`, `version`: the client's headers (for a listing the
         guard makes first)."""
+        if not self._delivering:  # the first request: on the loop the guard's notices use
+            self._delivering = True
+            self.link.send_notices_to(self._deliver)
         _AUTHORIZATION.set((authorization, version))
         action, replaced = await self.link.from_client(request)
         if action == "answer":

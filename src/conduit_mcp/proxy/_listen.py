@@ -31,6 +31,7 @@ from mcp.types.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION, JSONRPCNotification,
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from starlette.requests import Request
 
+from ._budget import ClientBudget
 from ._headers import HeaderStamp
 from ._metrics import Metrics
 from ._modern import MAX_BODY, ModernRouter
@@ -59,6 +60,7 @@ class Listener:
         host, port: where it listens (for the DNS-rebinding check of `Host` and `Origin`).
         max_sessions: sessions open at once; past it a new one is refused with 503.
         metrics: served at `/metrics` (Prometheus text format) when given.
+        budget: each stateless client's caps (`_budget`; default: its defaults).
     """
 
     def __init__(
@@ -70,13 +72,17 @@ class Listener:
         port: int,
         max_sessions: int = 1000,
         metrics: Metrics | None = None,
+        budget: ClientBudget | None = None,
     ) -> None:
         self.seam = seam
         self.metrics = metrics
         self.target = target
         self.max_sessions = max_sessions
         self.sessions: dict[str, StreamableHTTPServerTransport] = {}
-        self.modern = ModernRouter(seam, target)
+        budget = budget if budget is not None else ClientBudget()
+        if metrics is not None and budget.on_refused is None:
+            budget.on_refused = metrics.refused
+        self.modern = ModernRouter(seam, target, budget)
         self._task_group: anyio.abc.TaskGroup | None = None
         names = [host, "localhost", "127.0.0.1", "[::1]"]
         self.security = TransportSecuritySettings(
@@ -183,7 +189,7 @@ class Listener:
         assert self._task_group is not None
         if self.metrics is not None and b'"tools/call"' in body:
             self.metrics.call()
-        await self.modern.handle(self._task_group, raw, body, receive, send)
+        await self.modern.handle(self._task_group, raw, body, receive, send, scope.get("client"))
 
     async def _open(self, scope: Any, receive: Any, send: Any) -> None:
         session_id = secrets.token_hex(16)
@@ -467,16 +473,17 @@ async def serve(
     host: str,
     port: int,
     metrics: Metrics | None = None,
+    budget: ClientBudget | None = None,
 ) -> int:
     """Listen on `host:port` until SIGINT/SIGTERM; returns 0. `metrics` are served at
-    `/metrics` when given.
+    `/metrics` when given; `budget`: each stateless client's caps (`_budget`).
 
     Raises:
         OSError: the address cannot be bound.
     """
     import uvicorn
 
-    listener = Listener(seam, target, host=host, port=port, metrics=metrics)
+    listener = Listener(seam, target, host=host, port=port, metrics=metrics, budget=budget)
     config = uvicorn.Config(
         listener,
         host=host,

@@ -76,6 +76,15 @@ class Metrics:
             registry=self.registry,
         )
 
+        self.refusals = Counter(
+            "conduit_mcp_proxy_budget_refused",
+            "Stateless requests refused past a client budget: reason "
+            "(too_many_in_flight_per_client, too_many_listen_streams_per_client, "
+            "too_many_listen_streams, too_many_clients).",
+            ["server_id", "reason"],
+            registry=self.registry,
+        )
+
     def on_event(self, event: Any) -> None:
         """Count one `GuardEvent` (the guard's `on_event` callback)."""
         self.events.labels(self.server_id, event.kind, event.reason, event.decision).inc()
@@ -83,6 +92,11 @@ class Metrics:
     def call(self) -> None:
         """Count one tools/call request received."""
         self._calls.inc()
+
+    def refused(self, refusal: Any) -> None:
+        """Count one request refused past a client budget (`_budget.Refusal`; its reason is
+        one of a closed set)."""
+        self.refusals.labels(self.server_id, refusal.reason).inc()
 
     def exchange(self, method: str, seconds: float) -> None:
         """Time one upstream request/response (`method` outside MCP's set counts as other)."""

@@ -49,6 +49,7 @@ from mcp.types.jsonrpc import (
 from mcp_types import LOG_LEVEL_META_KEY
 from pydantic_core import PydanticSerializationError
 
+from ._budget import ClientBudget, write_refusal
 from ._direct import DirectUpstream, UpstreamFailed, restore
 from ._h1 import direct_available
 from ._headers import HeaderStamp, mentions_x_mcp_header
@@ -119,9 +120,16 @@ class ModernRouter:
         target: the server command or an `HttpUpstream`.
     """
 
-    def __init__(self, seam: GuardSeam, target: Sequence[str] | HttpUpstream) -> None:
+    def __init__(
+        self,
+        seam: GuardSeam,
+        target: Sequence[str] | HttpUpstream,
+        budget: ClientBudget | None = None,
+    ) -> None:
         self.seam = seam
         self.target = target
+        #: each client's share of the guard's table of requests in flight (`_budget`).
+        self.budget = budget if budget is not None else ClientBudget()
         self._write: Any = None
         self._waiting: dict[str, _Exchange] = {}
         self._ids = itertools.count(1)
@@ -226,11 +234,12 @@ class ModernRouter:
         body: bytes,
         receive: Any,
         send: Any,
+        peer: Any = None,
     ) -> None:
         """Answer one stateless POST body on the ASGI `send`: 202 for a notification, a JSON
         object, or an event stream when the client accepts `text/event-stream` and messages
         related to the request come before its response (or it runs past
-        `SSE_PING_INTERVAL`).
+        `SSE_PING_INTERVAL`); 429 or 503 past the client's budget (`_budget`).
 
         Args:
             tg: where the shared upstream runs (started on the first request).
@@ -238,6 +247,7 @@ class ModernRouter:
             body: the request body.
             receive: the ASGI receive callable (watched for the client going away).
             send: the ASGI send callable.
+            peer: the ASGI `scope["client"]` (who the client is, without credentials).
         """
         headers = dict(raw_headers)
         try:
@@ -248,7 +258,9 @@ class ModernRouter:
             )
             return
         if self.direct is not None and _is_message(value):  # exactly what the SDK reads
-            await self._handle_direct(tg, self.direct, value, raw_headers, headers, send, receive)
+            await self._handle_direct(
+                tg, self.direct, value, raw_headers, headers, send, receive, peer
+            )
             return
         rid = value.get("id") if isinstance(value, dict) else None
         try:
@@ -258,7 +270,9 @@ class ModernRouter:
             return
         if self.direct is not None:  # the SDK's reading of it
             value = message.model_dump(by_alias=True, exclude_unset=True)
-            await self._handle_direct(tg, self.direct, value, raw_headers, headers, send, receive)
+            await self._handle_direct(
+                tg, self.direct, value, raw_headers, headers, send, receive, peer
+            )
             return
         if not isinstance(message, JSONRPCRequest):
             if (
@@ -276,7 +290,16 @@ class ModernRouter:
             error = _error(message.id, rejection.code, rejection.message, rejection.data)
             await write_json(send, 400, error)
             return
-        await self._exchange(tg, message, headers, receive, send)
+        client = self.budget.client(headers.get("authorization"), peer)
+        listen = message.method == "subscriptions/listen"
+        refusal = self.budget.admit(client, listen)
+        if refusal is not None:
+            await write_refusal(send, message.id, refusal)
+            return
+        try:
+            await self._exchange(tg, message, headers, receive, send)
+        finally:
+            self.budget.release(client, listen)
 
     async def _handle_direct(
         self,
@@ -287,6 +310,7 @@ class ModernRouter:
         headers: dict[str, str],
         send: Any,
         receive: Any,
+        peer: Any,
     ) -> None:
         """`handle` over the pooled POST path for `value`, a JSON-RPC message as the SDK reads
         it (`_wire._is_message`)."""
@@ -303,7 +327,16 @@ class ModernRouter:
             error = _error(value["id"], rejection.code, rejection.message, rejection.data)
             await write_json(send, 400, error)
             return
-        await self._exchange_direct(tg, direct, value, headers, receive, send)
+        client = self.budget.client(headers.get("authorization"), peer)
+        listen = method == "subscriptions/listen"
+        refusal = self.budget.admit(client, listen)
+        if refusal is not None:
+            await write_refusal(send, value["id"], refusal)
+            return
+        try:
+            await self._exchange_direct(tg, direct, value, headers, receive, send)
+        finally:
+            self.budget.release(client, listen)
 
     async def _exchange(
         self,
@@ -381,6 +414,11 @@ class ModernRouter:
         async def related(message: dict[str, Any]) -> None:
             await stream.event(restore(message, upstream_id, client_id))
 
+        if listen:  # the guard's own list_changed goes on this stream too
+            direct.listening[upstream_id] = lambda message: tg.start_soon(
+                _notice, stream, restore(message, upstream_id, client_id)
+            )
+
         async def watch_client(scope: anyio.CancelScope) -> None:
             """The client leaving cancels the POST (closing its connection: 2026-07-28's
             cancellation); a quiet request gets keep-alive pings, then times out. Runs in the
@@ -418,6 +456,7 @@ class ModernRouter:
                         logger.warning("stateless upstream: %s", exc)
                         failure = str(exc)
         finally:
+            direct.listening.pop(upstream_id, None)
             if answer is None:
                 with anyio.CancelScope(shield=True):
                     await direct.forget(upstream_id)
@@ -495,6 +534,15 @@ class _EventStream:
                 await send_sse_start(self._send)
                 self.streaming = True
             await self._send({"type": "http.response.body", "body": data, "more_body": True})
+
+
+async def _notice(stream: _EventStream, message: dict[str, Any]) -> None:
+    """One of the guard's own notifications on a listen stream (a task of the listener's:
+    a client gone meanwhile ends it quietly)."""
+    try:
+        await stream.event(message)
+    except Exception:  # the client's connection is gone
+        logger.debug("a list_changed notice for a stream that closed: dropped")
 
 
 async def _relay_related(
