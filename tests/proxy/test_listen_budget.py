@@ -371,7 +371,7 @@ def test_a_refusal_is_logged_and_counted_without_the_credential(
     text = "\n".join(r.getMessage() for r in caplog.records)
     assert "too_many_in_flight_per_client" in text
     assert "attacker-secret" not in text and "attacker-secret" not in refused.body.decode()
-    assert budget.client(SECRET, None).partition(":")[2] not in text
+    assert budget.client(SECRET, None).key.partition(":")[2] not in text
     exposition = metrics.render().decode()
     assert (
         'conduit_mcp_proxy_budget_refused_total{reason="too_many_in_flight_per_client",'
@@ -398,6 +398,8 @@ def test_the_real_proxy_refuses_an_attackers_streams_and_serves_the_others(
         "2",
         "--max-listen-streams",
         "4",
+        "--max-listen-streams-per-address",
+        "3",
         "--",
         *SERVER,
     )
@@ -429,6 +431,22 @@ def test_the_real_proxy_refuses_an_attackers_streams_and_serves_the_others(
             refused = await client.post(
                 url, headers=head("subscriptions/listen", SECRET), content=_listen_body(3)
             )
+            # Made-up credentials, each claiming another address: all from one TCP peer.
+            spoofed = []
+            for rid in (4, 5):
+                spoof = head("subscriptions/listen", f"Bearer made-up-{rid}")
+                spoof["X-Forwarded-For"] = f"10.9.9.{rid}"
+                if rid == 4:
+                    response = await open_.enter_async_context(
+                        client.stream("POST", url, headers=spoof, content=_listen_body(rid))
+                    )
+                    pieces.append(response.aiter_bytes())
+                    await pieces[-1].__anext__()
+                    spoofed.append(response.status_code)
+                else:
+                    late = await client.post(url, headers=spoof, content=_listen_body(rid))
+                    spoofed.append(late.status_code)
+                    spoofed.append(late.json()["error"]["data"]["reason"])
             params = {"name": "touch", "arguments": {}, "_meta": META}
             call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}
             served = await client.post(
@@ -437,9 +455,10 @@ def test_the_real_proxy_refuses_an_attackers_streams_and_serves_the_others(
                 content=json.dumps(call).encode(),
             )
             metrics = await client.get(url.removesuffix("/mcp") + "/metrics")
-        return refused, served, metrics.text
+        return refused, served, metrics.text, spoofed
 
-    refused, served, metrics = anyio.run(main)
+    refused, served, metrics, spoofed = anyio.run(main)
+    assert spoofed == [200, 429, "too_many_listen_streams_per_address"]
     assert refused.status_code == 429 and refused.headers["retry-after"] == "1"
     assert refused.json()["error"]["data"]["reason"] == "too_many_listen_streams_per_client"
     assert served.status_code == 200
@@ -459,13 +478,47 @@ def test_who_a_client_is() -> None:
     key of the budget's own (another budget hashes it otherwise); without one, an address
     is one client whatever its port; caps below 1 are refused."""
     budget, other = ClientBudget(), ClientBudget()
-    key = budget.client(SECRET, ("10.0.0.1", 1))
-    assert key == budget.client(SECRET, ("10.0.0.2", 2))
+    who = budget.client(SECRET, ("10.0.0.1", 1))
+    key = who.key
+    assert key == budget.client(SECRET, ("10.0.0.2", 2)).key
+    assert who.address == "peer:10.0.0.1"
     assert key.startswith("credential:") and "attacker-secret" not in key
-    assert key != other.client(SECRET, None)
-    assert key != budget.client("Bearer another", None)
+    assert key != other.client(SECRET, None).key
+    assert key != budget.client("Bearer another", None).key
     assert budget.client(None, ("10.0.0.1", 1)) == budget.client("", ("10.0.0.1", 9))
     assert budget.client(None, ("10.0.0.1", 1)) != budget.client(None, ("10.0.0.2", 1))
-    assert budget.client(None, None) == "peer:unknown"
+    assert budget.client(None, None).key == "peer:unknown"
     with pytest.raises(ValueError, match="at least 1"):
         ClientBudget(max_listen_streams=0)
+    with pytest.raises(ValueError, match="at least 1"):
+        ClientBudget(max_in_flight_per_address=0)
+
+
+def test_made_up_credentials_share_their_address_budget(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The proxy checks no credential: one address presenting a new made-up credential per
+    request gets a client budget each, but all of them share the address's budget (RFC 6585
+    429); another address is served meanwhile, and both tables are empty once all ends."""
+    budget = ClientBudget(max_in_flight_per_address=3, max_listen_streams_per_address=2)
+    attacker = [budget.client(f"Bearer made-up-{n}", ("10.6.6.6", n)) for n in range(5)]
+    assert len({who.key for who in attacker}) == 5
+    assert budget.admit(attacker[0], True) is None
+    assert budget.admit(attacker[1], True) is None
+    listen = budget.admit(attacker[2], True)
+    assert listen is not None and listen.status == 429
+    assert listen.reason == "too_many_listen_streams_per_address"
+    assert budget.admit(attacker[2], False) is None
+    with caplog.at_level(logging.WARNING, logger="conduit_mcp.proxy"):
+        refused = budget.admit(attacker[3], False)
+    assert refused is not None and refused.reason == "too_many_in_flight_per_address"
+    assert "made-up" not in caplog.text and "10.6.6.6" in caplog.text
+    neighbour = budget.client("Bearer made-up-9", ("10.7.7.7", 1))
+    assert budget.admit(neighbour, True) is None
+    for who, listening in ((attacker[0], True), (attacker[1], True), (attacker[2], False)):
+        budget.release(who, listening)
+    budget.release(neighbour, True)
+    assert len(budget) == 0 and budget.listening == 0
+    assert budget.admit(attacker[4], False) is None  # the address's share is back
+    budget.release(attacker[4], False)
+    assert len(budget) == 0 and not budget._addresses

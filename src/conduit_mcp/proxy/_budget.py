@@ -8,9 +8,11 @@ Not a public module.
 Who a client is, on a transport with no session: the credential it presents (a keyed hash of
 its `Authorization` header, the key random per process, so neither the credential nor a hash
 that could be checked against a guess is kept or logged), else the peer address the HTTP
-server reports (`scope["client"]`). Clients behind one NAT or one reverse proxy without
-credentials share a budget; a client with many credentials, or many addresses, gets one
-budget each (the total caps still hold).
+server reports (`scope["client"]`, the TCP peer: the listener trusts no `X-Forwarded-For`).
+Every address also has a budget of its own, larger, that all its credentials share: the proxy
+checks no credential, so one client could otherwise present a new made-up one per request and
+take the whole table. Clients behind one NAT or one reverse proxy share their address's
+budget; a client with many addresses gets one each (the total caps still hold).
 
 Caps: requests in flight per client (listen streams included), listen streams per client, and
 listen streams in total, so ordinary requests always keep part of the guard's table; clients
@@ -30,7 +32,7 @@ import json
 import logging
 import secrets
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import orjson
 
@@ -39,6 +41,9 @@ logger = logging.getLogger("conduit_mcp.proxy")
 #: Defaults (the guard's table holds 4,096 requests per connection).
 MAX_IN_FLIGHT_PER_CLIENT: Final = 256
 MAX_LISTEN_STREAMS_PER_CLIENT: Final = 32
+#: An address's share, whatever credentials its requests carry: a quarter of the table.
+MAX_IN_FLIGHT_PER_ADDRESS: Final = 1024
+MAX_LISTEN_STREAMS_PER_ADDRESS: Final = 128
 #: A quarter of the guard's table: ordinary requests keep the rest.
 MAX_LISTEN_STREAMS: Final = 1024
 MAX_CLIENTS: Final = 4096
@@ -52,7 +57,8 @@ class Refusal:
 
     Attributes:
         reason: a closed set: `too_many_in_flight_per_client`,
-            `too_many_listen_streams_per_client`, `too_many_listen_streams`,
+            `too_many_listen_streams_per_client`, `too_many_in_flight_per_address`,
+            `too_many_listen_streams_per_address`, `too_many_listen_streams`,
             `too_many_clients` (the Prometheus label and `data.reason`).
         status: the HTTP status (429 for a client's own cap, 503 for the proxy's).
         message: one sentence for the client (no credential, no address).
@@ -63,6 +69,24 @@ class Refusal:
     message: str
 
 
+class Who(NamedTuple):
+    """Who sent a request (`ClientBudget.client`).
+
+    Attributes:
+        credential: `"credential:<hash>"` (a keyed BLAKE2b of the `Authorization` header, 16
+            bytes in hex), `None` without one.
+        address: `"peer:<address>"` (no port), or `"peer:unknown"`.
+    """
+
+    credential: str | None
+    address: str
+
+    @property
+    def key(self) -> str:
+        """The client's own budget: its credential, else its address."""
+        return self.credential or self.address
+
+
 class ClientBudget:
     """The caps and the table of clients with requests in flight (see the module docstring).
     Used from one event loop (no lock: each method runs without awaiting).
@@ -71,7 +95,10 @@ class ClientBudget:
         max_in_flight_per_client: requests in flight per client, listen streams included.
         max_listen_streams_per_client: open `subscriptions/listen` streams per client.
         max_listen_streams: open listen streams of every client together.
-        max_clients: clients with something in flight at once.
+        max_clients: clients (and addresses) with something in flight at once.
+        max_in_flight_per_address: requests in flight from one address, whatever credentials
+            they carry.
+        max_listen_streams_per_address: open listen streams from one address.
         on_refused: called with the `Refusal` of each refused request (a metric).
 
     Raises:
@@ -79,12 +106,15 @@ class ClientBudget:
     """
 
     __slots__ = (
+        "_addresses",
         "_clients",
         "_key",
         "listening",
         "max_clients",
+        "max_in_flight_per_address",
         "max_in_flight_per_client",
         "max_listen_streams",
+        "max_listen_streams_per_address",
         "max_listen_streams_per_client",
         "on_refused",
     )
@@ -96,6 +126,8 @@ class ClientBudget:
         max_listen_streams_per_client: int = MAX_LISTEN_STREAMS_PER_CLIENT,
         max_listen_streams: int = MAX_LISTEN_STREAMS,
         max_clients: int = MAX_CLIENTS,
+        max_in_flight_per_address: int = MAX_IN_FLIGHT_PER_ADDRESS,
+        max_listen_streams_per_address: int = MAX_LISTEN_STREAMS_PER_ADDRESS,
         on_refused: Any = None,
     ) -> None:
         caps = (
@@ -103,6 +135,8 @@ class ClientBudget:
             max_listen_streams_per_client,
             max_listen_streams,
             max_clients,
+            max_in_flight_per_address,
+            max_listen_streams_per_address,
         )
         if any(cap < 1 for cap in caps):
             raise ValueError("a client budget's caps must be at least 1")
@@ -110,9 +144,15 @@ class ClientBudget:
         self.max_listen_streams_per_client = max_listen_streams_per_client
         self.max_listen_streams = max_listen_streams
         self.max_clients = max_clients
+        self.max_in_flight_per_address = max_in_flight_per_address
+        self.max_listen_streams_per_address = max_listen_streams_per_address
         self.on_refused = on_refused
-        #: client -> [requests in flight, listen streams open]; only clients with one.
+        #: client (`Who.key`) -> [requests in flight, listen streams open]; only clients with
+        #: something in flight.
         self._clients: dict[str, list[int]] = {}
+        #: the same per address, for requests that carry a credential (one without is
+        #: counted in `_clients` under its address already).
+        self._addresses: dict[str, list[int]] = {}
         self.listening = 0
         self._key = secrets.token_bytes(32)
 
@@ -120,94 +160,128 @@ class ClientBudget:
         """Clients with something in flight now."""
         return len(self._clients)
 
-    def client(self, authorization: str | None, peer: Any) -> str:
-        """Who sent a request: `"credential:<hash>"` (a keyed BLAKE2b of `authorization`, 16
-        bytes, in hex) when it carries one, else `"peer:<address>"` (`peer`: the ASGI
-        `scope["client"]`, `(host, port)`; the port is left out: a client's connections share
-        a budget), else `"peer:unknown"`."""
+    def client(self, authorization: str | None, peer: Any) -> Who:
+        """Who sent a request: its credential (a keyed BLAKE2b of `authorization`) when it
+        carries one, and its address (`peer`: the ASGI `scope["client"]`, `(host, port)`; the
+        port is left out: a client's connections share a budget), `"peer:unknown"` without
+        one."""
+        if isinstance(peer, list | tuple) and peer:
+            address = f"peer:{peer[0]}"
+        else:
+            address = "peer:unknown"
         if authorization:
             digest = hashlib.blake2b(
                 authorization.encode("utf-8", "surrogatepass"), digest_size=16, key=self._key
             )
-            return "credential:" + digest.hexdigest()
-        if isinstance(peer, list | tuple) and peer:
-            return f"peer:{peer[0]}"
-        return "peer:unknown"
+            return Who("credential:" + digest.hexdigest(), address)
+        return Who(None, address)
 
-    def admit(self, client: str, listen: bool) -> Refusal | None:
-        """Count one request of `client` in flight (`listen`: a `subscriptions/listen`
-        stream), or say why not (nothing counted; logged). Every admitted request must be
-        `release`d once."""
-        usage = self._clients.get(client)
+    def admit(self, who: Who, listen: bool) -> Refusal | None:
+        """Count one request of `who` in flight (`listen`: a `subscriptions/listen` stream),
+        or say why not (nothing counted; logged). Every admitted request must be `release`d
+        once."""
+        clients = self._clients
+        usage = clients.get(who.key)
+        by_address = self._addresses.get(who.address) if who.credential else None
         refusal: Refusal | None = None
-        if usage is None:
-            if len(self._clients) >= self.max_clients:
-                refusal = Refusal(
-                    "too_many_clients",
-                    503,
-                    f"the proxy serves {self.max_clients} clients at once; try again later",
-                )
-            else:
-                usage = [0, 0]
-        if usage is not None:
-            if usage[0] >= self.max_in_flight_per_client:
-                refusal = Refusal(
-                    "too_many_in_flight_per_client",
-                    429,
-                    f"this client has {self.max_in_flight_per_client} requests in flight",
-                )
-            elif listen and usage[1] >= self.max_listen_streams_per_client:
-                refusal = Refusal(
-                    "too_many_listen_streams_per_client",
-                    429,
-                    f"this client has {self.max_listen_streams_per_client} "
-                    "subscriptions/listen streams open",
-                )
-            elif listen and self.listening >= self.max_listen_streams:
-                refusal = Refusal(
-                    "too_many_listen_streams",
-                    503,
-                    f"the proxy has {self.max_listen_streams} subscriptions/listen streams " "open",
-                )
+        if usage is None and len(clients) >= self.max_clients:
+            refusal = Refusal(
+                "too_many_clients",
+                503,
+                f"the proxy serves {self.max_clients} clients at once; try again later",
+            )
+        elif usage is not None and usage[0] >= self.max_in_flight_per_client:
+            refusal = Refusal(
+                "too_many_in_flight_per_client",
+                429,
+                f"this client has {self.max_in_flight_per_client} requests in flight",
+            )
+        elif listen and usage is not None and usage[1] >= self.max_listen_streams_per_client:
+            refusal = Refusal(
+                "too_many_listen_streams_per_client",
+                429,
+                f"this client has {self.max_listen_streams_per_client} "
+                "subscriptions/listen streams open",
+            )
+        elif by_address is not None and by_address[0] >= self.max_in_flight_per_address:
+            refusal = Refusal(
+                "too_many_in_flight_per_address",
+                429,
+                f"this address has {self.max_in_flight_per_address} requests in flight",
+            )
+        elif (
+            listen
+            and by_address is not None
+            and by_address[1] >= self.max_listen_streams_per_address
+        ):
+            refusal = Refusal(
+                "too_many_listen_streams_per_address",
+                429,
+                f"this address has {self.max_listen_streams_per_address} "
+                "subscriptions/listen streams open",
+            )
+        elif listen and self.listening >= self.max_listen_streams:
+            refusal = Refusal(
+                "too_many_listen_streams",
+                503,
+                f"the proxy has {self.max_listen_streams} subscriptions/listen streams open",
+            )
         if refusal is not None:
             logger.warning(
                 "stateless request refused (%s): %s (client %s)",
                 refusal.reason,
                 refusal.message,
-                _shown(client),
+                _shown(who),
             )
             if self.on_refused is not None:
                 self.on_refused(refusal)
             return refusal
-        assert usage is not None
-        if not usage[0]:
-            self._clients[client] = usage
-        usage[0] += 1
+        _count(clients, who.key, listen)
+        if who.credential:
+            _count(self._addresses, who.address, listen)
         if listen:
-            usage[1] += 1
             self.listening += 1
         return None
 
-    def release(self, client: str, listen: bool) -> None:
-        """One admitted request of `client` ended; the client leaves the table when it has
-        nothing left in flight."""
-        usage = self._clients.get(client)
-        if usage is None:
-            return
-        usage[0] -= 1
-        if listen:
-            usage[1] -= 1
+    def release(self, who: Who, listen: bool) -> None:
+        """One admitted request of `who` ended; a client (an address) leaves the table when
+        it has nothing left in flight."""
+        if _uncount(self._clients, who.key, listen) and listen:
             self.listening -= 1
-        if usage[0] <= 0:
-            del self._clients[client]
+        if who.credential:
+            _uncount(self._addresses, who.address, listen)
 
 
-def _shown(client: str) -> str:
+def _count(table: dict[str, list[int]], key: str, listen: bool) -> None:
+    usage = table.get(key)
+    if usage is None:
+        usage = table[key] = [0, 0]
+    usage[0] += 1
+    if listen:
+        usage[1] += 1
+
+
+def _uncount(table: dict[str, list[int]], key: str, listen: bool) -> bool:
+    """Take one request off `key`'s count; False when `key` had none (nothing taken)."""
+    usage = table.get(key)
+    if usage is None:
+        return False
+    usage[0] -= 1
+    if listen:
+        usage[1] -= 1
+    if usage[0] <= 0:
+        del table[key]
+    return True
+
+
+def _shown(who: Who) -> str:
     """A client as logged: a credential's keyed hash cut to 8 hex digits (enough to tell
     clients apart in one log, useless to check a guess offline: the key never leaves the
-    process), a peer address as it is."""
-    kind, _, value = client.partition(":")
-    return f"credential #{value[:8]}" if kind == "credential" else f"peer {value}"
+    process) and the address, or the address alone."""
+    address = who.address.partition(":")[2]
+    if who.credential:
+        return f"credential #{who.credential.partition(':')[2][:8]} from {address}"
+    return f"peer {address}"
 
 
 def refusal_body(request_id: Any, refusal: Refusal) -> dict[str, Any]:

@@ -109,6 +109,26 @@ def proxy_command(
             "together (default: 1024, a quarter of the guard's 4096 requests in flight).",
         ),
     ] = None,
+    max_in_flight_per_address: Annotated[
+        int | None,
+        typer.Option(
+            "--max-in-flight-per-address",
+            metavar="N",
+            min=1,
+            help="With --listen: requests in flight from one address (the TCP peer), whatever "
+            "credentials they carry: the proxy checks none (default: 1024).",
+        ),
+    ] = None,
+    max_listen_streams_per_address: Annotated[
+        int | None,
+        typer.Option(
+            "--max-listen-streams-per-address",
+            metavar="N",
+            min=1,
+            help="With --listen: open subscriptions/listen streams from one address "
+            "(default: 128).",
+        ),
+    ] = None,
     header: Annotated[
         list[str] | None,
         typer.Option(
@@ -223,6 +243,8 @@ def proxy_command(
         "max_in_flight_per_client": max_in_flight_per_client,
         "max_listen_streams_per_client": max_listen_streams_per_client,
         "max_listen_streams": max_listen_streams,
+        "max_in_flight_per_address": max_in_flight_per_address,
+        "max_listen_streams_per_address": max_listen_streams_per_address,
     }
     budget = {name: cap for name, cap in caps.items() if cap is not None}
     sys.exit(run(settings, target, log=log, quiet=quiet, listen=address, budget=budget))

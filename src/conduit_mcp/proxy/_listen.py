@@ -490,6 +490,9 @@ async def serve(
         port=port,
         log_level="warning",
         access_log=False,  # an access log could carry credentials in a query string
+        # The client's address is the TCP peer's: any local client could write a made-up
+        # X-Forwarded-For and so pass for another (each address has its own budget).
+        proxy_headers=False,
         lifespan="on",
     )
     server = uvicorn.Server(config)
