@@ -110,7 +110,9 @@ async def _read_server(
 
 
 class _ClientStdio:
-    """Our stdin and stdout: the client's side of the stdio transport.
+    """Our stdin and stdout: the client's side of the stdio transport. With an HTTP upstream
+    (the SDK's streams); a child server's relay reads and writes `stdin_fd` / `stdout_fd` on
+    threads of its own (`_relay`) and never opens these transports.
 
     Reading and writing are asyncio's pipe transports (cancellable at exit, unlike a thread
     blocked in `read`; no thread hop per message). A descriptor asyncio cannot watch (a regular
