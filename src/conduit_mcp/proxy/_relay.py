@@ -69,12 +69,14 @@ class Outlet:
                 self.closed = True
                 raise Gone from exc
 
-    def close(self) -> None:
-        """No more writes; an owned descriptor is closed (after a write in progress).
-        Idempotent."""
-        with self._lock:
-            if self.closed and not self._owned:
-                return
+    def close(self, *, wait: bool = True) -> None:
+        """No more writes; an owned descriptor is closed once a write in progress ends.
+        Idempotent. With `wait=False` a write in progress (a full pipe nobody reads) is not
+        waited for: it is the last one, and the descriptor stays open."""
+        if not self._lock.acquire(blocking=wait):
+            self.closed = True
+            return
+        try:
             self.closed = True
             if self._owned:
                 self._owned = False
@@ -82,6 +84,8 @@ class Outlet:
                     os.close(self._fd)
                 except OSError:
                     pass
+        finally:
+            self._lock.release()
 
 
 def _write_all(fd: int, data: bytes | bytearray) -> None:

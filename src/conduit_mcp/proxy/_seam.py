@@ -553,8 +553,11 @@ class _Prelist:
         """The answer is in `result`: wake the waiter (thread-safe)."""
         if self._loop is None or threading.get_ident() == self._thread:
             self.done.set()
-        else:
+            return
+        try:
             self._loop.call_soon_threadsafe(self.done.set)
+        except RuntimeError:  # the loop is closed: the proxy ended, nobody waits
+            pass
 
 
 class _Link:

@@ -350,22 +350,28 @@ async def _run_child(
     server_done = loop.create_future()
 
     def upward() -> None:
+        error: BaseException | None = None
         try:
             stdin_fd = client.stdin_fd
             relay.client_to_server(
                 BlockingLineReader(lambda: read_chunk(stdin_fd), keep_newline=True)
             )
+        except BaseException as exc:  # a bug: the proxy ends, the server is stopped
+            error = exc
         finally:
             server.close()  # the client closed our stdin: close the server's
-            _resolve(loop, client_done)
+            _resolve(loop, client_done, error)
 
     def downward() -> None:
+        error: BaseException | None = None
         try:
             relay.server_to_client(
                 BlockingLineReader(lambda: read_chunk(down_read), keep_newline=True)
             )
+        except BaseException as exc:
+            error = exc
         finally:
-            _resolve(loop, server_done)
+            _resolve(loop, server_done, error)
 
     async def shut_down() -> None:
         # The client is gone and the server's stdin closed: wait, then SIGTERM, then SIGKILL.
@@ -394,22 +400,29 @@ async def _run_child(
             tg.cancel_scope.cancel()
     finally:
         relay.ended = True
-        server.close()
         if process.returncode is None:
             process.kill()
             with anyio.CancelScope(shield=True):
                 await process.wait()
+        server.close(wait=False)  # its thread may still be writing (a grandchild's pipe)
         if server_done.done():
             os.close(down_read)  # else its thread still reads it: it ends with the child
     return exit_code(process.returncode)
 
 
-def _resolve(loop: asyncio.AbstractEventLoop, future: asyncio.Future[None]) -> None:
-    """From a relay thread: `future` is done (nothing when the loop is gone already)."""
+def _resolve(
+    loop: asyncio.AbstractEventLoop, future: asyncio.Future[None], error: BaseException | None
+) -> None:
+    """From a relay thread: `future` is done, or failed with `error` (nothing when the loop
+    is gone already)."""
 
     def done() -> None:
-        if not future.done():
+        if future.done():
+            return
+        if error is None:
             future.set_result(None)
+        else:
+            future.set_exception(error)
 
     try:
         loop.call_soon_threadsafe(done)
