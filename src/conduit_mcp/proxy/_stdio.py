@@ -110,9 +110,9 @@ async def _read_server(
 
 
 class _ClientStdio:
-    """Our stdin and stdout: the client's side of the stdio transport. With an HTTP upstream
-    (the SDK's streams); a child server's relay reads and writes `stdin_fd` / `stdout_fd` on
-    threads of its own (`_relay`) and never opens these transports.
+    """Our stdin and stdout: the client's side of the stdio transport, with an HTTP upstream
+    (the SDK's streams; a child server's relay reads and writes the descriptors on threads of
+    its own, `_relay`).
 
     Reading and writing are asyncio's pipe transports (cancellable at exit, unlike a thread
     blocked in `read`; no thread hop per message). A descriptor asyncio cannot watch (a regular
@@ -122,8 +122,8 @@ class _ClientStdio:
     """
 
     def __init__(self, stdin_fd: int, stdout_fd: int) -> None:
-        self._stdin_fd = self.stdin_fd = stdin_fd
-        self._stdout_fd = self.stdout_fd = stdout_fd
+        self._stdin_fd = stdin_fd
+        self._stdout_fd = stdout_fd
         self._reader: asyncio.StreamReader | None = None
         self._transport: asyncio.BaseTransport | None = None
         self._writer: asyncio.StreamWriter | None = None
@@ -183,20 +183,6 @@ class _ClientStdio:
         else:
             async with self._lock:  # both directions write: lines never interleave
                 await anyio.to_thread.run_sync(self.write_all, data)
-
-    async def flush(self) -> None:
-        """Wait until every byte written so far is in the client's pipe.
-
-        Raises:
-            OSError: the client closed its end.
-        """
-        if self._writer is not None:
-            transport = self._writer.transport
-            transport.set_write_buffer_limits(high=0)
-            await self._writer.drain()
-        else:
-            async with self._lock:
-                pass
 
     def close(self) -> None:
         if self._transport is not None:
@@ -289,8 +275,8 @@ async def run_stdio(
     SIGINT and SIGTERM received by the proxy are sent on to a child server, which then decides
     how to end.
     """
-    client = _ClientStdio(stdin_fd, stdout_fd)
     if upstream is not None:
+        client = _ClientStdio(stdin_fd, stdout_fd)
         await client.open()
         try:
             return await _run_http_upstream(seam, client, upstream)
@@ -299,10 +285,10 @@ async def run_stdio(
     if not command:
         raise ValueError("a server command or an upstream URL is required")
     if sys.platform == "win32":  # pragma: no cover - no POSIX signals to forward
-        return await _run_child(seam, client, command, env, cwd, _no_signals())
+        return await _run_child(seam, (stdin_fd, stdout_fd), command, env, cwd, _no_signals())
     # Signals are caught before the server starts: none can end the proxy without reaching it.
     with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        return await _run_child(seam, client, command, env, cwd, signals)
+        return await _run_child(seam, (stdin_fd, stdout_fd), command, env, cwd, signals)
 
 
 async def _no_signals() -> AsyncIterator[int]:
@@ -312,7 +298,7 @@ async def _no_signals() -> AsyncIterator[int]:
 
 async def _run_child(
     seam: GuardSeam,
-    client: _ClientStdio,
+    client: tuple[int, int],
     command: Sequence[str],
     env: Mapping[str, str] | None,
     cwd: str | None,
@@ -320,7 +306,8 @@ async def _run_child(
 ) -> int:
     """The stdio proxy over a child process (see `run_stdio`): the raw line relay, its two
     directions on blocking threads (`_relay`); the loop waits for the child, forwards
-    signals and finishes the decisions that must wait."""
+    signals and finishes the decisions that must wait. `client`: our stdin and stdout."""
+    stdin_fd, stdout_fd = client
     up_read, up_write = os.pipe()  # our end: up_write (the server's stdin)
     down_read, down_write = os.pipe()  # our end: down_read (the server's stdout)
     try:
@@ -343,7 +330,7 @@ async def _run_child(
     loop = asyncio.get_running_loop()
     server = Outlet(up_write, owned=True)
     relay = Relay(
-        seam.connect(_server_writer(server)), Outlet(client.stdout_fd, owned=False), server, loop
+        seam.connect(_server_writer(server)), Outlet(stdout_fd, owned=False), server, loop
     )
     relay.start()
     client_done = loop.create_future()
@@ -352,7 +339,6 @@ async def _run_child(
     def upward() -> None:
         error: BaseException | None = None
         try:
-            stdin_fd = client.stdin_fd
             relay.client_to_server(
                 BlockingLineReader(lambda: read_chunk(stdin_fd), keep_newline=True)
             )
