@@ -163,37 +163,51 @@ class Relay:
         stdin closes. A line that is no message is answered with a JSON-RPC error and not sent;
         a line past `MAX_LINE` is dropped (logged). Blocking: run it on a thread."""
         link = self._link
-        while (line := lines.next_kept("client input")) is not None:
-            if self.ended:
-                return
-            parsed = read_message(line)
-            if parsed is None:
-                logger.warning("client sent a line that is not a JSON-RPC message: answered")
-                self._client(dump_message(invalid_line_answer(line)))
-                continue
-            del line  # a large message is held once, as `data`
-            message, data = parsed
-            try:
-                decided = self._decided(link.from_client_now(message))
-                if decided is None:
-                    return
-                action, other = decided
-                if action == "answer":
-                    self._client_message(other)
+        server, answers = _Batch(self._to_server), _Batch(self._to_client, quiet=True)
+        try:
+            while True:
+                if not lines.holds_line():  # about to wait for input: what is due goes now
+                    server.flush()
+                    answers.flush()
+                line = lines.next_kept("client input")
+                if line is None or self.ended:
+                    break
+                parsed = read_message(line)
+                if parsed is None:
+                    logger.warning("client sent a line that is not a JSON-RPC message: answered")
+                    answers.add(dump_message(invalid_line_answer(line)))
                     continue
-                if action == "drop":
-                    continue
-                if action == "replace":
-                    replaced = _dump(other)
-                    if replaced is None:
+                del line  # a large message is held once, as `data`
+                message, data = parsed
+                try:
+                    now = link.from_client_now(message)
+                    if not isinstance(now, tuple):  # it waits: what came before goes first
+                        server.flush()
+                        answers.flush()
+                    decided = self._decided(now)
+                    del now
+                    if decided is None:
+                        return
+                    action, other = decided
+                    if action == "answer":
+                        if (answer := _dump(other)) is not None:
+                            answers.add(answer)
                         continue
-                    data = replaced
-                self._to_server.write(data)
-            except Gone:
-                logger.info("the server's stdin is closed: client messages are no longer sent")
-                return
-            finally:
-                del message, data, parsed
+                    if action == "drop":
+                        continue
+                    if action == "replace":
+                        replaced = _dump(other)
+                        if replaced is None:
+                            continue
+                        data = replaced
+                    server.add(data)
+                finally:
+                    del message, data, parsed
+            server.flush()
+        except Gone:
+            logger.info("the server's stdin is closed: client messages are no longer sent")
+        finally:
+            answers.flush()
 
     def server_to_client(self, lines: BlockingLineReader) -> None:
         """Server -> guard -> client, in order, until the server's output ends. A line that is
@@ -202,7 +216,13 @@ class Relay:
         (and discarded) so the server never blocks on a full pipe. Blocking: run it on a
         thread."""
         link = self._link
-        while (line := lines.next_kept("server stdout")) is not None:
+        client = _Batch(self._to_client, quiet=True)
+        while True:
+            if not lines.holds_line():  # about to wait for the server: what is due goes now
+                client.flush()
+            line = lines.next_kept("server stdout")
+            if line is None:
+                break
             parsed = read_message(line)
             del line
             if parsed is None:
@@ -210,31 +230,82 @@ class Relay:
                 continue
             message, data = parsed
             del parsed
-            decided = self._decided(link.from_server_now(message))
+            now = link.from_server_now(message)
             del message
+            if not isinstance(now, tuple):  # it waits: what came before goes first
+                client.flush()
+            decided = self._decided(now)
+            del now
             if decided is None:
                 continue  # the proxy is ending: nothing unread reaches the client
             action, other = decided
             if action == "drop":
                 continue
             if action != "pass":
-                self._client_message(other)
+                if (replaced := _dump(other)) is not None:
+                    client.add(replaced)
                 continue
-            self._client(data)
+            client.add(data)
             del data
+        client.flush()
 
     def _client_message(self, message: dict[str, Any] | None) -> None:
         data = _dump(message)
         if data is not None:
-            self._client(data)
+            _Batch(self._to_client, quiet=True).add(data, now=True)
 
-    def _client(self, data: bytes | bytearray) -> None:
-        to_client = self._to_client
-        if to_client.closed:
+
+class _Batch:
+    """One thread's lines for one outlet, written together once its reader holds no whole
+    line (a burst of pipelined messages costs one write, and the two threads hand the GIL
+    over once for it, not once per message; a message alone is written at once), or once
+    they reach `chunk_size()` bytes.
+
+    Args:
+        outlet: where the lines go.
+        quiet: the client's side: when it is gone, lines are dropped (logged once) instead of
+            raising `Gone`, and the server's output is still read.
+    """
+
+    __slots__ = ("_lines", "_outlet", "_quiet", "_size")
+
+    def __init__(self, outlet: Outlet, *, quiet: bool = False) -> None:
+        self._outlet = outlet
+        self._quiet = quiet
+        self._lines: list[bytes | bytearray] = []
+        self._size = 0
+
+    def add(self, data: bytes | bytearray, *, now: bool = False) -> None:
+        """Queue one line (written at once with `now`, or past `chunk_size()` bytes).
+
+        Raises:
+            Gone: as `flush`.
+        """
+        self._lines.append(data)
+        self._size += len(data)
+        if now or self._size >= chunk_size():
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the queued lines, in order, in one write.
+
+        Raises:
+            Gone: the server's stdin is closed (never for a `quiet` batch).
+        """
+        lines = self._lines
+        if not lines:
+            return
+        data = lines[0] if len(lines) == 1 else b"".join(lines)
+        lines.clear()
+        self._size = 0
+        outlet = self._outlet
+        if self._quiet and outlet.closed:
             return
         try:
-            to_client.write(data)
-        except Gone:  # the client went away
+            outlet.write(data)
+        except Gone:
+            if not self._quiet:
+                raise
             logger.info("client stdout closed")
 
 

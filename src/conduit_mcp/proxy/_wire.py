@@ -375,6 +375,11 @@ class BlockingLineReader(_Framing):
         super().__init__(max_line, keep_newline)
         self._read = read_chunk
 
+    def holds_line(self) -> bool:
+        """Whether `next_line` returns a line without reading (one is buffered)."""
+        ready = self._ready
+        return bool(ready) and ready[0] is not None
+
     def next_line(self) -> bytes | None:
         """As `LineReader.next_line`."""
         while True:
