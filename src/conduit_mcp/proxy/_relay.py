@@ -8,8 +8,9 @@ and writes, so messages keep their order and a round trip costs the proxy two th
 wake-ups, as a bare relay does. A decision that must wait (the proxy's own listing before a
 call naming a tool the guard never saw, a pin or schema check in a worker thread) is finished
 on the event loop while its thread waits for it, so the order of each direction is kept
-exactly. Lines that are no message are answered (client) or dropped (server) as the SDK-based
-transport does.
+exactly. A line goes out as soon as its thread would otherwise wait for input; the lines of a
+pipelined burst (already read) go out in one write (`_Batch`). Lines that are no message are
+answered (client) or dropped (server) as the SDK-based transport does.
 
 Spec: MCP 2025-11-25 basic/transports "stdio" (newline-delimited JSON-RPC on stdin/stdout,
 UTF-8, no embedded newlines); JSON-RPC 2.0 section 5.1 (the error for an unreadable request).
