@@ -179,7 +179,7 @@ class Calls(Scope):
                 verdict = _checks.check_arguments(tool, arguments, protocol_version=version)
             else:
                 check = _bind(_checks.check_arguments, tool, arguments, protocol_version=version)
-                verdict = await _checks.run_bounded(check, policy.output_timeout)
+                verdict = await _checks.bounded(check, policy.output_timeout)
         except _checks.Timeout:
             return (
                 "argument_check_timeout",
@@ -275,7 +275,7 @@ class Calls(Scope):
                 )
             else:
                 check = _bind(_checks.validate_output, parsed, tool, protocol_version=version)
-                verdict = await _checks.run_bounded(check, policy.output_timeout)
+                verdict = await _checks.bounded(check, policy.output_timeout)
         except _checks.Timeout:
             reason = "output_validation_timeout"
             why = (

@@ -6,7 +6,9 @@ Each is the one place the guard calls that part of the library:
 - `pin_page`: `PinStore.check_and_pin` (one lookup per page; one transaction for the writes).
 
 All of them are synchronous and run in a worker thread (`run_bounded`), so none blocks the
-event loop while it works and a slow one is abandoned after its time bound.
+event loop while it works and a slow one is abandoned after its time bound. The engine awaits
+them as `_waits.Wait`s (`bounded`, `page_check`, `in_thread`): its decisions then run anywhere
+until one must wait (`_waits.start`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from ..client import validate_structured as _validate_structured
 from ..client._cache import BoundedCache
 from ..pins import PinStore
 from ._state import FEED_NAMES
+from ._waits import Wait
 
 _T = TypeVar("_T")
 
@@ -91,6 +94,22 @@ async def run_page_check(fn: Callable[[], _T]) -> _T:
         Timeout, Exception: as `run_bounded`.
     """
     return await _run(fn, PAGE_TIMEOUT)
+
+
+def bounded(fn: Callable[[], _T], seconds: float) -> Wait:
+    """`run_bounded(fn, seconds)` as the engine awaits it (a `Wait`; the same value or
+    exceptions)."""
+    return Wait(lambda: run_bounded(fn, seconds))
+
+
+def page_check(fn: Callable[[], _T]) -> Wait:
+    """`run_page_check(fn)` as the engine awaits it (a `Wait`)."""
+    return Wait(lambda: run_page_check(fn))
+
+
+def in_thread(fn: Callable[[], _T]) -> Wait:
+    """`fn()` in a worker thread, unbounded (the default limiter), as the engine awaits it."""
+    return Wait(lambda: anyio.to_thread.run_sync(fn))
 
 
 async def _run(fn: Callable[[], _T], seconds: float) -> _T:

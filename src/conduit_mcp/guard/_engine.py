@@ -16,6 +16,7 @@ or late answer never reaches the SDK unchecked.
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Final
 
 from ._base import (
@@ -48,6 +49,7 @@ from ._state import (
     Pending,
     coerce_id,
 )
+from ._waits import Later, finish, start
 
 __all__ = ["DROP", "PASS", "Engine", "EngineBase", "Verdict"]
 
@@ -61,11 +63,45 @@ class Engine(Listing, Calls):
     """One connection's decisions: every message the client writes (`outbound`) and every one
     the server sends (`inbound`), each answered with a frozen `Verdict`."""
 
-    # -- outbound ----------------------------------------------------------------------------
+    # -- entries -----------------------------------------------------------------------------
 
     async def outbound(self, message: dict[str, Any]) -> Verdict:
         """Decide on one message the client writes. Never raises (except cancellation): a
         failure refuses a `tools/call` (`guard_internal_error`) and passes anything else."""
+        return await finish(start(self._outbound(message)))
+
+    async def inbound(self, message: dict[str, Any]) -> Verdict:
+        """Decide on one message from the server. Never raises (except cancellation)."""
+        return await finish(start(self._inbound(message)))
+
+    def outbound_now(self, message: dict[str, Any]) -> Verdict | Later[Verdict]:
+        """`outbound` on any thread, no event loop needed: the `Verdict`, or, when the
+        decision must wait for a worker thread (an argument check too heavy to run inline),
+        the decision stopped there as a `Later` that an event loop awaits to finish it
+        (each of its remaining steps holding `lock`; its waits do not).
+
+        Whoever decides on several threads holds `lock` around this call, so decisions never
+        interleave."""
+        return _locked(start(self._outbound(message)), self.lock)
+
+    def inbound_now(self, message: dict[str, Any]) -> Verdict | Later[Verdict]:
+        """`inbound` on any thread, as `outbound_now` (a `Later` for a result whose output
+        check is too heavy to run inline, a listing whose pins the store must check, a
+        look-alike name that needs the store's pins)."""
+        return _locked(start(self._inbound(message)), self.lock)
+
+    @property
+    def lock(self) -> threading.RLock:
+        """The lock under which the pin store's change feed applies approvals and
+        revocations to the guard's tool states (`_checks.apply_pin_change`): a seam that
+        decides on several threads holds it around each decision step, so a change from
+        the feed lands wholly before or after a decision, and two decisions never
+        interleave. Reentrant; shared by every connection of the guard."""
+        return self.shared.book.feed_lock
+
+    # -- outbound ----------------------------------------------------------------------------
+
+    async def _outbound(self, message: dict[str, Any]) -> Verdict:
         method = message.get("method")
         if not isinstance(method, str):
             return PASS  # the client's answer to a server request
@@ -113,8 +149,7 @@ class Engine(Listing, Calls):
 
     # -- inbound -----------------------------------------------------------------------------
 
-    async def inbound(self, message: dict[str, Any]) -> Verdict:
-        """Decide on one message from the server. Never raises (except cancellation)."""
+    async def _inbound(self, message: dict[str, Any]) -> Verdict:
         if "method" in message:
             if message.get("method") == _SAMPLING and "id" in message:
                 try:
@@ -261,3 +296,7 @@ class Engine(Listing, Calls):
             details={"request_id": str(request_id)[:64]},
         )
         return DROP
+
+
+def _locked(decided: Verdict | Later[Verdict], lock: Any) -> Verdict | Later[Verdict]:
+    return decided.under(lock) if isinstance(decided, Later) else decided

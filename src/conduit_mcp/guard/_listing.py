@@ -504,7 +504,7 @@ class Listing(EngineBase):
                 queue=not shared.owns_pins or "hold" in (policy.new, policy.changed),
             )
             try:
-                answers = await _checks.run_page_check(check)
+                answers = await _checks.page_check(check)
             except _checks.Timeout as exc:
                 raise _checks.StoreUnavailable(
                     f"the pin store did not answer within {_checks.PAGE_TIMEOUT} s"

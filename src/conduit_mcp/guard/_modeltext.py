@@ -22,8 +22,6 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-import anyio.to_thread
-
 from ..client import (
     Tool,
     clean_result_text,
@@ -34,7 +32,7 @@ from ..client import (
 )
 from ..client._cache import MISSING
 from . import _checks
-from ._base import Verdict
+from ._base import Verdict, _bind
 from ._checks import GUARD_APPROVER, top_level_changes
 from ._events import GuardEvent
 from ._jsonrpc import result_response
@@ -213,7 +211,7 @@ async def screen_lookalikes(
         store_names = frozenset()
         if not shared.owns_pins:  # the guard's private store holds only what `pinned` says
             try:
-                pinned = await anyio.to_thread.run_sync(shared.pins.pinned, shared.server_id)
+                pinned = await _checks.in_thread(_bind(shared.pins.pinned, shared.server_id))
             except Exception as exc:
                 if _checks.is_store_error(exc):
                     raise _checks.StoreUnavailable(str(exc)) from exc
@@ -276,8 +274,8 @@ async def screen_lookalikes(
             removed.add(index)
             tools[name] = ToolState("held", tool, "lookalike")
             continue
-        await anyio.to_thread.run_sync(
-            _approve, shared.pins, shared.server_id, tool, conn.known_version()
+        await _checks.in_thread(
+            _bind(_approve, shared.pins, shared.server_id, tool, conn.known_version())
         )
         book.pinned[name] = tool.fingerprint
         tools[name] = ToolState("ok", tool, "")

@@ -99,7 +99,9 @@ class ToolBook:
     feed_count: int = 0
     feed_last: dict[str, tuple[int, Any]] = field(default_factory=dict)
     feed_floor: int = 0
-    feed_lock: threading.Lock = field(default_factory=threading.Lock)
+    #: reentrant: a seam deciding on several threads holds it around each decision
+    #: (`Engine.lock`), and a decision takes it again to read the feed.
+    feed_lock: threading.RLock = field(default_factory=threading.RLock)
 
     def forget(self, listed: set[str]) -> None:
         """Drop the memos of names a complete listing no longer has: what the guard keeps

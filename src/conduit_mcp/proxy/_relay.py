@@ -1,9 +1,15 @@
 """The stdio-to-stdio relay: newline-delimited JSON-RPC read as bytes from each side, each line
 parsed once, decided by the guard, and written on as read when the guard lets it pass.
 
-Not a public module. No SDK stream pair, no task or memory stream between the two pipes: one
-task per direction reads a line, asks the guard (`MessageLink`) and writes, so messages keep
-their order and a round trip costs two wake-ups of the proxy. Lines that are no message are
+Not a public module. No SDK stream pair, no task or memory stream between the two pipes, and
+no event-loop wake-up on the common path: one blocking thread per direction reads a line,
+asks the guard (`MessageLink.from_client_now` / `from_server_now`, under the engine's lock)
+and writes, so messages keep their order and a round trip costs the proxy two thread
+wake-ups, as a bare relay does. A decision that must wait (the proxy's own listing before a
+call naming a tool the guard never saw, a pin or schema check in a worker thread) is finished
+on the event loop while its thread waits for it, so the order of each direction is kept
+exactly. A line goes out as soon as its thread would otherwise wait for input; the lines of a
+pipelined burst (already read) go out in one write (`_Batch`). Lines that are no message are
 answered (client) or dropped (server) as the SDK-based transport does.
 
 Spec: MCP 2025-11-25 basic/transports "stdio" (newline-delimited JSON-RPC on stdin/stdout,
@@ -13,130 +19,211 @@ UTF-8, no embedded newlines); JSON-RPC 2.0 section 5.1 (the error for an unreada
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
-from collections.abc import Awaitable, Callable
+import os
+import select
+import threading
+from collections.abc import Awaitable
 from typing import Any
 
-from ._seam import MessageLink
-from ._wire import LineReader, dump_message, invalid_line_answer, read_message
+from ._seam import Decision, MessageLink
+from ._wire import BlockingLineReader, chunk_size, dump_message, invalid_line_answer, read_message
 
 logger = logging.getLogger("conduit_mcp.proxy")
 
-#: Writes one line (bytes, newline included) to one side; raises `OSError` when it is gone.
-WriteLine = Callable[[bytes], Awaitable[None]]
+
+class Gone(Exception):
+    """The other side of a pipe is closed: nothing more can be written to it."""
 
 
-class ServerGone(Exception):
-    """The server's stdin is closed: client messages can no longer be written."""
+class Outlet:
+    """One side's input pipe (a file descriptor), written by whole lines from any thread:
+    one line at a time (a lock), each written completely before the next (so the guard's own
+    notifications fall between lines, never inside one). Blocking: a full pipe makes the
+    writer wait, so a side that reads slowly slows the other down, never our memory.
 
+    Args:
+        fd: the descriptor (a pipe, a file, a terminal; one set non-blocking by someone else
+            is waited on with `select`).
+        owned: close `fd` on `close` (the server's stdin; never our own stdout).
+    """
 
-class ServerPipe:
-    """The server's stdin (an asyncio subprocess `StreamWriter`): one line per `write`, waiting
-    while the pipe is full."""
-
-    def __init__(self, writer: asyncio.StreamWriter) -> None:
-        self._writer = writer
+    def __init__(self, fd: int, *, owned: bool) -> None:
+        self._fd = fd
+        self._owned = owned
+        self._lock = threading.Lock()
         self.closed = False
 
-    async def write(self, data: bytes) -> None:
-        """Write one line.
+    def write(self, data: bytes | bytearray) -> None:
+        """Write one line (newline included).
 
         Raises:
-            ServerGone: the server closed its stdin (or exited).
+            Gone: the reader closed its end (or `close` was called).
         """
-        if self.closed:
-            raise ServerGone
-        try:
-            self._writer.write(data)
-            await self._writer.drain()
-        except (OSError, RuntimeError) as exc:  # BrokenPipe, ConnectionReset; a closed transport
+        with self._lock:
+            if self.closed:
+                raise Gone
+            try:
+                _write_all(self._fd, data)
+            except OSError as exc:  # BrokenPipe, ConnectionReset, a closed descriptor
+                self.closed = True
+                raise Gone from exc
+
+    def close(self, *, wait: bool = True) -> None:
+        """No more writes; an owned descriptor is closed once a write in progress ends.
+        Idempotent. With `wait=False` a write in progress (a full pipe nobody reads) is not
+        waited for: it is the last one, and the descriptor stays open."""
+        if not self._lock.acquire(blocking=wait):
             self.closed = True
-            raise ServerGone from exc
-
-    async def write_message(self, message: dict[str, Any]) -> None:
-        """Write a message of the proxy's own (a listing before an unlisted call)."""
-        await self.write(dump_message(message))
-
-    async def close(self) -> None:
-        """Close the server's stdin (its end of input). Idempotent."""
-        if self.closed:
             return
-        self.closed = True
-        self._writer.close()
         try:
-            await self._writer.wait_closed()
-        except (OSError, RuntimeError):
-            pass
+            self.closed = True
+            if self._owned:
+                self._owned = False
+                try:
+                    os.close(self._fd)
+                except OSError:
+                    pass
+        finally:
+            self._lock.release()
+
+
+def _write_all(fd: int, data: bytes | bytearray) -> None:
+    view = memoryview(data)
+    while view:
+        try:
+            written = os.write(fd, view)
+        except BlockingIOError:  # a descriptor someone made non-blocking: wait for room
+            select.select([], [fd], [])
+            continue
+        view = view[written:]
+
+
+def read_chunk(fd: int) -> bytes:
+    """The next chunk of `fd` (blocking; `b""` at the end or when `fd` fails)."""
+    while True:
+        try:
+            return os.read(fd, chunk_size())
+        except BlockingIOError:  # a descriptor someone made non-blocking: wait for data
+            select.select([fd], [], [])
+        except OSError:
+            return b""
 
 
 class Relay:
-    """Both directions of one stdio connection through the guard.
+    """Both directions of one stdio connection through the guard, each on a thread of its own.
 
     Args:
         link: the guard's decisions (`GuardSeam.connect`).
-        to_client: writes a line to the client (raises `OSError` when the client is gone).
+        to_client: the client's input (our stdout).
         to_server: the server's stdin.
+        loop: the event loop that finishes the decisions that must wait.
     """
 
-    def __init__(self, link: MessageLink, to_client: WriteLine, to_server: ServerPipe) -> None:
+    def __init__(
+        self,
+        link: MessageLink,
+        to_client: Outlet,
+        to_server: Outlet,
+        loop: asyncio.AbstractEventLoop,
+    ) -> None:
         self._link = link
         self._to_client = to_client
         self._to_server = to_server
-        self._client_gone = False
-        self._notices: set[asyncio.Task[None]] = set()
+        self._loop = loop
+        self.ended = False  # the proxy is ending: a late decision is not acted on
 
     def start(self) -> None:
         """Deliver the guard's own notifications to the client (call on the relay's loop)."""
         self._link.send_notices_to(self._notify)
 
     def _notify(self, messages: list[dict[str, Any]]) -> None:
-        task = asyncio.get_running_loop().create_task(self._write_notices(messages))
-        self._notices.add(task)  # held until done: the loop keeps only weak references
-        task.add_done_callback(self._notices.discard)
+        # On the loop: written from a thread (the client's pipe may be full), between lines.
+        threading.Thread(
+            target=self._write_notices, args=(messages,), name="conduit-mcp notices", daemon=True
+        ).start()
 
-    async def _write_notices(self, messages: list[dict[str, Any]]) -> None:
+    def _write_notices(self, messages: list[dict[str, Any]]) -> None:
         for message in messages:
-            await self._client_message(message)
+            self._client_message(message)
 
-    async def client_to_server(self, lines: LineReader) -> None:
+    def _decided(self, decided: Decision | Awaitable[Decision]) -> Decision | None:
+        """The decision; one that must wait is finished on the loop while this thread waits
+        (`None`: the loop is gone, the proxy is ending)."""
+        if isinstance(decided, tuple):
+            return decided
+        try:
+            future = asyncio.run_coroutine_threadsafe(_awaited(decided), self._loop)
+            return future.result()
+        except (RuntimeError, concurrent.futures.CancelledError):  # the loop ended or closed
+            return None
+
+    def client_to_server(self, lines: BlockingLineReader) -> None:
         """Client -> guard -> server, in order, until the client's input ends or the server's
         stdin closes. A line that is no message is answered with a JSON-RPC error and not sent;
-        a line past `MAX_LINE` is dropped (logged)."""
+        a line past `MAX_LINE` is dropped (logged). Blocking: run it on a thread."""
         link = self._link
-        while (line := await lines.next_kept("client input")) is not None:
-            parsed = read_message(line)
-            if parsed is None:
-                logger.warning("client sent a line that is not a JSON-RPC message: answered")
-                await self._client(dump_message(invalid_line_answer(line)))
-                continue
-            del line  # a large message is held once, as `data`
-            message, data = parsed
-            try:
-                action, other = await link.from_client(message)
-                if action == "answer":
-                    await self._client_message(other)
+        server, answers = _Batch(self._to_server), _Batch(self._to_client, quiet=True)
+        try:
+            while True:
+                if not lines.holds_line():  # about to wait for input: what is due goes now
+                    server.flush()
+                    answers.flush()
+                line = lines.next_kept("client input")
+                if line is None or self.ended:
+                    break
+                parsed = read_message(line)
+                if parsed is None:
+                    logger.warning("client sent a line that is not a JSON-RPC message: answered")
+                    answers.add(dump_message(invalid_line_answer(line)))
                     continue
-                if action == "drop":
-                    continue
-                if action == "replace":
-                    replaced = _dump(other)
-                    if replaced is None:
+                del line  # a large message is held once, as `data`
+                message, data = parsed
+                try:
+                    now = link.from_client_now(message)
+                    if not isinstance(now, tuple):  # it waits: what came before goes first
+                        server.flush()
+                        answers.flush()
+                    decided = self._decided(now)
+                    del now
+                    if decided is None:
+                        return
+                    action, other = decided
+                    if action == "answer":
+                        if (answer := _dump(other)) is not None:
+                            answers.add(answer)
                         continue
-                    data = replaced
-                await self._to_server.write(data)
-            except ServerGone:
-                logger.info("the server's stdin is closed: client messages are no longer sent")
-                return
-            finally:
-                del message, data, parsed
+                    if action == "drop":
+                        continue
+                    if action == "replace":
+                        replaced = _dump(other)
+                        if replaced is None:
+                            continue
+                        data = replaced
+                    server.add(data)
+                finally:
+                    del message, data, parsed
+            server.flush()
+        except Gone:
+            logger.info("the server's stdin is closed: client messages are no longer sent")
+        finally:
+            answers.flush()
 
-    async def server_to_client(self, lines: LineReader) -> None:
+    def server_to_client(self, lines: BlockingLineReader) -> None:
         """Server -> guard -> client, in order, until the server's output ends. A line that is
         no message, or past `MAX_LINE`, is dropped (logged): the client never sees bytes the
         guard has not read. After the client went away, the server's output is still read
-        (and discarded) so the server never blocks on a full pipe."""
+        (and discarded) so the server never blocks on a full pipe. Blocking: run it on a
+        thread."""
         link = self._link
-        while (line := await lines.next_kept("server stdout")) is not None:
+        client = _Batch(self._to_client, quiet=True)
+        while True:
+            if not lines.holds_line():  # about to wait for the server: what is due goes now
+                client.flush()
+            line = lines.next_kept("server stdout")
+            if line is None:
+                break
             parsed = read_message(line)
             del line
             if parsed is None:
@@ -144,29 +231,87 @@ class Relay:
                 continue
             message, data = parsed
             del parsed
-            action, other = await link.from_server(message)
+            now = link.from_server_now(message)
             del message
+            if not isinstance(now, tuple):  # it waits: what came before goes first
+                client.flush()
+            decided = self._decided(now)
+            del now
+            if decided is None:
+                continue  # the proxy is ending: nothing unread reaches the client
+            action, other = decided
             if action == "drop":
                 continue
             if action != "pass":
-                await self._client_message(other)
+                if (replaced := _dump(other)) is not None:
+                    client.add(replaced)
                 continue
-            await self._client(data)
+            client.add(data)
             del data
+        client.flush()
 
-    async def _client_message(self, message: dict[str, Any] | None) -> None:
+    def _client_message(self, message: dict[str, Any] | None) -> None:
         data = _dump(message)
         if data is not None:
-            await self._client(data)
+            _Batch(self._to_client, quiet=True).add(data, now=True)
 
-    async def _client(self, data: bytes) -> None:
-        if self._client_gone:
+
+class _Batch:
+    """One thread's lines for one outlet, written together once its reader holds no whole
+    line (a burst of pipelined messages costs one write, and the two threads hand the GIL
+    over once for it, not once per message; a message alone is written at once), or once
+    they reach `chunk_size()` bytes.
+
+    Args:
+        outlet: where the lines go.
+        quiet: the client's side: when it is gone, lines are dropped (logged once) instead of
+            raising `Gone`, and the server's output is still read.
+    """
+
+    __slots__ = ("_lines", "_outlet", "_quiet", "_size")
+
+    def __init__(self, outlet: Outlet, *, quiet: bool = False) -> None:
+        self._outlet = outlet
+        self._quiet = quiet
+        self._lines: list[bytes | bytearray] = []
+        self._size = 0
+
+    def add(self, data: bytes | bytearray, *, now: bool = False) -> None:
+        """Queue one line (written at once with `now`, or past `chunk_size()` bytes).
+
+        Raises:
+            Gone: as `flush`.
+        """
+        self._lines.append(data)
+        self._size += len(data)
+        if now or self._size >= chunk_size():
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the queued lines, in order, in one write.
+
+        Raises:
+            Gone: the server's stdin is closed (never for a `quiet` batch).
+        """
+        lines = self._lines
+        if not lines:
+            return
+        data = lines[0] if len(lines) == 1 else b"".join(lines)
+        lines.clear()
+        self._size = 0
+        outlet = self._outlet
+        if self._quiet and outlet.closed:
             return
         try:
-            await self._to_client(data)
-        except OSError:  # the client went away
+            outlet.write(data)
+        except Gone:
+            if not self._quiet:
+                raise
             logger.info("client stdout closed")
-            self._client_gone = True
+
+
+async def _awaited(decided: Awaitable[Decision]) -> Decision:
+    return await decided
 
 
 def _dump(message: dict[str, Any] | None) -> bytes | None:

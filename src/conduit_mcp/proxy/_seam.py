@@ -7,11 +7,13 @@ engine does.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import itertools
 import json
 import logging
 import shlex
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -148,10 +150,9 @@ class GuardSeam:
     ) -> None:
         """`before_call`'s listing for a tools/call with `params`; `send` writes one request
         through the guard to the server."""
-        params = params if isinstance(params, dict) else {}
-        name = params.get("name")
-        if not isinstance(name, str) or self.guard.tool_status(name) is not None:
+        if not self._must_prelist(params):
             return
+        name = params["name"]
         meta = params.get("_meta")
         cursor: Any = None
         for _ in range(_PRELIST_PAGES):
@@ -180,6 +181,12 @@ class GuardSeam:
             if not isinstance(cursor, str) or self.guard.tool_status(name) is not None:
                 return
 
+    def _must_prelist(self, params: Any) -> bool:
+        """Whether a tools/call with `params` names a tool the guard never saw (a string
+        name): `_prelist` lists the tools first."""
+        name = params.get("name") if isinstance(params, dict) else None
+        return isinstance(name, str) and self.guard.tool_status(name) is None
+
     def swallow(self, item: Any) -> bool:
         """Whether `item` answers a listing of `before_call` (then it is not for the client)."""
         message = getattr(item, "message", None)
@@ -193,7 +200,7 @@ class GuardSeam:
         if waiter is None:
             return False
         waiter.result = result
-        waiter.done.set()
+        waiter.set()
         return True
 
     def explain(self, item: SessionMessage) -> SessionMessage:
@@ -365,6 +372,8 @@ class GuardSeam:
 #: What the relay does with a message: send it as read, send `message` instead, send nothing,
 #: or send `message` back to the sender (the answer to a request that is not written).
 Action = Literal["pass", "replace", "drop", "answer"]
+#: `(action, message)`: see `MessageLink`.
+Decision = tuple[Action, dict[str, Any] | None]
 _PASS: Final[tuple[Action, None]] = ("pass", None)
 _DROP: Final[tuple[Action, None]] = ("drop", None)
 
@@ -392,51 +401,109 @@ class MessageLink:
         self._engine = engine
         self._write_server = write_server
         self._link = _Link()
+        #: held around each decision step (the engine's lock, which the pin store's change
+        #: feed takes too): the relay decides on two threads and, for what must wait, on
+        #: the event loop.
+        self.lock = engine.lock
 
     def send_notices_to(self, send: Callable[[list[dict[str, Any]]], None]) -> None:
         """Hand the guard's own notifications for this connection (`notifications/tools/
         list_changed` after an approval or a revocation) to `send`, on the running loop."""
         self._engine.send_notices_to(send)
 
-    async def from_client(self, message: dict[str, Any]) -> tuple[Action, dict[str, Any] | None]:
+    async def from_client(self, message: dict[str, Any]) -> Decision:
         """Decide on one message the client wrote."""
-        seam = self._seam
+        decided = self.from_client_now(message)
+        return decided if isinstance(decided, tuple) else await decided
+
+    async def from_server(self, message: dict[str, Any]) -> Decision:
+        """Decide on one message the server sent."""
+        decided = self.from_server_now(message)
+        return decided if isinstance(decided, tuple) else await decided
+
+    def from_client_now(self, message: dict[str, Any]) -> Decision | Awaitable[Decision]:
+        """`from_client` on any thread, no event loop needed: the decision, or, when it must
+        wait (the listing of its own before a call naming a tool the guard never saw, a
+        check the engine runs in a worker thread), an awaitable for the event loop that
+        finishes it (its steps under `lock`: nothing was decided twice). Holds `lock` while
+        it decides."""
         if message.get("method") == _CALL and "id" in message:
-            await seam._prelist(message.get("params"), self._send_own)
+            if self._seam._must_prelist(message.get("params")):
+                return self._prelisted(message)
+        return self._client_decide(message)
+
+    def from_server_now(self, message: dict[str, Any]) -> Decision | Awaitable[Decision]:
+        """`from_server` on any thread, as `from_client_now` (it waits for a listing whose
+        pins the store checks, an output check run in a worker thread)."""
+        seam = self._seam
+        link = self._link
+        with self.lock:
+            if "id" in message and "method" not in message:
+                result = message.get("result")
+                if isinstance(result, dict):
+                    seam._note_result(message["id"], result, link)
+                if seam._on_exchange is not None and link.timing:
+                    sent = link.timing.pop(message["id"], None)
+                    if sent is not None:
+                        seam._on_exchange(sent[0], time.perf_counter() - sent[1])
+            try:
+                decided = self._engine.inbound_now(message)
+            except Exception:  # fail closed: nothing the guard has not read reaches the client
+                logger.exception("guard failed on a server message; dropped")
+                return _DROP
+            if isinstance(decided, Awaitable):  # the engine's `Later`: it must wait
+                return self._server_finish(decided, message)
+            return self._server_decision(decided, message)
+
+    def _client_decide(self, message: dict[str, Any]) -> Decision | Awaitable[Decision]:
+        with self.lock:
+            try:
+                decided = self._engine.outbound_now(message)
+            except Exception:  # as `wrap_streams`: the engine refuses a call it fails on itself
+                logger.exception("guard failed on an outgoing message")
+                decided = None
+            if isinstance(decided, Awaitable):  # the engine's `Later`: it must wait
+                return self._client_finish(decided, message)
+            return self._client_decision(decided, message)
+
+    async def _prelisted(self, message: dict[str, Any]) -> Decision:
+        await self._seam._prelist(message.get("params"), self._send_own)
+        decided = self._client_decide(message)
+        return decided if isinstance(decided, tuple) else await decided
+
+    async def _client_finish(self, later: Awaitable[Any], message: dict[str, Any]) -> Decision:
         try:
-            verdict = await self._engine.outbound(message)
-        except Exception:  # as `wrap_streams`: the engine refuses a call it fails on itself
+            verdict = await later
+        except Exception:
             logger.exception("guard failed on an outgoing message")
             verdict = None
+        with self.lock:
+            return self._client_decision(verdict, message)
+
+    async def _server_finish(self, later: Awaitable[Any], message: dict[str, Any]) -> Decision:
+        try:
+            verdict = await later
+        except Exception:
+            logger.exception("guard failed on a server message; dropped")
+            return _DROP
+        with self.lock:
+            return self._server_decision(verdict, message)
+
+    def _client_decision(self, verdict: Any, message: dict[str, Any]) -> Decision:
         action: Action = "pass" if verdict is None else verdict.action
         if action == "drop":
             return _DROP
         if action == "answer":
             answer = verdict.message
-            return "answer", seam._explained(answer) or answer
+            return "answer", self._seam._explained(answer) or answer
         sent = message if action == "pass" else verdict.message
         self._note_sent(sent)
         return (action, None if action == "pass" else sent)
 
-    async def from_server(self, message: dict[str, Any]) -> tuple[Action, dict[str, Any] | None]:
-        """Decide on one message the server sent."""
-        seam = self._seam
-        link = self._link
-        if "id" in message and "method" not in message:
-            result = message.get("result")
-            if isinstance(result, dict):
-                seam._note_result(message["id"], result, link)
-            if seam._on_exchange is not None and link.timing:
-                sent = link.timing.pop(message["id"], None)
-                if sent is not None:
-                    seam._on_exchange(sent[0], time.perf_counter() - sent[1])
-        try:
-            verdict = await self._engine.inbound(message)
-        except Exception:  # fail closed: nothing the guard has not read reaches the client
-            logger.exception("guard failed on a server message; dropped")
-            return _DROP
+    def _server_decision(self, verdict: Any, message: dict[str, Any]) -> Decision:
         if verdict.action == "drop":
             return _DROP
+        seam = self._seam
         seen = message if verdict.action == "pass" else verdict.message
         if seam._prelists and "method" not in seen and "id" in seen:
             if seam._swallowed(seen["id"], seen.get("result")):
@@ -448,11 +515,17 @@ class MessageLink:
 
     async def _send_own(self, request: dict[str, Any]) -> None:
         """A request of the proxy's own, through the guard, to the server."""
-        verdict = await self._engine.outbound(request)
+        with self.lock:
+            decided = self._engine.outbound_now(request)
+        if isinstance(decided, Awaitable):
+            verdict = await decided
+        else:
+            verdict = decided
         if verdict.action != "pass":  # refused (too many requests in flight): nobody waits
             self._seam._swallowed(request["id"], None)
             return
-        self._note_sent(request)
+        with self.lock:
+            self._note_sent(request)
         await self._write_server(request)
 
     def _note_sent(self, message: dict[str, Any]) -> None:
@@ -469,11 +542,29 @@ class MessageLink:
 
 
 class _Prelist:
-    __slots__ = ("done", "result")
+    """One page of `_prelist` awaited: made on the event loop, answered from any thread (the
+    stdio relay decides server messages on a thread of its own)."""
+
+    __slots__ = ("_loop", "_thread", "done", "result")
 
     def __init__(self) -> None:
         self.done = anyio.Event()
         self.result: Any = None
+        self._thread = threading.get_ident()
+        try:
+            self._loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:  # trio: every answer comes on the loop's own thread
+            self._loop = None
+
+    def set(self) -> None:
+        """The answer is in `result`: wake the waiter (thread-safe)."""
+        if self._loop is None or threading.get_ident() == self._thread:
+            self.done.set()
+            return
+        try:
+            self._loop.call_soon_threadsafe(self.done.set)
+        except RuntimeError:  # the loop is closed: the proxy ended, nobody waits
+            pass
 
 
 class _Link:

@@ -13,13 +13,12 @@ then SIGKILL).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import signal
 import stat
-import subprocess
 import sys
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final
 
@@ -29,10 +28,18 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 
 from ._pump import pump
-from ._relay import Relay, ServerPipe
+from ._relay import Outlet, Relay, read_chunk
 from ._seam import GuardSeam
 from ._settings import HttpUpstream
-from ._wire import LineReader, LineTooLong, chunk_size, decode, encode
+from ._wire import (
+    BlockingLineReader,
+    LineReader,
+    LineTooLong,
+    chunk_size,
+    decode,
+    dump_message,
+    encode,
+)
 
 logger = logging.getLogger("conduit_mcp.proxy")
 
@@ -103,7 +110,9 @@ async def _read_server(
 
 
 class _ClientStdio:
-    """Our stdin and stdout: the client's side of the stdio transport.
+    """Our stdin and stdout: the client's side of the stdio transport, with an HTTP upstream
+    (the SDK's streams; a child server's relay reads and writes the descriptors on threads of
+    its own, `_relay`).
 
     Reading and writing are asyncio's pipe transports (cancellable at exit, unlike a thread
     blocked in `read`; no thread hop per message). A descriptor asyncio cannot watch (a regular
@@ -174,20 +183,6 @@ class _ClientStdio:
         else:
             async with self._lock:  # both directions write: lines never interleave
                 await anyio.to_thread.run_sync(self.write_all, data)
-
-    async def flush(self) -> None:
-        """Wait until every byte written so far is in the client's pipe.
-
-        Raises:
-            OSError: the client closed its end.
-        """
-        if self._writer is not None:
-            transport = self._writer.transport
-            transport.set_write_buffer_limits(high=0)
-            await self._writer.drain()
-        else:
-            async with self._lock:
-                pass
 
     def close(self) -> None:
         if self._transport is not None:
@@ -280,8 +275,8 @@ async def run_stdio(
     SIGINT and SIGTERM received by the proxy are sent on to a child server, which then decides
     how to end.
     """
-    client = _ClientStdio(stdin_fd, stdout_fd)
     if upstream is not None:
+        client = _ClientStdio(stdin_fd, stdout_fd)
         await client.open()
         try:
             return await _run_http_upstream(seam, client, upstream)
@@ -290,10 +285,10 @@ async def run_stdio(
     if not command:
         raise ValueError("a server command or an upstream URL is required")
     if sys.platform == "win32":  # pragma: no cover - no POSIX signals to forward
-        return await _run_child(seam, client, command, env, cwd, _no_signals())
+        return await _run_child(seam, (stdin_fd, stdout_fd), command, env, cwd, _no_signals())
     # Signals are caught before the server starts: none can end the proxy without reaching it.
     with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        return await _run_child(seam, client, command, env, cwd, signals)
+        return await _run_child(seam, (stdin_fd, stdout_fd), command, env, cwd, signals)
 
 
 async def _no_signals() -> AsyncIterator[int]:
@@ -303,43 +298,70 @@ async def _no_signals() -> AsyncIterator[int]:
 
 async def _run_child(
     seam: GuardSeam,
-    client: _ClientStdio,
+    client: tuple[int, int],
     command: Sequence[str],
     env: Mapping[str, str] | None,
     cwd: str | None,
     signals: Any,
 ) -> int:
-    """The stdio proxy over a child process (see `run_stdio`): the raw line relay."""
+    """The stdio proxy over a child process (see `run_stdio`): the raw line relay, its two
+    directions on blocking threads (`_relay`); the loop waits for the child, forwards
+    signals and finishes the decisions that must wait. `client`: our stdin and stdout."""
+    stdin_fd, stdout_fd = client
+    up_read, up_write = os.pipe()  # our end: up_write (the server's stdin)
+    down_read, down_write = os.pipe()  # our end: down_read (the server's stdout)
     try:
         process = await asyncio.create_subprocess_exec(
             *command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
+            stdin=up_read,
+            stdout=down_write,
             stderr=None,  # inherited: the server's stderr is ours, relayed as written
             env=env,
             cwd=cwd,
-            limit=chunk_size(),  # the pipe is paused past twice this: the server waits on us
         )
     except OSError as exc:
+        for fd in (up_read, up_write, down_read, down_write):
+            os.close(fd)
         logger.error("cannot start the server %r: %s", command[0], exc.strerror or exc)
         return EXIT_NOT_STARTED
-    assert process.stdin is not None and process.stdout is not None
-    stdout = process.stdout
-    await client.open()
-    server = ServerPipe(process.stdin)
-    relay = Relay(seam.connect(server.write_message), client.write, server)
+    # The child holds its ends now: ours closed, so its exit ends our reads.
+    os.close(up_read)
+    os.close(down_write)
+    loop = asyncio.get_running_loop()
+    server = Outlet(up_write, owned=True)
+    relay = Relay(
+        seam.connect(_server_writer(server)), Outlet(stdout_fd, owned=False), server, loop
+    )
     relay.start()
+    client_done = loop.create_future()
+    server_done = loop.create_future()
 
-    async def server_chunk() -> bytes:
+    def upward() -> None:
+        error: BaseException | None = None
         try:
-            return await stdout.read(chunk_size())
-        except OSError:
-            return b""
+            relay.client_to_server(
+                BlockingLineReader(lambda: read_chunk(stdin_fd), keep_newline=True)
+            )
+        except BaseException as exc:  # a bug: the proxy ends, the server is stopped
+            error = exc
+        finally:
+            server.close()  # the client closed our stdin: close the server's
+            _resolve(loop, client_done, error)
 
-    async def upward() -> None:
-        await relay.client_to_server(LineReader(client.read_chunk, keep_newline=True))
-        # The client closed our stdin: close the server's, wait, then SIGTERM, then SIGKILL.
-        await server.close()
+    def downward() -> None:
+        error: BaseException | None = None
+        try:
+            relay.server_to_client(
+                BlockingLineReader(lambda: read_chunk(down_read), keep_newline=True)
+            )
+        except BaseException as exc:
+            error = exc
+        finally:
+            _resolve(loop, server_done, error)
+
+    async def shut_down() -> None:
+        # The client is gone and the server's stdin closed: wait, then SIGTERM, then SIGKILL.
+        await client_done
         with anyio.move_on_after(SHUTDOWN_GRACE):
             await process.wait()
             return
@@ -349,23 +371,59 @@ async def _run_child(
             return
         process.kill()
 
+    # Daemon threads: one blocked reading a client that never closes our stdin must not keep
+    # the proxy alive once the server is gone.
+    threading.Thread(target=upward, name="conduit-mcp client->server", daemon=True).start()
+    threading.Thread(target=downward, name="conduit-mcp server->client", daemon=True).start()
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(_forward_signals, process, signals)
-            tg.start_soon(upward)
-            await relay.server_to_client(LineReader(server_chunk, keep_newline=True))
-            # The server's output ended: what it said last reaches the client, then it exits.
-            with anyio.move_on_after(SHUTDOWN_GRACE), contextlib.suppress(OSError):
-                await client.flush()  # OSError: the client is gone already
+            tg.start_soon(shut_down)
+            # The server's output ended and what it said last is in the client's pipe
+            # (each write is complete before the thread reads on).
+            await server_done
             await process.wait()
             tg.cancel_scope.cancel()
     finally:
-        client.close()
+        relay.ended = True
         if process.returncode is None:
             process.kill()
             with anyio.CancelScope(shield=True):
                 await process.wait()
+        server.close(wait=False)  # its thread may still be writing (a grandchild's pipe)
+        if server_done.done():
+            os.close(down_read)  # else its thread still reads it: it ends with the child
     return exit_code(process.returncode)
+
+
+def _resolve(
+    loop: asyncio.AbstractEventLoop, future: asyncio.Future[None], error: BaseException | None
+) -> None:
+    """From a relay thread: `future` is done, or failed with `error` (nothing when the loop
+    is gone already)."""
+
+    def done() -> None:
+        if future.done():
+            return
+        if error is None:
+            future.set_result(None)
+        else:
+            future.set_exception(error)
+
+    try:
+        loop.call_soon_threadsafe(done)
+    except RuntimeError:  # the loop is closed: the proxy ended without us
+        pass
+
+
+def _server_writer(server: Outlet) -> Callable[[dict[str, Any]], Awaitable[None]]:
+    """Writes a message of the proxy's own (a listing before an unlisted call) to the
+    server, from the loop (in a worker thread: the server's pipe may be full)."""
+
+    async def write(message: dict[str, Any]) -> None:
+        await anyio.to_thread.run_sync(server.write, dump_message(message))
+
+    return write
 
 
 async def _run_http_upstream(seam: GuardSeam, client: _ClientStdio, upstream: HttpUpstream) -> int:
