@@ -32,6 +32,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 from starlette.requests import Request
 
 from ._headers import HeaderStamp
+from ._joined import http_protocol
 from ._metrics import Metrics
 from ._modern import MAX_BODY, ModernRouter
 from ._pump import pump
@@ -484,6 +485,7 @@ async def serve(
         log_level="warning",
         access_log=False,  # an access log could carry credentials in a query string
         lifespan="on",
+        http=http_protocol(),  # a response's head and body in one socket write
     )
     server = uvicorn.Server(config)
     async with anyio.create_task_group() as tg:
