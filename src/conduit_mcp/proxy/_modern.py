@@ -20,6 +20,7 @@ the response; closing the response stream cancels the request (the proxy sends
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import logging
@@ -127,6 +128,8 @@ class ModernRouter:
         self._ids = itertools.count(1)
         self._ready = anyio.Event()
         self._lock = anyio.Lock()
+        #: the tasks that wait for the client of a request on the pooled POST path to leave
+        self._watchers: set[asyncio.Task[None]] = set()
         #: the pooled POST path for an HTTP upstream (`None`: the SDK's client, shared).
         self.direct = (
             DirectUpstream(seam, target)
@@ -137,6 +140,8 @@ class ModernRouter:
     async def aclose(self) -> None:
         """Close the pooled upstream connections (the shared SDK upstream ends with the
         listener's task group)."""
+        for task in list(self._watchers):
+            task.cancel()
         if self.direct is not None:
             with anyio.CancelScope(shield=True):
                 await self.direct.pool.aclose()
@@ -373,40 +378,17 @@ class ModernRouter:
             return
         listen = value.get("method") == "subscriptions/listen"
         stream = _EventStream(send, accepts_sse)
-        limit = None if listen else REQUEST_TIMEOUT
         answer: dict[str, Any] | None = None
         failure: str | None = None
-        gone = False
 
         async def related(message: dict[str, Any]) -> None:
             await stream.event(restore(message, upstream_id, client_id))
 
-        async def watch_client(scope: anyio.CancelScope) -> None:
-            """The client leaving cancels the POST (closing its connection: 2026-07-28's
-            cancellation); a quiet request gets keep-alive pings, then times out. Runs in the
-            listener's task group and ends by itself: the server reports the connection's
-            end once the response is complete, so no cancellation is paid per request."""
-            nonlocal gone, failure
-            while True:
-                with anyio.move_on_after(SSE_PING_INTERVAL):
-                    while (await receive())["type"] != "http.disconnect":
-                        pass
-                    if not stream.done:
-                        gone = True
-                        scope.cancel()
-                    return
-                if stream.done:
-                    return
-                stream.quiet += SSE_PING_INTERVAL
-                if limit is not None and stream.quiet >= limit:
-                    failure = "the upstream server did not answer in time"
-                    scope.cancel()
-                    return
-                await stream.ping()
-
         try:
             with anyio.CancelScope() as scope:
-                tg.start_soon(watch_client, scope)
+                watch = _ClientWatch(
+                    receive, stream, scope, None if listen else REQUEST_TIMEOUT, self._watchers
+                )
                 try:
                     answer = await direct.post(request, authorization, version, related)
                     if answer is None:
@@ -417,26 +399,29 @@ class ModernRouter:
                     if not (listen and stream.streaming):
                         logger.warning("stateless upstream: %s", exc)
                         failure = str(exc)
+                finally:
+                    watch.stop()
+            if watch.failure is not None and answer is None:
+                failure = watch.failure
         finally:
             if answer is None:
                 with anyio.CancelScope(shield=True):
                     await direct.forget(upstream_id)
-        if gone:
+        if watch.gone:
             stream.done = True
             return
         if answer is None and failure is not None:
             answer = _error(client_id, -32603, f"conduit-mcp proxy: {failure}")
-        async with stream.lock:  # no keep-alive ping between the last event and the end
-            stream.done = True
+        status = 502 if failure is not None else 200
+        stream.done = True  # no event or keep-alive ping from now on
+        if stream.lock is None:  # nothing else ever wrote: nothing to wait for
             await _answer(
-                send,
-                client_id,
-                answer,
-                stream.streaming,
-                listen,
-                accepts_json,
-                accepts_sse,
-                502 if failure is not None else 200,
+                send, client_id, answer, stream.streaming, listen, accepts_json, accepts_sse, status
+            )
+            return
+        async with stream.lock:  # a ping being written ends before the last event
+            await _answer(
+                send, client_id, answer, stream.streaming, listen, accepts_json, accepts_sse, status
             )
 
     async def _cancel_upstream(self, upstream_id: str) -> None:
@@ -468,12 +453,13 @@ class ModernRouter:
 class _EventStream:
     """The response of one request as an event stream, started at its first event or
     keep-alive ping (a client that does not accept `text/event-stream` gets neither: the
-    response alone); sends from the request's task and its watcher never interleave."""
+    response alone); sends from the request's task and a ping never interleave (`lock`, made
+    at the first event or ping: a request answered at once never needs it)."""
 
     def __init__(self, send: Any, accepts_sse: bool) -> None:
         self._send = send
         self._accepts_sse = accepts_sse
-        self.lock = anyio.Lock()
+        self.lock: anyio.Lock | None = None
         self.streaming = False
         self.done = False  # the response is being written: no more events or pings
         self.quiet = 0.0  # seconds since the last event
@@ -488,6 +474,8 @@ class _EventStream:
             await self._write(_PING)
 
     async def _write(self, data: bytes) -> None:
+        if self.lock is None:
+            self.lock = anyio.Lock()
         async with self.lock:
             if self.done:
                 return
@@ -495,6 +483,87 @@ class _EventStream:
                 await send_sse_start(self._send)
                 self.streaming = True
             await self._send({"type": "http.response.body", "body": data, "more_body": True})
+
+
+class _ClientWatch:
+    """The client of one request in flight on the pooled POST path: its leaving (the ASGI
+    `http.disconnect` before the response is written) cancels `scope`, which closes the
+    upstream POST (2026-07-28's cancellation); each `SSE_PING_INTERVAL` a keep-alive ping goes
+    on the event stream, and past `limit` seconds without an event (`None`: no limit) the
+    request fails with `failure`.
+
+    One asyncio task waits on `receive` and ends by itself (the server reports the
+    connection's end once the response is complete); the interval is a timer of the event
+    loop, not a task: nothing is cancelled per request, and no task is started for an
+    answer that comes before the first interval.
+
+    Args:
+        receive: the request's ASGI receive callable.
+        stream: the request's `_EventStream`.
+        scope: the scope of the upstream POST.
+        limit: seconds of quiet before the request fails, or `None`.
+        watchers: where the waiting task is kept while it runs (the router cancels what is
+            left when it closes).
+    """
+
+    def __init__(
+        self,
+        receive: Any,
+        stream: _EventStream,
+        scope: anyio.CancelScope,
+        limit: float | None,
+        watchers: set[asyncio.Task[None]],
+    ) -> None:
+        self.gone = False
+        self.failure: str | None = None
+        self._stream = stream
+        self._scope = scope
+        self._limit = limit
+        self._loop = asyncio.get_running_loop()
+        self._pings: set[asyncio.Task[None]] = set()
+        task = self._loop.create_task(self._disconnect(receive))
+        watchers.add(task)
+        task.add_done_callback(watchers.discard)
+        self._timer: asyncio.TimerHandle | None = self._loop.call_later(
+            SSE_PING_INTERVAL, self._quiet
+        )
+
+    async def _disconnect(self, receive: Any) -> None:
+        try:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+        except Exception:  # the server's receive failed: as good as gone
+            logger.debug("the client's connection could not be read", exc_info=True)
+        if not self._stream.done:
+            self.gone = True
+            self._scope.cancel()
+
+    def _quiet(self) -> None:
+        self._timer = None
+        stream = self._stream
+        if stream.done or self.gone:
+            return
+        stream.quiet += SSE_PING_INTERVAL
+        if self._limit is not None and stream.quiet >= self._limit:
+            self.failure = "the upstream server did not answer in time"
+            self._scope.cancel()
+            return
+        ping = self._loop.create_task(self._ping())
+        self._pings.add(ping)
+        ping.add_done_callback(self._pings.discard)
+        self._timer = self._loop.call_later(SSE_PING_INTERVAL, self._quiet)
+
+    async def _ping(self) -> None:
+        try:
+            await self._stream.ping()
+        except Exception:  # the client went away: its `http.disconnect` says so
+            logger.debug("a keep-alive ping could not be written", exc_info=True)
+
+    def stop(self) -> None:
+        """No more pings or time limit (the POST ended)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
 
 async def _relay_related(
