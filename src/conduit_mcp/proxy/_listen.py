@@ -85,6 +85,8 @@ class Listener:
             allowed_hosts=[f"{name}:{port}" for name in names] + names,
             allowed_origins=[f"http://{name}:{port}" for name in names],
         )
+        #: the SDK's Host / Origin / content-type check (it holds only the settings)
+        self._security = TransportSecurityMiddleware(self.security)
 
     async def run(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
         """Hold the task group the sessions run in (until cancelled)."""
@@ -145,9 +147,7 @@ class Listener:
         # A new session starts a server process (or an upstream session): only for a request
         # that can open one, checked before anything is started.
         request = Request(scope, receive)
-        refused = await TransportSecurityMiddleware(self.security).validate_request(
-            request, is_post=request.method == "POST"
-        )
+        refused = await self._security.validate_request(request, is_post=request.method == "POST")
         if refused is not None:
             await refused(scope, receive, send)
             return
@@ -168,9 +168,7 @@ class Listener:
     ) -> None:
         """A 2026-07-28 request: checked like a new session's (Host, Origin), then routed."""
         request = Request(scope, receive)
-        refused = await TransportSecurityMiddleware(self.security).validate_request(
-            request, is_post=request.method == "POST"
-        )
+        refused = await self._security.validate_request(request, is_post=request.method == "POST")
         if refused is not None:
             await refused(scope, receive, send)
             return
