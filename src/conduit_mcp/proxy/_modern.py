@@ -694,6 +694,9 @@ def sse_event(message: Any) -> bytes:
 async def send_body(send: Any, data: bytes, *, more_body: bool = False) -> None:
     """`data` as ASGI body messages of at most `BODY_PIECE` bytes: the server's flow control
     (it waits for the socket to drain between messages) then bounds what it buffers."""
+    if len(data) <= BODY_PIECE:  # one message, `data` itself (no copy)
+        await send({"type": "http.response.body", "body": data, "more_body": more_body})
+        return
     view = memoryview(data)
     for start in range(0, max(len(data), 1), BODY_PIECE):
         last = start + BODY_PIECE >= len(data)
