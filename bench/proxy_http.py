@@ -395,9 +395,7 @@ async def large_result(proxy_port: int, proxy_pid: int, size: int) -> dict[str, 
     }
 
 
-def rows(
-    quick: bool, only: frozenset[str] = ROWS, upstream: str = "both"
-) -> list[dict[str, Any]]:
+def rows(quick: bool, only: frozenset[str] = ROWS, upstream: str = "both") -> list[dict[str, Any]]:
     """The HTTP proxy rows H1-H4 (see the module docstring), each a dict with `row`, the
     measures, `target`, `met` (`None` when reached on a loaded machine), `met_if_quiet`,
     `load_average_1m` and `command`. `quick`: smaller counts; `only`: the rows to run;
