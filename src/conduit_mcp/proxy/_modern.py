@@ -21,6 +21,7 @@ the response; closing the response stream cancels the request (the proxy sends
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import json
 import logging
@@ -650,7 +651,23 @@ async def _answer(
 
 def accepted(accept: str) -> tuple[bool, bool]:
     """`(accepts application/json, accepts text/event-stream)` from an `Accept` value (RFC 9110
-    section 12.5.1, wildcards included, `q=0` as refused). No `Accept` accepts both."""
+    section 12.5.1, wildcards included, `q=0` as refused). No `Accept` accepts both. A short
+    value is remembered (clients send a few, again and again); a long one is never kept."""
+    if len(accept) <= _ACCEPT_CACHED:
+        return _accepted_cached(accept)
+    return _accepted(accept)
+
+
+#: The longest `Accept` value `accepted` remembers (256 of them at most: 64 KiB in all).
+_ACCEPT_CACHED: Final = 256
+
+
+@functools.lru_cache(maxsize=256)
+def _accepted_cached(accept: str) -> tuple[bool, bool]:
+    return _accepted(accept)
+
+
+def _accepted(accept: str) -> tuple[bool, bool]:
     if not accept.strip():
         return True, True
     types = set()
