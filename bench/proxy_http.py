@@ -32,6 +32,7 @@ may be shared. As in bench/run.py, above 1.5 a reached target is written `met: n
 Usage:
     python bench/proxy_http.py           # full rows
     python bench/proxy_http.py --quick   # smaller counts (smoke)
+    python bench/proxy_http.py --only H1,H2 --upstream sdk   # some rows, one upstream
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ LARGE_TARGET = 4.0
 LARGE_BYTES = 50 * 1024 * 1024
 #: bench/run.py's: above this 1-minute load average a reached target is not claimed.
 LOAD_LIMIT = 1.5
+ROWS = frozenset({"H1", "H2", "H3", "H4"})
 
 
 def _free_port() -> int:
@@ -393,10 +395,11 @@ async def large_result(proxy_port: int, proxy_pid: int, size: int) -> dict[str, 
     }
 
 
-def rows(quick: bool) -> list[dict[str, Any]]:
+def rows(quick: bool, only: frozenset[str] = ROWS, upstream: str = "both") -> list[dict[str, Any]]:
     """The HTTP proxy rows H1-H4 (see the module docstring), each a dict with `row`, the
     measures, `target`, `met` (`None` when reached on a loaded machine), `met_if_quiet`,
-    `load_average_1m` and `command`. `quick`: smaller counts.
+    `load_average_1m` and `command`. `quick`: smaller counts; `only`: the rows to run;
+    `upstream`: `raw`, `sdk` or `both` (H1 and H2's upstreams).
 
     Raises:
         RuntimeError: a server did not start, or answered something else than expected."""
@@ -404,20 +407,37 @@ def rows(quick: bool) -> list[dict[str, Any]]:
     rounds, per_client = (3, 10) if quick else (5, 60)
     sessions = 100 if quick else 1000
     command = "python bench/proxy_http.py" + (" --quick" if quick else "")
+    if only != ROWS:
+        command += " --only " + ",".join(sorted(only))
+    if upstream != "both":
+        command += f" --upstream {upstream}"
     start_load = os.getloadavg()[0]
     out: list[dict[str, Any]] = []
-    upstreams = [("raw echo", ECHO, per_client), ("SDK server", SDK_ECHO, max(per_client // 3, 5))]
-    for label, upstream, each in upstreams:
-        with servers(upstream) as (echo_port, echo_pid, proxy_port, proxy_pid):
-            measured = latency(label, echo_port, echo_pid, proxy_port, proxy_pid, batches, calls)
-            out.append(asyncio.run(measured))
-            out.append(
-                asyncio.run(throughput(label, echo_port, proxy_port, proxy_pid, rounds, 50, each))
-            )
-    with servers() as (_, _, proxy_port, proxy_pid):
-        out.append(asyncio.run(large_result(proxy_port, proxy_pid, LARGE_BYTES)))
-    with servers() as (_, _, proxy_port, proxy_pid):
-        out.append(asyncio.run(idle_sessions(proxy_port, proxy_pid, sessions)))
+    upstreams = [
+        ("raw echo", ECHO, per_client, "raw"),
+        ("SDK server", SDK_ECHO, max(per_client // 3, 5), "sdk"),
+    ]
+    for label, argv, each, key in upstreams:
+        if upstream not in ("both", key) or not only & {"H1", "H2"}:
+            continue
+        with servers(argv) as (echo_port, echo_pid, proxy_port, proxy_pid):
+            if "H1" in only:
+                measured = latency(
+                    label, echo_port, echo_pid, proxy_port, proxy_pid, batches, calls
+                )
+                out.append(asyncio.run(measured))
+            if "H2" in only:
+                out.append(
+                    asyncio.run(
+                        throughput(label, echo_port, proxy_port, proxy_pid, rounds, 50, each)
+                    )
+                )
+    if "H4" in only:
+        with servers() as (_, _, proxy_port, proxy_pid):
+            out.append(asyncio.run(large_result(proxy_port, proxy_pid, LARGE_BYTES)))
+    if "H3" in only:
+        with servers() as (_, _, proxy_port, proxy_pid):
+            out.append(asyncio.run(idle_sessions(proxy_port, proxy_pid, sessions)))
     load = max(start_load, os.getloadavg()[0])
     for row in out:
         # As bench/run.py: a target reached on a busy machine is not claimed (`met: null`).
@@ -431,8 +451,17 @@ def rows(quick: bool) -> list[dict[str, Any]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller counts (smoke)")
+    parser.add_argument(
+        "--only", default=",".join(sorted(ROWS)), help="comma-separated rows (default: all)"
+    )
+    parser.add_argument(
+        "--upstream", choices=("raw", "sdk", "both"), default="both", help="H1/H2's upstream"
+    )
     args = parser.parse_args(argv)
-    for row in rows(args.quick):
+    only = frozenset(part.strip().upper() for part in args.only.split(",") if part.strip())
+    if not only <= ROWS:
+        parser.error(f"--only: rows are {', '.join(sorted(ROWS))}")
+    for row in rows(args.quick, only, args.upstream):
         print(json.dumps(row))
     return 0
 

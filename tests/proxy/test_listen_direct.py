@@ -422,3 +422,30 @@ def test_a_listen_stream_is_promised_list_changed_only_where_it_is_delivered(
     ack = anyio.run(main)
     promised = ack is not None and ack["params"]["notifications"].get("toolsListChanged") is True
     assert promised is delivers
+
+
+def test_a_quiet_request_gets_keep_alive_pings_then_times_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A request whose upstream stays silent: a keep-alive comment each ping interval on an
+    event stream, then past the time limit an error for the client's id as the last event,
+    and the upstream POST closed (the upstream sees its client leave). The intervals are
+    shortened for the test (15 s and 300 s in service)."""
+    from conduit_mcp.proxy import _modern
+
+    monkeypatch.setattr(_modern, "SSE_PING_INTERVAL", 0.2)
+    monkeypatch.setattr(_modern, "REQUEST_TIMEOUT", 0.7)
+
+    async def test(listener: Listener, upstream: Upstream) -> Any:
+        await _stateless(listener, _head("echo"), _call(1, "echo", {"m": "x"}, 1), [], False)
+        sent = await _stateless(listener, _head("slow"), _call(2, "slow", {}), [], False)
+        with anyio.fail_after(10):
+            await upstream.left.wait()
+        return sent
+
+    sent = anyio.run(_with_upstream, test)
+    assert sent.status == 200
+    assert sent.body.count(b": ping\r\n\r\n") == 3  # at 0.2, 0.4 and 0.6 s; 0.8 s is past 0.7
+    last = _frames(sent.body)[-1]
+    assert last["id"] == 2 and last["error"]["code"] == -32603
+    assert "did not answer in time" in last["error"]["message"]

@@ -144,6 +144,8 @@ def coerce_id(request_id: Any) -> Any:
     same and no spelling the SDK accepts escapes its table. A digit string past CPython's
     4,300-digit limit stays a string (the SDK's `int()` refuses it too)."""
     if isinstance(request_id, str):
+        if request_id[:1].isalpha():  # no int() starts with a letter: spared its exception
+            return request_id
         try:
             return int(request_id)
         except ValueError:

@@ -1,42 +1,55 @@
 """A small pooled HTTP/1.1 client for POSTs to one Streamable HTTP upstream: keep-alive
-connections on anyio sockets (TLS with the proxy's shared context), responses parsed by
-httptools (llhttp, the parser uvicorn uses) and read as a stream of body pieces.
+connections as asyncio protocols (TLS with the proxy's shared context), responses parsed by
+httptools (llhttp, the parser uvicorn uses) as the bytes arrive and read as a stream of body
+pieces.
 
 Not a public module. It exists for speed: a stateless 2026-07-28 request is one POST, and a
 general client (httpx2 under the SDK's transport) costs several times the proxy's own work
-per call. It sends only what the caller gives (no redirects, no cookies, no environment
-proxies: `direct_available` says when the listener must keep the SDK's path instead).
+per call. A protocol rather than a stream: the event loop hands each read straight to the
+parser, a request is one socket write (head and body together), and reading is paused only
+when a consumer falls behind (a stream pauses and resumes the socket around every read: two
+more system calls per request). It sends only what the caller gives (no redirects, no cookies,
+no environment proxies: `direct_available` says when the listener must keep the SDK's path
+instead). It runs on asyncio (the listener's uvicorn does too).
 
 Spec: RFC 9112 (HTTP/1.1 message syntax: `content-length` bodies out, `content-length`,
 chunked or close-delimited bodies in, persistent connections; section 9.3: a server may close
-an idle connection, so an idle one it sent anything on is closed before use, never written
-to). A POST is never retried: a `tools/call` is not idempotent (RFC 9110 section 9.2.2), and
-a request that failed after it was written may have run.
+an idle connection, so an idle one it closed or sent anything on is closed before use, never
+written to). A POST is never retried: a `tools/call` is not idempotent (RFC 9110 section
+9.2.2), and a request that failed after it was written may have run.
 """
 
 from __future__ import annotations
 
+import asyncio
 import select
+import time
 import urllib.parse
 import urllib.request
 from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Final
+from typing import Any, Final, cast
 
 import anyio
-import anyio.abc
 
 #: Seconds to open a connection (TCP and TLS).
 CONNECT_TIMEOUT: Final = 30.0
-#: Bytes read from the socket at once.
-READ_SIZE: Final = 256 * 1024
+#: Response body bytes held unread before reading from the socket pauses (a consumer slower
+#: than its upstream holds no more than this and one read).
+MAX_UNREAD: Final = 256 * 1024
+#: Request bytes the transport may hold unsent before the sender waits for them to drain.
+MAX_UNSENT: Final = 256 * 1024
 #: Idle keep-alive connections kept per upstream.
 MAX_IDLE: Final = 128
 #: The largest response head read (bytes): a longer one fails the request, so an upstream that
 #: never ends its head (endless header lines, or one endless value) holds no more memory than
 #: this and one read (h11's default bound is 16 KiB; Node's 16 KiB).
 MAX_HEAD: Final = 64 * 1024
+#: Seconds a connection may sit idle before its socket itself is asked whether the server
+#: closed it (sooner, the event loop has already told the protocol of a close that arrived
+#: before the loop's last poll).
+IDLE_RECHECK: Final = 0.5
 
 
 class UpstreamUnreachable(Exception):
@@ -76,21 +89,30 @@ class H1Response:
         connection = self._connection
         while True:
             while connection.pieces:
-                yield connection.pieces.popleft()
+                yield connection.take()
             if connection.complete:
                 return
             await connection.read_more()
 
 
-class _Connection:
-    """One socket and its response parser (httptools calls the `on_*` methods)."""
+class _Connection(asyncio.Protocol):
+    """One connection and its response parser: the event loop calls `data_received`, which
+    feeds httptools, which calls the `on_*` methods; a request waits in `read_more`."""
 
-    def __init__(self, stream: anyio.abc.ByteStream) -> None:
+    def __init__(self) -> None:
         import httptools
 
-        self.stream = stream
         self._parser_type = httptools.HttpResponseParser
         self._error_type = httptools.HttpParserError
+        self.transport: asyncio.Transport | None = None
+        self.lost = False  # the connection ended
+        self.failure: str | None = None  # why the response cannot be read
+        self.unasked = False  # the server sent bytes past its response, or while idle
+        self.in_use = False  # a request was written and its response is being read
+        self.idle_since = 0.0
+        self._waiter: asyncio.Future[None] | None = None
+        self._drained: asyncio.Future[None] | None = None
+        self._paused = False
         self.reset()
 
     def reset(self) -> None:
@@ -102,47 +124,155 @@ class _Connection:
         self.keep_alive = False
         self.complete = False
         self.pieces: deque[bytes] = deque()
+        self.unread = 0  # bytes in `pieces`
+
+    # asyncio.Protocol
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
+        self.transport.set_write_buffer_limits(MAX_UNSENT)
+
+    def data_received(self, data: bytes) -> None:
+        if not self.in_use or self.complete:
+            self.unasked = True  # never reused (RFC 9112 section 9.3)
+            return
+        if self.failure is not None:
+            return
+        head = not self.head_done
+        try:
+            self.parser.feed_data(data)
+        except self._error_type as exc:
+            self.failure = f"unreadable HTTP response: {exc}"
+        if head and not self.head_done:
+            self.head_read += len(data)
+            if self.head_read > MAX_HEAD:
+                self.failure = f"a response head longer than {MAX_HEAD} bytes"
+        if self.failure is not None:
+            assert self.transport is not None
+            self.transport.close()  # nothing more of this response is read
+        elif self.unread > MAX_UNREAD and not self._paused and self.transport is not None:
+            self._paused = True
+            self.transport.pause_reading()
+        self._wake()
+
+    def eof_received(self) -> bool | None:
+        return None  # the transport closes itself; `connection_lost` follows
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lost = True
+        drained, self._drained = self._drained, None
+        if drained is not None and not drained.done():
+            drained.set_result(None)
+        self._wake()
+
+    def pause_writing(self) -> None:
+        if self._drained is None:
+            self._drained = asyncio.get_running_loop().create_future()
+
+    def resume_writing(self) -> None:
+        drained, self._drained = self._drained, None
+        if drained is not None and not drained.done():
+            drained.set_result(None)
 
     # httptools callbacks
+    def on_message_begin(self) -> None:
+        if self.complete:  # a second response in the same read: nobody asked for it
+            self.unasked = True
+
     def on_header(self, name: bytes, value: bytes) -> None:
+        if self.complete:
+            return
         self.response_headers[name.decode("latin-1").lower()] = value.decode("latin-1")
 
     def on_headers_complete(self) -> None:
+        if self.complete:
+            return
         self.status = self.parser.get_status_code()
         # Asked here: once the message is complete the parser has moved on to the next one.
         self.keep_alive = self.parser.should_keep_alive()
         self.head_done = True
 
     def on_body(self, body: bytes) -> None:
+        if self.complete:
+            return
         self.pieces.append(body)
+        self.unread += len(body)
 
     def on_message_complete(self) -> None:
         self.complete = True
 
+    def _wake(self) -> None:
+        waiter, self._waiter = self._waiter, None
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def take(self) -> bytes:
+        """The oldest unread body piece (reading resumes once the consumer caught up)."""
+        piece = self.pieces.popleft()
+        self.unread -= len(piece)
+        if self._paused and self.unread <= MAX_UNREAD // 2 and self.transport is not None:
+            self._paused = False
+            self.transport.resume_reading()
+        return piece
+
+    async def send(self, data: bytes) -> None:
+        """Write `data`, waiting while the transport holds more than `MAX_UNSENT` unsent."""
+        if self.lost or self.transport is None:
+            raise UpstreamUnreachable("the upstream closed the connection")
+        self.transport.write(data)
+        drained = self._drained
+        if drained is not None:
+            await drained
+
     async def read_more(self) -> None:
-        try:
-            data = await self.stream.receive(READ_SIZE)
-        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-            data = b""
-        if not data:
+        """Wait for the next bytes of the response (the parser has consumed them when this
+        returns).
+
+        Raises:
+            UpstreamUnreachable: the response cannot be read (see `failure`), or the
+                connection ended before it did.
+        """
+        if self.failure is None and not self.lost:
+            self._waiter = asyncio.get_running_loop().create_future()
+            await self._waiter
+        if self.failure is not None:
+            raise UpstreamUnreachable(self.failure)
+        if self.lost and not self.complete and not self.pieces:
             # A body delimited by the connection's close ends here; anything else is cut.
             if self.head_done and "content-length" not in self.response_headers:
                 if "chunked" not in self.response_headers.get("transfer-encoding", ""):
                     self.complete = True
                     return
             raise UpstreamUnreachable("the upstream closed the connection")
-        head = not self.head_done
-        try:
-            self.parser.feed_data(data)
-        except self._error_type as exc:
-            raise UpstreamUnreachable(f"unreadable HTTP response: {exc}") from None
-        if head and not self.head_done:
-            self.head_read += len(data)
-            if self.head_read > MAX_HEAD:
-                raise UpstreamUnreachable(f"a response head longer than {MAX_HEAD} bytes")
 
     def reusable(self) -> bool:
-        return self.complete and self.keep_alive and not self.pieces
+        return (
+            self.complete
+            and self.keep_alive
+            and not self.pieces
+            and not self.lost
+            and self.failure is None
+            and not self.unasked
+        )
+
+    def idle_and_open(self) -> bool:
+        """Whether this idle keep-alive connection can take a request: the server neither
+        closed it nor sent anything on it since its last response. Past `IDLE_RECHECK` the
+        socket is asked too (a close may have arrived after the loop's last poll)."""
+        if self.lost or self.unasked or self.failure is not None or self.transport is None:
+            return False
+        if time.monotonic() - self.idle_since < IDLE_RECHECK:
+            return True
+        sock = self.transport.get_extra_info("socket")
+        try:
+            readable, _, _ = select.select([sock], [], [], 0)
+        except (OSError, ValueError, TypeError):
+            return False
+        return not readable
+
+    def close(self) -> None:
+        if self.transport is not None:
+            self.transport.close()
+        self.lost = True
 
 
 class H1Pool:
@@ -167,21 +297,20 @@ class H1Pool:
     async def _open(self) -> _Connection:
         from ._upstreams import _tls_context
 
+        loop = asyncio.get_running_loop()
+        ssl: Any = _tls_context() if self._tls else None
         try:
             with anyio.fail_after(CONNECT_TIMEOUT):
-                stream: anyio.abc.ByteStream
-                if self._tls:
-                    stream = await anyio.connect_tcp(
-                        self._host,
-                        self._port,
-                        ssl_context=_tls_context(),
-                        tls_standard_compatible=False,
-                    )
-                else:
-                    stream = await anyio.connect_tcp(self._host, self._port)
-        except (OSError, TimeoutError, anyio.BrokenResourceError) as exc:
+                _, connection = await loop.create_connection(
+                    _Connection,
+                    self._host,
+                    self._port,
+                    ssl=ssl,
+                    server_hostname=self._host if ssl is not None else None,
+                )
+        except (OSError, TimeoutError) as exc:
             raise UpstreamUnreachable(type(exc).__name__) from None
-        return _Connection(stream)
+        return connection
 
     def _head(self, body: bytes, headers: dict[str, str]) -> bytes:
         merged = {**self._headers, **{k.lower(): v for k, v in headers.items()}}
@@ -208,56 +337,38 @@ class H1Pool:
         connection: _Connection | None = None
         while self._idle and connection is None:
             candidate = self._idle.pop()
-            if _idle_and_open(candidate):
+            if candidate.idle_and_open():
                 connection = candidate
             else:  # the server closed it (or broke the protocol) while it was idle
-                await _close(candidate)
+                candidate.close()
         if connection is None:
             connection = await self._open()
+        connection.in_use = True
         try:
-            await connection.stream.send(head + body if len(body) < 65536 else head)
-            if len(body) >= 65536:
-                await connection.stream.send(body)
+            await connection.send(head + body)
             while not connection.head_done:
                 await connection.read_more()
-        except (UpstreamUnreachable, OSError, anyio.BrokenResourceError) as exc:
-            await _close(connection)
+        except (UpstreamUnreachable, OSError) as exc:
+            connection.close()
             raise UpstreamUnreachable(type(exc).__name__) from None
         except BaseException:
-            await _close(connection)
+            connection.close()
             raise
         try:
             yield H1Response(connection)
         except BaseException:
-            await _close(connection)
+            connection.close()
             raise
         if connection.reusable() and len(self._idle) < MAX_IDLE:
             connection.reset()
+            connection.in_use = False
+            connection.idle_since = time.monotonic()
             self._idle.append(connection)
         else:
-            await _close(connection)
+            connection.close()
 
     async def aclose(self) -> None:
         """Close the idle connections."""
         idle, self._idle = self._idle, []
         for connection in idle:
-            await _close(connection)
-
-
-def _idle_and_open(connection: _Connection) -> bool:
-    """Whether an idle keep-alive connection can take a request: the server sent nothing on it
-    since its last response (a readable socket is its close, or bytes nobody asked for)."""
-    try:
-        sock = connection.stream.extra(anyio.abc.SocketAttribute.raw_socket)
-        readable, _, _ = select.select([sock], [], [], 0)
-    except (anyio.TypedAttributeLookupError, OSError, ValueError):
-        return False
-    return not readable
-
-
-async def _close(connection: _Connection) -> None:
-    with anyio.CancelScope(shield=True):
-        try:
-            await connection.stream.aclose()
-        except (OSError, anyio.BrokenResourceError):
-            pass
+            connection.close()

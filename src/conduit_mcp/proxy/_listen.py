@@ -33,6 +33,7 @@ from starlette.requests import Request
 
 from ._budget import ClientBudget
 from ._headers import HeaderStamp
+from ._joined import http_protocol
 from ._metrics import Metrics
 from ._modern import MAX_BODY, ModernRouter
 from ._pump import pump
@@ -90,6 +91,8 @@ class Listener:
             allowed_hosts=[f"{name}:{port}" for name in names] + names,
             allowed_origins=[f"http://{name}:{port}" for name in names],
         )
+        #: the SDK's Host / Origin / content-type check (it holds only the settings)
+        self._security = TransportSecurityMiddleware(self.security)
 
     async def run(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
         """Hold the task group the sessions run in (until cancelled)."""
@@ -150,9 +153,7 @@ class Listener:
         # A new session starts a server process (or an upstream session): only for a request
         # that can open one, checked before anything is started.
         request = Request(scope, receive)
-        refused = await TransportSecurityMiddleware(self.security).validate_request(
-            request, is_post=request.method == "POST"
-        )
+        refused = await self._security.validate_request(request, is_post=request.method == "POST")
         if refused is not None:
             await refused(scope, receive, send)
             return
@@ -173,9 +174,7 @@ class Listener:
     ) -> None:
         """A 2026-07-28 request: checked like a new session's (Host, Origin), then routed."""
         request = Request(scope, receive)
-        refused = await TransportSecurityMiddleware(self.security).validate_request(
-            request, is_post=request.method == "POST"
-        )
+        refused = await self._security.validate_request(request, is_post=request.method == "POST")
         if refused is not None:
             await refused(scope, receive, send)
             return
@@ -494,6 +493,7 @@ async def serve(
         # X-Forwarded-For and so pass for another (each address has its own budget).
         proxy_headers=False,
         lifespan="on",
+        http=http_protocol(),  # a response's head and body in one socket write
     )
     server = uvicorn.Server(config)
     async with anyio.create_task_group() as tg:

@@ -20,6 +20,8 @@ the response; closing the response stream cancels the request (the proxy sends
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import itertools
 import json
 import logging
@@ -135,6 +137,8 @@ class ModernRouter:
         self._ids = itertools.count(1)
         self._ready = anyio.Event()
         self._lock = anyio.Lock()
+        #: the tasks that wait for the client of a request on the pooled POST path to leave
+        self._watchers: set[asyncio.Task[None]] = set()
         #: the pooled POST path for an HTTP upstream (`None`: the SDK's client, shared).
         self.direct = (
             DirectUpstream(seam, target)
@@ -145,6 +149,8 @@ class ModernRouter:
     async def aclose(self) -> None:
         """Close the pooled upstream connections (the shared SDK upstream ends with the
         listener's task group)."""
+        for task in list(self._watchers):
+            task.cancel()
         if self.direct is not None:
             with anyio.CancelScope(shield=True):
                 await self.direct.pool.aclose()
@@ -406,10 +412,8 @@ class ModernRouter:
             return
         listen = value.get("method") == "subscriptions/listen"
         stream = _EventStream(send, accepts_sse)
-        limit = None if listen else REQUEST_TIMEOUT
         answer: dict[str, Any] | None = None
         failure: str | None = None
-        gone = False
 
         async def related(message: dict[str, Any]) -> None:
             await stream.event(restore(message, upstream_id, client_id))
@@ -419,32 +423,11 @@ class ModernRouter:
                 _notice, stream, restore(message, upstream_id, client_id)
             )
 
-        async def watch_client(scope: anyio.CancelScope) -> None:
-            """The client leaving cancels the POST (closing its connection: 2026-07-28's
-            cancellation); a quiet request gets keep-alive pings, then times out. Runs in the
-            listener's task group and ends by itself: the server reports the connection's
-            end once the response is complete, so no cancellation is paid per request."""
-            nonlocal gone, failure
-            while True:
-                with anyio.move_on_after(SSE_PING_INTERVAL):
-                    while (await receive())["type"] != "http.disconnect":
-                        pass
-                    if not stream.done:
-                        gone = True
-                        scope.cancel()
-                    return
-                if stream.done:
-                    return
-                stream.quiet += SSE_PING_INTERVAL
-                if limit is not None and stream.quiet >= limit:
-                    failure = "the upstream server did not answer in time"
-                    scope.cancel()
-                    return
-                await stream.ping()
-
         try:
             with anyio.CancelScope() as scope:
-                tg.start_soon(watch_client, scope)
+                watch = _ClientWatch(
+                    receive, stream, scope, None if listen else REQUEST_TIMEOUT, self._watchers
+                )
                 try:
                     answer = await direct.post(request, authorization, version, related)
                     if answer is None:
@@ -455,27 +438,30 @@ class ModernRouter:
                     if not (listen and stream.streaming):
                         logger.warning("stateless upstream: %s", exc)
                         failure = str(exc)
+                finally:
+                    watch.stop()
+            if watch.failure is not None and answer is None:
+                failure = watch.failure
         finally:
             direct.listening.pop(upstream_id, None)
             if answer is None:
                 with anyio.CancelScope(shield=True):
                     await direct.forget(upstream_id)
-        if gone:
+        if watch.gone:
             stream.done = True
             return
         if answer is None and failure is not None:
             answer = _error(client_id, -32603, f"conduit-mcp proxy: {failure}")
-        async with stream.lock:  # no keep-alive ping between the last event and the end
-            stream.done = True
+        status = 502 if failure is not None else 200
+        stream.done = True  # no event or keep-alive ping from now on
+        if stream.lock is None:  # nothing else ever wrote: nothing to wait for
             await _answer(
-                send,
-                client_id,
-                answer,
-                stream.streaming,
-                listen,
-                accepts_json,
-                accepts_sse,
-                502 if failure is not None else 200,
+                send, client_id, answer, stream.streaming, listen, accepts_json, accepts_sse, status
+            )
+            return
+        async with stream.lock:  # a ping being written ends before the last event
+            await _answer(
+                send, client_id, answer, stream.streaming, listen, accepts_json, accepts_sse, status
             )
 
     async def _cancel_upstream(self, upstream_id: str) -> None:
@@ -507,12 +493,13 @@ class ModernRouter:
 class _EventStream:
     """The response of one request as an event stream, started at its first event or
     keep-alive ping (a client that does not accept `text/event-stream` gets neither: the
-    response alone); sends from the request's task and its watcher never interleave."""
+    response alone); sends from the request's task and a ping never interleave (`lock`, made
+    at the first event or ping: a request answered at once never needs it)."""
 
     def __init__(self, send: Any, accepts_sse: bool) -> None:
         self._send = send
         self._accepts_sse = accepts_sse
-        self.lock = anyio.Lock()
+        self.lock: anyio.Lock | None = None
         self.streaming = False
         self.done = False  # the response is being written: no more events or pings
         self.quiet = 0.0  # seconds since the last event
@@ -527,6 +514,8 @@ class _EventStream:
             await self._write(_PING)
 
     async def _write(self, data: bytes) -> None:
+        if self.lock is None:
+            self.lock = anyio.Lock()
         async with self.lock:
             if self.done:
                 return
@@ -543,6 +532,87 @@ async def _notice(stream: _EventStream, message: dict[str, Any]) -> None:
         await stream.event(message)
     except Exception:  # the client's connection is gone
         logger.debug("a list_changed notice for a stream that closed: dropped")
+
+
+class _ClientWatch:
+    """The client of one request in flight on the pooled POST path: its leaving (the ASGI
+    `http.disconnect` before the response is written) cancels `scope`, which closes the
+    upstream POST (2026-07-28's cancellation); each `SSE_PING_INTERVAL` a keep-alive ping goes
+    on the event stream, and past `limit` seconds without an event (`None`: no limit) the
+    request fails with `failure`.
+
+    One asyncio task waits on `receive` and ends by itself (the server reports the
+    connection's end once the response is complete); the interval is a timer of the event
+    loop, not a task: nothing is cancelled per request, and no task is started for an
+    answer that comes before the first interval.
+
+    Args:
+        receive: the request's ASGI receive callable.
+        stream: the request's `_EventStream`.
+        scope: the scope of the upstream POST.
+        limit: seconds of quiet before the request fails, or `None`.
+        watchers: where the waiting task is kept while it runs (the router cancels what is
+            left when it closes).
+    """
+
+    def __init__(
+        self,
+        receive: Any,
+        stream: _EventStream,
+        scope: anyio.CancelScope,
+        limit: float | None,
+        watchers: set[asyncio.Task[None]],
+    ) -> None:
+        self.gone = False
+        self.failure: str | None = None
+        self._stream = stream
+        self._scope = scope
+        self._limit = limit
+        self._loop = asyncio.get_running_loop()
+        self._pings: set[asyncio.Task[None]] = set()
+        task = self._loop.create_task(self._disconnect(receive))
+        watchers.add(task)
+        task.add_done_callback(watchers.discard)
+        self._timer: asyncio.TimerHandle | None = self._loop.call_later(
+            SSE_PING_INTERVAL, self._quiet
+        )
+
+    async def _disconnect(self, receive: Any) -> None:
+        try:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+        except Exception:  # the server's receive failed: as good as gone
+            logger.debug("the client's connection could not be read", exc_info=True)
+        if not self._stream.done:
+            self.gone = True
+            self._scope.cancel()
+
+    def _quiet(self) -> None:
+        self._timer = None
+        stream = self._stream
+        if stream.done or self.gone:
+            return
+        stream.quiet += SSE_PING_INTERVAL
+        if self._limit is not None and stream.quiet >= self._limit:
+            self.failure = "the upstream server did not answer in time"
+            self._scope.cancel()
+            return
+        ping = self._loop.create_task(self._ping())
+        self._pings.add(ping)
+        ping.add_done_callback(self._pings.discard)
+        self._timer = self._loop.call_later(SSE_PING_INTERVAL, self._quiet)
+
+    async def _ping(self) -> None:
+        try:
+            await self._stream.ping()
+        except Exception:  # the client went away: its `http.disconnect` says so
+            logger.debug("a keep-alive ping could not be written", exc_info=True)
+
+    def stop(self) -> None:
+        """No more pings or time limit (the POST ended)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
 
 async def _relay_related(
@@ -629,7 +699,23 @@ async def _answer(
 
 def accepted(accept: str) -> tuple[bool, bool]:
     """`(accepts application/json, accepts text/event-stream)` from an `Accept` value (RFC 9110
-    section 12.5.1, wildcards included, `q=0` as refused). No `Accept` accepts both."""
+    section 12.5.1, wildcards included, `q=0` as refused). No `Accept` accepts both. A short
+    value is remembered (clients send a few, again and again); a long one is never kept."""
+    if len(accept) <= _ACCEPT_CACHED:
+        return _accepted_cached(accept)
+    return _accepted(accept)
+
+
+#: The longest `Accept` value `accepted` remembers (256 of them at most: 64 KiB in all).
+_ACCEPT_CACHED: Final = 256
+
+
+@functools.lru_cache(maxsize=256)
+def _accepted_cached(accept: str) -> tuple[bool, bool]:
+    return _accepted(accept)
+
+
+def _accepted(accept: str) -> tuple[bool, bool]:
     if not accept.strip():
         return True, True
     types = set()
@@ -673,6 +759,9 @@ def sse_event(message: Any) -> bytes:
 async def send_body(send: Any, data: bytes, *, more_body: bool = False) -> None:
     """`data` as ASGI body messages of at most `BODY_PIECE` bytes: the server's flow control
     (it waits for the socket to drain between messages) then bounds what it buffers."""
+    if len(data) <= BODY_PIECE:  # one message, `data` itself (no copy)
+        await send({"type": "http.response.body", "body": data, "more_body": more_body})
+        return
     view = memoryview(data)
     for start in range(0, max(len(data), 1), BODY_PIECE):
         last = start + BODY_PIECE >= len(data)
