@@ -174,3 +174,18 @@ def test_under_uvicorn_each_response_is_one_write_and_the_bytes_are_uvicorns() -
     writes = recorders[0].writes
     assert len(writes) == 4  # one write per response, the HEAD response's head included
     assert wire == b"".join(answers)
+
+
+def test_a_uvicorn_whose_protocol_changed_shape_gets_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The listener subclasses uvicorn's internal httptools protocol: a uvicorn without a
+    method it overrides serves with its own protocol ("auto"), unjoined, never a subclass
+    that would fail on the first response."""
+    from uvicorn.protocols.http import httptools_impl
+
+    from conduit_mcp.proxy._joined import http_protocol
+
+    assert http_protocol() != "auto"
+    monkeypatch.delattr(httptools_impl.HttpToolsProtocol, "on_response_complete")
+    assert http_protocol() == "auto"

@@ -18,6 +18,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Final, cast
 
+#: The methods of uvicorn's protocol `http_protocol` overrides.
+_OVERRIDDEN: Final = ("connection_made", "on_response_complete")
 #: A body piece at least this large is written after the head rather than joined to it.
 JOIN_BELOW: Final = 64 * 1024
 
@@ -86,11 +88,13 @@ def _announces_body(data: bytes | bytearray | memoryview) -> bool:
 def http_protocol() -> Any:
     """uvicorn's httptools protocol class with `JoinedWrites` on each connection (for
     `uvicorn.Config(http=...)`), or `"auto"` when httptools is not installed (uvicorn's h11
-    protocol, writes unjoined)."""
+    protocol, writes unjoined), or when uvicorn's protocol has no method this overrides."""
     try:
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
     except ImportError:
         return "auto"
+    if not all(callable(getattr(HttpToolsProtocol, name, None)) for name in _OVERRIDDEN):
+        return "auto"  # a uvicorn whose protocol changed shape: its own, writes unjoined
 
     class JoinedHttpToolsProtocol(HttpToolsProtocol):
         """uvicorn's `HttpToolsProtocol` writing through `JoinedWrites`."""
