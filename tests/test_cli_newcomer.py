@@ -61,3 +61,17 @@ def test_capture_on_a_terminal_without_o_is_a_usage_error_before_any_server_runs
     done = runner.invoke(app, ["capture", "--timeout", "5", "-o", "-", *command])
     assert done.exit_code == 2 and "conduit-mcp: capture:" in done.stderr
     assert "terminal" not in done.stderr
+
+
+def test_the_help_says_what_the_proxy_and_its_output_options_do() -> None:
+    """A newcomer read "Inspect MCP tools/list pages" atop a command that also runs the proxy,
+    "proxy ... (stdio)" for a proxy that also serves and reaches HTTP, and option values
+    (withhold|flag|pass, hide_unsafe|keep) the help never explained."""
+    top = " ".join(runner.invoke(app, ["-h"]).stdout.split())
+    assert "run a server behind the guard (proxy)" in top
+    assert "behind the guard (stdio or HTTP)" in top
+    proxy = " ".join(runner.invoke(app, ["proxy", "-h"]).stdout.split())
+    assert "a Streamable HTTP server (--upstream URL); with --listen, clients" in proxy
+    assert "withhold (the client gets an isError result saying why), flag" in proxy
+    assert "past it the call is refused, or the output counts as invalid" in proxy
+    assert "hide_unsafe: list a tool without its outputSchema when it has pattern" in proxy

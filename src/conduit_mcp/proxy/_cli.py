@@ -176,7 +176,9 @@ def proxy_command(
         typer.Option(
             "--invalid-output",
             metavar="withhold|flag|pass",
-            help="Structured content that fails the outputSchema (default: withhold).",
+            help="Structured content that fails the tool's outputSchema: withhold (the client gets "
+            "an isError result saying why), flag (logged, passed on) or pass (not checked) "
+            "(default: withhold).",
         ),
     ] = None,
     output_timeout: Annotated[
@@ -184,7 +186,8 @@ def proxy_command(
         typer.Option(
             "--output-timeout",
             metavar="SECONDS",
-            help="Longest an argument or output check may take (default: 2).",
+            help="Longest an argument or output check may take; past it the call is refused, or "
+            "the output counts as invalid (default: 2).",
         ),
     ] = None,
     sdk_output_schema: Annotated[
@@ -192,7 +195,10 @@ def proxy_command(
         typer.Option(
             "--sdk-output-schema",
             metavar="hide_unsafe|keep",
-            help="outputSchemas a Python SDK client cannot check safely (default: hide_unsafe).",
+            help="hide_unsafe: list a tool without its outputSchema when it has pattern, "
+            "patternProperties or uniqueItems, which a Python SDK client would re-check "
+            "slowly or wrongly (the proxy still checks the output); keep: list it as sent "
+            "(default: hide_unsafe).",
         ),
     ] = None,
     held_dir: Annotated[
@@ -215,7 +221,8 @@ def proxy_command(
     quiet: Annotated[bool, typer.Option("--quiet", help="Log warnings and errors only.")] = False,
 ) -> None:
     """Run an MCP server behind the guard: an MCP server on stdin/stdout to the client, the
-    guard in the middle, the real server as a child process.
+    guard in the middle, the real server as a child process (after --) or a Streamable HTTP
+    server (--upstream URL); with --listen, clients connect over Streamable HTTP instead.
 
     stdout carries protocol bytes only; the server's stderr is relayed; SIGINT and SIGTERM are
     sent on to the server; the exit code is the server's (127: it could not be started).
@@ -473,6 +480,6 @@ def register(app: typer.Typer) -> None:
     app.command(
         "proxy",
         cls=PlainHelpCommand,
-        short_help="Run an MCP server behind the guard (stdio).",
+        short_help="Run an MCP server behind the guard (stdio or HTTP).",
         context_settings={"allow_interspersed_args": False},
     )(proxy_command)
