@@ -75,3 +75,14 @@ def test_the_help_says_what_the_proxy_and_its_output_options_do() -> None:
     assert "withhold (the client gets an isError result saying why), flag" in proxy
     assert "past it the call is refused, or the output counts as invalid" in proxy
     assert "hide_unsafe: list a tool without its outputSchema when it has pattern" in proxy
+
+
+@pytest.mark.parametrize("url", ["ftp://host/mcp", "host:8080/mcp", "http:/host", "notaurl"])
+def test_an_upstream_that_is_no_http_url_is_a_usage_error(url: str) -> None:
+    """A newcomer's `--upstream ftp://x` was taken: the proxy started and each request failed
+    with `UnsupportedProtocol`."""
+    done = runner.invoke(app, ["proxy", "--server-id", "s", "--upstream", url])
+    said = " ".join(done.stderr.split())
+    assert done.exit_code == 2
+    assert "expected a Streamable HTTP server's http:// or https:// URL" in said
+    assert repr(url) in said

@@ -12,6 +12,7 @@ import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 import typer
 
@@ -234,6 +235,8 @@ def proxy_command(
         )
     if not server_id:
         raise typer.BadParameter("a server id must not be empty", param_hint="--server-id")
+    if upstream is not None:
+        _check_upstream(upstream)
     settings = GuardSettings(
         server_id=server_id,
         pins=pins,
@@ -467,6 +470,18 @@ def _report(outcome: Any, dry_run: bool) -> None:
         print(f"skipped    {name}: {why}")
     if outcome.backup is not None:
         print(f"backup     {outcome.backup}")
+
+
+def _check_upstream(url: str) -> None:
+    """Refuse an `--upstream` that is no http(s) URL before anything starts (it was taken, and
+    every request then failed with `UnsupportedProtocol`). Raises `typer.BadParameter`."""
+    parsed = urlsplit(url)
+    if parsed.scheme.lower() not in ("http", "https") or not parsed.netloc:
+        raise typer.BadParameter(
+            f"expected a Streamable HTTP server's http:// or https:// URL "
+            f"(e.g. https://host/mcp), got {url!r}",
+            param_hint="--upstream",
+        )
 
 
 def register(app: typer.Typer) -> None:
