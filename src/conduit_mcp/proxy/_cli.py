@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 import typer
 
 from .._cli_help import PlainHelpCommand
+from .._launcher import install_command
 from ._settings import HEADERS_ENV, GuardSettings, HttpUpstream
 
 EXIT_USAGE = 2
@@ -320,15 +321,13 @@ def run(
         from ._seam import GuardSeam
         from ._stdio import run_stdio
     except ImportError as exc:
-        _fail(f"the proxy needs the proxy extra: pip install 'conduit-mcp-client[proxy]' ({exc})")
+        _fail(f"the proxy needs the proxy extra: {install_command('proxy')} ({exc})")
     metrics = None
     if listen is not None:
         try:
             from ._metrics import Metrics
         except ImportError as exc:  # prometheus-client
-            _fail(
-                f"the proxy needs the proxy extra: pip install 'conduit-mcp-client[proxy]' ({exc})"
-            )
+            _fail(f"the proxy needs the proxy extra: {install_command('proxy')} ({exc})")
         metrics = Metrics(settings.server_id)
     try:
         seam = GuardSeam(
@@ -436,7 +435,7 @@ def wrap_command(
     try:
         outcome = wrap_config(config, proxy=proxy_command, options=options, dry_run=dry_run)
     except ImportError as exc:  # tomlkit, for a Codex config
-        _fail(f"wrap needs the proxy extra: pip install 'conduit-mcp-client[proxy]' ({exc})")
+        _fail(f"wrap needs the proxy extra: {install_command('proxy')} ({exc})")
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         _fail(f"{config}: {exc}")
     _report(outcome, dry_run)
