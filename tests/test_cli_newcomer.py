@@ -61,3 +61,28 @@ def test_capture_on_a_terminal_without_o_is_a_usage_error_before_any_server_runs
     done = runner.invoke(app, ["capture", "--timeout", "5", "-o", "-", *command])
     assert done.exit_code == 2 and "conduit-mcp: capture:" in done.stderr
     assert "terminal" not in done.stderr
+
+
+def test_the_help_says_what_the_proxy_and_its_output_options_do() -> None:
+    """A newcomer read "Inspect MCP tools/list pages" atop a command that also runs the proxy,
+    "proxy ... (stdio)" for a proxy that also serves and reaches HTTP, and option values
+    (withhold|flag|pass, hide_unsafe|keep) the help never explained."""
+    top = " ".join(runner.invoke(app, ["-h"]).stdout.split())
+    assert "run a server behind the guard (proxy)" in top
+    assert "behind the guard (stdio or HTTP)" in top
+    proxy = " ".join(runner.invoke(app, ["proxy", "-h"]).stdout.split())
+    assert "a Streamable HTTP server (--upstream URL); with --listen, clients" in proxy
+    assert "withhold (the client gets an isError result saying why), flag" in proxy
+    assert "past it the call is refused, or the output counts as invalid" in proxy
+    assert "hide_unsafe: list a tool without its outputSchema when it has pattern" in proxy
+
+
+@pytest.mark.parametrize("url", ["ftp://host/mcp", "host:8080/mcp", "http:/host", "notaurl"])
+def test_an_upstream_that_is_no_http_url_is_a_usage_error(url: str) -> None:
+    """A newcomer's `--upstream ftp://x` was taken: the proxy started and each request failed
+    with `UnsupportedProtocol`."""
+    done = runner.invoke(app, ["proxy", "--server-id", "s", "--upstream", url])
+    said = " ".join(done.stderr.split())
+    assert done.exit_code == 2
+    assert "expected a Streamable HTTP server's http:// or https:// URL" in said
+    assert repr(url) in said

@@ -11,6 +11,7 @@ import ast
 import email.parser
 import os
 import re
+import shlex
 import subprocess
 import sys
 import venv
@@ -19,6 +20,8 @@ from pathlib import Path
 
 import pytest
 import tomllib
+
+from conduit_mcp._launcher import install_command
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
@@ -161,7 +164,19 @@ def test_the_command_without_the_cli_extra_says_what_to_install() -> None:
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
-    assert f"pip install '{DISTRIBUTION}[cli]'" in done.stderr
+    assert install_command("cli") in done.stderr
+
+
+def test_the_install_hint_names_the_checkout_this_copy_came_from() -> None:
+    """The distribution is not on the package index: a newcomer ran the hint `pip install
+    'conduit-mcp-client[proxy]'` and pip found nothing. The dev venv is installed from this
+    checkout, so the hint names its folder, with the Python that runs this copy."""
+    command = shlex.split(install_command("proxy"))
+    assert command[:4] == [sys.executable, "-m", "pip", "install"]
+    folder, _, extra = command[4].partition("[")
+    assert extra == "proxy]"
+    assert (Path(folder) / "pyproject.toml").is_file()
+    assert Path(folder).resolve() == ROOT
 
 
 def test_the_library_faces_import_without_the_cli() -> None:
@@ -289,7 +304,7 @@ def test_a_fresh_venv_installing_the_wheel_runs_the_readme_first_example(
     )
     if "cli" not in extras:
         assert command.returncode == 2 and "Traceback" not in command.stderr
-        assert f"pip install '{DISTRIBUTION}[cli]'" in command.stderr
+        assert shlex.join([str(python), "-m", "pip", "install", f"{wheel}[cli]"]) in command.stderr
 
 
 def test_the_dev_venv_installs_every_extra() -> None:

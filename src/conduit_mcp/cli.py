@@ -97,7 +97,8 @@ def _main_options(
         ),
     ] = False,
 ) -> None:
-    """Inspect MCP tools/list pages: fingerprints, warnings, rejections, drift, pins.
+    """Guard MCP servers and inspect their tools: run a server behind the guard (proxy), wrap
+    a client's config, keep a team's pins, inspect and diff tools/list pages.
 
     Exit codes: 0 done, nothing that fails the command; 1 done, with a finding that fails it
     (inspect: a rejected tool, and any warning only under --fail-on warning; diff: drift; pins
@@ -1086,7 +1087,11 @@ def _approve_pending(
         wanted = list(names) if names else sorted(pending)
         missing = [name for name in wanted if name not in pending]
         if missing:
-            _fail(f"nothing pending for {', '.join(map(repr, missing))} (see pins pending)")
+            _fail(
+                f"nothing pending for {', '.join(map(repr, missing))}: a tool is queued when a "
+                "guard lists it (a revoked one too): have a client list the tools again through "
+                "the guard, then see pins pending"
+            )
         if reviewed is not None:
             now = pending[wanted[0]].fingerprint
             if now.removeprefix("jcs-sha256:") != reviewed.removeprefix("jcs-sha256:"):

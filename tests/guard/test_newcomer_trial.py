@@ -158,6 +158,11 @@ async def test_a_caller_store_is_not_written_by_default_new_tools_are_held() -> 
         ("call_refused", "refused"),
     ]
     assert script.calls() == []
+    # One level of parentheses (a newcomer read "(held: ... (Guard.approve, or ...))").
+    assert guard.events[0].message == (
+        "a tool never pinned for this server (held: not listed to the model and not callable "
+        "until approved with Guard.approve or conduit-mcp pins approve on its store)"
+    )
 
 
 async def test_approve_names_the_approver_and_then_calls_pass() -> None:

@@ -106,6 +106,24 @@ def test_approving_what_is_not_pending_is_bad_input(store: str) -> None:
     assert code == 2 and "nothing pending" in err
 
 
+def test_a_revoked_tool_is_approved_again_once_listed_and_the_error_says_so(store: str) -> None:
+    """A newcomer revoked a tool, followed the refusal to `pins approve --tool`, and met a bare
+    "nothing pending": the queue holds a revoked tool again only after a guard lists it."""
+    held_by_a_guard(store, [RAW])
+    approve = ("pins", "approve", "--store", store, "--server-id", "w", "--tool", "get_weather")
+    assert run(*approve, "--approver", "alice")[0] == 0
+    revoke = ("pins", "revoke", "--store", store, "--server-id", "w", "--tool", "get_weather")
+    assert run(*revoke, "--approver", "alice")[0] == 0
+    code, _, err = run(*approve, "--approver", "alice")
+    said = " ".join(err.split())
+    assert code == 2 and "nothing pending for 'get_weather'" in said
+    assert "list the tools again through the guard" in said
+    held_by_a_guard(store, [RAW])  # what the error says to do
+    assert run(*approve, "--approver", "alice")[0] == 0
+    with PinStore(store) as pins:
+        assert sorted(pins.pinned("w")) == ["get_weather"]
+
+
 @pytest.mark.parametrize("command", ["approve", "revoke"])
 @pytest.mark.parametrize("approver", [None, "", "   "])
 def test_approve_and_revoke_without_an_approver_are_usage_errors_and_write_nothing(

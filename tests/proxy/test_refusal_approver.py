@@ -109,3 +109,16 @@ def test_the_held_line_pasted_unedited_is_a_usage_error_and_with_a_name_approves
     with PinStore(str(store)) as pins:
         pin = pins.pin("s", "add")
         assert pin is not None and pin.approver == "carol"
+
+
+def test_the_blocked_line_says_a_revoked_tool_is_queued_only_once_listed_again(
+    tmp_path: Path,
+) -> None:
+    """A newcomer revoked a tool, followed the refusal's `pins pending` and found nothing for
+    it: a revocation leaves no definition in the queue until a client lists the tools."""
+    seam = GuardSeam(GuardSettings("s", pins=str(tmp_path / "pins.db"), held_dir=tmp_path))
+    hint = seam.review_hint("echo")
+    assert hint.startswith("review it with: conduit-mcp pins pending --store ")
+    note = "(a revoked tool is queued there once the tools are listed again); approve it with: "
+    assert note in hint
+    assert shlex.split(hint.split("approve it with: ", 1)[1])[-2:] == ["--approver", "WHO"]

@@ -155,7 +155,7 @@ def test_wrap_then_unwrap_each_client_format(name: str, tmp_path: Path) -> None:
     wrapped = path.read_bytes()
     again = _conduit("wrap", str(path), "--proxy-command", PROXY, "--pins", "/var/pins.db")
     assert path.read_bytes() == wrapped  # idempotent
-    assert "wrapped " not in again.stdout
+    assert not [line for line in again.stdout.splitlines() if line.startswith("wrapped")]
     _conduit("unwrap", str(path))
     assert path.read_bytes() == original  # byte for byte
     assert not backup.exists()
@@ -170,6 +170,17 @@ def test_dry_run_prints_the_diff_and_writes_nothing(tmp_path: Path) -> None:
     assert f'+      "command": "{PROXY}",' in done.stdout
     assert '-      "command": "npx",' in done.stdout
     assert f"+++ {path} (wrapped)" in done.stdout
+
+
+def test_wrapping_again_with_other_options_says_how_to_change_them(tmp_path: Path) -> None:
+    """Newcomer trial: `wrap --pins other.db` on a wrapped config said only "already wrapped"
+    and kept the old store, with no hint how to change it."""
+    path = _copy(tmp_path, "claude_desktop_config.json")
+    _conduit("wrap", str(path), "--proxy-command", PROXY, "--pins", "/var/a.db")
+    wrapped = path.read_bytes()
+    again = _conduit("wrap", str(path), "--proxy-command", PROXY, "--pins", "/var/b.db")
+    assert path.read_bytes() == wrapped
+    assert "already wrapped (to change its options: unwrap, then wrap)" in again.stdout
 
 
 def test_unwrap_dry_run_labels_its_diff_unwrapped(tmp_path: Path) -> None:

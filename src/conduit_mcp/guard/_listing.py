@@ -581,8 +581,8 @@ def _said(outcome: Any) -> str:
     """The decision in an event's message; a held tool says how it is released."""
     if outcome.status == "held":
         return (
-            "held: not listed to the model and not callable until approved "
-            "(Guard.approve, or conduit-mcp pins approve on its store)"
+            "held: not listed to the model and not callable until approved with "
+            "Guard.approve or conduit-mcp pins approve on its store"
         )
     return str(outcome.decision)
 

@@ -646,9 +646,10 @@ class PostgresBackend:
         try:
             import psycopg
         except ImportError as exc:  # pragma: no cover - the extra is installed in tests
+            from .._launcher import install_command
+
             raise ImportError(
-                "a postgresql:// PinStore needs psycopg 3:"
-                " pip install 'conduit-mcp-client[postgresql]'"
+                f"a postgresql:// PinStore needs psycopg 3: {install_command('postgresql')}"
             ) from exc
         self._psycopg = psycopg
         self.location = location

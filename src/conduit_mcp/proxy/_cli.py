@@ -12,10 +12,12 @@ import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 import typer
 
 from .._cli_help import PlainHelpCommand
+from .._launcher import install_command
 from ._settings import HEADERS_ENV, GuardSettings, HttpUpstream
 
 EXIT_USAGE = 2
@@ -176,7 +178,9 @@ def proxy_command(
         typer.Option(
             "--invalid-output",
             metavar="withhold|flag|pass",
-            help="Structured content that fails the outputSchema (default: withhold).",
+            help="Structured content that fails the tool's outputSchema: withhold (the client gets "
+            "an isError result saying why), flag (logged, passed on) or pass (not checked) "
+            "(default: withhold).",
         ),
     ] = None,
     output_timeout: Annotated[
@@ -184,7 +188,8 @@ def proxy_command(
         typer.Option(
             "--output-timeout",
             metavar="SECONDS",
-            help="Longest an argument or output check may take (default: 2).",
+            help="Longest an argument or output check may take; past it the call is refused, or "
+            "the output counts as invalid (default: 2).",
         ),
     ] = None,
     sdk_output_schema: Annotated[
@@ -192,7 +197,10 @@ def proxy_command(
         typer.Option(
             "--sdk-output-schema",
             metavar="hide_unsafe|keep",
-            help="outputSchemas a Python SDK client cannot check safely (default: hide_unsafe).",
+            help="hide_unsafe: list a tool without its outputSchema when it has pattern, "
+            "patternProperties or uniqueItems, which a Python SDK client would re-check "
+            "slowly or wrongly (the proxy still checks the output); keep: list it as sent "
+            "(default: hide_unsafe).",
         ),
     ] = None,
     held_dir: Annotated[
@@ -215,7 +223,8 @@ def proxy_command(
     quiet: Annotated[bool, typer.Option("--quiet", help="Log warnings and errors only.")] = False,
 ) -> None:
     """Run an MCP server behind the guard: an MCP server on stdin/stdout to the client, the
-    guard in the middle, the real server as a child process.
+    guard in the middle, the real server as a child process (after --) or a Streamable HTTP
+    server (--upstream URL); with --listen, clients connect over Streamable HTTP instead.
 
     stdout carries protocol bytes only; the server's stderr is relayed; SIGINT and SIGTERM are
     sent on to the server; the exit code is the server's (127: it could not be started).
@@ -227,6 +236,8 @@ def proxy_command(
         )
     if not server_id:
         raise typer.BadParameter("a server id must not be empty", param_hint="--server-id")
+    if upstream is not None:
+        _check_upstream(upstream)
     settings = GuardSettings(
         server_id=server_id,
         pins=pins,
@@ -310,15 +321,13 @@ def run(
         from ._seam import GuardSeam
         from ._stdio import run_stdio
     except ImportError as exc:
-        _fail(f"the proxy needs the proxy extra: pip install 'conduit-mcp-client[proxy]' ({exc})")
+        _fail(f"the proxy needs the proxy extra: {install_command('proxy')} ({exc})")
     metrics = None
     if listen is not None:
         try:
             from ._metrics import Metrics
         except ImportError as exc:  # prometheus-client
-            _fail(
-                f"the proxy needs the proxy extra: pip install 'conduit-mcp-client[proxy]' ({exc})"
-            )
+            _fail(f"the proxy needs the proxy extra: {install_command('proxy')} ({exc})")
         metrics = Metrics(settings.server_id)
     try:
         seam = GuardSeam(
@@ -426,7 +435,7 @@ def wrap_command(
     try:
         outcome = wrap_config(config, proxy=proxy_command, options=options, dry_run=dry_run)
     except ImportError as exc:  # tomlkit, for a Codex config
-        _fail(f"wrap needs the proxy extra: pip install 'conduit-mcp-client[proxy]' ({exc})")
+        _fail(f"wrap needs the proxy extra: {install_command('proxy')} ({exc})")
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         _fail(f"{config}: {exc}")
     _report(outcome, dry_run)
@@ -462,6 +471,18 @@ def _report(outcome: Any, dry_run: bool) -> None:
         print(f"backup     {outcome.backup}")
 
 
+def _check_upstream(url: str) -> None:
+    """Refuse an `--upstream` that is no http(s) URL before anything starts (it was taken, and
+    every request then failed with `UnsupportedProtocol`). Raises `typer.BadParameter`."""
+    parsed = urlsplit(url)
+    if parsed.scheme.lower() not in ("http", "https") or not parsed.netloc:
+        raise typer.BadParameter(
+            f"expected a Streamable HTTP server's http:// or https:// URL "
+            f"(e.g. https://host/mcp), got {url!r}",
+            param_hint="--upstream",
+        )
+
+
 def register(app: typer.Typer) -> None:
     """Add the `proxy`, `wrap` and `unwrap` commands to the `conduit-mcp` app."""
     app.command(
@@ -473,6 +494,6 @@ def register(app: typer.Typer) -> None:
     app.command(
         "proxy",
         cls=PlainHelpCommand,
-        short_help="Run an MCP server behind the guard (stdio).",
+        short_help="Run an MCP server behind the guard (stdio or HTTP).",
         context_settings={"allow_interspersed_args": False},
     )(proxy_command)

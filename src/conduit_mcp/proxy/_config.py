@@ -245,7 +245,9 @@ def wrap_config(
             outcome.skipped.append((name, "not an object"))
             return None
         if is_wrapped(entry):
-            outcome.skipped.append((name, "already wrapped"))
+            outcome.skipped.append(
+                (name, "already wrapped (to change its options: unwrap, then wrap)")
+            )
             return None
         try:
             wrapped = wrap_entry(name, entry, command, extra, url_is_sse=gemini)

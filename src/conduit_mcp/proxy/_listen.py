@@ -466,6 +466,13 @@ async def _lifespan(receive: Any, send: Any) -> None:
             return
 
 
+async def _announce(server: Any, url: str) -> None:
+    """Log "listening on URL" once uvicorn has bound its socket (never for a failed bind)."""
+    while not server.started:
+        await anyio.sleep(0.01)
+    logger.info("listening on %s", url)
+
+
 async def serve(
     seam: GuardSeam,
     target: Sequence[str] | HttpUpstream,
@@ -496,9 +503,17 @@ async def serve(
         http=http_protocol(),  # a response's head and body in one socket write
     )
     server = uvicorn.Server(config)
+    failed: OSError | None = None
     async with anyio.create_task_group() as tg:
         await tg.start(listener.run)
-        logger.info("listening on http://%s:%d%s", host, port, MCP_PATH)
-        await server.serve()
+        tg.start_soon(_announce, server, f"http://{host}:{port}{MCP_PATH}")
+        try:
+            await server.serve()
+        except SystemExit as exc:
+            # uvicorn logs a failed bind and exits; the OSError it caught is the context.
+            cause = exc.__context__
+            failed = cause if isinstance(cause, OSError) else OSError(f"uvicorn exited ({exc})")
         tg.cancel_scope.cancel()
+    if failed is not None:
+        raise failed
     return 0

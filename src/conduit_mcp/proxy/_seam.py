@@ -262,7 +262,12 @@ class GuardSeam:
                 *("--tool", tool, "--approver", APPROVER_PLACEHOLDER),
             ]
         )
-        return f"review it with: {pending}; approve it with: {approve}"
+        # A revoked tool is queued again only when it is next listed: until then the queue
+        # is empty for it and `pins approve --tool` says "nothing pending".
+        return (
+            f"review it with: {pending} (a revoked tool is queued there once the tools are "
+            f"listed again); approve it with: {approve}"
+        )
 
     def approve_hint(self, tool: str) -> str:
         """What a person runs to approve the held `tool` (one sentence, no credentials).
