@@ -176,6 +176,8 @@ def report(stats_path: str, calls: int, cpu_us: float, top: int, command: str) -
         f"proxy CPU per call, unprofiled (/proc/PID/schedstat): {cpu_us:.0f} µs",
         f"profiled main-thread CPU per call (cProfile, inflated by the clock reads): "
         f"{total / calls * 1e6:.0f} µs",
+        f"function calls per call (cProfile's count; independent of the machine's load): "
+        f"{sum(entry[1] for entry in raw.values()) / calls:.0f}",
         "",
         "own CPU per call by layer (µs, share; a builtin's time is its callers' layer's):",
     ]

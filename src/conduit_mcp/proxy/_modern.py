@@ -241,6 +241,7 @@ class ModernRouter:
         receive: Any,
         send: Any,
         peer: Any = None,
+        headers: dict[str, str] | None = None,
     ) -> None:
         """Answer one stateless POST body on the ASGI `send`: 202 for a notification, a JSON
         object, or an event stream when the client accepts `text/event-stream` and messages
@@ -254,8 +255,10 @@ class ModernRouter:
             receive: the ASGI receive callable (watched for the client going away).
             send: the ASGI send callable.
             peer: the ASGI `scope["client"]` (who the client is, without credentials).
+            headers: `raw_headers` as a dict (the last of repeats), when the caller has it.
         """
-        headers = dict(raw_headers)
+        if headers is None:
+            headers = dict(raw_headers)
         try:
             value = orjson.loads(body)
         except orjson.JSONDecodeError:
@@ -328,7 +331,7 @@ class ModernRouter:
                 )
             await write_empty(send, 202)  # as `handle`
             return
-        rejection = _check_headers(value, raw_headers, self.seam)
+        rejection = _check_headers(value, raw_headers, self.seam, headers)
         if rejection is not None:
             error = _error(value["id"], rejection.code, rejection.message, rejection.data)
             await write_json(send, 400, error)
@@ -811,13 +814,18 @@ def _with_params(message: JSONRPCNotification, params: dict[str, Any]) -> JSONRP
 
 
 def _check_headers(
-    body: dict[str, Any], raw_headers: list[tuple[str, str]], seam: GuardSeam
+    body: dict[str, Any],
+    raw_headers: list[tuple[str, str]],
+    seam: GuardSeam,
+    headers: dict[str, str] | None = None,
 ) -> InboundLadderRejection | None:
-    """The SDK's modern ladder: envelope, header/body agreement, version; then Mcp-Param-*."""
+    """The SDK's modern ladder: envelope, header/body agreement, version; then Mcp-Param-*.
+    `headers`: `raw_headers` as a dict, when the caller has it."""
     duplicated = find_duplicated_routing_header(raw_headers)
     if duplicated is not None:
         return InboundLadderRejection(code=-32020, message=f"duplicated header {duplicated}")
-    headers = dict(raw_headers)
+    if headers is None:
+        headers = dict(raw_headers)
     verdict = classify_inbound_request(body, headers=headers)
     if isinstance(verdict, InboundLadderRejection):
         return verdict
