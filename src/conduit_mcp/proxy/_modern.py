@@ -73,6 +73,9 @@ RELATED_BUFFER: Final = 256
 #: Seconds without an event before a comment line keeps an open event stream alive (as the
 #: SDK's server), and before a client that accepts `text/event-stream` gets one.
 SSE_PING_INTERVAL: Final = 15.0
+#: Seconds into a request on the pooled POST path before its client's leaving is watched
+#: for (`_ClientWatch`): sooner, the answer has usually come and nothing needs watching.
+WATCH_AFTER: Final = 0.01
 #: `_meta` key naming the `subscriptions/listen` request a notification belongs to.
 SUBSCRIPTION_ID_META_KEY: Final = "io.modelcontextprotocol/subscriptionId"
 
@@ -545,9 +548,10 @@ class _ClientWatch:
     request fails with `failure`.
 
     One asyncio task waits on `receive` and ends by itself (the server reports the
-    connection's end once the response is complete); the interval is a timer of the event
-    loop, not a task: nothing is cancelled per request, and no task is started for an
-    answer that comes before the first interval.
+    connection's end once the response is complete), started `WATCH_AFTER` seconds into the
+    request: an answer sooner than that (most are) needs no task at all, and a client that
+    left meanwhile is seen as soon as the task starts. The interval is a timer of the event
+    loop, not a task: nothing is cancelled per request.
 
     Args:
         receive: the request's ASGI receive callable.
@@ -573,11 +577,20 @@ class _ClientWatch:
         self._limit = limit
         self._loop = asyncio.get_running_loop()
         self._pings: set[asyncio.Task[None]] = set()
-        task = self._loop.create_task(self._disconnect(receive))
-        watchers.add(task)
-        task.add_done_callback(watchers.discard)
+        self._receive = receive
+        self._watchers = watchers
         self._timer: asyncio.TimerHandle | None = self._loop.call_later(
-            SSE_PING_INTERVAL, self._quiet
+            min(WATCH_AFTER, SSE_PING_INTERVAL), self._watch
+        )
+
+    def _watch(self) -> None:
+        self._timer = None
+        task = self._loop.create_task(self._disconnect(self._receive))
+        self._watchers.add(task)
+        task.add_done_callback(self._watchers.discard)
+        interval = SSE_PING_INTERVAL
+        self._timer = self._loop.call_later(
+            max(interval - min(WATCH_AFTER, interval), 0.0), self._quiet
         )
 
     async def _disconnect(self, receive: Any) -> None:
