@@ -80,6 +80,25 @@ class H1Response:
         self.status = connection.status
         self.headers = connection.response_headers
 
+    async def read_all(self, limit: int) -> bytes | bytearray | None:
+        """The whole body (chunked framing removed), or `None` past `limit` bytes. A body
+        that has all arrived (the common case: it came with its head) is taken without
+        waiting.
+
+        Raises:
+            UpstreamUnreachable: the connection ended before the body did.
+        """
+        connection = self._connection
+        if connection.complete and len(connection.pieces) == 1:
+            piece = connection.take()
+            return piece if len(piece) <= limit else None
+        body = bytearray()
+        async for piece in self.body():
+            body += piece
+            if len(body) > limit:
+                return None
+        return body
+
     async def body(self) -> AsyncIterator[bytes]:
         """The body's pieces as they arrive (chunked framing removed).
 

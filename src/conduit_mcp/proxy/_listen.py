@@ -138,7 +138,7 @@ class Listener:
         if path.rstrip("/") != MCP_PATH:
             await _json(send, 404, {"error": "not found"})
             return
-        raw = [(k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in scope["headers"]]
+        raw = _decoded(scope["headers"])
         headers = dict(raw)
         version = headers.get("mcp-protocol-version")
         if version in MODERN_PROTOCOL_VERSIONS and "mcp-session-id" not in headers:
@@ -404,6 +404,34 @@ async def _pump_down_to_up(
             await guarded_write.send(SessionMessage(message, metadata=metadata))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             return
+
+
+#: Header lines `_decoded` remembers (each at most `_DECODED_LONGEST` bytes; 64 KiB in all at
+#: most): a client sends the same few, request after request.
+_DECODED_KEPT: Final = 256
+_DECODED_LONGEST: Final = 256
+_decoded_lines: dict[tuple[bytes, bytes], tuple[str, str]] = {}
+
+
+def _decoded(headers: Any) -> list[tuple[str, str]]:
+    """ASGI header lines as `(lower-cased name, value)` strings (ISO-8859-1, as RFC 9110
+    section 5.5 reads field values). `authorization` is never remembered."""
+    known = _decoded_lines
+    raw = []
+    for line in headers:
+        try:
+            pair = known.get(line)
+        except TypeError:  # a line given as a list (ASGI allows any two-item iterable)
+            pair = None
+        if pair is None:
+            name, value = line
+            pair = (name.decode("latin-1").lower(), value.decode("latin-1"))
+            if len(name) + len(value) <= _DECODED_LONGEST and pair[0] != "authorization":
+                if len(known) >= _DECODED_KEPT:
+                    known.clear()
+                known[(bytes(name), bytes(value))] = pair
+        raw.append(pair)
+    return raw
 
 
 def _first_values(raw: list[tuple[str, str]], names: tuple[str, str, str]) -> tuple[Any, ...]:
