@@ -181,7 +181,9 @@ class DirectUpstream:
                         if seen is not None and "method" in seen:
                             await related(seen)
                     raise UpstreamFailed("the event stream ended without the response")
-                data = await _read_all(response.body())
+                data = await response.read_all(MAX_ANSWER)
+                if data is None:
+                    raise UpstreamFailed("the answer is larger than the proxy accepts")
                 if kind != "application/json":
                     raise UpstreamFailed(f"HTTP {response.status} ({kind or 'no content type'})")
         except UpstreamUnreachable as exc:
@@ -247,15 +249,6 @@ def _parse(data: bytes | bytearray) -> dict[str, Any] | None:
     del value
     parsed = read_message(bytes(data))
     return parsed[0] if parsed is not None else None
-
-
-async def _read_all(pieces: Any) -> bytearray:
-    body = bytearray()
-    async for piece in pieces:
-        body += piece
-        if len(body) > MAX_ANSWER:
-            raise UpstreamFailed("the answer is larger than the proxy accepts")
-    return body
 
 
 async def _sse_data(pieces: Any) -> Any:

@@ -80,6 +80,25 @@ class H1Response:
         self.status = connection.status
         self.headers = connection.response_headers
 
+    async def read_all(self, limit: int) -> bytes | bytearray | None:
+        """The whole body (chunked framing removed), or `None` past `limit` bytes. A body
+        that has all arrived (the common case: it came with its head) is taken without
+        waiting.
+
+        Raises:
+            UpstreamUnreachable: the connection ended before the body did.
+        """
+        connection = self._connection
+        if connection.complete and len(connection.pieces) == 1:
+            piece = connection.take()
+            return piece if len(piece) <= limit else None
+        body = bytearray()
+        async for piece in self.body():
+            body += piece
+            if len(body) > limit:
+                return None
+        return body
+
     async def body(self) -> AsyncIterator[bytes]:
         """The body's pieces as they arrive (chunked framing removed).
 
@@ -275,6 +294,21 @@ class _Connection(asyncio.Protocol):
         self.lost = True
 
 
+def _header_lines(headers: dict[str, str]) -> list[str]:
+    """`name: value` lines of `headers` (lower-cased names), without `content-length` and
+    `host` (the pool writes its own) nor any name or value holding CR or LF: never a header
+    split in two (RFC 9110 section 5.5)."""
+    return [
+        f"{name}: {value}"
+        for name, value in headers.items()
+        if name not in ("content-length", "host")
+        and "\r" not in value
+        and "\n" not in value
+        and "\r" not in name
+        and "\n" not in name
+    ]
+
+
 class H1Pool:
     """Keep-alive connections to the origin of `url`, POSTing to its path.
 
@@ -293,6 +327,9 @@ class H1Pool:
         self._authority = parts.netloc.rpartition("@")[2]  # no user info on the wire
         self._headers = {k.lower(): v for k, v in headers.items()}
         self._idle: list[_Connection] = []
+        #: the request line, `host` and `headers` as `_head` writes them when a request's own
+        #: headers name none of `headers` (made once: they never change)
+        self._prefix = "\r\n".join(self._lines({}))
 
     async def _open(self) -> _Connection:
         from ._upstreams import _tls_context
@@ -313,16 +350,18 @@ class H1Pool:
         return connection
 
     def _head(self, body: bytes, headers: dict[str, str]) -> bytes:
-        merged = {**self._headers, **{k.lower(): v for k, v in headers.items()}}
-        merged.pop("content-length", None)
-        merged.pop("host", None)
-        lines = [f"POST {self._path} HTTP/1.1", f"host: {self._authority}"]
-        for name, value in merged.items():
-            if "\r" in value or "\n" in value or "\r" in name or "\n" in name:
-                continue  # never a header split in two (RFC 9110 section 5.5)
-            lines.append(f"{name}: {value}")
+        own = {k.lower(): v for k, v in headers.items()}
+        if own.keys() & self._headers.keys():  # a request's own header wins, in its place
+            lines = self._lines(own)
+        else:  # the same lines in the same order, the constant ones made once
+            lines = [self._prefix, *_header_lines(own)] if own else [self._prefix]
         lines.append(f"content-length: {len(body)}")
         return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", "replace")
+
+    def _lines(self, own: dict[str, str]) -> list[str]:
+        lines = [f"POST {self._path} HTTP/1.1", f"host: {self._authority}"]
+        lines += _header_lines({**self._headers, **own})
+        return lines
 
     @asynccontextmanager
     async def post(self, body: bytes, headers: dict[str, str]) -> AsyncIterator[H1Response]:

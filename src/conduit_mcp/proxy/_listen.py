@@ -50,6 +50,11 @@ _FORWARDED: Final = ("authorization",)
 MAX_OPENING_BODY: Final = 1024 * 1024
 #: Seconds a session may stay without a request in flight before it is closed.
 SESSION_IDLE_TIMEOUT: Final = 30 * 60.0
+#: The headers the SDK's Host / Origin / content-type check reads (the first of repeats).
+_CHECKED_HEADERS: Final = ("content-type", "host", "origin")
+#: Combinations of those that passed, remembered (64 at most, each at most 512 characters).
+_PASSED_KEPT: Final = 64
+_PASSED_LONGEST: Final = 512
 
 
 class Listener:
@@ -93,6 +98,8 @@ class Listener:
         )
         #: the SDK's Host / Origin / content-type check (it holds only the settings)
         self._security = TransportSecurityMiddleware(self.security)
+        #: (POST, Content-Type, Host, Origin) combinations that check passed (`_stateless`)
+        self._passed: set[tuple[bool, str | None, str | None, str | None]] = set()
 
     async def run(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
         """Hold the task group the sessions run in (until cancelled)."""
@@ -131,11 +138,11 @@ class Listener:
         if path.rstrip("/") != MCP_PATH:
             await _json(send, 404, {"error": "not found"})
             return
-        raw = [(k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in scope["headers"]]
+        raw = _decoded(scope["headers"])
         headers = dict(raw)
         version = headers.get("mcp-protocol-version")
         if version in MODERN_PROTOCOL_VERSIONS and "mcp-session-id" not in headers:
-            await self._stateless(scope, receive, send, raw)
+            await self._stateless(scope, receive, send, raw, headers)
             return
         if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
             await _unsupported(send)
@@ -170,15 +177,30 @@ class Listener:
         await self._open(scope, _replay(body), send)
 
     async def _stateless(
-        self, scope: Any, receive: Any, send: Any, raw: list[tuple[str, str]]
+        self,
+        scope: Any,
+        receive: Any,
+        send: Any,
+        raw: list[tuple[str, str]],
+        headers: dict[str, str],
     ) -> None:
-        """A 2026-07-28 request: checked like a new session's (Host, Origin), then routed."""
-        request = Request(scope, receive)
-        refused = await self._security.validate_request(request, is_post=request.method == "POST")
-        if refused is not None:
-            await refused(scope, receive, send)
-            return
-        if request.method != "POST":
+        """A 2026-07-28 request: checked like a new session's (Host, Origin), then routed.
+        `headers`: `raw` as a dict (the last of repeats)."""
+        post = scope.get("method") == "POST"
+        # The SDK's check reads the first Content-Type, Host and Origin: a combination it
+        # passed once passes again (the settings never change); a refusal is never cached.
+        checked = (post, *_first_values(raw, _CHECKED_HEADERS))
+        if checked not in self._passed:
+            request = Request(scope, receive)
+            refused = await self._security.validate_request(request, is_post=post)
+            if refused is not None:
+                await refused(scope, receive, send)
+                return
+            if sum(len(value or "") for value in checked[1:]) <= _PASSED_LONGEST:
+                if len(self._passed) >= _PASSED_KEPT:
+                    self._passed.clear()
+                self._passed.add(checked)
+        if not post:
             await _json(send, 405, {"error": "method not allowed"}, [(b"allow", b"POST")])
             return
         body = await _body(receive, MAX_BODY)
@@ -188,7 +210,9 @@ class Listener:
         assert self._task_group is not None
         if self.metrics is not None and b'"tools/call"' in body:
             self.metrics.call()
-        await self.modern.handle(self._task_group, raw, body, receive, send, scope.get("client"))
+        await self.modern.handle(
+            self._task_group, raw, body, receive, send, scope.get("client"), headers
+        )
 
     async def _open(self, scope: Any, receive: Any, send: Any) -> None:
         session_id = secrets.token_hex(16)
@@ -380,6 +404,44 @@ async def _pump_down_to_up(
             await guarded_write.send(SessionMessage(message, metadata=metadata))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             return
+
+
+#: Header lines `_decoded` remembers (each at most `_DECODED_LONGEST` bytes; 64 KiB in all at
+#: most): a client sends the same few, request after request.
+_DECODED_KEPT: Final = 256
+_DECODED_LONGEST: Final = 256
+_decoded_lines: dict[tuple[bytes, bytes], tuple[str, str]] = {}
+
+
+def _decoded(headers: Any) -> list[tuple[str, str]]:
+    """ASGI header lines as `(lower-cased name, value)` strings (ISO-8859-1, as RFC 9110
+    section 5.5 reads field values). `authorization` is never remembered."""
+    known = _decoded_lines
+    raw = []
+    for line in headers:
+        try:
+            pair = known.get(line)
+        except TypeError:  # a line given as a list (ASGI allows any two-item iterable)
+            pair = None
+        if pair is None:
+            name, value = line
+            pair = (name.decode("latin-1").lower(), value.decode("latin-1"))
+            if len(name) + len(value) <= _DECODED_LONGEST and pair[0] != "authorization":
+                if len(known) >= _DECODED_KEPT:
+                    known.clear()
+                known[(bytes(name), bytes(value))] = pair
+        raw.append(pair)
+    return raw
+
+
+def _first_values(raw: list[tuple[str, str]], names: tuple[str, str, str]) -> tuple[Any, ...]:
+    """The first value of each of `names` in `raw` (`None` when absent), as starlette's
+    `Headers.get` reads them."""
+    found: dict[str, str] = {}
+    for name, value in raw:
+        if name in names and name not in found:
+            found[name] = value
+    return tuple(found.get(name) for name in names)
 
 
 async def _body(receive: Any, limit: int) -> bytes | None:

@@ -73,6 +73,9 @@ RELATED_BUFFER: Final = 256
 #: Seconds without an event before a comment line keeps an open event stream alive (as the
 #: SDK's server), and before a client that accepts `text/event-stream` gets one.
 SSE_PING_INTERVAL: Final = 15.0
+#: Seconds into a request on the pooled POST path before its client's leaving is watched
+#: for (`_ClientWatch`): sooner, the answer has usually come and nothing needs watching.
+WATCH_AFTER: Final = 0.01
 #: `_meta` key naming the `subscriptions/listen` request a notification belongs to.
 SUBSCRIPTION_ID_META_KEY: Final = "io.modelcontextprotocol/subscriptionId"
 
@@ -241,6 +244,7 @@ class ModernRouter:
         receive: Any,
         send: Any,
         peer: Any = None,
+        headers: dict[str, str] | None = None,
     ) -> None:
         """Answer one stateless POST body on the ASGI `send`: 202 for a notification, a JSON
         object, or an event stream when the client accepts `text/event-stream` and messages
@@ -254,8 +258,10 @@ class ModernRouter:
             receive: the ASGI receive callable (watched for the client going away).
             send: the ASGI send callable.
             peer: the ASGI `scope["client"]` (who the client is, without credentials).
+            headers: `raw_headers` as a dict (the last of repeats), when the caller has it.
         """
-        headers = dict(raw_headers)
+        if headers is None:
+            headers = dict(raw_headers)
         try:
             value = orjson.loads(body)
         except orjson.JSONDecodeError:
@@ -328,7 +334,7 @@ class ModernRouter:
                 )
             await write_empty(send, 202)  # as `handle`
             return
-        rejection = _check_headers(value, raw_headers, self.seam)
+        rejection = _check_headers(value, raw_headers, self.seam, headers)
         if rejection is not None:
             error = _error(value["id"], rejection.code, rejection.message, rejection.data)
             await write_json(send, 400, error)
@@ -542,9 +548,10 @@ class _ClientWatch:
     request fails with `failure`.
 
     One asyncio task waits on `receive` and ends by itself (the server reports the
-    connection's end once the response is complete); the interval is a timer of the event
-    loop, not a task: nothing is cancelled per request, and no task is started for an
-    answer that comes before the first interval.
+    connection's end once the response is complete), started `WATCH_AFTER` seconds into the
+    request: an answer sooner than that (most are) needs no task at all, and a client that
+    left meanwhile is seen as soon as the task starts. The interval is a timer of the event
+    loop, not a task: nothing is cancelled per request.
 
     Args:
         receive: the request's ASGI receive callable.
@@ -570,11 +577,20 @@ class _ClientWatch:
         self._limit = limit
         self._loop = asyncio.get_running_loop()
         self._pings: set[asyncio.Task[None]] = set()
-        task = self._loop.create_task(self._disconnect(receive))
-        watchers.add(task)
-        task.add_done_callback(watchers.discard)
+        self._receive = receive
+        self._watchers = watchers
         self._timer: asyncio.TimerHandle | None = self._loop.call_later(
-            SSE_PING_INTERVAL, self._quiet
+            min(WATCH_AFTER, SSE_PING_INTERVAL), self._watch
+        )
+
+    def _watch(self) -> None:
+        self._timer = None
+        task = self._loop.create_task(self._disconnect(self._receive))
+        self._watchers.add(task)
+        task.add_done_callback(self._watchers.discard)
+        interval = SSE_PING_INTERVAL
+        self._timer = self._loop.call_later(
+            max(interval - min(WATCH_AFTER, interval), 0.0), self._quiet
         )
 
     async def _disconnect(self, receive: Any) -> None:
@@ -811,13 +827,18 @@ def _with_params(message: JSONRPCNotification, params: dict[str, Any]) -> JSONRP
 
 
 def _check_headers(
-    body: dict[str, Any], raw_headers: list[tuple[str, str]], seam: GuardSeam
+    body: dict[str, Any],
+    raw_headers: list[tuple[str, str]],
+    seam: GuardSeam,
+    headers: dict[str, str] | None = None,
 ) -> InboundLadderRejection | None:
-    """The SDK's modern ladder: envelope, header/body agreement, version; then Mcp-Param-*."""
+    """The SDK's modern ladder: envelope, header/body agreement, version; then Mcp-Param-*.
+    `headers`: `raw_headers` as a dict, when the caller has it."""
     duplicated = find_duplicated_routing_header(raw_headers)
     if duplicated is not None:
         return InboundLadderRejection(code=-32020, message=f"duplicated header {duplicated}")
-    headers = dict(raw_headers)
+    if headers is None:
+        headers = dict(raw_headers)
     verdict = classify_inbound_request(body, headers=headers)
     if isinstance(verdict, InboundLadderRejection):
         return verdict

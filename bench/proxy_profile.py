@@ -1,0 +1,253 @@
+"""Where the HTTP proxy's CPU goes per stateless `tools/call`, grouped by layer.
+
+Starts bench/http_echo.py and `conduit-mcp proxy --listen ... --upstream ...` in front of it
+(as bench/proxy_http.py's H1), the proxy under cProfile with the CPU-time clock of its main
+thread (`time.thread_time_ns`: a shared machine's preemption lands on nothing). After a warm-up
+the client signals the proxy (SIGUSR1: profiling starts), makes `--calls` sequential 2026-07-28
+`tools/call` requests on one keep-alive connection, and signals again (SIGUSR2: the stats are
+written). Before that, as many calls unprofiled give the proxy's real CPU µs per call
+(/proc/PID/schedstat). The report: own (cProfile "tottime") CPU per call of each layer, then
+the top functions, then the cumulative time of a few entry points. Reading the clock on every
+Python call inflates each call alike: the shares, not the absolute figures, are the point.
+
+Usage:
+    python bench/proxy_profile.py                      # 3000 calls, to stdout
+    python bench/proxy_profile.py --calls 2000 --out bench/profiles/proxy_http_after.txt
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import os
+import pstats
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench import proxy_http as ph  # noqa: E402
+
+#: (layer, substrings of a function's file or, for a builtin, its name): first match wins.
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    (
+        "guard (guard/, proxy/_seam.py, client/ checks)",
+        (
+            "conduit_mcp/guard/",
+            "proxy/_seam.py",
+            "conduit_mcp/client/",
+        ),
+    ),
+    (
+        "SDK checks (mcp.shared.inbound; Host/Origin: transport_security, starlette)",
+        (
+            "mcp/shared/inbound",
+            "mcp/server/transport_security",
+            "starlette/",
+        ),
+    ),
+    ("pooled POST (proxy/_h1.py, _direct.py)", ("proxy/_h1.py", "proxy/_direct.py")),
+    ("router (proxy/_modern.py)", ("proxy/_modern.py",)),
+    ("upstream headers (proxy/_headers.py)", ("proxy/_headers.py",)),
+    (
+        "budget, metrics (proxy/_budget.py, _metrics.py, prometheus_client)",
+        (
+            "proxy/_budget.py",
+            "proxy/_metrics.py",
+            "prometheus_client",
+        ),
+    ),
+    (
+        "listener (uvicorn, proxy/_listen.py, _joined.py, httptools)",
+        (
+            "uvicorn/",
+            "proxy/_listen.py",
+            "proxy/_joined.py",
+            "httptools",
+        ),
+    ),
+    ("other conduit_mcp", ("conduit_mcp/",)),
+    (
+        "client/wire models (pydantic, mcp.types, jsonschema)",
+        (
+            "pydantic",
+            "mcp/types",
+            "mcp_types",
+            "jsonschema",
+        ),
+    ),
+    ("json (stdlib)", ("json/",)),
+    ("anyio", ("anyio/",)),
+    (
+        "event loop (asyncio, uvloop, sockets)",
+        (
+            "asyncio/",
+            "uvloop",
+            "socket",
+            "Transport",
+            "Future",
+            "Task",
+            "Handle",
+        ),
+    ),
+]
+ENTRY_POINTS = (
+    ("_listen.py", "__call__"),
+    ("_modern.py", "handle"),
+    ("_modern.py", "_handle_direct"),
+    ("_modern.py", "_check_headers"),
+    ("_modern.py", "_exchange_direct"),
+    ("_direct.py", "gate"),
+    ("_direct.py", "post"),
+    ("_direct.py", "_guarded"),
+    ("_h1.py", "post"),
+    ("_modern.py", "write_json"),
+)
+
+
+def layer_of(key: tuple[str, int, str]) -> str:
+    """The layer a cProfile entry belongs to (by file, or by name for a builtin)."""
+    filename, _, name = key
+    text = name if filename == "~" else filename
+    for layer, marks in LAYERS:
+        if any(mark in text for mark in marks):
+            return layer
+    return "other (builtins, stdlib)"
+
+
+def serve(stats_path: str, argv: list[str]) -> None:
+    """Run the `conduit-mcp` command `argv` with a profiler the signals drive."""
+    profiler = cProfile.Profile(time.thread_time_ns, 1e-9)
+
+    def start(signum: int, frame: Any) -> None:
+        profiler.enable()
+
+    def stop(signum: int, frame: Any) -> None:
+        profiler.disable()
+        profiler.dump_stats(stats_path)
+
+    signal.signal(signal.SIGUSR1, start)
+    signal.signal(signal.SIGUSR2, stop)
+    from conduit_mcp._launcher import main as launch
+
+    sys.argv = ["conduit-mcp", *argv]
+    launch()
+
+
+async def _drive(port: int, pid: int, calls: int) -> float:
+    await ph._list(port)
+    conn = await ph.Connection(port).open()
+    await ph._echo_calls(conn, 500)
+    start = ph.run_queue_wait(pid), int(Path(f"/proc/{pid}/schedstat").read_text().split()[0])
+    await ph._echo_calls(conn, calls)
+    cpu_us = (int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) - start[1]) / calls / 1000
+    os.kill(pid, signal.SIGUSR1)
+    await asyncio.sleep(0.2)
+    await ph._echo_calls(conn, calls)
+    os.kill(pid, signal.SIGUSR2)
+    await asyncio.sleep(0.5)
+    conn.close()
+    return cpu_us
+
+
+def report(stats_path: str, calls: int, cpu_us: float, top: int, command: str) -> str:
+    stats = pstats.Stats(stats_path)
+    raw: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]
+    total = sum(entry[2] for entry in raw.values())
+    by_layer: dict[str, float] = {}
+    for key, entry in raw.items():
+        if key[0] == "~" and entry[4]:  # a builtin: its time goes to the layers calling it
+            for caller, (_, _, own, _) in entry[4].items():
+                layer = layer_of(caller)
+                by_layer[layer] = by_layer.get(layer, 0.0) + own
+        else:
+            by_layer[layer_of(key)] = by_layer.get(layer_of(key), 0.0) + entry[2]
+    lines = [
+        f"# {command}",
+        f"# load average (1m) at the end: {os.getloadavg()[0]:.2f} (the machine is shared)",
+        f"proxy CPU per call, unprofiled (/proc/PID/schedstat): {cpu_us:.0f} µs",
+        f"profiled main-thread CPU per call (cProfile, inflated by the clock reads): "
+        f"{total / calls * 1e6:.0f} µs",
+        f"function calls per call (cProfile's count; independent of the machine's load): "
+        f"{sum(entry[1] for entry in raw.values()) / calls:.0f}",
+        "",
+        "own CPU per call by layer (µs, share; a builtin's time is its callers' layer's):",
+    ]
+    for layer, seconds in sorted(by_layer.items(), key=lambda item: -item[1]):
+        lines.append(f"  {seconds / calls * 1e6:7.1f}  {seconds / total:6.1%}  {layer}")
+    lines += ["", f"top {top} functions by own CPU per call (µs, calls per call):"]
+    ranked = sorted(raw.items(), key=lambda item: -item[1][2])[:top]
+    for (filename, line, name), entry in ranked:
+        where = name if filename == "~" else f"{_short(filename)}:{line}({name})"
+        lines.append(f"  {entry[2] / calls * 1e6:7.1f}  {entry[1] / calls:5.1f}  {where}")
+    lines += ["", "cumulative CPU per call of entry points (µs):"]
+    for suffix, name in ENTRY_POINTS:
+        for (filename, _, fname), entry in raw.items():
+            if filename.endswith(suffix) and fname == name:
+                lines.append(f"  {entry[3] / calls * 1e6:7.1f}  {suffix}:{name}")
+    return "\n".join(lines) + "\n"
+
+
+def _short(filename: str) -> str:
+    for mark in ("site-packages/", "src/", "lib/python3"):
+        if mark in filename:
+            return filename.split(mark, 1)[1]
+    return filename
+
+
+def main(argv: list[str] | None = None) -> int:
+    args_in = sys.argv[1:] if argv is None else argv
+    if args_in[:1] == ["--serve"]:
+        serve(args_in[1], args_in[2:])
+        return 0
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--calls", type=int, default=3000)
+    parser.add_argument("--top", type=int, default=30)
+    parser.add_argument("--out", help="write the report here (else stdout)")
+    args = parser.parse_args(args_in)
+    command = "python bench/proxy_profile.py " + " ".join(args_in)
+    with tempfile.TemporaryDirectory() as scratch:
+        stats_path = str(Path(scratch) / "proxy.prof")
+        echo_port, proxy_port = ph._free_port(), ph._free_port()
+        with ph._started([*ph.ECHO, str(echo_port)], echo_port):
+            proxy = [
+                sys.executable,
+                str(Path(__file__).resolve()),
+                "--serve",
+                stats_path,
+                "proxy",
+                "--server-id",
+                "bench",
+                "--quiet",
+                "--listen",
+                f"127.0.0.1:{proxy_port}",
+                "--upstream",
+                f"http://127.0.0.1:{echo_port}/mcp",
+            ]
+            env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+            process = subprocess.Popen(
+                proxy, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
+            try:
+                ph._wait_port(proxy_port, process)
+                cpu_us = asyncio.run(_drive(proxy_port, process.pid, args.calls))
+            finally:
+                process.terminate()
+                process.wait()
+        text = report(stats_path, args.calls, cpu_us, args.top, command)
+    if args.out:
+        Path(args.out).write_text(text)
+    sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
