@@ -121,6 +121,9 @@ class _Connection(asyncio.Protocol):
         self.response_headers: dict[str, str] = {}
         self.head_done = False
         self.head_read = 0  # bytes fed to the parser before the head was complete
+        #: bytes fed since the parser last reported body progress (a chunk or its data):
+        #: after the head only a chunked body's framing and trailer section grow it
+        self.framing = 0
         self.keep_alive = False
         self.complete = False
         self.pieces: deque[bytes] = deque()
@@ -138,6 +141,7 @@ class _Connection(asyncio.Protocol):
         if self.failure is not None:
             return
         head = not self.head_done
+        self.framing += len(data)
         try:
             self.parser.feed_data(data)
         except self._error_type as exc:
@@ -146,6 +150,10 @@ class _Connection(asyncio.Protocol):
             self.head_read += len(data)
             if self.head_read > MAX_HEAD:
                 self.failure = f"a response head longer than {MAX_HEAD} bytes"
+        elif self.framing > MAX_HEAD and not self.complete and self.failure is None:
+            # Endless trailer fields (or chunk extensions) after the last chunk: bounded as
+            # a head is (httptools gathers a field's value until it ends).
+            self.failure = f"a chunked body's framing or trailers longer than {MAX_HEAD} bytes"
         if self.failure is not None:
             assert self.transport is not None
             self.transport.close()  # nothing more of this response is read
@@ -179,7 +187,7 @@ class _Connection(asyncio.Protocol):
             self.unasked = True
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        if self.complete:
+        if self.complete or self.head_done:  # a trailer field never rewrites the head
             return
         self.response_headers[name.decode("latin-1").lower()] = value.decode("latin-1")
 
@@ -190,12 +198,17 @@ class _Connection(asyncio.Protocol):
         # Asked here: once the message is complete the parser has moved on to the next one.
         self.keep_alive = self.parser.should_keep_alive()
         self.head_done = True
+        self.framing = 0
+
+    def on_chunk_header(self) -> None:
+        self.framing = 0
 
     def on_body(self, body: bytes) -> None:
         if self.complete:
             return
         self.pieces.append(body)
         self.unread += len(body)
+        self.framing = 0
 
     def on_message_complete(self) -> None:
         self.complete = True
