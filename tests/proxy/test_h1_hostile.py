@@ -92,3 +92,51 @@ def test_a_trailer_never_rewrites_the_head(backend: tuple[str, dict[str, Any]]) 
     assert body == _BODY
     assert headers["content-type"] == "application/json"
     assert "x-late" not in headers
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_interim_responses_are_skipped_and_bounded(backend: tuple[str, dict[str, Any]]) -> None:
+    """RFC 9110 section 15.2: a client parses any number of 1xx responses before the final
+    one (100 Continue, 103 Early Hints from a CDN): the final response is the answer, its
+    head without the interim heads' fields. An upstream that sends interim responses for
+    ever fails once their bytes pass `MAX_HEAD`."""
+    interim = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nlink: </a>\r\n\r\n"
+    final = (
+        b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+        + b"content-length: %d\r\n\r\n" % len(_BODY)
+        + _BODY
+    )
+
+    async def serve(stream: anyio.abc.SocketStream) -> None:
+        async with stream:
+            while await _read_request(stream, []):
+                await stream.send(interim + final)
+
+    async def endless(stream: anyio.abc.SocketStream) -> None:
+        async with stream:
+            if await _read_request(stream, []):
+                try:
+                    while True:
+                        await stream.send(interim * 100)
+                except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+                    return
+
+    async def test(pool: H1Pool) -> list[tuple[int, dict[str, str], bytes]]:
+        answers = []
+        for _ in range(2):  # the connection is reused after a response with interim ones
+            async with pool.post(b"{}", {}) as response:
+                body = b"".join([piece async for piece in response.body()])
+                answers.append((response.status, dict(response.headers), body))
+        return answers
+
+    async def test_endless(pool: H1Pool) -> str:
+        try:
+            async with pool.post(b"{}", {}):
+                return ""
+        except UpstreamUnreachable as exc:
+            return str(exc)
+
+    for status, headers, body in _run(backend, lambda: _serving(serve, test)):
+        assert (status, body) == (200, _BODY)
+        assert "link" not in headers and headers["content-type"] == "application/json"
+    assert _run(backend, lambda: _serving(endless, test_endless))

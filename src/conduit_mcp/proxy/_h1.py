@@ -120,6 +120,7 @@ class _Connection(asyncio.Protocol):
         self.status = 0
         self.response_headers: dict[str, str] = {}
         self.head_done = False
+        self.interim = False  # the parser is reading a 1xx response
         self.head_read = 0  # bytes fed to the parser before the head was complete
         #: bytes fed since the parser last reported body progress (a chunk or its data):
         #: after the head only a chunked body's framing and trailer section grow it
@@ -194,7 +195,14 @@ class _Connection(asyncio.Protocol):
     def on_headers_complete(self) -> None:
         if self.complete:
             return
-        self.status = self.parser.get_status_code()
+        status = self.parser.get_status_code()
+        if 100 <= status < 200 and status != 101:
+            # An interim response (100 Continue, 103 Early Hints): the final one follows
+            # (RFC 9110 section 15.2); its head counts towards `MAX_HEAD` with the final's.
+            self.interim = True
+            self.response_headers = {}
+            return
+        self.status = status
         # Asked here: once the message is complete the parser has moved on to the next one.
         self.keep_alive = self.parser.should_keep_alive()
         self.head_done = True
@@ -211,6 +219,9 @@ class _Connection(asyncio.Protocol):
         self.framing = 0
 
     def on_message_complete(self) -> None:
+        if self.interim:
+            self.interim = False
+            return
         self.complete = True
 
     def _wake(self) -> None:
