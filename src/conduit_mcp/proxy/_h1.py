@@ -13,9 +13,11 @@ no environment proxies: `direct_available` says when the listener must keep the 
 instead). It runs on asyncio (the listener's uvicorn does too).
 
 Spec: RFC 9112 (HTTP/1.1 message syntax: `content-length` bodies out, `content-length`,
-chunked or close-delimited bodies in, persistent connections; section 9.3: a server may close
+chunked or close-delimited bodies in (a trailer section bounded as a head is and never
+merged into it, RFC 9110 section 6.5.1), persistent connections; section 9.3: a server may close
 an idle connection, so an idle one it closed or sent anything on is closed before use, never
-written to). A POST is never retried: a `tools/call` is not idempotent (RFC 9110 section
+written to); RFC 9110 section 15.2 (interim 1xx responses are skipped for the final one).
+A POST is never retried: a `tools/call` is not idempotent (RFC 9110 section
 9.2.2), and a request that failed after it was written may have run.
 """
 
