@@ -94,3 +94,33 @@ def test_a_bug_in_a_relay_thread_ends_the_proxy_and_stops_the_server(where: str)
                 os.close(fd)
             except OSError:
                 pass
+
+
+def test_the_guards_notice_follows_the_server_messages_decided_before_it() -> None:
+    """A tools/list answer the relay decided and holds to write with the rest of a burst
+    reaches the client before a list_changed the guard sends afterwards (a revocation
+    applied after the answer was decided): never the notice first, then the stale list."""
+    import asyncio
+    import json
+
+    from conduit_mcp.proxy._relay import Outlet, Relay
+
+    read_end, write_end = os.pipe()
+    loop = asyncio.new_event_loop()
+    try:
+        relay = Relay(
+            _Link("none"),  # type: ignore[arg-type]
+            Outlet(write_end, owned=False),
+            Outlet(write_end, owned=False),
+            loop,
+        )
+        answer = b'{"jsonrpc":"2.0","id":3,"result":{"tools":[]}}\n'
+        relay._down.add(answer)  # decided, waiting for the burst's end
+        notice = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+        relay._write_notices([notice])
+        got = os.read(read_end, 65536)
+        assert got == answer + json.dumps(notice, separators=(",", ":")).encode() + b"\n"
+    finally:
+        loop.close()
+        os.close(read_end)
+        os.close(write_end)
