@@ -171,3 +171,39 @@ async def test_a_bug_on_a_call_result_answers_an_error_not_the_result(
     assert script.calls() == [("a", {})]
     (event,) = _withheld(guard)
     assert (event.tool, event.details["error"]) == ("a", "RuntimeError")
+
+
+async def test_a_store_whose_pin_read_hangs_withholds_the_page_in_time(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A store the guard was given (as the proxy gives its own) is read for its pinned names
+    before a page's first look-alike screen: when that read does not answer (a PostgreSQL
+    server that stopped answering, a hung file system), the page is withheld once
+    `PAGE_TIMEOUT` passes, as when the page's pin check hangs, instead of the listing (and
+    every server message after it) waiting for ever."""
+    release = threading.Event()
+    with PinStore(tmp_path / "pins.db") as store:
+        real = store.pinned
+        stuck = [True]
+
+        def pinned(*args: Any, **kwargs: Any) -> Any:
+            if stuck[0]:
+                release.wait(10)
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(store, "pinned", pinned)
+        monkeypatch.setattr(_checks, "PAGE_TIMEOUT", 0.3)
+        guard = Guard("s", pins=store, new="pin")
+        try:
+            async with scripted_session(guard, _handler) as (session, _):
+                with anyio.fail_after(5):
+                    down = await session.list_tools()
+                stuck[0] = False
+                back = await session.list_tools()
+        finally:
+            release.set()
+    assert down.tools == []
+    assert [t.name for t in back.tools] == ["a", "b"]
+    (event,) = _withheld(guard)
+    assert event.reason == "pin_store_unavailable"
+    assert event.details["cause"] == "the pin store did not answer within 0.3 s"

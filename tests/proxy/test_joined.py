@@ -189,3 +189,48 @@ def test_a_uvicorn_whose_protocol_changed_shape_gets_its_own(
     assert http_protocol() != "auto"
     monkeypatch.delattr(httptools_impl.HttpToolsProtocol, "on_response_complete")
     assert http_protocol() == "auto"
+
+
+def test_pipelined_requests_in_one_write_are_answered_in_order_and_whole() -> None:
+    """RFC 9112 section 9.3.2: requests pipelined in one write (a HEAD among them, a
+    `Connection: close` last) are answered in order, each head with its own body (the HEAD
+    response's head alone), nothing held back at the close."""
+    import uvicorn
+
+    from tests.guard.conftest import free_port
+
+    port = free_port()
+    config = uvicorn.Config(
+        _app, host="127.0.0.1", port=port, log_level="warning", lifespan="off", http=http_protocol()
+    )
+    server = uvicorn.Server(config)
+    post = b"POST /x HTTP/1.1\r\nhost: a\r\ncontent-length: 2\r\n\r\n{}"
+    burst = (
+        post
+        + b"HEAD /x HTTP/1.1\r\nhost: a\r\n\r\n"
+        + post.replace(b"host: a\r\n", b"host: a\r\nconnection: close\r\n")
+    )
+
+    async def main() -> bytes:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(server.serve)
+            while not server.started:
+                await anyio.sleep(0.01)
+            data = b""
+            async with await anyio.connect_tcp("127.0.0.1", port) as stream:
+                await stream.send(burst)
+                with anyio.fail_after(5):
+                    try:
+                        while True:
+                            data += await stream.receive()
+                    except anyio.EndOfStream:
+                        pass
+            server.should_exit = True
+        return data
+
+    wire = anyio.run(main)
+    parts = wire.split(b"HTTP/1.1 200 OK\r\n")
+    assert parts[0] == b"" and len(parts) == 4, wire
+    for part, body in zip(parts[1:], (b'{"ok":true}', b"", b'{"ok":true}'), strict=True):
+        head, _, rest = part.partition(b"\r\n\r\n")
+        assert b"content-length: 11" in head and rest == body, wire

@@ -522,3 +522,31 @@ def test_made_up_credentials_share_their_address_budget(
     assert budget.admit(attacker[4], False) is None  # the address's share is back
     budget.release(attacker[4], False)
     assert len(budget) == 0 and not budget._addresses
+
+
+def test_an_ipv6_network_and_a_credential_less_client_share_their_address_budget() -> None:
+    """A client holding an IPv6 /64 (RFC 7421: one subscriber's usual share) cannot take a
+    fresh budget per address: every address of the /64 is one address budget, and an
+    IPv4-mapped address is its IPv4 one. A request without a credential counts against its
+    address's budget too, so an address's made-up credentials and its credential-less client
+    together stay within it."""
+    budget = ClientBudget(max_in_flight_per_client=2, max_in_flight_per_address=3)
+    v6 = [budget.client(None, (f"2001:db8:0:7::{n:x}", 1)) for n in range(1, 6)]
+    assert {who.address for who in v6} == {"peer:2001:db8:0:7::/64"}
+    assert budget.client(None, ("2001:db8:0:8::1", 1)).address == "peer:2001:db8:0:8::/64"
+    assert budget.client(None, ("::ffff:10.0.0.1", 1)).address == "peer:10.0.0.1"
+    assert budget.client(None, ("10.0.0.1", 1)).address == "peer:10.0.0.1"
+    assert budget.admit(v6[0], False) is None
+    assert budget.admit(v6[1], False) is None
+    refused = budget.admit(v6[2], False)
+    assert refused is not None and refused.reason == "too_many_in_flight_per_client"
+    # The same address: two without a credential, then made-up credentials share the rest.
+    plain = budget.client(None, ("10.9.9.9", 1))
+    made_up = [budget.client(f"Bearer m{n}", ("10.9.9.9", 2)) for n in range(3)]
+    assert budget.admit(plain, False) is None and budget.admit(plain, False) is None
+    assert budget.admit(made_up[0], False) is None
+    refused = budget.admit(made_up[1], False)
+    assert refused is not None and refused.reason == "too_many_in_flight_per_address"
+    for who in (v6[0], v6[1], plain, plain, made_up[0]):
+        budget.release(who, False)
+    assert len(budget) == 0 and not budget._addresses

@@ -211,7 +211,13 @@ async def screen_lookalikes(
         store_names = frozenset()
         if not shared.owns_pins:  # the guard's private store holds only what `pinned` says
             try:
-                pinned = await _checks.in_thread(_bind(shared.pins.pinned, shared.server_id))
+                # Bounded as the page's pin check: a store that stopped answering withholds
+                # the page, never holds the listing (and all that follows it) for ever.
+                pinned = await _checks.page_check(_bind(shared.pins.pinned, shared.server_id))
+            except _checks.Timeout as exc:
+                raise _checks.StoreUnavailable(
+                    f"the pin store did not answer within {_checks.PAGE_TIMEOUT} s"
+                ) from exc
             except Exception as exc:
                 if _checks.is_store_error(exc):
                     raise _checks.StoreUnavailable(str(exc)) from exc

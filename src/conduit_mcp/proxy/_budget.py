@@ -11,8 +11,12 @@ that could be checked against a guess is kept or logged), else the peer address 
 server reports (`scope["client"]`, the TCP peer: the listener trusts no `X-Forwarded-For`).
 Every address also has a budget of its own, larger, that all its credentials share: the proxy
 checks no credential, so one client could otherwise present a new made-up one per request and
-take the whole table. Clients behind one NAT or one reverse proxy share their address's
-budget; a client with many addresses gets one each (the total caps still hold).
+take the whole table. A request without a credential counts against its address's budget
+too (an address cannot add the share of its credential-less client to that of its made-up
+credentials). An IPv6 address is its /64 network (one host, one subscriber, commonly holds a
+whole /64 and could take a fresh address per request, RFC 7421), an IPv4-mapped one its IPv4
+address. Clients behind one NAT or one reverse proxy share their address's budget; a client
+with many IPv4 addresses gets one each (the total caps still hold).
 
 Caps: requests in flight per client (listen streams included), listen streams per client, and
 listen streams in total, so ordinary requests always keep part of the guard's table; clients
@@ -28,6 +32,7 @@ schema `InternalError`: the spec defines no overload error) whose `data.reason` 
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import json
 import logging
 import secrets
@@ -75,7 +80,8 @@ class Who(NamedTuple):
     Attributes:
         credential: `"credential:<hash>"` (a keyed BLAKE2b of the `Authorization` header, 16
             bytes in hex), `None` without one.
-        address: `"peer:<address>"` (no port), or `"peer:unknown"`.
+        address: `"peer:<address>"` (no port; an IPv6 address as its /64,
+            `"peer:2001:db8::/64"`), or `"peer:unknown"`.
     """
 
     credential: str | None
@@ -150,8 +156,7 @@ class ClientBudget:
         #: client (`Who.key`) -> [requests in flight, listen streams open]; only clients with
         #: something in flight.
         self._clients: dict[str, list[int]] = {}
-        #: the same per address, for requests that carry a credential (one without is
-        #: counted in `_clients` under its address already).
+        #: the same per address, for every request (with a credential or without).
         self._addresses: dict[str, list[int]] = {}
         self.listening = 0
         self._key = secrets.token_bytes(32)
@@ -164,9 +169,9 @@ class ClientBudget:
         """Who sent a request: its credential (a keyed BLAKE2b of `authorization`) when it
         carries one, and its address (`peer`: the ASGI `scope["client"]`, `(host, port)`; the
         port is left out: a client's connections share a budget), `"peer:unknown"` without
-        one."""
+        one; an IPv6 address is its /64 network."""
         if isinstance(peer, list | tuple) and peer:
-            address = f"peer:{peer[0]}"
+            address = f"peer:{_network(peer[0])}"
         else:
             address = "peer:unknown"
         if authorization:
@@ -182,7 +187,7 @@ class ClientBudget:
         once."""
         clients = self._clients
         usage = clients.get(who.key)
-        by_address = self._addresses.get(who.address) if who.credential else None
+        by_address = self._addresses.get(who.address)
         refusal: Refusal | None = None
         if usage is None and len(clients) >= self.max_clients:
             refusal = Refusal(
@@ -237,8 +242,7 @@ class ClientBudget:
                 self.on_refused(refusal)
             return refusal
         _count(clients, who.key, listen)
-        if who.credential:
-            _count(self._addresses, who.address, listen)
+        _count(self._addresses, who.address, listen)
         if listen:
             self.listening += 1
         return None
@@ -248,8 +252,21 @@ class ClientBudget:
         it has nothing left in flight."""
         if _uncount(self._clients, who.key, listen) and listen:
             self.listening -= 1
-        if who.credential:
-            _uncount(self._addresses, who.address, listen)
+        _uncount(self._addresses, who.address, listen)
+
+
+def _network(host: Any) -> str:
+    """A peer's host as budgeted: an IPv6 address as its /64 network, an IPv4-mapped one as
+    its IPv4 address, anything else (IPv4, a Unix socket's name) as given."""
+    try:
+        address = ipaddress.ip_address(str(host).partition("%")[0])  # no zone index
+    except ValueError:
+        return str(host)
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
 
 
 def _count(table: dict[str, list[int]], key: str, listen: bool) -> None:

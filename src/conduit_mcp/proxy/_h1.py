@@ -13,9 +13,11 @@ no environment proxies: `direct_available` says when the listener must keep the 
 instead). It runs on asyncio (the listener's uvicorn does too).
 
 Spec: RFC 9112 (HTTP/1.1 message syntax: `content-length` bodies out, `content-length`,
-chunked or close-delimited bodies in, persistent connections; section 9.3: a server may close
+chunked or close-delimited bodies in (a trailer section bounded as a head is and never
+merged into it, RFC 9110 section 6.5.1), persistent connections; section 9.3: a server may close
 an idle connection, so an idle one it closed or sent anything on is closed before use, never
-written to). A POST is never retried: a `tools/call` is not idempotent (RFC 9110 section
+written to); RFC 9110 section 15.2 (interim 1xx responses are skipped for the final one).
+A POST is never retried: a `tools/call` is not idempotent (RFC 9110 section
 9.2.2), and a request that failed after it was written may have run.
 """
 
@@ -139,7 +141,11 @@ class _Connection(asyncio.Protocol):
         self.status = 0
         self.response_headers: dict[str, str] = {}
         self.head_done = False
+        self.interim = False  # the parser is reading a 1xx response
         self.head_read = 0  # bytes fed to the parser before the head was complete
+        #: bytes fed since the parser last reported body progress (a chunk or its data):
+        #: after the head only a chunked body's framing and trailer section grow it
+        self.framing = 0
         self.keep_alive = False
         self.complete = False
         self.pieces: deque[bytes] = deque()
@@ -157,6 +163,7 @@ class _Connection(asyncio.Protocol):
         if self.failure is not None:
             return
         head = not self.head_done
+        self.framing += len(data)
         try:
             self.parser.feed_data(data)
         except self._error_type as exc:
@@ -165,6 +172,10 @@ class _Connection(asyncio.Protocol):
             self.head_read += len(data)
             if self.head_read > MAX_HEAD:
                 self.failure = f"a response head longer than {MAX_HEAD} bytes"
+        elif self.framing > MAX_HEAD and not self.complete and self.failure is None:
+            # Endless trailer fields (or chunk extensions) after the last chunk: bounded as
+            # a head is (httptools gathers a field's value until it ends).
+            self.failure = f"a chunked body's framing or trailers longer than {MAX_HEAD} bytes"
         if self.failure is not None:
             assert self.transport is not None
             self.transport.close()  # nothing more of this response is read
@@ -198,25 +209,40 @@ class _Connection(asyncio.Protocol):
             self.unasked = True
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        if self.complete:
+        if self.complete or self.head_done:  # a trailer field never rewrites the head
             return
         self.response_headers[name.decode("latin-1").lower()] = value.decode("latin-1")
 
     def on_headers_complete(self) -> None:
         if self.complete:
             return
-        self.status = self.parser.get_status_code()
+        status = self.parser.get_status_code()
+        if 100 <= status < 200 and status != 101:
+            # An interim response (100 Continue, 103 Early Hints): the final one follows
+            # (RFC 9110 section 15.2); its head counts towards `MAX_HEAD` with the final's.
+            self.interim = True
+            self.response_headers = {}
+            return
+        self.status = status
         # Asked here: once the message is complete the parser has moved on to the next one.
         self.keep_alive = self.parser.should_keep_alive()
         self.head_done = True
+        self.framing = 0
+
+    def on_chunk_header(self) -> None:
+        self.framing = 0
 
     def on_body(self, body: bytes) -> None:
         if self.complete:
             return
         self.pieces.append(body)
         self.unread += len(body)
+        self.framing = 0
 
     def on_message_complete(self) -> None:
+        if self.interim:
+            self.interim = False
+            return
         self.complete = True
 
     def _wake(self) -> None:

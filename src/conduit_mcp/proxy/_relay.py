@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
 import os
 import select
@@ -133,6 +134,8 @@ class Relay:
         self._to_server = to_server
         self._loop = loop
         self.ended = False  # the proxy is ending: a late decision is not acted on
+        #: the server's messages decided and not yet written to the client (`server_to_client`)
+        self._down = _Batch(to_client, quiet=True, shared=True)
 
     def start(self) -> None:
         """Deliver the guard's own notifications to the client (call on the relay's loop)."""
@@ -145,8 +148,15 @@ class Relay:
         ).start()
 
     def _write_notices(self, messages: list[dict[str, Any]]) -> None:
-        for message in messages:
-            self._client_message(message)
+        # The server's messages decided before the change the notices announce go first: a
+        # tools/list answer decided before a revocation never reaches the client after the
+        # list_changed that says it is stale.
+        lines = [line for line in map(_dump, messages) if line is not None]
+        down = self._down
+        with down.lock:
+            for line in lines:
+                down.add(line)
+            down.flush()
 
     def _decided(self, decided: Decision | Awaitable[Decision]) -> Decision | None:
         """The decision; one that must wait is finished on the loop while this thread waits
@@ -217,7 +227,7 @@ class Relay:
         (and discarded) so the server never blocks on a full pipe. Blocking: run it on a
         thread."""
         link = self._link
-        client = _Batch(self._to_client, quiet=True)
+        client = self._down
         while True:
             if not lines.holds_line():  # about to wait for the server: what is due goes now
                 client.flush()
@@ -250,11 +260,6 @@ class Relay:
             del data
         client.flush()
 
-    def _client_message(self, message: dict[str, Any] | None) -> None:
-        data = _dump(message)
-        if data is not None:
-            _Batch(self._to_client, quiet=True).add(data, now=True)
-
 
 class _Batch:
     """One thread's lines for one outlet, written together once its reader holds no whole
@@ -268,13 +273,16 @@ class _Batch:
             raising `Gone`, and the server's output is still read.
     """
 
-    __slots__ = ("_lines", "_outlet", "_quiet", "_size")
+    __slots__ = ("_lines", "_outlet", "_quiet", "_size", "lock")
 
-    def __init__(self, outlet: Outlet, *, quiet: bool = False) -> None:
+    def __init__(self, outlet: Outlet, *, quiet: bool = False, shared: bool = False) -> None:
         self._outlet = outlet
         self._quiet = quiet
         self._lines: list[bytes | bytearray] = []
         self._size = 0
+        #: held around `add` and `flush` (reentrant) when another thread writes through the
+        #: batch too (`shared`: the guard's notices join the server's messages in order)
+        self.lock: Any = threading.RLock() if shared else contextlib.nullcontext()
 
     def add(self, data: bytes | bytearray, *, now: bool = False) -> None:
         """Queue one line (written at once with `now`, or past `chunk_size()` bytes).
@@ -282,10 +290,11 @@ class _Batch:
         Raises:
             Gone: as `flush`.
         """
-        self._lines.append(data)
-        self._size += len(data)
-        if now or self._size >= chunk_size():
-            self.flush()
+        with self.lock:
+            self._lines.append(data)
+            self._size += len(data)
+            if now or self._size >= chunk_size():
+                self.flush()
 
     def flush(self) -> None:
         """Write the queued lines, in order, in one write.
@@ -293,21 +302,22 @@ class _Batch:
         Raises:
             Gone: the server's stdin is closed (never for a `quiet` batch).
         """
-        lines = self._lines
-        if not lines:
-            return
-        data = lines[0] if len(lines) == 1 else b"".join(lines)
-        lines.clear()
-        self._size = 0
-        outlet = self._outlet
-        if self._quiet and outlet.closed:
-            return
-        try:
-            outlet.write(data)
-        except Gone:
-            if not self._quiet:
-                raise
-            logger.info("client stdout closed")
+        with self.lock:
+            lines = self._lines
+            if not lines:
+                return
+            data = lines[0] if len(lines) == 1 else b"".join(lines)
+            lines.clear()
+            self._size = 0
+            outlet = self._outlet
+            if self._quiet and outlet.closed:
+                return
+            try:
+                outlet.write(data)
+            except Gone:
+                if not self._quiet:
+                    raise
+                logger.info("client stdout closed")
 
 
 async def _awaited(decided: Awaitable[Decision]) -> Decision:

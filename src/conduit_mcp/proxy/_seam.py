@@ -86,6 +86,8 @@ class GuardSeam:
         self._transport = "stdio"
         #: the proxy's own tools/list requests in flight (`before_call`), by id.
         self._prelists: dict[str, _Prelist] = {}
+        #: ids of server errors that name the guard as their source (`_note_forged`).
+        self._forged: OrderedDict[str, bool] = OrderedDict()
         self._prelist_ids = itertools.count(1)
 
     def close(self) -> None:
@@ -212,6 +214,8 @@ class GuardSeam:
         message = item.message
         if not isinstance(message, JSONRPCError):
             return item
+        if self._forged and self._forged.pop(_id_key(message.id), False):
+            return item  # the server's error, naming the guard as its source: not explained
         hint = self._hint(message.error.data)
         if hint is None:
             return item
@@ -221,6 +225,18 @@ class GuardSeam:
             data=message.error.data,
         )
         return SessionMessage(JSONRPCError(jsonrpc="2.0", id=message.id, error=error))
+
+    def _note_forged(self, item: Any) -> None:
+        """An error from the server (before the guard) that names the guard as its source:
+        its id is remembered so that `explain` adds no line of the proxy's to it."""
+        message = getattr(item, "message", None)
+        if not isinstance(message, JSONRPCError):
+            return
+        data = message.error.data
+        if isinstance(data, dict) and data.get("source") == _GUARD_SOURCE:
+            self._forged[_id_key(message.id)] = True
+            if len(self._forged) > _MAX_LISTS:  # errors the guard dropped: oldest out
+                self._forged.popitem(last=False)
 
     def _explained(self, message: dict[str, Any]) -> dict[str, Any] | None:
         """`explain` for a plain JSON-RPC message: the new error response, or `None`."""
@@ -513,9 +529,9 @@ class MessageLink:
         if seam._prelists and "method" not in seen and "id" in seen:
             if seam._swallowed(seen["id"], seen.get("result")):
                 return _DROP  # the answer to the proxy's own listing
-        explained = seam._explained(seen)
-        if explained is not None:
-            return "replace", explained
+        # Never `_explained`: the guard refuses calls on the client's side (`_client_decision`);
+        # an error from the server naming the guard as its source is the server's own words,
+        # and gets no approve or review line of the proxy's (nor a held page written).
         return _PASS if verdict.action == "pass" else ("replace", seen)
 
     async def _send_own(self, request: dict[str, Any]) -> None:
@@ -595,6 +611,7 @@ class _Tap:
     async def receive(self) -> Any:
         item = await self._inner.receive()
         self._seam._inbound(item, self._link)
+        self._seam._note_forged(item)
         on_exchange = self._seam._on_exchange
         message = getattr(item, "message", None)
         if on_exchange is not None and isinstance(message, JSONRPCResponse | JSONRPCError):
@@ -633,6 +650,11 @@ class _Watch:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
+
+
+def _id_key(request_id: Any) -> str:
+    """A JSON-RPC id as a key (`1` and `"1"` apart)."""
+    return f"{type(request_id).__name__}:{request_id}"
 
 
 def _store_for_hint(location: str) -> str:

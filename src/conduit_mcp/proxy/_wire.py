@@ -46,13 +46,17 @@ def decode(line: bytes) -> SessionMessage | Exception:
 
 def encode(item: SessionMessage) -> bytes:
     """One message as a line (`model_dump_json(by_alias=True, exclude_unset=True)`, as the
-    SDK writes it), newline included.
+    SDK writes it), newline included; with JSON's ASCII escapes instead when a string holds
+    a raw NEL, LS or PS (one line to every client, as `read_message`).
 
     Raises:
         pydantic_core.PydanticSerializationError: a string the JSON encoder cannot write.
     """
-    json = item.message.model_dump_json(by_alias=True, exclude_unset=True)
-    return json.encode("utf-8", "surrogatepass") + b"\n"
+    text = item.message.model_dump_json(by_alias=True, exclude_unset=True)
+    data = text.encode("utf-8", "surrogatepass") + b"\n"
+    if _breaks_a_line(data):  # a raw NEL, LS or PS from a string: written escaped
+        return json.dumps(json.loads(text), separators=(",", ":")).encode("ascii") + b"\n"
+    return data
 
 
 #: Bytes that end a line for some clients inside what JSON reads as one line: CR (white space to
@@ -60,6 +64,12 @@ def encode(item: SessionMessage) -> bytes:
 #: a JSON string; line ends to Python's `str.splitlines`). A message holding one is sent escaped,
 #: so no client reads a second message, unchecked, out of its pieces.
 _LINE_BREAKS: Final = (b"\r", b"\xe2\x80\xa8", b"\xe2\x80\xa9", b"\xc2\x85")
+
+
+def _breaks_a_line(data: bytes) -> bool:
+    """Whether compact JSON written by an encoder (CR always escaped) holds a raw NEL, LS or
+    PS, which some clients end a line at."""
+    return not data.isascii() and any(mark in data for mark in _LINE_BREAKS[1:])
 
 
 def read_message(line: bytes) -> tuple[dict[str, Any], bytes] | None:
@@ -133,15 +143,19 @@ def _read(line: bytes) -> tuple[dict[str, Any], bytes] | None:
 
 
 def dump_message(message: dict[str, Any]) -> bytes:
-    """A message the proxy writes itself (a guard's replacement or answer) as one line.
+    """A message the proxy writes itself (a guard's replacement or answer) as one line to
+    every client: with JSON's ASCII escapes when a string holds a NEL, LS or PS.
 
     Raises:
         TypeError, ValueError: a value JSON cannot hold.
     """
     try:
-        return orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE)
+        data = orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE)
     except orjson.JSONEncodeError:  # a lone surrogate read from a \\ud800 escape: escaped again
         return json.dumps(message, separators=(",", ":"), allow_nan=False).encode() + b"\n"
+    if _breaks_a_line(data):  # one line to every client, as `read_message` sends (NEL, LS, PS)
+        return json.dumps(message, separators=(",", ":"), allow_nan=False).encode() + b"\n"
+    return data
 
 
 def _is_message(value: Any) -> bool:
