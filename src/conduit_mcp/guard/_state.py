@@ -64,6 +64,10 @@ class ToolState:
     #: whether the input / output schema is checked inline (`_checks.is_linear`), once known.
     input_linear: bool | None = None
     output_linear: bool | None = None
+    #: `(tool, protocol version, validator)`: `_checks.arguments_validator` for `tool` at that
+    #: version, once asked (the validator `None`: no shortcut); a call's valid arguments are
+    #: then one `is_valid`.
+    input_check: tuple[Any, str, Any] | None = None
 
 
 #: Tool names whose last feed change `ToolBook` keeps (the oldest goes first).
