@@ -266,6 +266,8 @@ class Calls(Scope):
         verdict = self._on_call_result_now(request_id, result, pending, version, plain)
         if type(verdict) is not Verdict:
             return self._cleaned_later(verdict, request_id, result, pending.name)
+        if verdict is PASS and plain and _STRUCTURED not in result and _clean(result[_CONTENT]):
+            return PASS  # text blocks of printable ASCII only: `clean_call_result` keeps it
         return clean_call_result(self, request_id, result, verdict, pending.name)
 
     async def _cleaned_later(
@@ -482,6 +484,20 @@ _STATUS_REFUSAL: Final[dict[str, Callable[[ToolState], tuple[str, tuple[PathItem
         ),
     ),
 }
+
+
+_CONTENT: Final = "content"
+_STRUCTURED: Final = "structuredContent"
+
+
+def _clean(content: list[dict[str, str]]) -> bool:
+    """Whether every text of a plain result's text blocks is printable ASCII (then
+    `clean_result_text` finds nothing hidden in a result without `structuredContent`)."""
+    for block in content:
+        text = block["text"]
+        if not (text.isascii() and text.isprintable()):
+            return False
+    return True
 
 
 #: Why a call may not go out: `(reason, path, message)`.
