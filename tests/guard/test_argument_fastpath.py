@@ -162,3 +162,25 @@ def test_the_shortcut_fires_and_still_refuses() -> None:
     assert answer["error"]["data"]["reason"] == "invalid_arguments"
     assert answer["error"]["data"]["path"] == "$.arguments.message"
     assert events[0][:2] == ("call_refused", "invalid_arguments")
+
+
+class _Panicking:
+    """A validator whose `is_valid` fails as a Rust panic does (a `BaseException`)."""
+
+    def is_valid(self, instance: Any) -> bool:
+        raise _Panic("validator panicked")
+
+
+class _Panic(BaseException):
+    pass
+
+
+def test_a_failing_shortcut_leaves_the_decision_to_the_full_check() -> None:
+    gate = _Gate()
+    assert gate.call({"message": "hi"})[0] == ("pass", None)
+    state = gate.engine.shared.book.tools["echo"]
+    assert state.input_check is not None
+    state.input_check = (state.input_check[0], state.input_check[1], _Panicking())
+    assert gate.call({"message": "hi"})[0] == ("pass", None)
+    (action, _), events = gate.call({"message": 3})
+    assert action == "answer" and events[0][:2] == ("call_refused", "invalid_arguments")

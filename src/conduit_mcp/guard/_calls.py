@@ -224,7 +224,7 @@ class Calls(Scope):
             try:
                 if validator.is_valid(arguments):
                     return None
-            except Exception:  # the full check below reports what the engine did
+            except BaseException:  # a panic included: the full check reports it (`collect`)
                 pass
         return _argument_refusal(_checks.check_arguments(tool, arguments, protocol_version=version))
 
