@@ -16,8 +16,7 @@ import anyio
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conduit_mcp.client import Error, Tool, validate_arguments
-from conduit_mcp.client._validate import arguments_validator
+from conduit_mcp.client import Error, Tool, arguments_validator, validate_arguments
 from conduit_mcp.guard import Guard, _checks
 from conduit_mcp.guard._engine import Engine
 from conduit_mcp.guard._state import Pending

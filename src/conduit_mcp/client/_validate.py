@@ -330,6 +330,9 @@ def arguments_validator(tool: Tool, *, protocol_version: str) -> Any:
 
     Raises:
         TypeError: as `validate_arguments` for a caller bug.
+        Error: kind `"policy"`, reason `"unknown_protocol_version"`: as `validate_arguments`.
+
+    Spec: as `validate_arguments` (2026-07-28 server/tools "Tool", `inputSchema`).
     """
     check_version(protocol_version)
     schema = tool.input_schema

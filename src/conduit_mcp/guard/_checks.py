@@ -32,11 +32,11 @@ from ..client import (
     ToolResult,
     canonical_json,
 )
+from ..client import arguments_validator as arguments_validator
 from ..client import fingerprint as _fingerprint
 from ..client import validate_arguments as _validate_arguments
 from ..client import validate_structured as _validate_structured
 from ..client._cache import BoundedCache
-from ..client._validate import arguments_validator as arguments_validator
 from ..pins import PinStore
 from ._state import FEED_NAMES
 from ._waits import Wait
