@@ -46,7 +46,13 @@ CLIENT_GROUPS: dict[str, list[str]] = {
     "Model text": ["clean_tool_text", "clean_result_text", "CleanedText"],
     "Look-alike names": ["lookalike_key", "find_lookalikes", "lookalike_relation", "skeleton"],
     "Fingerprints": ["fingerprint", "FINGERPRINT_PREFIX"],
-    "Validation": ["validate_structured", "validate_arguments", "OutputValidation", "OutputIssue"],
+    "Validation": [
+        "validate_structured",
+        "validate_arguments",
+        "arguments_validator",
+        "OutputValidation",
+        "OutputIssue",
+    ],
     "Conformance": ["conformance_violations", "is_conformant", "ConformanceKind"],
     "Headers": [
         "header_map",

@@ -41,7 +41,13 @@ from ._names import check_tool_name
 from ._result import ToolResult
 from ._tool import DEFAULT_HINTS, Hints, Tool, check_server_id
 from ._unicode import find_invisible
-from ._validate import OutputIssue, OutputValidation, validate_arguments, validate_structured
+from ._validate import (
+    OutputIssue,
+    OutputValidation,
+    arguments_validator,
+    validate_arguments,
+    validate_structured,
+)
 from ._versions import KNOWN_VERSIONS, LATEST, SINCE, Rule, version_at_least, version_supports
 from ._warnings import WARNING_CODES, IntakeWarning
 
@@ -84,6 +90,7 @@ __all__ = [  # noqa: RUF022
     # Validation: structuredContent and arguments against the tool's JSON Schemas
     "validate_structured",
     "validate_arguments",
+    "arguments_validator",
     "OutputValidation",
     "OutputIssue",
     # Conformance: strict checks against each version's official schema.json

@@ -310,6 +310,41 @@ def validate_arguments(tool: Tool, arguments: Any, *, protocol_version: str) -> 
     return _verdict(schema, dialect, w.INPUT_SCHEMA, arguments, "arguments", [])
 
 
+def arguments_validator(tool: Tool, *, protocol_version: str) -> Any:
+    """The compiled validator whose `is_valid(arguments)` is `validate_arguments`' whole
+    answer for an object of `arguments` that it finds valid, or `None` when no such shortcut
+    exists (the schema names an unsupported dialect, cannot be compiled, or loops through
+    `$ref`s so values are depth-checked first).
+
+    For a caller that checks many calls of one tool: when `is_valid` says `True`,
+    `validate_arguments(tool, arguments, ...)` is `valid` (same dialect, same compiled schema,
+    no depth limit to apply); when it says `False` or raises, the caller asks
+    `validate_arguments` for the issues.
+
+    Args:
+        tool: the tool to be called.
+        protocol_version: a known protocol revision.
+
+    Returns:
+        A jsonschema-rs validator, or `None`.
+
+    Raises:
+        TypeError: as `validate_arguments` for a caller bug.
+        Error: kind `"policy"`, reason `"unknown_protocol_version"`: as `validate_arguments`.
+
+    Spec: as `validate_arguments` (2026-07-28 server/tools "Tool", `inputSchema`).
+    """
+    check_version(protocol_version)
+    schema = tool.input_schema
+    try:
+        entry = compiled(schema, _dialect(schema, protocol_version, w.INPUT_SCHEMA), w.INPUT_SCHEMA)
+    except Error:
+        return None
+    if entry.schema_issue is not None or entry.loops:
+        return None
+    return entry.validator
+
+
 def _verdict(
     schema: dict[str, Any],
     dialect: str,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, final
 
 from conduit_mcp_wire import VERSIONS as KNOWN_VERSIONS
 
@@ -36,6 +36,7 @@ CLIENT_CAPABILITIES_META_KEY: Final = "io.modelcontextprotocol/clientCapabilitie
 Action = Literal["pass", "replace", "drop", "answer"]
 
 
+@final  # `type(v) is Verdict` tells a verdict from a decision that must wait
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """What becomes of one message.

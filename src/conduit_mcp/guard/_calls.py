@@ -5,7 +5,7 @@ Not a public module. No SDK import.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any, Final
 
 from ..client import (
@@ -97,24 +97,59 @@ class Calls(Scope):
             ),
         )
 
-    async def _gate_call(
+    def _gate_call_now(
         self, request_id: Any, params: dict[str, Any], extensions: tuple[str, ...]
-    ) -> Verdict:
+    ) -> Verdict | Coroutine[Any, Any, Verdict]:
+        """The verdict on a `tools/call` (its `params` an object with a string `name`), or,
+        when its argument check must run in a worker thread, the rest of the decision as a
+        coroutine to await at once (the call stays registered, gating, meanwhile)."""
         name: str = params["name"]
-        # Registered before the first await: the SDK already waits on this id, and a response
-        # the read loop sees while the call is gated is a guess at an unsent request (dropped).
+        # Registered before any wait: the SDK already waits on this id, and a response the
+        # read loop sees while the call is gated is a guess at an unsent request (dropped).
         pending = Pending(_CALL, name, gating=True)
         pending.extensions = extensions
         if not self.outstanding.add(request_id, pending):
             return self._too_many(request_id, _CALL, name)
         try:
-            refusal = await self._refusal(name, params)
+            refusal = self._refusal_now(name, params)
+        except Exception as exc:  # a bug here must not let the call through unchecked
+            logger.exception("guard failed while gating tools/call")
+            refusal = ("guard_internal_error", (), f"the guard failed ({type(exc).__name__})")
+        except BaseException:  # never written, so never answered
+            self.outstanding.forget_unsent(request_id, pending)
+            raise
+        if type(refusal) is _Bounded:
+            return self._gate_call_later(request_id, name, refusal, pending)
+        return self._gated(request_id, name, pending, refusal)  # type: ignore[arg-type]
+
+    async def _gate_call_later(
+        self, request_id: Any, name: str, bounded: _Bounded, pending: Pending
+    ) -> Verdict:
+        """`_gate_call_now`'s decision after its argument check ran in a worker thread."""
+        timeout = self.shared.policy.output_timeout
+        refusal: _Refusal | None
+        try:
+            try:
+                refusal = _argument_refusal(await _checks.bounded(bounded.check, timeout))
+            except _checks.Timeout:
+                refusal = (
+                    "argument_check_timeout",
+                    ("arguments",),
+                    f"the argument check did not finish within {timeout} s",
+                )
         except Exception as exc:  # a bug here must not let the call through unchecked
             logger.exception("guard failed while gating tools/call")
             refusal = ("guard_internal_error", (), f"the guard failed ({type(exc).__name__})")
         except BaseException:  # cancelled while gated: never written, so never answered
             self.outstanding.forget_unsent(request_id, pending)
             raise
+        return self._gated(request_id, name, pending, refusal)
+
+    def _gated(
+        self, request_id: Any, name: str, pending: Pending, refusal: _Refusal | None
+    ) -> Verdict:
+        """The gate's verdict once `refusal` is known: the call goes out (its tool's state
+        kept for its result), or it is answered locally (event `call_refused`)."""
         if refusal is None:
             state = self.shared.book.tools.get(name)
             pending.tool = state.tool if state is not None else None
@@ -144,9 +179,9 @@ class Calls(Scope):
             ),
         )
 
-    async def _refusal(
-        self, name: str, params: dict[str, Any]
-    ) -> tuple[str, tuple[PathItem, ...], str] | None:
+    def _refusal_now(self, name: str, params: dict[str, Any]) -> _Refusal | _Bounded | None:
+        """Why the call may not go out (`None`: it may), or the argument check to run in a
+        worker thread (a schema not linear in the arguments) that decides it."""
         state = self.shared.book.tools.get(name)
         if state is None:
             return "unknown_tool", ("name",), "the tool was never listed by this server"
@@ -156,7 +191,7 @@ class Calls(Scope):
         policy = self.shared.policy
         if tool is None or not policy.check_arguments:
             return None
-        version = self.known_version()
+        version = self._known
         if version is None:
             self.emit(
                 "unchecked",
@@ -169,32 +204,29 @@ class Calls(Scope):
         arguments = params.get("arguments")
         if arguments is None:
             arguments = {}
-        if not isinstance(arguments, dict):
+        elif type(arguments) is not dict and not isinstance(arguments, dict):
             return "invalid_arguments", ("arguments",), "arguments must be an object"
         linear = state.input_linear
         if linear is None:
             linear = state.input_linear = _checks.is_linear(tool, "inputSchema")
-        try:
-            if linear:  # linear in the arguments: checked inline, no thread hop
-                verdict = _checks.check_arguments(tool, arguments, protocol_version=version)
-            else:
-                check = _bind(_checks.check_arguments, tool, arguments, protocol_version=version)
-                verdict = await _checks.bounded(check, policy.output_timeout)
-        except _checks.Timeout:
-            return (
-                "argument_check_timeout",
-                ("arguments",),
-                f"the argument check did not finish within {policy.output_timeout} s",
+        if not linear:
+            return _Bounded(
+                _bind(_checks.check_arguments, tool, arguments, protocol_version=version)
             )
-        if verdict.outcome != "invalid":
-            return None
-        first = verdict.errors[0]
-        path = ("arguments", *first.path)  # from the request's params, as in `data.path`
-        return (
-            "invalid_arguments",
-            path,
-            f"arguments fail the tool's inputSchema at {render_path(path)}: {first.message}",
-        )
+        # Linear in the arguments: checked inline. Valid arguments (the common case) are one
+        # `is_valid` of the validator kept on the tool's state; anything else the full check.
+        memo = state.input_check
+        if memo is None or memo[0] is not tool or memo[1] != version:
+            validator = _checks.arguments_validator(tool, protocol_version=version)
+            memo = state.input_check = (tool, version, validator)
+        validator = memo[2]
+        if validator is not None:
+            try:
+                if validator.is_valid(arguments):
+                    return None
+            except BaseException:  # a panic included: the full check reports it (`collect`)
+                pass
+        return _argument_refusal(_checks.check_arguments(tool, arguments, protocol_version=version))
 
     def _withhold_result(self, request_id: Any, name: str | None, exc: Exception) -> Verdict:
         """Fail closed on a tools/call result the guard could not finish checking (a bug):
@@ -220,20 +252,36 @@ class Calls(Scope):
             )
         )
 
-    async def _call_response(self, request_id: Any, result: Any, pending: Pending) -> Verdict:
+    def _call_response_now(
+        self, request_id: Any, result: Any, pending: Pending
+    ) -> Verdict | Coroutine[Any, Any, Verdict]:
         """The verdict on a `tools/call` response's `result`: the checks, then the cleaning of
-        its text (`clean_call_result`). A plain result (`_sdkfast.surely_accepted`: text blocks
-        only) skips what is decided for it already: it parses as a complete `ToolResult` on
-        every version and the SDK's models accept it; its structured content is still
-        validated and its text still cleaned."""
-        version = self.known_version()
+        its text (`clean_call_result`); or, when its output check must run in a worker
+        thread, the rest of the decision as a coroutine to await at once. A plain result
+        (`_sdkfast.surely_accepted`: text blocks only) skips what is decided for it already:
+        it parses as a complete `ToolResult` on every version and the SDK's models accept it;
+        its structured content is still validated and its text still cleaned."""
+        version = self._known
         plain = version is not None and surely_accepted(result, version)
-        verdict = await self._on_call_result(request_id, result, pending, version, plain)
+        verdict = self._on_call_result_now(request_id, result, pending, version, plain)
+        if type(verdict) is not Verdict:
+            return self._cleaned_later(verdict, request_id, result, pending.name)
+        if verdict is PASS and plain and _STRUCTURED not in result and _clean(result[_CONTENT]):
+            return PASS  # text blocks of printable ASCII only: `clean_call_result` keeps it
         return clean_call_result(self, request_id, result, verdict, pending.name)
 
-    async def _on_call_result(
-        self, request_id: Any, result: Any, pending: Pending, version: str | None, plain: bool
+    async def _cleaned_later(
+        self,
+        checked: Coroutine[Any, Any, Verdict],
+        request_id: Any,
+        result: Any,
+        name: str | None,
     ) -> Verdict:
+        return clean_call_result(self, request_id, result, await checked, name)
+
+    def _on_call_result_now(
+        self, request_id: Any, result: Any, pending: Pending, version: str | None, plain: bool
+    ) -> Verdict | Coroutine[Any, Any, Verdict]:
         name = pending.name
         if version is None:
             self.emit(
@@ -268,15 +316,35 @@ class Calls(Scope):
             linear = _checks.is_linear(tool, "outputSchema")
             if state is not None:
                 state.output_linear = linear
-        try:
-            if linear:  # linear in the value: checked inline
-                verdict: OutputValidation = _checks.validate_output(
-                    parsed, tool, protocol_version=version
-                )
-            else:
-                check = _bind(_checks.validate_output, parsed, tool, protocol_version=version)
-                verdict = await _checks.bounded(check, policy.output_timeout)
+        if not linear:
+            return self._output_later(request_id, name, parsed, tool, version)
+        try:  # linear in the value: checked inline
+            verdict: OutputValidation | None = _checks.validate_output(
+                parsed, tool, protocol_version=version
+            )
         except _checks.Timeout:
+            verdict = None
+        return self._output_verdict(request_id, name, verdict)
+
+    async def _output_later(
+        self, request_id: Any, name: str | None, parsed: ToolResult, tool: Any, version: str
+    ) -> Verdict:
+        """The output check of `_on_call_result_now` in a worker thread, under the time bound."""
+        check = _bind(_checks.validate_output, parsed, tool, protocol_version=version)
+        try:
+            verdict: OutputValidation | None = await _checks.bounded(
+                check, self.shared.policy.output_timeout
+            )
+        except _checks.Timeout:
+            verdict = None
+        return self._output_verdict(request_id, name, verdict)
+
+    def _output_verdict(
+        self, request_id: Any, name: str | None, verdict: OutputValidation | None
+    ) -> Verdict:
+        """What an output check's `verdict` (`None`: it timed out) makes of the result."""
+        policy = self.shared.policy
+        if verdict is None:
             reason = "output_validation_timeout"
             why = (
                 f"structuredContent could not be validated within {policy.output_timeout} s "
@@ -416,3 +484,44 @@ _STATUS_REFUSAL: Final[dict[str, Callable[[ToolState], tuple[str, tuple[PathItem
         ),
     ),
 }
+
+
+_CONTENT: Final = "content"
+_STRUCTURED: Final = "structuredContent"
+
+
+def _clean(content: list[dict[str, str]]) -> bool:
+    """Whether every text of a plain result's text blocks is printable ASCII (then
+    `clean_result_text` finds nothing hidden in a result without `structuredContent`)."""
+    for block in content:
+        text = block["text"]
+        if not (text.isascii() and text.isprintable()):
+            return False
+    return True
+
+
+#: Why a call may not go out: `(reason, path, message)`.
+_Refusal = tuple[str, tuple[PathItem, ...], str]
+
+
+class _Bounded:
+    """An argument check too heavy to run inline: `check()` runs in a worker thread under
+    the policy's time bound (`_checks.bounded`)."""
+
+    __slots__ = ("check",)
+
+    def __init__(self, check: Callable[[], OutputValidation]) -> None:
+        self.check = check
+
+
+def _argument_refusal(verdict: OutputValidation) -> _Refusal | None:
+    """The refusal an argument check's `verdict` gives (`None`: the arguments are valid)."""
+    if verdict.outcome != "invalid":
+        return None
+    first = verdict.errors[0]
+    path = ("arguments", *first.path)  # from the request's params, as in `data.path`
+    return (
+        "invalid_arguments",
+        path,
+        f"arguments fail the tool's inputSchema at {render_path(path)}: {first.message}",
+    )

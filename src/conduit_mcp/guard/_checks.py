@@ -32,6 +32,7 @@ from ..client import (
     ToolResult,
     canonical_json,
 )
+from ..client import arguments_validator as arguments_validator
 from ..client import fingerprint as _fingerprint
 from ..client import validate_arguments as _validate_arguments
 from ..client import validate_structured as _validate_structured

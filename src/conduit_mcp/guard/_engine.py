@@ -17,6 +17,7 @@ or late answer never reaches the SDK unchecked.
 from __future__ import annotations
 
 import threading
+from collections.abc import Coroutine
 from typing import Any, Final
 
 from ._base import (
@@ -82,13 +83,19 @@ class Engine(Listing, Calls):
 
         Whoever decides on several threads holds `lock` around this call, so decisions never
         interleave."""
-        return _locked(start(self._outbound(message)), self.lock)
+        decided = self._outbound_now(message)
+        if type(decided) is Verdict:
+            return decided
+        return _locked(start(decided), self.lock)
 
     def inbound_now(self, message: dict[str, Any]) -> Verdict | Later[Verdict]:
         """`inbound` on any thread, as `outbound_now` (a `Later` for a result whose output
         check is too heavy to run inline, a listing whose pins the store must check, a
         look-alike name that needs the store's pins)."""
-        return _locked(start(self._inbound(message)), self.lock)
+        decided = self._inbound_now(message)
+        if type(decided) is Verdict:
+            return decided
+        return _locked(start(decided), self.lock)
 
     @property
     def lock(self) -> threading.RLock:
@@ -102,6 +109,12 @@ class Engine(Listing, Calls):
     # -- outbound ----------------------------------------------------------------------------
 
     async def _outbound(self, message: dict[str, Any]) -> Verdict:
+        decided = self._outbound_now(message)
+        return decided if type(decided) is Verdict else await decided
+
+    def _outbound_now(self, message: dict[str, Any]) -> Verdict | Coroutine[Any, Any, Verdict]:
+        """The verdict on what the client writes, or, when it must wait, the rest of the
+        decision as a coroutine to await at once."""
         method = message.get("method")
         if not isinstance(method, str):
             return PASS  # the client's answer to a server request
@@ -133,7 +146,7 @@ class Engine(Listing, Calls):
         request_id = message["id"]
         if method == _CALL:
             if isinstance(params.get("name"), str) and raw_params is params:
-                return await self._gate_call(request_id, params, extensions)
+                return self._gate_call_now(request_id, params, extensions)
             # A name that is not a string (a JavaScript server may coerce ["rm_rf"] to
             # "rm_rf") or params that are not an object: no tool the guard knows, never sent.
             return self._refuse_malformed_call(request_id)
@@ -150,6 +163,12 @@ class Engine(Listing, Calls):
     # -- inbound -----------------------------------------------------------------------------
 
     async def _inbound(self, message: dict[str, Any]) -> Verdict:
+        decided = self._inbound_now(message)
+        return decided if type(decided) is Verdict else await decided
+
+    def _inbound_now(self, message: dict[str, Any]) -> Verdict | Coroutine[Any, Any, Verdict]:
+        """The verdict on what the server sends, or, when it must wait, the rest of the
+        decision as a coroutine to await at once."""
         if "method" in message:
             if message.get("method") == _SAMPLING and "id" in message:
                 try:
@@ -209,9 +228,12 @@ class Engine(Listing, Calls):
                     self.learn_version(result.get("protocolVersion"))
                 return self._on_initialized(message, result)
             if pending.method == _LIST:
-                return await self._on_list(request_id, result, pending)
+                return self._list_later(request_id, result, pending)
             if pending.method == _CALL:
-                return await self._call_response(request_id, result, pending)
+                decided = self._call_response_now(request_id, result, pending)
+                if type(decided) is Verdict:
+                    return decided
+                return self._call_later(decided, request_id, pending.name)
             if pending.method in _READ_BY_THE_MODEL:
                 return clean_read_result(self, request_id, result, pending.method)
         except Exception as exc:
@@ -229,6 +251,22 @@ class Engine(Listing, Calls):
                 details=_cause(exc),
             )
         return PASS
+
+    async def _list_later(self, request_id: Any, result: Any, pending: Pending) -> Verdict:
+        """A tools/list page's verdict (it may wait for the pin store): `_inbound_now`'s."""
+        try:
+            return await self._on_list(request_id, result, pending)
+        except Exception as exc:
+            return self._withhold_page(request_id, result, exc)
+
+    async def _call_later(
+        self, rest: Coroutine[Any, Any, Verdict], request_id: Any, name: str | None
+    ) -> Verdict:
+        """The rest of a tools/call result's checks (an output check in a worker thread)."""
+        try:
+            return await rest
+        except Exception as exc:
+            return self._withhold_result(request_id, name, exc)
 
     def _on_initialized(self, message: dict[str, Any], result: Any) -> Verdict:
         """The server's `initialize` result: when the guard may change the tools the client

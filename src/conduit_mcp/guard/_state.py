@@ -64,6 +64,10 @@ class ToolState:
     #: whether the input / output schema is checked inline (`_checks.is_linear`), once known.
     input_linear: bool | None = None
     output_linear: bool | None = None
+    #: `(tool, protocol version, validator)`: `_checks.arguments_validator` for `tool` at that
+    #: version, once asked (the validator `None`: no shortcut); a call's valid arguments are
+    #: then one `is_valid`.
+    input_check: tuple[Any, str, Any] | None = None
 
 
 #: Tool names whose last feed change `ToolBook` keeps (the oldest goes first).
@@ -200,7 +204,7 @@ class Outstanding:
 
     def add(self, request_id: Any, pending: Pending) -> bool:
         """Remember a request; `False` (nothing remembered) when the table is full."""
-        key = coerce_id(request_id)
+        key = request_id if type(request_id) is int else coerce_id(request_id)
         if key not in self._live and len(self._live) >= self.limit:
             return False
         self._refused.pop(key, None)  # an id reused for a new request
@@ -209,7 +213,8 @@ class Outstanding:
 
     def take(self, request_id: Any) -> Pending | None:
         """The request a response answers, removed (`None`: no live request has that id)."""
-        return self._live.pop(coerce_id(request_id), None)
+        key = request_id if type(request_id) is int else coerce_id(request_id)
+        return self._live.pop(key, None)
 
     def restore(self, request_id: Any, pending: Pending) -> None:
         """Put back what `take` just removed (a response that does not answer it after all)."""

@@ -426,6 +426,7 @@ class MessageLink:
         #: feed takes too): the relay decides on two threads and, for what must wait, on
         #: the event loop.
         self.lock = engine.lock
+        self._tool_status = seam.guard.tool_status
 
     def send_notices_to(self, send: Callable[[list[dict[str, Any]]], None]) -> None:
         """Hand the guard's own notifications for this connection (`notifications/tools/
@@ -449,7 +450,9 @@ class MessageLink:
         finishes it (its steps under `lock`: nothing was decided twice). Holds `lock` while
         it decides."""
         if message.get("method") == _CALL and "id" in message:
-            if self._seam._must_prelist(message.get("params")):
+            params = message.get("params")  # `GuardSeam._must_prelist`, inline
+            name = params.get("name") if isinstance(params, dict) else None
+            if isinstance(name, str) and self._tool_status(name) is None:
                 return self._prelisted(message)
         return self._client_decide(message)
 
@@ -461,7 +464,8 @@ class MessageLink:
         with self.lock:
             if "id" in message and "method" not in message:
                 result = message.get("result")
-                if isinstance(result, dict):
+                # `_note_result` reads an initialize result or a listing the client asked for.
+                if isinstance(result, dict) and ("protocolVersion" in result or link.lists):
                     seam._note_result(message["id"], result, link)
                 if seam._on_exchange is not None and link.timing:
                     sent = link.timing.pop(message["id"], None)
@@ -472,7 +476,7 @@ class MessageLink:
             except Exception:  # fail closed: nothing the guard has not read reaches the client
                 logger.exception("guard failed on a server message; dropped")
                 return _DROP
-            if isinstance(decided, Awaitable):  # the engine's `Later`: it must wait
+            if hasattr(decided, "__await__"):  # the engine's `Later`: it must wait
                 return self._server_finish(decided, message)
             return self._server_decision(decided, message)
 
@@ -483,7 +487,7 @@ class MessageLink:
             except Exception:  # as `wrap_streams`: the engine refuses a call it fails on itself
                 logger.exception("guard failed on an outgoing message")
                 decided = None
-            if isinstance(decided, Awaitable):  # the engine's `Later`: it must wait
+            if hasattr(decided, "__await__"):  # the engine's `Later`: it must wait
                 return self._client_finish(decided, message)
             return self._client_decision(decided, message)
 
@@ -517,9 +521,14 @@ class MessageLink:
         if action == "answer":
             answer = verdict.message
             return "answer", self._seam._explained(answer) or answer
-        sent = message if action == "pass" else verdict.message
+        if action == "pass":
+            # `_note_sent` keeps a listing's id, and every request's time for `on_exchange`.
+            if self._seam._on_exchange is not None or message.get("method") == _LIST:
+                self._note_sent(message)
+            return _PASS
+        sent = verdict.message
         self._note_sent(sent)
-        return (action, None if action == "pass" else sent)
+        return (action, sent)
 
     def _server_decision(self, verdict: Any, message: dict[str, Any]) -> Decision:
         if verdict.action == "drop":
