@@ -11,7 +11,6 @@ import json
 import sqlite3
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -684,17 +683,24 @@ def test_redacted_location_hides_only_the_password(location: str, shown: str) ->
     assert redacted_location(location) == shown
 
 
-def test_a_pending_tool_carries_the_revocation_it_is_under(store: PinStore) -> None:
-    """A tool new again because a person revoked its pin says who revoked which pin and when;
-    a second server's tool of the same name, never revoked, says nothing of it."""
+def test_a_pending_tool_carries_the_revocation_it_is_under(
+    store: PinStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tool new again because a person revoked its pin says who revoked which pin and when
+    (the store's clock at the revocation, to the last bit); a second server's tool of the
+    same name, never revoked, says nothing of it."""
+    import conduit_mcp.pins._store as pins_module
+
     store.approve("weather", tool(WEATHER), approver="alice")
-    before = time.time()
+    clock = 1_767_225_600.1234567
+    monkeypatch.setattr(pins_module.time, "time", lambda: clock)
     assert store.revoke("weather", "get_weather", approver="bob")
+    monkeypatch.setattr(pins_module.time, "time", lambda: clock + 60)
     store.check_page("weather", [tool(WEATHER)])
     store.check_page("other", [tool(WEATHER, "other")])
     revoked, never = store.pending("weather")[0], store.pending("other")[0]
     assert (revoked.status, revoked.revoked_by) == ("new", "bob")
     assert revoked.revoked_fingerprint == independent_fingerprint(WEATHER)
-    assert revoked.revoked_at is not None and before <= revoked.revoked_at <= time.time()
+    assert revoked.revoked_at == clock
     assert (never.revoked_at, never.revoked_by, never.revoked_fingerprint) == (None, None, None)
     assert store.pending("weather", "get_weather") == (revoked,)

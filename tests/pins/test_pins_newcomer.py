@@ -10,6 +10,7 @@ import shlex
 import time
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from typer.testing import CliRunner
@@ -39,13 +40,20 @@ def listed(store: Path, *raws: dict[str, Any]) -> None:
         pin_page(pins, "w", tools, pin_new=False, pin_changed=False, accept_cosmetic=False)
 
 
+#: The store's clock at bob's revocation (2026-01-01 00:00:00.1234567 UTC).
+REVOKED_AT = 1_767_225_600.1234567
+
+
 def revoked_by_bob(store: Path) -> float:
-    """alice approves get_weather, bob revokes it; the time just before the revocation."""
+    """alice approves get_weather, bob revokes it at `REVOKED_AT` (the store's clock
+    pinned); returns that time."""
+    import conduit_mcp.pins._store as pins_module
+
     with PinStore(store) as pins:
         pins.approve("w", Tool.from_wire("w", WEATHER), approver="alice")
-        before = time.time()
-        assert pins.revoke("w", "get_weather", approver="bob")
-    return before
+        with mock.patch.object(pins_module.time, "time", return_value=REVOKED_AT):
+            assert pins.revoke("w", "get_weather", approver="bob")
+    return REVOKED_AT
 
 
 def test_a_revoked_tool_shows_as_revoked_with_who_and_when(tmp_path: Path) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from typing import Any
 
 import anyio
@@ -63,7 +62,7 @@ def test_a_bug_in_a_relay_thread_ends_the_proxy_and_stops_the_server(where: str)
         os.write(client_in_w, b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
 
     async def main() -> Any:
-        with anyio.fail_after(20):
+        with anyio.fail_after(10):  # not the server's 120 s: a TimeoutError is no `_Bug`
             return await _stdio._run_child(
                 _Seam(where),  # type: ignore[arg-type]
                 (client_in_r, client_out_w),
@@ -73,7 +72,6 @@ def test_a_bug_in_a_relay_thread_ends_the_proxy_and_stops_the_server(where: str)
                 _stdio._no_signals(),
             )
 
-    began = time.monotonic()
     try:
         with pytest.raises(BaseException) as raised:
             anyio.run(main)
@@ -81,7 +79,6 @@ def test_a_bug_in_a_relay_thread_ends_the_proxy_and_stops_the_server(where: str)
         while not isinstance(error, _Bug) and getattr(error, "exceptions", None):
             (error,) = error.exceptions  # type: ignore[attr-defined]
         assert isinstance(error, _Bug)
-        assert time.monotonic() - began < 10  # not the server's 120 s
         try:
             said = os.read(client_out_r, 65536)
         except BlockingIOError:

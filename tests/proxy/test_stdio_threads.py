@@ -12,7 +12,6 @@ import json
 import subprocess
 import sys
 import threading
-import time
 import types
 from collections.abc import Awaitable
 from pathlib import Path
@@ -188,18 +187,24 @@ def test_a_revocation_from_the_feed_and_a_call_from_a_reader_thread_never_interl
     applied.clear()
     outcomes: list[tuple[bool, str]] = []
 
+    before, after_it = threading.Event(), threading.Event()
+
     def reader() -> None:
+        decided_after = 0
         while not stop.is_set():
             after = applied.is_set()  # read before the decision starts
             outcomes.append((after, call()[0]))
+            decided_after += after
+            if len(outcomes) >= 50:
+                before.set()
+            if decided_after >= 50:
+                after_it.set()
 
     thread = threading.Thread(target=reader)
     thread.start()
-    while len(outcomes) < 50:
-        time.sleep(0.001)
+    assert before.wait(60)
     feed()
-    while len([o for o in outcomes if o[0]]) < 50:
-        time.sleep(0.001)
+    assert after_it.wait(60)
     stop.set()
     thread.join()
     seam.close()
