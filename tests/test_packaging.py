@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from conduit_mcp._launcher import install_command
+from conduit_mcp.client._install import install_command
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))

@@ -23,8 +23,9 @@ CLIENT = "conduit_mcp.client"
 FACES = ("conduit_mcp.client", "conduit_mcp.llm", "conduit_mcp.pins")
 _SHARED_CORE = {"conduit_mcp.llm": CLIENT, "conduit_mcp.pins": CLIENT}
 #: The core's helpers every part of the package uses (not `bench/`): the one bounded cache
-#: (`BoundedCache`) and the one absent-value sentinel (`MISSING`), both from `_cache`.
-_PACKAGE_HELPERS = frozenset({"conduit_mcp.client._cache"})
+#: (`BoundedCache`) and the one absent-value sentinel (`MISSING`), both from `_cache`; the
+#: one line that installs a missing extra (`_install`).
+_PACKAGE_HELPERS = frozenset({"conduit_mcp.client._cache", "conduit_mcp.client._install"})
 
 
 def _module_name(path: Path) -> str:

@@ -7,39 +7,14 @@ cannot act on) instead of raising `ModuleNotFoundError`.
 
 from __future__ import annotations
 
-import json
-import shlex
 import sys
-from importlib import metadata
-from urllib.parse import unquote, urlsplit
 
-DISTRIBUTION = "conduit-mcp-client"
+from .client._install import DISTRIBUTION, install_command
+
+__all__ = ["CLI_MODULES", "DISTRIBUTION", "install_command", "main"]
 
 #: The top-level modules the `cli` extra provides (typer brings click).
 CLI_MODULES = frozenset({"typer", "rich", "click"})
-
-
-def install_command(extra: str) -> str:
-    """The command line that adds `extra` (e.g. `"proxy"`) to this installation.
-
-    The distribution is not on the package index, so `pip install conduit-mcp-client[extra]`
-    finds nothing (or, were the name ever taken, another project's code). When this copy was
-    installed from a local checkout, pip recorded its folder (PEP 610 `direct_url.json`) and
-    the command names it; otherwise it names the distribution. `sys.executable` is the Python
-    that runs this copy, so the extra lands beside it.
-
-    Returns:
-        A shell-quoted line, e.g. `/venv/bin/python -m pip install '/src/conduit-mcp[proxy]'`.
-    """
-    target = f"{DISTRIBUTION}[{extra}]"
-    try:
-        recorded = metadata.distribution(DISTRIBUTION).read_text("direct_url.json")
-        url = json.loads(recorded or "{}").get("url")
-    except (metadata.PackageNotFoundError, ValueError, AttributeError):
-        url = None
-    if isinstance(url, str) and url.startswith("file://"):
-        target = f"{unquote(urlsplit(url).path)}[{extra}]"
-    return shlex.join([sys.executable, "-m", "pip", "install", target])
 
 
 def main() -> None:

@@ -47,7 +47,6 @@ from rich.text import Text
 from ._cli_capture import CaptureError, capture, is_capture, read_capture
 from ._cli_help import PlainHelpCommand
 from ._cli_text import JSON_TYPES, clipped, emit, json_text, show, visible, warn
-from ._launcher import DISTRIBUTION
 from .client import (
     TRANSPORTS,
     Error,
@@ -61,6 +60,7 @@ from .client import (
     parse_json,
     unwrap_response,
 )
+from .client._install import DISTRIBUTION
 from .pins import FieldChange, Pending, PinStore, diff_tools, redacted_location, schema_changes
 from .proxy._cli import register as register_proxy_commands
 from .proxy._settings import APPROVER_PLACEHOLDER

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import typer
 
 from .._cli_help import PlainHelpCommand
-from .._launcher import install_command
+from ..client._install import install_command
 from ._settings import HEADERS_ENV, GuardSettings, HttpUpstream
 
 EXIT_USAGE = 2
