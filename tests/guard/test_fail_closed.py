@@ -207,3 +207,47 @@ async def test_a_store_whose_pin_read_hangs_withholds_the_page_in_time(
     (event,) = _withheld(guard)
     assert event.reason == "pin_store_unavailable"
     assert event.details["cause"] == "the pin store did not answer within 0.3 s"
+
+
+async def test_a_store_whose_lookalike_pinning_hangs_withholds_the_page_in_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Under `changed="allow"` a new name that looks like a listed one is pinned as a change
+    of it: when that write does not answer (a PostgreSQL server that stopped answering, a
+    hung file system), the page is withheld once `PAGE_TIMEOUT` passes, with the cause in the
+    event, instead of the listing (and every server message after it) waiting for ever; the
+    next listing the store answers pins and shows it."""
+    release = threading.Event()
+    guard = Guard("s", changed="allow")
+    real = guard.pins.approve_all
+    stuck = [False]
+
+    def approve_all(*args: Any, **kwargs: Any) -> Any:
+        if stuck[0]:
+            release.wait(10)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(guard.pins, "approve_all", approve_all)
+    monkeypatch.setattr(_checks, "PAGE_TIMEOUT", 0.3)
+    lookalike = "\u0435cho"  # CYRILLIC SMALL LETTER IE, then "cho": looks like "echo"
+    try:
+        async with scripted_session(guard, _handler) as (session, _):
+            LISTING_SWAP[0] = {"tools": [tool("echo")]}
+            first = await session.list_tools()
+            LISTING_SWAP[0] = {"tools": [tool("echo"), tool(lookalike)]}
+            stuck[0] = True
+            with anyio.fail_after(5):
+                down = await session.list_tools()
+            stuck[0] = False
+            back = await session.list_tools()
+    finally:
+        LISTING_SWAP[0] = None
+        release.set()
+    assert [t.name for t in first.tools] == ["echo"]
+    assert down.tools == []
+    assert [t.name for t in back.tools] == ["echo", lookalike]
+    (event,) = _withheld(guard)
+    assert event.reason == "pin_store_unavailable"
+    assert event.details["error"] == "Timeout"
+    assert event.details["cause"] == "the pin store did not answer within 0.3 s"
+    assert guard.pins.pin("s", lookalike) is not None

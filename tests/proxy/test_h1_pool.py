@@ -224,3 +224,94 @@ def test_a_post_the_server_dropped_is_never_written_again(
 
     assert _run(backend, lambda: _serving(serve, test))
     assert len(seen) == 2
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_concurrent_requests_past_the_cap_wait_for_a_connection(
+    backend: tuple[str, dict[str, Any]],
+) -> None:
+    """Twelve concurrent requests to a slow upstream through a pool capped at three
+    connections: the upstream never has more than three open at once (counted as it accepts
+    them), and every request is answered, each exactly once."""
+    cap, total = 3, 12
+    open_now = [0]
+    most = [0]
+    seen: list[bytes] = []
+
+    async def serve(stream: anyio.abc.SocketStream) -> None:
+        open_now[0] += 1
+        most[0] = max(most[0], open_now[0])
+        try:
+            async with stream:
+                reads: list[bytes] = []
+                while await _read_request(stream, reads):
+                    request = b"".join(reads)
+                    reads.clear()
+                    seen.append(request)
+                    await anyio.sleep(0.05)  # slow: the other requests pile up meanwhile
+                    n = json.loads(request.partition(b"\r\n\r\n")[2])["n"]
+                    await stream.send(_answer(n))
+        finally:
+            open_now[0] -= 1
+
+    async def test(pool: H1Pool) -> list[bytes]:
+        pool._max = cap
+        answers: list[bytes] = []
+
+        async def one(i: int) -> None:
+            answer = await _post(pool, b'{"n":%d}' % i)
+            assert json.loads(answer)["id"] == i
+            answers.append(answer)
+
+        async with anyio.create_task_group() as tg:
+            for i in range(total):
+                tg.start_soon(one, i)
+        return answers
+
+    answers = _run(backend, lambda: _serving(serve, test))
+    assert most[0] <= cap
+    assert len(seen) == total  # each request written once
+    # each answer the one to its own request (the upstream echoes the request's `n`)
+    assert sorted(json.loads(a)["id"] for a in answers) == list(range(total))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_request_that_waits_too_long_for_a_connection_fails_unwritten(
+    backend: tuple[str, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """All connections busy past `POOL_WAIT_TIMEOUT`: the waiting request fails as an
+    unreachable upstream does, with the cause, and was never written."""
+    from conduit_mcp.proxy import _h1
+
+    monkeypatch.setattr(_h1, "POOL_WAIT_TIMEOUT", 0.2)
+    seen: list[bytes] = []
+    release = anyio.Event()
+
+    async def serve(stream: anyio.abc.SocketStream) -> None:
+        async with stream:
+            while await _read_request(stream, seen):
+                await release.wait()
+                await stream.send(_answer(len(seen)))
+
+    async def test(pool: H1Pool) -> tuple[str, bytes]:
+        pool._max = 1
+        first: list[bytes] = []
+
+        async def slow() -> None:
+            first.append(await _post(pool))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(slow)
+            await anyio.sleep(0.05)
+            try:
+                await _post(pool)
+                failure = ""
+            except UpstreamUnreachable as exc:
+                failure = str(exc)
+            release.set()
+        return failure, first[0]
+
+    failure, first = _run(backend, lambda: _serving(serve, test))
+    assert "busy" in failure and "1 connections" in failure
+    assert json.loads(first)["id"] == 1
+    assert len(seen) == 1  # the request that waited was never written

@@ -186,7 +186,8 @@ async def screen_lookalikes(
         The tools that go on to the pin check (look-alikes taken out).
 
     Raises:
-        _checks.StoreUnavailable: the pin store cannot be read (the caller fails closed).
+        _checks.StoreUnavailable: the pin store cannot be read, or cannot pin a look-alike
+            under `changed="allow"`, within `PAGE_TIMEOUT` (the caller fails closed).
     """
     shared = conn.shared
     book = shared.book
@@ -280,9 +281,19 @@ async def screen_lookalikes(
             removed.add(index)
             tools[name] = ToolState("held", tool, "lookalike")
             continue
-        await _checks.in_thread(
-            _bind(_approve, shared.pins, shared.server_id, tool, conn.known_version())
-        )
+        try:
+            # Bounded as the read above: a store that stopped answering withholds the page.
+            await _checks.page_check(
+                _bind(_approve, shared.pins, shared.server_id, tool, conn.known_version())
+            )
+        except _checks.Timeout as exc:
+            raise _checks.StoreUnavailable(
+                f"the pin store did not answer within {_checks.PAGE_TIMEOUT} s"
+            ) from exc
+        except Exception as exc:
+            if _checks.is_store_error(exc):
+                raise _checks.StoreUnavailable(str(exc)) from exc
+            raise
         book.pinned[name] = tool.fingerprint
         tools[name] = ToolState("ok", tool, "")
         conn._hide_output_schema(index, tool, hidden)

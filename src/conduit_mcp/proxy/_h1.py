@@ -44,6 +44,12 @@ MAX_UNREAD: Final = 256 * 1024
 MAX_UNSENT: Final = 256 * 1024
 #: Idle keep-alive connections kept per upstream.
 MAX_IDLE: Final = 128
+#: Connections open to one upstream at once (in use and idle): past it a request waits for one
+#: to come free, so concurrent clients never cost more than this many sockets upstream.
+MAX_CONNECTIONS: Final = 256
+#: Seconds a request waits for a free connection when all `MAX_CONNECTIONS` are busy; then it
+#: fails as an unreachable upstream does (nothing was written, so nothing ran).
+POOL_WAIT_TIMEOUT: Final = 30.0
 #: The largest response head read (bytes): a longer one fails the request, so an upstream that
 #: never ends its head (endless header lines, or one endless value) holds no more memory than
 #: this and one read (h11's default bound is 16 KiB; Node's 16 KiB).
@@ -341,9 +347,13 @@ class H1Pool:
     Args:
         url: the upstream endpoint (`http://` or `https://`).
         headers: sent with every request (a request's own headers win); never logged.
+        max_connections: connections open at once (in use and idle); a request past it waits
+            up to `POOL_WAIT_TIMEOUT` seconds for one to come free, in arrival order.
     """
 
-    def __init__(self, url: str, headers: dict[str, str]) -> None:
+    def __init__(
+        self, url: str, headers: dict[str, str], max_connections: int = MAX_CONNECTIONS
+    ) -> None:
         parts = urllib.parse.urlsplit(url)
         self._tls = parts.scheme == "https"
         assert parts.hostname is not None
@@ -353,6 +363,11 @@ class H1Pool:
         self._authority = parts.netloc.rpartition("@")[2]  # no user info on the wire
         self._headers = {k.lower(): v for k, v in headers.items()}
         self._idle: list[_Connection] = []
+        self._max = max(1, max_connections)
+        self._count = 0  # connections open (in use and idle), at most `_max`
+        #: requests waiting for a connection: each is handed a free one, or `None` for the
+        #: right to open one (never while an idle one exists: `_pass_on` hands it over first)
+        self._waiters: deque[asyncio.Future[_Connection | None]] = deque()
         #: the request line, `host` and `headers` as `_head` writes them when a request's own
         #: headers name none of `headers` (made once: they never change)
         self._prefix = "\r\n".join(self._lines({}))
@@ -399,41 +414,96 @@ class H1Pool:
             UpstreamUnreachable: no connection, or it failed before the response head.
         """
         head = self._head(body, headers)
-        connection: _Connection | None = None
-        while self._idle and connection is None:
+        connection = await self._checkout()
+        connection.in_use = True
+        reuse = False
+        try:
+            try:
+                await connection.send(head + body)
+                while not connection.head_done:
+                    await connection.read_more()
+            except (UpstreamUnreachable, OSError) as exc:
+                raise UpstreamUnreachable(type(exc).__name__) from None
+            yield H1Response(connection)
+            reuse = connection.reusable()
+        finally:
+            if reuse:
+                connection.reset()
+                connection.in_use = False
+                connection.idle_since = time.monotonic()
+                self._pass_on(connection)
+            else:
+                connection.close()
+                self._pass_on(None)
+
+    async def _checkout(self) -> _Connection:
+        """A connection for one request: an idle one still open, else a new one while fewer
+        than `_max` are open, else the first to come free (waiting at most
+        `POOL_WAIT_TIMEOUT` seconds).
+
+        Raises:
+            UpstreamUnreachable: no connection could be opened, or none came free in time.
+        """
+        while self._idle:
             candidate = self._idle.pop()
             if candidate.idle_and_open():
-                connection = candidate
-            else:  # the server closed it (or broke the protocol) while it was idle
-                candidate.close()
-        if connection is None:
-            connection = await self._open()
-        connection.in_use = True
-        try:
-            await connection.send(head + body)
-            while not connection.head_done:
-                await connection.read_more()
-        except (UpstreamUnreachable, OSError) as exc:
-            connection.close()
-            raise UpstreamUnreachable(type(exc).__name__) from None
-        except BaseException:
-            connection.close()
-            raise
-        try:
-            yield H1Response(connection)
-        except BaseException:
-            connection.close()
-            raise
-        if connection.reusable() and len(self._idle) < MAX_IDLE:
-            connection.reset()
-            connection.in_use = False
-            connection.idle_since = time.monotonic()
-            self._idle.append(connection)
+                return candidate
+            candidate.close()  # the server closed it (or broke the protocol) while idle
+            self._count -= 1
+        if self._count < self._max:
+            self._count += 1
         else:
+            handed = await self._wait()
+            if handed is not None:
+                if handed.idle_and_open():
+                    return handed
+                handed.close()  # its place is this request's
+        try:
+            return await self._open()
+        except BaseException:
+            self._pass_on(None)
+            raise
+
+    async def _wait(self) -> _Connection | None:
+        """Wait for a connection to come free: it, or `None` for the right to open one."""
+        waiter: asyncio.Future[_Connection | None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            with anyio.fail_after(POOL_WAIT_TIMEOUT):
+                return await waiter
+        except BaseException as exc:
+            if waiter.done() and not waiter.cancelled():
+                self._pass_on(waiter.result())  # handed over as this wait ended: pass it on
+            else:
+                try:
+                    self._waiters.remove(waiter)
+                except ValueError:
+                    pass
+            if isinstance(exc, TimeoutError):
+                raise UpstreamUnreachable(
+                    f"all {self._max} connections to the upstream stayed busy for"
+                    f" {POOL_WAIT_TIMEOUT:g} s"
+                ) from None
+            raise
+
+    def _pass_on(self, connection: _Connection | None) -> None:
+        """A request is done with its place: hand `connection` (reusable, or `None`: closed)
+        to the first waiting request, else keep it idle, else free the place."""
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(connection)
+                return
+        if connection is not None and len(self._idle) < MAX_IDLE:
+            self._idle.append(connection)
+            return
+        if connection is not None:
             connection.close()
+        self._count -= 1
 
     async def aclose(self) -> None:
         """Close the idle connections."""
         idle, self._idle = self._idle, []
+        self._count -= len(idle)
         for connection in idle:
             connection.close()

@@ -40,6 +40,17 @@ _CALL: Final = "tools/call"
 PRELIST_TIMEOUT: Final = 10.0
 #: Pages `before_call` follows at most.
 _PRELIST_PAGES: Final = 64
+#: Seconds `before_call`'s whole listing may take (all its pages): past it the call is refused
+#: as a call of a tool never listed, with this cause, and the client's messages flow again.
+PRELIST_DEADLINE: Final = 30.0
+
+
+def _past_deadline() -> str:
+    """Why a call's own listing stopped at `PRELIST_DEADLINE` (read when called)."""
+    return (
+        "the proxy's own listing of the server's tools did not finish within "
+        f"{PRELIST_DEADLINE:g} s"
+    )
 
 
 def redacted(location: str) -> str:
@@ -86,6 +97,8 @@ class GuardSeam:
         self._transport = "stdio"
         #: the proxy's own tools/list requests in flight (`before_call`), by id.
         self._prelists: dict[str, _Prelist] = {}
+        #: tools whose call `_prelist` could not list in time, by name: why (oldest out)
+        self._prelist_failed: OrderedDict[str, str] = OrderedDict()
         #: ids of server errors that name the guard as their source (`_note_forged`).
         self._forged: OrderedDict[str, bool] = OrderedDict()
         self._prelist_ids = itertools.count(1)
@@ -132,8 +145,8 @@ class GuardSeam:
         against the server's listing instead of refused as unknown. A client may call without
         listing in this connection: it cached an earlier listing (2026-07-28 results carry a
         time to live), or another session of the listener listed. Waits at most
-        `PRELIST_TIMEOUT` seconds per page; a server that does not answer leaves the call to
-        be refused.
+        `PRELIST_TIMEOUT` seconds per page and `PRELIST_DEADLINE` seconds in all; a server
+        that does not answer in time leaves the call to be refused, the refusal saying why.
 
         Args:
             message: the client's message (anything but a tools/call returns at once).
@@ -155,9 +168,24 @@ class GuardSeam:
         if not self._must_prelist(params):
             return
         name = params["name"]
-        meta = params.get("_meta")
+        self._prelist_failed.pop(name, None)
+        cause = await self._list_pages(name, params.get("_meta"), send)
+        if cause is not None and self.guard.tool_status(name) is None:
+            self._prelist_failed[name] = cause  # `_hint` says why the call was refused
+            if len(self._prelist_failed) > _MAX_LISTS:
+                self._prelist_failed.popitem(last=False)
+
+    async def _list_pages(
+        self, name: str, meta: Any, send: Callable[[dict[str, Any]], Awaitable[None]]
+    ) -> str | None:
+        """The pages of `_prelist`, until `name` is listed or no page follows: `None`, or why
+        the listing stopped short (a page not answered in time, or `PRELIST_DEADLINE`)."""
+        deadline = anyio.current_time() + PRELIST_DEADLINE
         cursor: Any = None
         for _ in range(_PRELIST_PAGES):
+            remaining = deadline - anyio.current_time()
+            if remaining <= 0:
+                return _past_deadline()
             request_id = f"conduit-mcp-list-{next(self._prelist_ids)}"
             list_params: dict[str, Any] = {}
             if isinstance(meta, dict):  # 2026-07-28: each request carries its envelope
@@ -174,14 +202,22 @@ class GuardSeam:
                 request["params"] = list_params
             try:
                 await send(request)
-                with anyio.move_on_after(PRELIST_TIMEOUT):
+                with anyio.move_on_after(min(PRELIST_TIMEOUT, remaining)) as waited:
                     await waiter.done.wait()
             finally:
                 self._prelists.pop(request_id, None)
+            if waited.cancelled_caught:
+                if PRELIST_TIMEOUT < remaining:
+                    return (
+                        "the server did not answer the proxy's own tools/list within "
+                        f"{PRELIST_TIMEOUT:g} s"
+                    )
+                return _past_deadline()
             result = waiter.result
             cursor = result.get("nextCursor") if isinstance(result, dict) else None
             if not isinstance(cursor, str) or self.guard.tool_status(name) is not None:
-                return
+                return None
+        return None
 
     def _must_prelist(self, params: Any) -> bool:
         """Whether a tools/call with `params` names a tool the guard never saw (a string
@@ -255,6 +291,8 @@ class GuardSeam:
         reason, tool = data.get("reason"), data.get("tool")
         if not isinstance(tool, str):
             return None
+        if reason == "unknown_tool" and tool in self._prelist_failed:
+            return f"{self._prelist_failed.pop(tool)}: the call was not sent"
         if reason == "tool_held":
             return self.approve_hint(tool)
         if reason == "tool_blocked" and self.settings.pins not in (None, ":memory:"):
