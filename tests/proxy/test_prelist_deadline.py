@@ -29,6 +29,8 @@ async def test_a_slowly_paged_listing_before_a_call_ends_at_the_deadline(
     seam = GuardSeam(GuardSettings(server_id="slow"))
     send, receive = anyio.create_memory_object_stream[dict[str, Any]](100)
     pages: list[dict[str, Any]] = []
+    decided: list[Any] = []
+    all_answered = anyio.Event()
 
     async def write(message: dict[str, Any]) -> None:
         await send.send(message)
@@ -40,8 +42,12 @@ async def test_a_slowly_paged_listing_before_a_call_ends_at_the_deadline(
             pages.append(request)
             await anyio.sleep(0.25)
             page = {"tools": [], "nextCursor": f"page-{len(pages)}"}
-            await link.from_server({"jsonrpc": "2.0", "id": request["id"], "result": page})
+            answer = {"jsonrpc": "2.0", "id": request["id"], "result": page}
+            decided.append(await link.from_server(answer))
+            if refused.is_set() and len(decided) == len(pages):
+                all_answered.set()
 
+    refused = anyio.Event()
     result = {**HELLO, "capabilities": {"tools": {}}, "serverInfo": {"name": "s", "version": "1"}}
     call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo"}}
     try:
@@ -53,6 +59,11 @@ async def test_a_slowly_paged_listing_before_a_call_ends_at_the_deadline(
             await link.from_server({"jsonrpc": "2.0", "id": 1, "result": result})
             with anyio.fail_after(5):  # 64 pages of 0.25 s would take 16 s
                 action, answer = await link.from_client(call)
+            refused.set()
+            if len(decided) == len(pages):  # no page was in flight at the deadline
+                all_answered.set()
+            with anyio.fail_after(5):  # the page still in flight is answered late
+                await all_answered.wait()
             # The client's direction flows again: its next message is decided at once.
             note = {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}
             after = link.from_client_now(note)
@@ -69,3 +80,6 @@ async def test_a_slowly_paged_listing_before_a_call_ends_at_the_deadline(
     assert 2 <= len(pages) <= 4  # pages were followed, until the deadline
     assert all(p["method"] == "tools/list" for p in pages)
     assert isinstance(after, tuple) and after[0] == "pass"
+    # Every answer to the proxy's own listing, the late one included, is the proxy's: none
+    # reaches the client (a response to an id it never sent).
+    assert decided and all(d == ("drop", None) for d in decided), decided

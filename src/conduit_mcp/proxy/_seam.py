@@ -97,6 +97,9 @@ class GuardSeam:
         self._transport = "stdio"
         #: the proxy's own tools/list requests in flight (`before_call`), by id.
         self._prelists: dict[str, _Prelist] = {}
+        #: ids of the proxy's own listings given up on (timed out): a late answer is still
+        #: the proxy's, dropped, never the client's (the oldest forgotten past `_MAX_LISTS`).
+        self._abandoned: OrderedDict[str, None] = OrderedDict()
         #: tools whose call `_prelist` could not list in time, by name: why (oldest out)
         self._prelist_failed: OrderedDict[str, str] = OrderedDict()
         #: ids of server errors that name the guard as their source (`_note_forged`).
@@ -205,7 +208,10 @@ class GuardSeam:
                 with anyio.move_on_after(min(PRELIST_TIMEOUT, remaining)) as waited:
                     await waiter.done.wait()
             finally:
-                self._prelists.pop(request_id, None)
+                if self._prelists.pop(request_id, None) is not None and not waiter.done.is_set():
+                    self._abandoned[request_id] = None  # its answer may still come
+                    if len(self._abandoned) > _MAX_LISTS:
+                        self._abandoned.popitem(last=False)
             if waited.cancelled_caught:
                 if PRELIST_TIMEOUT < remaining:
                     return (
@@ -228,7 +234,9 @@ class GuardSeam:
     def swallow(self, item: Any) -> bool:
         """Whether `item` answers a listing of `before_call` (then it is not for the client)."""
         message = getattr(item, "message", None)
-        if not isinstance(message, JSONRPCResponse | JSONRPCError) or not self._prelists:
+        if not isinstance(message, JSONRPCResponse | JSONRPCError) or not (
+            self._prelists or self._abandoned
+        ):
             return False
         result = message.result if isinstance(message, JSONRPCResponse) else None
         return self._swallowed(message.id, result)
@@ -236,7 +244,8 @@ class GuardSeam:
     def _swallowed(self, request_id: Any, result: Any) -> bool:
         waiter = self._prelists.get(str(request_id))
         if waiter is None:
-            return False
+            # A late answer to a listing given up on: the proxy's own, dropped.
+            return self._abandoned.pop(str(request_id), False) is None
         waiter.result = result
         waiter.set()
         return True
@@ -573,7 +582,7 @@ class MessageLink:
             return _DROP
         seam = self._seam
         seen = message if verdict.action == "pass" else verdict.message
-        if seam._prelists and "method" not in seen and "id" in seen:
+        if (seam._prelists or seam._abandoned) and "method" not in seen and "id" in seen:
             if seam._swallowed(seen["id"], seen.get("result")):
                 return _DROP  # the answer to the proxy's own listing
         # Never `_explained`: the guard refuses calls on the client's side (`_client_decision`);
