@@ -224,7 +224,8 @@ def proxy_command(
         bool,
         typer.Option(
             "--quiet",
-            help="Log warnings and errors only: refused calls, and the one line a listing "
+            help="Log warnings and errors only: refused calls (on stderr once a minute per "
+            "reason and tool; --log keeps all), and the one line a listing "
             "that holds tools leaves (how many, and the pins pending command: a client's "
             "only clue to an empty tool list).",
         ),
