@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from .conftest import CONDUIT, proxy_argv
+from .test_list_changed import Lines
 
 SERVER = """
 import json, sys
@@ -118,3 +119,53 @@ def test_one_line_names_the_held_tools_and_the_review_command(
         "new",
         "new",
     ]
+
+
+def test_the_http_upstream_proxy_leaves_the_same_line(
+    tmp_path: Path, sdk_http_server: tuple[str, Path]
+) -> None:
+    """`--upstream URL` decides through the SDK stream seam: the same one line."""
+    url, _ = sdk_http_server
+    store = tmp_path / "pins.db"
+    proxy = subprocess.Popen(
+        [*proxy_argv("demo", "--pins", str(store), "--held-dir", str(tmp_path)), "--upstream", url],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PATH": _path(True)},
+        text=True,
+    )
+    assert proxy.stdin is not None and proxy.stdout is not None
+    lines = Lines(proxy.stdout)
+    try:
+        proxy.stdin.write(CLIENT.decode())
+        proxy.stdin.flush()
+        replies = [lines.next(timeout=30.0) for _ in range(3)]  # initialize, two listings
+        assert sorted(r["id"] for r in replies) == [1, 2, 3]
+        proxy.stdin.close()
+        proxy.wait(timeout=30)
+        assert proxy.stderr is not None
+        stderr = proxy.stderr.read()
+    finally:
+        if proxy.poll() is None:
+            proxy.kill()
+            proxy.wait()
+        lines.thread.join(timeout=10)
+        for stream in (proxy.stdout, proxy.stderr):
+            if stream is not None:
+                stream.close()
+    notices = [line for line in stderr.splitlines() if "held for approval" in line]
+    pending = subprocess.run(
+        [str(CONDUIT), "pins", "pending", "--store", str(store)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    held = [line for line in pending.stdout.splitlines() if line.startswith("new ")]
+    assert len(held) >= 2, (stderr, pending.stdout)
+    assert notices == [
+        f"conduit-mcp proxy: WARNING {len(held)} tools held for approval (not listed to the "
+        f"client): review them with: conduit-mcp pins pending --store {store.resolve()} "
+        "--server-id demo"
+    ], stderr

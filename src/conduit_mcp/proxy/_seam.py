@@ -117,9 +117,10 @@ class GuardSeam:
         self._transport = transport
         # Per connection: request ids are the connection's own (two sessions may both use 1).
         link = _Link()
-        return self.guard.wrap_streams(
+        guarded_read, guarded_write = self.guard.wrap_streams(
             _Tap(read, self, link), _Watch(write, self, link), transport=transport
         )
+        return _Told(guarded_read, self, link), guarded_write
 
     @property
     def protocol_version(self) -> str | None:
@@ -671,6 +672,39 @@ class _Tap:
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class _Told:
+    """The guarded read stream, watched after the guard decided: a listing's response reports
+    the tools it held (`GuardSeam.report_held`)."""
+
+    def __init__(self, inner: Any, seam: GuardSeam, link: _Link) -> None:
+        self._inner = inner
+        self._seam = seam
+        self._link = link
+
+    async def receive(self) -> Any:
+        item = await self._inner.receive()
+        listed = self._link.listed
+        if listed is not None:
+            message = getattr(item, "message", None)
+            if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id == listed[0]:
+                self._link.listed = None
+                self._seam.report_held(listed[1])
+        return item
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _Told:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self._inner.__aexit__(*exc)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
