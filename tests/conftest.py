@@ -9,11 +9,16 @@ hypothesis test in the run; `bounded(n)` then sets each test's example count (ti
 one-line verdict; the terminal summary repeats it, so the run ends with every result in one place.
 It also sets `CONDUIT_MAKE_STARTED` (Unix seconds when make started): the summary then gives the
 wall time of the whole target (drift check, lint, fuzz pass and tests), ahead of pytest's counts.
+
+The suite runs as from an activated venv: this interpreter's `bin/` leads PATH, so the command
+lines the CLI and the proxy print name `conduit-mcp` (the program on PATH) as an operator's shell
+would; `tests/test_program_name.py` covers a PATH without it.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -23,6 +28,10 @@ from hypothesis import settings
 from tests.property import profiles
 
 settings.load_profile(profiles.ACTIVE)
+
+_VENV_BIN = str(Path(sys.executable).parent)
+if os.environ.get("PATH", "").split(os.pathsep)[:1] != [_VENV_BIN]:
+    os.environ["PATH"] = os.pathsep.join([_VENV_BIN, os.environ.get("PATH", "")])
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

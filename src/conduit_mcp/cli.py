@@ -60,7 +60,7 @@ from .client import (
     parse_json,
     unwrap_response,
 )
-from .client._install import DISTRIBUTION
+from .client._install import DISTRIBUTION, program_name
 from .pins import FieldChange, Pending, PinStore, diff_tools, redacted_location, schema_changes
 from .proxy._cli import register as register_proxy_commands
 from .proxy._settings import APPROVER_PLACEHOLDER
@@ -1327,7 +1327,7 @@ def _approve_command(store: str, server_id: str, name: str, reviewed: str) -> st
 
     return shlex.join(
         [
-            *("conduit-mcp", "pins", "approve", "--store", redacted_location(store)),
+            *(program_name(), "pins", "approve", "--store", redacted_location(store)),
             *("--server-id", server_id, "--tool", name, "--fingerprint", reviewed),
             *("--approver", APPROVER_PLACEHOLDER),
         ]

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import sys
 from importlib import metadata
+from pathlib import Path
+from typing import Final
 from urllib.parse import unquote, urlsplit
 
 DISTRIBUTION = "conduit-mcp-client"
@@ -37,3 +40,43 @@ def install_command(extra: str) -> str:
     if isinstance(url, str) and url.startswith("file://"):
         target = f"{unquote(urlsplit(url).path)}[{extra}]"
     return shlex.join([sys.executable, "-m", "pip", "install", target])
+
+
+PROGRAM: Final = "conduit-mcp"
+
+
+def program_name() -> str:
+    """The program a person types to run this installation's `conduit-mcp` (not quoted).
+
+    `conduit-mcp` when `shutil.which` finds it on PATH and it is the same executable as the
+    one running; otherwise the absolute path of the running console script (`sys.argv[0]`
+    when it is `conduit-mcp`, else `conduit-mcp` beside `sys.executable`), so a line
+    printed by a proxy a desktop client launched by its absolute path (after `wrap`) still
+    runs in an operator's shell without the venv on PATH. Falls back to `conduit-mcp`.
+
+    Returns:
+        `"conduit-mcp"` or an absolute path; quote it with `shlex.join` / `shlex.quote`.
+    """
+    running = _running_script()
+    found = shutil.which(PROGRAM)
+    if found is not None and (running is None or _same_file(Path(found), running)):
+        return PROGRAM
+    return str(running) if running is not None else PROGRAM
+
+
+def _running_script() -> Path | None:
+    """The console script this process runs as (absolute), or `None` when none is found."""
+    here = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if here is not None and here.stem == PROGRAM and here.is_file():
+        return here.resolve()
+    beside = Path(sys.executable).parent / PROGRAM  # the venv's bin/, not resolved
+    if beside.is_file():
+        return beside.absolute()
+    return None
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or a.samefile(b)
+    except OSError:
+        return False

@@ -220,7 +220,16 @@ def proxy_command(
             help="Write logs to FILE as JSON lines (default: text on stderr).",
         ),
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", help="Log warnings and errors only.")] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet",
+            help="Log warnings and errors only: refused calls (on stderr once a minute per "
+            "reason and tool; --log keeps all), and the one line a listing "
+            "that holds tools leaves (how many, and the pins pending command: a client's "
+            "only clue to an empty tool list).",
+        ),
+    ] = False,
 ) -> None:
     """Run an MCP server behind the guard: an MCP server on stdin/stdout to the client, the
     guard in the middle, the real server as a child process (after --) or a Streamable HTTP

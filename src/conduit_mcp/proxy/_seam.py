@@ -24,6 +24,7 @@ import anyio
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import ErrorData, JSONRPCError, JSONRPCRequest, JSONRPCResponse
 
+from ..client._install import program_name
 from ..guard import Guard, GuardEvent
 from ..pins import PinStore, redacted_location
 from ._settings import APPROVER_PLACEHOLDER, GuardSettings
@@ -93,6 +94,9 @@ class GuardSeam:
         #: tool name -> the raw definition last listed by the server (before the guard), for
         #: the tools the guard knows and the page being read (`_note_result` prunes the rest).
         self._raw: dict[str, Any] = {}
+        #: the held tools the last held-tools line named (`report_held`): a re-listing that
+        #: holds the same ones logs nothing again.
+        self._held_logged: frozenset[str] = frozenset()
         self._version: str | None = None
         self._transport = "stdio"
         #: the proxy's own tools/list requests in flight (`before_call`), by id.
@@ -129,9 +133,10 @@ class GuardSeam:
         self._transport = transport
         # Per connection: request ids are the connection's own (two sessions may both use 1).
         link = _Link()
-        return self.guard.wrap_streams(
+        guarded_read, guarded_write = self.guard.wrap_streams(
             _Tap(read, self, link), _Watch(write, self, link), transport=transport
         )
+        return _Told(guarded_read, self, link), guarded_write
 
     @property
     def protocol_version(self) -> str | None:
@@ -309,19 +314,40 @@ class GuardSeam:
         if reason == "tool_blocked":
             return (
                 "the proxy keeps its pins in memory: to review and approve this tool, run it "
-                "with --pins FILE (conduit-mcp pins pending --store FILE then lists it)"
+                f"with --pins FILE ({_program()} pins pending --store FILE then lists it)"
             )
         return None
+
+    def report_held(self, names: list[str]) -> None:
+        """After the guard decided on a listing of `names`: ONE warning on the proxy's log
+        when it holds some (how many, and the `pins pending` line that lists them), none when
+        it holds the same ones as the listing last reported. A desktop client shows its MCP
+        server's stderr in its log: the line is the operator's clue to an empty tool list."""
+        status = self.guard.tool_status
+        held = frozenset(name for name in names if status(name) == "held")
+        if held == self._held_logged:
+            return
+        self._held_logged = held
+        if not held:
+            return
+        count = f"{len(held)} tool{'s' if len(held) != 1 else ''}"
+        if self.settings.pins in (None, ":memory:"):
+            where = "restart the proxy with --pins FILE to review and approve them"
+        else:
+            command = [program_name(), "pins", "pending", "--store"]
+            command += [_store_for_hint(self.settings.pins), "--server-id", self.settings.server_id]
+            where = f"review them with: {shlex.join(command)}"
+        logger.warning("%s held for approval (not listed to the client): %s", count, where)
 
     def review_hint(self, tool: str) -> str:
         """What a person runs to review and approve a blocked `tool` from the pending queue."""
         assert self.settings.pins is not None
         store = ["--store", _store_for_hint(self.settings.pins)]
         server = ["--server-id", self.settings.server_id]
-        pending = shlex.join(["conduit-mcp", "pins", "pending", *store, *server])
+        pending = shlex.join([program_name(), "pins", "pending", *store, *server])
         approve = shlex.join(
             [
-                *("conduit-mcp", "pins", "approve", *store, *server),
+                *(program_name(), "pins", "approve", *store, *server),
                 *("--tool", tool, "--approver", APPROVER_PLACEHOLDER),
             ]
         )
@@ -342,14 +368,14 @@ class GuardSeam:
         if self.settings.pins is None:
             return (
                 "the proxy keeps its pins in memory: restart it with --pins FILE (and approve "
-                "with conduit-mcp pins approve) or with --new pin"
+                f"with {_program()} pins approve) or with --new pin"
             )
         definition = self._raw.get(tool)
         if definition is None:
-            return "list the tools again, then approve it with conduit-mcp pins approve"
+            return f"list the tools again, then approve it with {_program()} pins approve"
         page = self._write_page(tool, definition)
         command = [
-            "conduit-mcp",
+            program_name(),
             "pins",
             "approve",
             str(page),
@@ -406,6 +432,14 @@ class GuardSeam:
             del link.lists[request_id]
             tools = result.get("tools")
             if isinstance(tools, list):
+                link.listed = (
+                    request_id,
+                    [
+                        t["name"]
+                        for t in tools
+                        if isinstance(t, dict) and isinstance(t.get("name"), str)
+                    ],
+                )
                 # Names the guard no longer knows (missing from a complete listing) go: the
                 # table holds the guard's tools and one page, never every name ever listed.
                 status = self.guard.tool_status
@@ -582,6 +616,10 @@ class MessageLink:
             return _DROP
         seam = self._seam
         seen = message if verdict.action == "pass" else verdict.message
+        listed = self._link.listed
+        if listed is not None and "method" not in message and message.get("id") == listed[0]:
+            self._link.listed = None
+            seam.report_held(listed[1])
         if (seam._prelists or seam._abandoned) and "method" not in seen and "id" in seen:
             if seam._swallowed(seen["id"], seen.get("result")):
                 return _DROP  # the answer to the proxy's own listing
@@ -648,10 +686,13 @@ class _Link:
     """What the two taps of one connection share: its tools/list requests in flight (to find
     the raw pages) and its requests' send times (for `on_exchange`)."""
 
-    __slots__ = ("lists", "timing")
+    __slots__ = ("listed", "lists", "timing")
 
     def __init__(self) -> None:
         self.lists: OrderedDict[Any, None] = OrderedDict()
+        #: the id and tool names of the listing read last, until the guard decided on it
+        #: (`MessageLink` then reports what it holds).
+        self.listed: tuple[Any, list[str]] | None = None
         self.timing: dict[Any, tuple[str, float]] = {}
 
 
@@ -678,6 +719,39 @@ class _Tap:
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class _Told:
+    """The guarded read stream, watched after the guard decided: a listing's response reports
+    the tools it held (`GuardSeam.report_held`)."""
+
+    def __init__(self, inner: Any, seam: GuardSeam, link: _Link) -> None:
+        self._inner = inner
+        self._seam = seam
+        self._link = link
+
+    async def receive(self) -> Any:
+        item = await self._inner.receive()
+        listed = self._link.listed
+        if listed is not None:
+            message = getattr(item, "message", None)
+            if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id == listed[0]:
+                self._link.listed = None
+                self._seam.report_held(listed[1])
+        return item
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _Told:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self._inner.__aexit__(*exc)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
@@ -711,6 +785,11 @@ class _Watch:
 def _id_key(request_id: Any) -> str:
     """A JSON-RPC id as a key (`1` and `"1"` apart)."""
     return f"{type(request_id).__name__}:{request_id}"
+
+
+def _program() -> str:
+    """`program_name()` quoted for a shell line."""
+    return shlex.quote(program_name())
 
 
 def _store_for_hint(location: str) -> str:
