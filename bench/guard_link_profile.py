@@ -42,14 +42,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-ECHO = {
-    "name": "echo",
-    "inputSchema": {
-        "type": "object",
-        "properties": {"message": {"type": "string"}},
-        "required": ["message"],
-    },
-}
+from bench.guard import ECHO  # noqa: E402  (the same echo tool as the guard rows)
+from bench.guard_profile import _short  # noqa: E402
+
 WEATHER = {
     "name": "weather",
     "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}},
@@ -165,17 +160,6 @@ def _instructions(pairs: int, notify: bool, drive: bool) -> int:
     found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
     assert found is not None, done.stderr[-2000:]
     return int(found.group(1).replace(",", ""))
-
-
-def _short(key: tuple[str, int, str]) -> str:
-    file, line, name = key
-    if file == "~":
-        return name
-    for marker in ("site-packages/", "src/", "lib/python3"):
-        if marker in file:
-            file = file.split(marker, 1)[1]
-            break
-    return f"{file}:{line}({name})"
 
 
 def main(pairs: int, top: int, notify: bool, valgrind: bool) -> list[str]:
