@@ -10,20 +10,15 @@ which changes are cosmetic; `content_hash` is a declaration's SEP-3140 hash. Bui
 """
 
 from ..client._contenthash import CONTENT_HASH_PREFIX, content_hash
+from ._async import AsyncPinStore
+from ._audit import AuditEntry
 from ._changes import DEFAULT_COSMETIC, ChangeOp, FieldChange
+from ._checks import PinCheck, PinOutcome, PinStatus
 from ._drift import ToolDiff, diff_tools
+from ._pending import Pending
+from ._pins import Pin
 from ._schemadelta import SchemaChange, schema_change, schema_changes
-from ._store import (
-    AsyncPinStore,
-    AuditEntry,
-    Pending,
-    Pin,
-    PinCheck,
-    PinOutcome,
-    PinStatus,
-    PinStore,
-    redacted_location,
-)
+from ._store import PinStore, redacted_location
 from ._watch import PinWatcher
 
 # Grouped by concept, not sorted: the groups are the map of the API.

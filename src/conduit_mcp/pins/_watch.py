@@ -1,11 +1,11 @@
 """`PinWatcher`: approvals and revocations made elsewhere, delivered to a running process.
 
-Not a public module: `PinStore.watch` starts one. A daemon thread waits for the database to
-say something was committed (PostgreSQL: `LISTEN` on `PG_CHANNEL`, which every pin write
-notifies at commit; sqlite: `PRAGMA data_version` on a connection of its own, which moves when
-another connection commits), then reads `PinStore.changes_since` from its cursor and calls the
-callback with each entry, in commit order. A poll every `_SAFETY_POLL` seconds covers a lost
-notification (a reconnect).
+Not a public module: `PinStore.watch` (`_feed.py`) starts one. A daemon thread waits for the
+database to say something was committed (PostgreSQL: `LISTEN` on `_feed.CHANNEL`, which every
+pin write notifies at commit; sqlite: `PRAGMA data_version` on a connection of its own, which
+moves when another connection commits), then reads `PinStore.changes_since` from its cursor and
+calls the callback with each entry, in commit order. A poll every `_SAFETY_POLL` seconds covers
+a lost notification (a reconnect).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class _SqliteWake:
 
 
 class _PostgresWake:
-    """Wakes on a notification of `PG_CHANNEL` (sent by every pin write at its commit)."""
+    """Wakes on a notification of `_feed.CHANNEL` (sent by every pin write at its commit)."""
 
     def __init__(self, location: StoreLocation, timeout: float) -> None:
         self._location = location
@@ -64,10 +64,11 @@ class _PostgresWake:
         self._listen()
 
     def _listen(self) -> None:
-        from ._sql import PG_CHANNEL, pg_connect
+        from ._database import pg_connect
+        from ._feed import CHANNEL
 
         self._conn = pg_connect(self._location, self._timeout)
-        self._conn.execute(f"LISTEN {PG_CHANNEL}")
+        self._conn.execute(f"LISTEN {CHANNEL}")
 
     def wait(self, seconds: float, step: float) -> bool:
         del step
