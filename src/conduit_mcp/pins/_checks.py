@@ -84,6 +84,20 @@ class _Auto(NamedTuple):
     queue: bool = True
 
 
+class _Page(NamedTuple):
+    """A page as checked, per tool: its name, its name as stored, its fingerprint, and the
+    `Tool` (`tools` is `None` when checked by name and fingerprint: no definition)."""
+
+    names: list[str]
+    stored: list[str]
+    values: list[str]
+    tools: list[Tool] | None
+
+    def raw(self, index: int) -> Any:
+        """The listed definition of tool `index`, or `None` when checked by name."""
+        return None if self.tools is None else self.tools[index].raw
+
+
 class _Writes(NamedTuple):
     """What one check-and-pin transaction writes, decided from what it read under the lock.
     Every pin write is conditional: it does nothing when the row is not as read."""
@@ -140,14 +154,14 @@ class Checks(Pins):
                 server_id, [tool], protocol_version=protocol_version, audit=audit
             )[0].status
         name, value = pin_key(server_id, tool, fingerprint)
-        stored_id, key = store_text(server_id), store_text(name)
-        found = self._lookup(stored_id, [key], [value])
-        out = _all_approved([name], [value])
+        stored_id, page = store_text(server_id), _Page([name], [store_text(name)], [value], None)
+        found = self._lookup(stored_id, page.stored, page.values)
+        out = _all_approved(page.names, page.values)
         if found and audit:
             if protocol_version is not None:
                 check_version(protocol_version)
             auto = _Auto(False, False, False, None, protocol_version)
-            self._settle(stored_id, [name], [key], [value], [None], [0], found, out, auto, set())
+            self._settle(stored_id, page, [0], found, out, auto, set())
         elif found:
             out[0] = self._verdict(name, value, found[0][1], None, None)
         return out[0].status
@@ -189,21 +203,20 @@ class Checks(Pins):
         Total: one indexed lookup per page (sqlite: one statement per 16,382 tools, in one
         read transaction), then linear in the size of the definitions that differ.
         """
-        names, values, page = _page(server_id, tools)
-        if not names:
+        page = _page(server_id, tools)
+        if not page.names:
             return ()
         # The database compares the fingerprints and returns only the tools whose pin
         # differs (with the approved definition): the steady state moves no rows.
         stored_id = store_text(server_id)
-        stored = stored_names(names)
-        found = self._lookup(stored_id, stored, values)
-        out = _all_approved(names, values)
+        found = self._lookup(stored_id, page.stored, page.values)
+        out = _all_approved(page.names, page.values)
         if not found:
             return tuple(out)
         if not audit:
-            for index, pinned, definition in found:
-                out[index] = self._verdict(
-                    names[index], values[index], pinned, definition, page[index].raw
+            for i, pinned, definition in found:
+                out[i] = self._verdict(
+                    page.names[i], page.values[i], pinned, definition, page.raw(i)
                 )
             return tuple(out)
         if protocol_version is not None:
@@ -211,18 +224,8 @@ class Checks(Pins):
         indexes = sorted(index for index, _, _ in found)
         position = {index: k for k, index in enumerate(indexes)}
         relative = [(position[index], pinned, definition) for index, pinned, definition in found]
-        self._settle(
-            stored_id,
-            names,
-            stored,
-            values,
-            [t.raw for t in page],
-            indexes,
-            relative,
-            out,
-            _Auto(False, False, False, None, protocol_version),
-            set(),
-        )
+        auto = _Auto(False, False, False, None, protocol_version)
+        self._settle(stored_id, page, indexes, relative, out, auto, set())
         return tuple(out)
 
     def check_and_pin(
@@ -281,31 +284,19 @@ class Checks(Pins):
         auto_approver = stored_approver(approver)
         if protocol_version is not None:
             check_version(protocol_version)
-        names, values, page = _page(server_id, tools)
-        if not names:
+        page = _page(server_id, tools)
+        if not page.names:
             return PinOutcome((), frozenset(), frozenset())
         stored_id = store_text(server_id)
-        stored = stored_names(names)
-        found = self._lookup(stored_id, stored, values)
-        out = _all_approved(names, values)
+        found = self._lookup(stored_id, page.stored, page.values)
+        out = _all_approved(page.names, page.values)
         if not found:
             return PinOutcome(tuple(out), frozenset(), frozenset())
         indexes = sorted(index for index, _, _ in found)
         revoked: set[str] = set()
         auto = _Auto(pin_new, accept_cosmetic, pin_changed, auto_approver, protocol_version, queue)
-        applied = self._settle(
-            stored_id,
-            names,
-            stored,
-            values,
-            [t.raw for t in page],
-            indexes,
-            None,
-            out,
-            auto,
-            revoked,
-        )
-        pinned = frozenset(names[i] for i in indexes if stored[i] in applied)
+        applied = self._settle(stored_id, page, indexes, None, out, auto, revoked)
+        pinned = frozenset(page.names[i] for i in indexes if page.stored[i] in applied)
         return PinOutcome(tuple(out), pinned, frozenset(revoked))
 
     def changes(self, server_id: str, tool: Tool) -> tuple[FieldChange, ...]:
@@ -392,10 +383,7 @@ class Checks(Pins):
     def _settle(
         self,
         stored_id: str,
-        names: list[str],
-        stored: list[str],
-        values: list[str],
-        raws: list[Any],
+        page: _Page,
         indexes: list[int],
         found: list[Found] | None,
         out: list[PinCheck],
@@ -408,8 +396,8 @@ class Checks(Pins):
         `out` (and `revoked`) from what the transaction read; returns the stored names whose
         conditional pin writes took effect."""
         db = self._open()
-        sub_names = [stored[i] for i in indexes]
-        sub_values = [values[i] for i in indexes]
+        sub_names = [page.stored[i] for i in indexes]
+        sub_values = [page.values[i] for i in indexes]
         with db.writing(stored_id):
             if found is None:
                 found = _pins.lookup_in(db, stored_id, sub_names, sub_values)
@@ -421,10 +409,10 @@ class Checks(Pins):
             version = auto.protocol_version
             for k, pinned, definition in sorted(found):
                 i = indexes[k]
-                name, key, value = names[i], stored[i], values[i]
-                check = self._verdict(name, value, pinned, definition, raws[i])
+                name, key, value, raw = page.names[i], page.stored[i], page.values[i], page.raw(i)
+                check = self._verdict(name, value, pinned, definition, raw)
                 out[i] = check
-                listed = _definition_or_none(raws[i])
+                listed = _definition_or_none(raw)
                 if check.status == "new" and key in was_revoked:
                     revoked.add(name)
                 elif check.status == "new" and auto.pin_new:
@@ -542,8 +530,8 @@ def _changes_json(changes: Sequence[FieldChange]) -> str:
         return json.dumps(brief, ensure_ascii=False)
 
 
-def _page(server_id: str, tools: Iterable[Tool]) -> tuple[list[str], list[str], list[Tool]]:
-    """(names, fingerprints, tools) of a page, every tool checked as `approve` checks it."""
+def _page(server_id: str, tools: Iterable[Tool]) -> _Page:
+    """The page, every tool checked as `approve` checks it."""
     check_server_id(server_id)
     check_unicode(server_id, "server_id")
     names: list[str] = []
@@ -568,7 +556,7 @@ def _page(server_id: str, tools: Iterable[Tool]) -> tuple[list[str], list[str], 
         values.append(value)
     if len(set(names)) != len(names):
         _raise_duplicate(names)
-    return names, values, page
+    return _Page(names, stored_names(names), values, page)
 
 
 def _all_approved(names: list[str], values: list[str]) -> list[PinCheck]:

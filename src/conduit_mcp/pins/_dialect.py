@@ -3,63 +3,102 @@
 Not a public module. Every statement of the pin store is written once, in the room that owns
 its table (`_pins.py`, `_pending.py`, `_audit.py`, `_migrations.py`), with `?` marks and a
 `{word}` wherever the two databases spell the same thing differently; `Dialect.sql` renders
-it for one database (words first, then `?` -> `%s` for psycopg), once per text. The words,
-and the page a lookup sends, are the only dialect code; how each driver opens a connection,
-begins a transaction and takes its locks is `_database.py`.
+it for one database (the words of `WORDS`, then `?` -> `%s` for psycopg), once per text.
+`WORDS` and the two page forms (how a page lookup sends its tools) are the only dialect code;
+how each driver opens a connection, begins a transaction and takes its locks is
+`_database.py`, and the few migration steps whose SQL differs whole are spelled per dialect
+in `_migrations.py`.
 
-Why a table and not SQLAlchemy Core: `import sqlalchemy.sql` alone costs 0.37 s of CPU, where
-`import conduit_mcp.pins` costs 0.20 s (farm-bench, 20 runs each, median); importing both
-takes 1.97 times the CPU of pins alone (0.40 s vs 0.20 s, paired runs) and 13 MiB more peak
-memory (measured on a shared 2-core machine, load ~6: docs in the issue-28 report). The
-statements SQLAlchemy would spell for us are a handful of words; the ones that matter for
-speed (the page lookup: a `VALUES` table on sqlite, two text parameters on PostgreSQL; see
-`_pins.LOOKUP`) are written by hand for each database either way.
+Why a table and not SQLAlchemy Core: its import would more than double the cost of importing
+this face. `farm-bench -n 20 --vs ".venv/bin/python -c 'import conduit_mcp.pins'" --
+.venv/bin/python -c "import conduit_mcp.pins, sqlalchemy.sql"` (SQLAlchemy 2.1.9 on the path):
+median CPU 0.402 s against 0.197 s (x1.97 paired), peak memory 40.2 MiB against 27.1 MiB
+(a shared 2-core machine, load ~6). What SQLAlchemy would spell for us is the handful of
+words below; the statement that matters for speed, the page lookup, is shaped by hand for
+each database either way (`_pins._LOOKUP`, and the page forms here).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final
+from collections.abc import Callable, Sequence
+from typing import Any, Final, NamedTuple
 
 _WORD: Final = re.compile(r"\{([a-z_]+)\}")
+
+#: The dialects, in the order of `WORDS`' columns.
+NAMES: Final = ("sqlite", "postgresql")
+
+#: Each word, as (sqlite, PostgreSQL) spell it.
+WORDS: Final[dict[str, tuple[str, str]]] = {
+    "real": ("REAL", "DOUBLE PRECISION"),
+    "bigint": ("INTEGER", "BIGINT"),
+    "audit_id": (
+        "INTEGER PRIMARY KEY AUTOINCREMENT",
+        "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
+    ),
+    "without_rowid": (" WITHOUT ROWID", ""),
+    # Covering indexes: a page check reads the index only, never the definitions.
+    "cover_fingerprint": (
+        "(server_id, name, fingerprint)",
+        "(server_id, name) INCLUDE (fingerprint)",
+    ),
+    "cover_cosmetic": (
+        "(server_id, name, fingerprint, cosmetic_fingerprint)",
+        "(server_id, name) INCLUDE (fingerprint, cosmetic_fingerprint)",
+    ),
+    # sqlite: the lookup's plan, fixed (the covering index, joined to the page).
+    "lookup_index": (" INDEXED BY conduit_mcp_pins_lookup3", ""),
+    "is_not": ("IS NOT", "IS DISTINCT FROM"),
+    # Membership in a JSON array of text (one `?`).
+    "in_json": (
+        "IN (SELECT value FROM json_each(?))",
+        "IN (SELECT jsonb_array_elements_text(?::jsonb))",
+    ),
+    # Now, in seconds since the Unix epoch, read by the database.
+    "epoch_now": (
+        "(julianday('now') - 2440587.5) * 86400.0",
+        "extract(epoch FROM clock_timestamp())",
+    ),
+}
+
+
+class PageForm(NamedTuple):
+    """How a page lookup sends its tools to one database.
+
+    Attributes:
+        sql: the page as a `WITH page(ord, name, fingerprint)` clause, for a page sent as the
+            given number of rows (`ord` counts from 0).
+        args: its parameters: (names, fingerprints, rows sent).
+        padded: the number of rows a page of that many tools is sent as, given the most one
+            statement carries.
+    """
+
+    sql: Callable[[int], str]
+    args: Callable[[Sequence[str], Sequence[str], int], list[Any]]
+    padded: Callable[[int, int], int]
 
 
 class Dialect:
     """One database's spelling of the store's SQL. Immutable once built.
 
     Attributes:
-        name: `"sqlite"` or `"postgresql"`.
-        words: `{word}` -> its text in this dialect (see `SQLITE` and `POSTGRESQL`).
+        name: `"sqlite"` or `"postgresql"` (one of `NAMES`).
+        words: `{word}` -> its text in this dialect (its column of `WORDS`).
         notifies: whether a write wakes watchers itself (PostgreSQL `NOTIFY`); sqlite's
             watchers read `PRAGMA data_version`, which every commit moves.
-        page: the rows of a page lookup as a `WITH page(ord, name, fingerprint)` clause, for
-            a page of the given number of rows (sqlite: one `VALUES` row of marks each;
-            PostgreSQL: the same text for any length).
-        page_args: the page's parameters (names, fingerprints, rows to fill).
-        padded: the number of rows a page of that many tools is sent as (sqlite: a few
-            statement sizes per power of two; PostgreSQL: any).
+        page: how a page lookup sends its tools (`PageForm`).
     """
 
-    __slots__ = ("_cache", "name", "notifies", "padded", "page", "page_args", "words")
+    __slots__ = ("_cache", "name", "notifies", "page", "words")
 
-    def __init__(
-        self,
-        name: str,
-        words: Mapping[str, str],
-        *,
-        notifies: bool,
-        page: Callable[[int], str],
-        page_args: Callable[[Sequence[str], Sequence[str], int], list[Any]],
-        padded: Callable[[int, int], int],
-    ) -> None:
+    def __init__(self, name: str, *, notifies: bool, page: PageForm) -> None:
+        column = NAMES.index(name)
         self.name = name
-        self.words = dict(words)
+        self.words = {word: spelled[column] for word, spelled in WORDS.items()}
         self.notifies = notifies
         self.page = page
-        self.page_args = page_args
-        self.padded = padded
         self._cache: dict[str, str] = {}
 
     def sql(self, text: str) -> str:
@@ -114,13 +153,13 @@ def _json_page(rows: int) -> str:
     text survives) and the fingerprints joined by "," (each is `jcs-sha256:` + 64 hex digits,
     checked before it gets here). Measured on a 1,000-tool page against one JSON array of
     [name, fingerprint] pairs: half the client CPU (JSON-encoding the fingerprints dominated)
-    and two thirds of the server's. One text for every length (a CTE that PostgreSQL 12 and
-    later plans inline, as if written in the FROM clause)."""
+    and two thirds of the server's. One text for every length; PostgreSQL (12 and later)
+    plans the clause inline, as if written in the FROM clause (the same plan, node for node)."""
     del rows
     return (
-        "WITH page(ord, name, fingerprint) AS (SELECT p.ord - 1, p.name, p.fingerprint"
+        "WITH page(ord, name, fingerprint) AS (SELECT page.ord - 1, page.name, page.fingerprint"
         " FROM ROWS FROM (jsonb_array_elements_text(?::jsonb),"
-        " unnest(string_to_array(?, ','))) WITH ORDINALITY AS p(name, fingerprint, ord))"
+        " unnest(string_to_array(?, ','))) WITH ORDINALITY AS page(name, fingerprint, ord))"
     )
 
 
@@ -134,49 +173,14 @@ def _any_length(rows: int, most: int) -> int:
     return rows
 
 
-# -- the table ----------------------------------------------------------------------------------
+# -- the dialects -------------------------------------------------------------------------------
 
 #: sqlite (the standard library's `sqlite3`).
 SQLITE: Final = Dialect(
-    "sqlite",
-    {
-        "real": "REAL",
-        "bigint": "INTEGER",
-        "audit_id": "INTEGER PRIMARY KEY AUTOINCREMENT",
-        "without_rowid": " WITHOUT ROWID",
-        # Covering indexes: a page check reads the index only, never the definitions.
-        "cover_fingerprint": "(server_id, name, fingerprint)",
-        "cover_cosmetic": "(server_id, name, fingerprint, cosmetic_fingerprint)",
-        # The lookup's plan, fixed: the covering index, joined to the page.
-        "lookup_index": " INDEXED BY conduit_mcp_pins_lookup3",
-        "is_not": "IS NOT",
-        # `?` is a JSON array of text.
-        "in_json": "IN (SELECT value FROM json_each(?))",
-        "epoch_now": "(julianday('now') - 2440587.5) * 86400.0",
-    },
-    notifies=False,
-    page=_values_page,
-    page_args=_values_args,
-    padded=_padded,
+    "sqlite", notifies=False, page=PageForm(_values_page, _values_args, _padded)
 )
 
 #: PostgreSQL (psycopg 3).
 POSTGRESQL: Final = Dialect(
-    "postgresql",
-    {
-        "real": "DOUBLE PRECISION",
-        "bigint": "BIGINT",
-        "audit_id": "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
-        "without_rowid": "",
-        "cover_fingerprint": "(server_id, name) INCLUDE (fingerprint)",
-        "cover_cosmetic": "(server_id, name) INCLUDE (fingerprint, cosmetic_fingerprint)",
-        "lookup_index": "",
-        "is_not": "IS DISTINCT FROM",
-        "in_json": "IN (SELECT jsonb_array_elements_text(?::jsonb))",
-        "epoch_now": "extract(epoch FROM clock_timestamp())",
-    },
-    notifies=True,
-    page=_json_page,
-    page_args=_json_args,
-    padded=_any_length,
+    "postgresql", notifies=True, page=PageForm(_json_page, _json_args, _any_length)
 )

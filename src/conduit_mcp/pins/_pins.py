@@ -148,7 +148,7 @@ _FINGERPRINT: Final = re.compile(r"jcs-sha256:[0-9a-f]{64}\Z")
 @functools.lru_cache(maxsize=128)
 def _lookup_text(dialect: Dialect, rows: int) -> str:
     """`_LOOKUP` for a page sent as `rows` rows (sqlite: a few sizes; PostgreSQL: one)."""
-    return _LOOKUP.replace("{page}", dialect.page(rows))
+    return _LOOKUP.replace("{page}", dialect.page.sql(rows))
 
 
 def lookup(db: Database, server_id: str, names: list[str], fingerprints: list[str]) -> list[Found]:
@@ -169,8 +169,8 @@ def lookup_in(
     out: list[Found] = []
     for start in range(0, total, db._chunk):
         size = min(db._chunk, total - start)
-        rows = dialect.padded(size, db._chunk)
-        args = dialect.page_args(
+        rows = dialect.page.padded(size, db._chunk)
+        args = dialect.page.args(
             names[start : start + size], fingerprints[start : start + size], rows
         )
         args += (server_id, server_id)
