@@ -23,7 +23,10 @@ from typing import Any, Final
 
 from ._dialect import POSTGRESQL, SQLITE, Dialect
 from ._location import StoreLocation
-from ._migrations import APPLICATION_ID
+
+#: `PRAGMA application_id` of a sqlite pin store ("CMCP", written by migration 3): a file
+#: without it (and without the store's tables) is not a pin store.
+APPLICATION_ID: Final = 0x434D4350
 
 # Any constant will do: it names the lock that serializes migrations across processes.
 _PG_MIGRATION_LOCK: Final = 0x636F6E64756974  # "conduit"

@@ -99,7 +99,7 @@ class ChangeFeed(AuditLog):
             cursor = last[-1].id if last else 0
         wake: Any
         if isinstance(db, PostgresDatabase):
-            wake = _PostgresWake(db.location, db.timeout)
+            wake = _PostgresWake(db.location, db.timeout, CHANNEL)
         elif isinstance(db, SqliteDatabase) and db.path != ":memory:":
             wake = _SqliteWake(db.path)
         else:

@@ -19,10 +19,9 @@ Tables, as of the last migration: `conduit_mcp_pins` (`_pins.py`), `conduit_mcp_
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import Final, NamedTuple
 
-if TYPE_CHECKING:
-    from ._database import Database
+from ._database import APPLICATION_ID, Database
 
 
 class Spelled(NamedTuple):
@@ -39,10 +38,6 @@ class Migration(NamedTuple):
     what: str
     steps: tuple[str | Spelled, ...]
 
-
-#: `PRAGMA application_id` of a sqlite pin store ("CMCP", written by migration 3): a file
-#: without it (and without the store's tables) is not a pin store.
-APPLICATION_ID: Final = 0x434D4350
 
 # Revocations made before migration 3 live only in the audit log: a name whose last approve or
 # revoke row is a revoke, and which has no pin, was revoked.

@@ -19,6 +19,8 @@ import urllib.parse
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
+from ._database import pg_connect
+
 if TYPE_CHECKING:
     from ._location import StoreLocation
 
@@ -55,20 +57,19 @@ class _SqliteWake:
 
 
 class _PostgresWake:
-    """Wakes on a notification of `_feed.CHANNEL` (sent by every pin write at its commit)."""
+    """Wakes on a notification of `channel` (`_feed.CHANNEL`: every pin write sends one at its
+    commit)."""
 
-    def __init__(self, location: StoreLocation, timeout: float) -> None:
+    def __init__(self, location: StoreLocation, timeout: float, channel: str) -> None:
         self._location = location
         self._timeout = timeout
+        self._channel = channel
         self._conn: Any = None
         self._listen()
 
     def _listen(self) -> None:
-        from ._database import pg_connect
-        from ._feed import CHANNEL
-
         self._conn = pg_connect(self._location, self._timeout)
-        self._conn.execute(f"LISTEN {CHANNEL}")
+        self._conn.execute(f"LISTEN {self._channel}")
 
     def wait(self, seconds: float, step: float) -> bool:
         del step
