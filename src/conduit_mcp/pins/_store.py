@@ -21,6 +21,7 @@ import threading
 from collections.abc import Iterable
 from types import TracebackType
 
+from ._audit import AuditLog
 from ._changes import DEFAULT_COSMETIC
 from ._checks import Checks
 from ._database import (
@@ -34,9 +35,10 @@ from ._feed import ChangeFeed
 from ._location import StoreLocation
 from ._migrations import migrate
 from ._pending import PendingQueue
+from ._pins import Pins
 
 
-class PinStore(Checks, PendingQueue, ChangeFeed):
+class PinStore(Checks, Pins, PendingQueue, ChangeFeed, AuditLog):
     """Approved tool definitions per (`server_id`, tool name), in sqlite or PostgreSQL.
 
     Trust on first use, made explicit and reviewable. `approve` keeps the approved definition
