@@ -207,7 +207,7 @@ def test_an_approved_tool_has_no_changes(store: PinStore) -> None:
 def test_approve_keeps_canonical_definition_fingerprint_approver_time_and_version(
     store: PinStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import conduit_mcp.pins._store as pins_module
+    import conduit_mcp.pins._pins as pins_module
 
     # The store's clock, pinned: approved_at is the time of approval, read once.
     monkeypatch.setattr(pins_module.time, "time", lambda: 1_767_225_600.25)
@@ -337,15 +337,14 @@ def test_check_page_of_a_whole_page_is_one_lookup(store: PinStore) -> None:
     """Issue 11 item 5: one round trip per page, not one per tool."""
     tools = [tool({"name": f"t{i}", "inputSchema": {"type": "object"}}) for i in range(300)]
     store.approve_all("weather", tools)
-    backend = store._backend  # the one seam every statement goes through
     calls: list[str] = []
-    original = backend.lookup
+    original = store._lookup  # the one seam every check's first read goes through
 
     def counting(*args: Any) -> Any:
         calls.append("lookup")
         return original(*args)
 
-    backend.lookup = counting  # type: ignore[method-assign]
+    store._lookup = counting  # type: ignore[method-assign]
     statements = _count_statements(store)
     checks = store.check_page("weather", tools)
     assert {c.status for c in checks} == {"approved"}
@@ -418,7 +417,7 @@ def test_check_outcomes_of_awkward_names_are_audited_exactly_in_page_order(
     """Names with U+0000, backslashes, quotes, commas and non-ASCII (astral too) reach the
     audit log as sent, in page order, with the store's clock (to the last bit) and the
     protocol version."""
-    import conduit_mcp.pins._store as pins_module
+    import conduit_mcp.pins._checks as pins_module
 
     clock = 1_767_225_600.1234567
     monkeypatch.setattr(pins_module.time, "time", lambda: clock)
@@ -689,7 +688,7 @@ def test_a_pending_tool_carries_the_revocation_it_is_under(
     """A tool new again because a person revoked its pin says who revoked which pin and when
     (the store's clock at the revocation, to the last bit); a second server's tool of the
     same name, never revoked, says nothing of it."""
-    import conduit_mcp.pins._store as pins_module
+    import conduit_mcp.pins._pins as pins_module
 
     store.approve("weather", tool(WEATHER), approver="alice")
     clock = 1_767_225_600.1234567

@@ -47,7 +47,7 @@ REVOKED_AT = 1_767_225_600.1234567
 def revoked_by_bob(store: Path) -> float:
     """alice approves get_weather, bob revokes it at `REVOKED_AT` (the store's clock
     pinned); returns that time."""
-    import conduit_mcp.pins._store as pins_module
+    import conduit_mcp.pins._pins as pins_module
 
     with PinStore(store) as pins:
         pins.approve("w", Tool.from_wire("w", WEATHER), approver="alice")

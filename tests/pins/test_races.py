@@ -52,8 +52,7 @@ def store(location: str) -> Iterator[PinStore]:
 def between_check_and_write(store: PinStore, action: Any) -> None:
     """Run `action` once, right after the store's next page lookup returns (as another host
     would, committing between the guard's check and its write)."""
-    backend = store._backend
-    original = backend.lookup
+    original = store._lookup  # the page lookup without any lock
     done: list[bool] = []
 
     def lookup(*args: Any) -> Any:
@@ -63,7 +62,7 @@ def between_check_and_write(store: PinStore, action: Any) -> None:
             action()
         return found
 
-    backend.lookup = lookup  # type: ignore[method-assign]
+    store._lookup = lookup  # type: ignore[method-assign]
 
 
 def test_a_revoke_between_the_check_and_a_cosmetic_re_pin_is_not_undone(

@@ -7,23 +7,38 @@ which changes are cosmetic; `content_hash` is a declaration's SEP-3140 hash. Bui
 `conduit_mcp.client`.
 
 `__all__` is grouped by concept (tests/test_public_api.py pins it).
+
+Where things live (private modules; one job each). The store is `PinStore` (`_store.py`:
+opening, closing), gathered from rooms, one concern each; a room's module holds its part of
+the API and every SQL statement on its tables, written once for sqlite and PostgreSQL:
+
+* `_pins.py` — the pins and revocations (`approve`, `revoke`, `pin`, `pins`; the page lookup);
+* `_checks.py` — listed tools against their pins (`check`, `check_page`, `check_and_pin`);
+* `_pending.py` — the pending queue (`pending`);
+* `_audit.py` — the audit log (`audit_log`, `audit_since`, `prune_checks`);
+* `_feed.py` — the change feed (`changes_since`, `watch`; the watcher thread: `_watch.py`);
+* `_accounts.py` — the console's accounts, and `_policy.py` — the stored policy: not yet
+  written (later work adds each as a room of its own, with its tables' statements).
+
+Beneath them: `_migrations.py` (the schema, migrations numbered in one list), `_dialect.py`
+(the dialect table: the only SQL that differs between the two databases), `_database.py`
+(the two drivers: connections, transactions, locks), `_rows.py` (values in and out of rows),
+`_location.py` (locations and their redacted form), `_async.py` (`AsyncPinStore`). What
+changed between two definitions: `_changes.py` (field by field, material or cosmetic),
+`_drift.py` (two tool sets compared by fingerprint), `_schemadelta.py` (which way a schema
+moved).
 """
 
 from ..client._contenthash import CONTENT_HASH_PREFIX, content_hash
+from ._async import AsyncPinStore
+from ._audit import AuditEntry
 from ._changes import DEFAULT_COSMETIC, ChangeOp, FieldChange
+from ._checks import PinCheck, PinOutcome, PinStatus
 from ._drift import ToolDiff, diff_tools
+from ._pending import Pending
+from ._pins import Pin
 from ._schemadelta import SchemaChange, schema_change, schema_changes
-from ._store import (
-    AsyncPinStore,
-    AuditEntry,
-    Pending,
-    Pin,
-    PinCheck,
-    PinOutcome,
-    PinStatus,
-    PinStore,
-    redacted_location,
-)
+from ._store import PinStore, redacted_location
 from ._watch import PinWatcher
 
 # Grouped by concept, not sorted: the groups are the map of the API.

@@ -50,7 +50,7 @@ class StoreLocation:
         conninfo: Any = None
         try:
             from psycopg import conninfo
-        except ImportError:  # PostgresBackend raises the ImportError naming the extra
+        except ImportError:  # PostgresDatabase raises the ImportError naming the extra
             pass
         if conninfo is not None:
             try:

@@ -1,11 +1,11 @@
 """`PinWatcher`: approvals and revocations made elsewhere, delivered to a running process.
 
-Not a public module: `PinStore.watch` starts one. A daemon thread waits for the database to
-say something was committed (PostgreSQL: `LISTEN` on `PG_CHANNEL`, which every pin write
-notifies at commit; sqlite: `PRAGMA data_version` on a connection of its own, which moves when
-another connection commits), then reads `PinStore.changes_since` from its cursor and calls the
-callback with each entry, in commit order. A poll every `_SAFETY_POLL` seconds covers a lost
-notification (a reconnect).
+Not a public module: `PinStore.watch` (`_feed.py`) starts one. A daemon thread waits for the
+database to say something was committed (PostgreSQL: `LISTEN` on `_feed.CHANNEL`, which every
+pin write notifies at commit; sqlite: `PRAGMA data_version` on a connection of its own, which
+moves when another connection commits), then reads `PinStore.changes_since` from its cursor and
+calls the callback with each entry, in commit order. A poll every `_SAFETY_POLL` seconds covers
+a lost notification (a reconnect).
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ import time
 import urllib.parse
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
+
+from ._database import pg_connect
 
 if TYPE_CHECKING:
     from ._location import StoreLocation
@@ -55,19 +57,19 @@ class _SqliteWake:
 
 
 class _PostgresWake:
-    """Wakes on a notification of `PG_CHANNEL` (sent by every pin write at its commit)."""
+    """Wakes on a notification of `channel` (`_feed.CHANNEL`: every pin write sends one at its
+    commit)."""
 
-    def __init__(self, location: StoreLocation, timeout: float) -> None:
+    def __init__(self, location: StoreLocation, timeout: float, channel: str) -> None:
         self._location = location
         self._timeout = timeout
+        self._channel = channel
         self._conn: Any = None
         self._listen()
 
     def _listen(self) -> None:
-        from ._sql import PG_CHANNEL, pg_connect
-
         self._conn = pg_connect(self._location, self._timeout)
-        self._conn.execute(f"LISTEN {PG_CHANNEL}")
+        self._conn.execute(f"LISTEN {self._channel}")
 
     def wait(self, seconds: float, step: float) -> bool:
         del step
