@@ -18,6 +18,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -45,6 +46,29 @@ def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+#: The reaper: a process that outlives the one that started the server only to stop it. It reads
+#: its stdin until end of file, which comes when the starter closes the pipe or dies in any way
+#: (a killed pytest worker, a bench script stopped at its timeout: no `finally` runs there), then
+#: stops the server and deletes its folder. Without it such a death leaked a running server.
+_REAPER = """
+import shutil, subprocess, sys
+sys.stdin.buffer.read()
+subprocess.run(sys.argv[1:-1], capture_output=True, timeout=120, check=False)
+shutil.rmtree(sys.argv[-1], ignore_errors=True)
+"""
+
+
+def _reaper(stop: list[str], root: Path) -> subprocess.Popen[bytes]:
+    """Start the reaper of the server in `root` (`stop` is its stop command line)."""
+    return subprocess.Popen(
+        [sys.executable, "-c", _REAPER, *stop, str(root)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # a signal to the test's process group leaves it running
+    )
 
 
 def _run(args: list[str], as_postgres: bool) -> None:
@@ -99,12 +123,17 @@ def controlled_postgres(folder: Path) -> Iterator[Postgres]:
             ["-o", options, "-l", str(log)],
             as_postgres,
         )
-        server.start()
+        stop = [*pg_ctl, "-m", "immediate", "-w", "stop"]
+        reaper = _reaper(["runuser", "-u", "postgres", "--", *stop] if as_postgres else stop, root)
         try:
+            server.start()
             yield server
         finally:
             with contextlib.suppress(RuntimeError):  # already stopped by the test
                 server.stop("immediate")
+            assert reaper.stdin is not None
+            reaper.stdin.close()  # its stop finds the server stopped; it deletes the folder
+            reaper.wait(timeout=120)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
