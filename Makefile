@@ -101,7 +101,9 @@ conformance: $(STAMP)
 	$(BIN)/python -m tests.conformance.client.runner
 
 ## bench: side-by-side benchmark against the peers (~2 minutes), then the side rows (the stdio
-##        proxy, bench/proxy.py, ~1 minute); writes .cache/bench/results.json (untracked);
+##        proxy, bench/proxy.py, ~1 minute; the HTTP proxy, bench/proxy_http.py; the proxy
+##        against peer proxies, bench/peers.py, ~4 minutes, installing the peers under
+##        .cache/bench-peers/ on first use); writes .cache/bench/results.json (untracked);
 ##        prints the load average and calls no row met under load > 1.5
 bench: $(STAMP)
 	$(BIN)/python bench/run.py

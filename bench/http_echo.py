@@ -9,7 +9,12 @@ Raw ASGI on uvicorn with orjson, no SDK. Serves both wires of MCP over Streamabl
 Tools: `echo(message)` returns the message as text; `blob(size)` returns a text block of
 `size` bytes (for the large-result row).
 
-Usage: python bench/http_echo.py PORT
+It counts what reaches it: `GET /bench/stats` answers `{"connections": N, "requests": M}`, the
+TCP connections that carried a request (told apart by the client's address and port) and the
+POSTs since it started (bench/peers.py: how many connections a proxy opens to its upstream).
+The stats requests themselves are not counted.
+
+Usage: python bench/http_echo.py PORT [KEEP_ALIVE_SECONDS]   (uvicorn's idle keep-alive, 5 s)
 """
 
 from __future__ import annotations
@@ -41,6 +46,9 @@ TOOLS = [
         },
     },
 ]
+#: The client addresses (host, port) that have sent a request, and the POSTs: `GET /bench/stats`.
+SEEN: set[tuple[str, int]] = set()
+POSTS = [0]
 
 
 def answer(request: dict[str, Any]) -> tuple[dict[str, Any], bool]:
@@ -90,10 +98,19 @@ async def app(scope: Any, receive: Any, send: Any) -> None:
                 return
     if scope["type"] != "http":
         return
+    if scope["method"] == "GET" and scope["path"] == "/bench/stats":
+        stats = orjson.dumps({"connections": len(SEEN), "requests": POSTS[0]})
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": stats})
+        return
+    client = scope.get("client")
+    if client is not None:
+        SEEN.add((client[0], client[1]))
     if scope["method"] != "POST":
         await send({"type": "http.response.start", "status": 405, "headers": []})
         await send({"type": "http.response.body", "body": b""})
         return
+    POSTS[0] += 1
     chunks = []
     while True:
         message = await receive()
@@ -117,7 +134,15 @@ async def app(scope: Any, receive: Any, send: Any) -> None:
 def main() -> None:
     import uvicorn
 
-    uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", access_log=False)
+    keep_alive = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    uvicorn.run(
+        app,
+        host="127.0.0.1",
+        port=int(sys.argv[1]),
+        log_level="warning",
+        access_log=False,
+        timeout_keep_alive=keep_alive,
+    )
 
 
 if __name__ == "__main__":

@@ -20,9 +20,11 @@ Usage:
     python bench/run.py --no-proxy      # without the side rows (the proxies, in subprocesses)
 
 Side rows: each module named in `SIDE_ROWS` (bench/proxy.py: the stdio proxy; bench/proxy_http.py:
-the HTTP proxy) measures processes of its own and exposes `rows(quick) -> list[dict]`; after
-the main rows, `main` adds what each returns to the report under `side_rows` (a reached target
-under load written `met: null`, as above) and prints it.
+the HTTP proxy; bench/peers.py: the proxy against its peers on three paths, the peers installed
+under .cache/bench-peers/ on first use) measures processes of its own and exposes
+`rows(quick) -> list[dict]`; after the main rows, `main` adds what each returns to the report
+under `side_rows` (a reached target under load written `met: null`, as above; a module that
+judged its own load keeps its `met_if_quiet`) and prints it.
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ RESULTS_FILE = ROOT / ".cache" / "bench" / "results.json"
 #: The committed reference result, rewritten only on purpose (`make bench-reference`).
 REFERENCE_FILE = ROOT / "bench" / "results.json"
 #: Modules of bench/ whose `rows(quick)` give the side rows (see the module docstring).
-SIDE_ROWS: tuple[str, ...] = ("proxy", "proxy_http")
+SIDE_ROWS: tuple[str, ...] = ("proxy", "proxy_http", "peers")
 #: Above this 1-minute load average a row is not called met (the figures are not trustworthy).
 LOAD_LIMIT = 1.5
 SERVER_ID = "bench"
@@ -1143,7 +1145,8 @@ def side_rows(
         module = importlib.import_module(f"bench.{name}")
         log(f"side rows: bench/{name}.py ...")
         for row in module.rows(quick):
-            row["met_if_quiet"] = row.get("met")
+            # A module that judged its own load already wrote `met: null` and `met_if_quiet`.
+            row["met_if_quiet"] = row.get("met_if_quiet", row.get("met"))
             row["met"] = claim(row.get("met"), loaded)
             log(json.dumps(row))
             found.append(row)
