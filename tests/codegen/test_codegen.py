@@ -313,5 +313,5 @@ def test_a_definition_dcg_named_otherwise_stops_the_generator() -> None:
         generate.check_generated_names(
             "draft", "class ModelModel(WireModel):\n    a: int\n", {"Model": {}}, "$defs", {}
         )
-    with pytest.raises(generate.NamingError, match="taken by codegen/generate.py RESERVED_NAMES"):
+    with pytest.raises(generate.NamingError, match=r"taken by codegen/generate\.py RESERVED_NAMES"):
         generate.check_class_names("draft", {"WireModel": {}}, "$defs", {})
