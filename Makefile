@@ -8,7 +8,7 @@ EXTRAS := cli,mcp,fastmcp,pydantic-ai,postgresql,proxy,openai-agents,agent-frame
 SOURCES := $(wildcard src tests codegen bench)
 TESTS ?=
 
-.PHONY: venv generate check-generated lint reformat test test-slow test-all test-sdk-matrix \
+.PHONY: venv generate check-generated bump lint reformat test test-slow test-all test-sdk-matrix \
 	test-frameworks test-mcp1 bench \
 	bench-reference fuzz fuzz-short conformance clean
 
@@ -30,6 +30,14 @@ generate: $(STAMP)
 ## check-generated: regenerate into a temporary folder and fail on any drift
 check-generated: $(STAMP)
 	$(BIN)/python codegen/generate.py --check
+
+## bump: add a spec version in one step (schema/README.md): VERSION=YYYY-MM-DD SCHEMA=path/schema.json
+##       [EXAMPLES=path/examples/] [SOURCE_COMMIT=sha]; vendors, pins, regenerates, records the
+##       intake digests, prints the conformance summary and the checklist of what a person decides
+bump: $(STAMP)
+	$(BIN)/python codegen/bump.py --version "$(VERSION)" --schema "$(SCHEMA)" \
+		$(if $(EXAMPLES),--examples "$(EXAMPLES)") \
+		$(if $(SOURCE_COMMIT),--source-commit "$(SOURCE_COMMIT)")
 
 ## lint: ruff, black --check, mypy --strict on src/ and generated/
 lint: $(STAMP)

@@ -13,6 +13,8 @@ Format keywords are not patched here: `--type-mappings string+byte=string string
 in `generate.py` keeps `format: byte` / `format: uri` plain strings (dcg's `Base64Str` decodes
 real image data and fails on it; `AnyUrl` rewrites URLs, so a round trip changes the bytes).
 Unknown keys are kept by `--extra-fields allow` (`ignore` silently strips whole `inputSchema`s).
+Tagged unions are not patched here either: codegen/tagged_unions.py finds them from each
+schema's shape (so a renamed union keeps its tag).
 """
 
 from __future__ import annotations
@@ -57,54 +59,6 @@ class Patch:
 
 
 PATCHES: Final[tuple[Patch, ...]] = (
-    Patch(
-        since="2025-06-18",
-        pointer="/{defs}/ContentBlock/discriminator",
-        old=MISSING,
-        new={"propertyName": "type"},
-        why=(
-            "Every content block has a `type` const; without a discriminator pydantic tries every"
-            " arm of the union (2.7x slower, 40-line errors)."
-        ),
-        drop_when=(
-            "the spec's ContentBlock carries a discriminator itself (the generator then stops with"
-            " PatchMismatch: found a value where the patch expects none)."
-        ),
-    ),
-    Patch(
-        since="2024-11-05",
-        until="2025-03-26",
-        pointer="/{defs}/CallToolResult/properties/content/items/discriminator",
-        old=MISSING,
-        new={"propertyName": "type"},
-        why="Same as ContentBlock: these versions inline the content-block union.",
-        drop_when=(
-            "never for these two frozen revisions; the patch goes when they leave"
-            " schema/PINNED.json."
-        ),
-    ),
-    Patch(
-        since="2026-07-28",
-        pointer="/{defs}/SamplingMessageContentBlock/discriminator",
-        old=MISSING,
-        new={"propertyName": "type"},
-        why=(
-            "The sampling content blocks (inside an InputRequiredResult's requests) are tagged by"
-            " a `type` const like ContentBlock: the block is the concrete model, found by its tag."
-        ),
-        drop_when="the spec's SamplingMessageContentBlock carries a discriminator itself.",
-    ),
-    Patch(
-        since="2026-07-28",
-        pointer="/{defs}/InputRequest/discriminator",
-        old=MISSING,
-        new={"propertyName": "method"},
-        why=(
-            "Each request an InputRequiredResult asks for has a required `method` const"
-            " (sampling/createMessage, roots/list, elicitation/create): the union is tagged by it."
-        ),
-        drop_when="the spec's InputRequest carries a discriminator itself.",
-    ),
     Patch(
         since="2026-07-28",
         pointer="/{defs}/MetaObject/additionalProperties",

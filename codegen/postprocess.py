@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import ast
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import black
@@ -58,9 +59,25 @@ BASE_IMPORT_PREFIX = "from conduit_mcp_wire._base import "
 BASE_IMPORT = "from conduit_mcp_wire._base import WireModel\n"
 BASE_IMPORT_WITH_MARKER = "from conduit_mcp_wire._base import NOT_NULL, AsDict, WireModel\n"
 
-#: The generated models of JSON objects a user fills by hand (step 3). The naming table
-#: (codegen/names.json) gives these names to the definitions dcg names after their member.
-JSON_OBJECTS = frozenset({"InputSchema", "OutputSchema", "ResultMetaObject"})
+
+@dataclass(frozen=True)
+class JsonObject:
+    """A generated model of a JSON object a user fills by hand (step 3), for the pinned versions
+    `since` .. `until` (inclusive, registry order; `until=None`: every later pin). A version in
+    the range where no member holds it stops the generator, naming the entry."""
+
+    name: str
+    since: str
+    until: str | None = None
+
+
+#: The JSON objects of step 3. The naming table (codegen/names.json) gives these names to the
+#: definitions dcg names after their member.
+JSON_OBJECTS = (
+    JsonObject("InputSchema", "2024-11-05"),  # Tool.inputSchema
+    JsonObject("OutputSchema", "2025-06-18"),  # Tool.outputSchema
+    JsonObject("ResultMetaObject", "2026-07-28"),  # a result's _meta
+)
 
 BLACK_MODE = black.Mode(
     target_versions={black.TargetVersion.PY310}, line_length=88, string_normalization=False
@@ -226,14 +243,17 @@ def mark_not_null(source: str, stem: str) -> str:
     return source.replace(BASE_IMPORT, BASE_IMPORT_WITH_MARKER)
 
 
-def type_json_objects(source: str, stem: str) -> str:
-    """Type every member holding one of `JSON_OBJECTS` as `dict[str, Any]` + `AsDict(model)`.
+def type_json_objects(source: str, stem: str, names: frozenset[str]) -> str:
+    """Type every member holding one of `names` (the `JSON_OBJECTS` in range) as
+    `dict[str, Any]` + `AsDict(model)`.
 
     Raises:
-        PostprocessError: no member was retyped (every version has `Tool.inputSchema`).
+        PostprocessError: a name of `names` retyped no member (the entry names a model the
+            version no longer has: set its `until`).
     """
     tree = ast.parse(source)
     edits: list[tuple[int, int, str]] = []
+    found: set[str] = set()
     index = _LineIndex(source)
     for node in ast.walk(tree):
         if not isinstance(node, ast.ClassDef):
@@ -249,15 +269,20 @@ def type_json_objects(source: str, stem: str) -> str:
                 base, metadata = elements.elts[0], list(elements.elts[1:])
             optional = isinstance(base, ast.BinOp) and isinstance(base.op, ast.BitOr)
             named = base.left if optional else base  # type: ignore[attr-defined]
-            if not (isinstance(named, ast.Name) and named.id in JSON_OBJECTS):
+            if not (isinstance(named, ast.Name) and named.id in names):
                 continue
+            found.add(named.id)
             parts = ["dict[str, Any] | None" if optional else "dict[str, Any]"]
             parts += [ast.unparse(item) for item in metadata]
             parts.append(f"AsDict({named.id})")
             start, end = index.span(annotation)
             edits.append((start, end, f"Annotated[{', '.join(parts)}]"))
-    if not edits:
-        raise PostprocessError(f"{stem}: no JSON-object member found to type as a dict")
+    for entry in JSON_OBJECTS:
+        if entry.name in names and entry.name not in found:
+            raise PostprocessError(
+                f"codegen/postprocess.py: JSON_OBJECTS {entry.name} (since {entry.since}) types"
+                f" no member at {stem}; set its `until`, or name the model that replaces it"
+            )
     for start, end, new in sorted(edits, reverse=True):
         source = source[:start] + new + source[end:]
     return source
@@ -371,19 +396,27 @@ def tag_unions(source: str, stem: str, rewrites: list[Rewrite]) -> str:
     return source
 
 
-def postprocess(source: str, stem: str, answers: str, rewrites: list[Rewrite] | None = None) -> str:
+def postprocess(
+    source: str,
+    stem: str,
+    answers: str,
+    rewrites: list[Rewrite] | None = None,
+    json_objects: frozenset[str] = frozenset({"InputSchema"}),
+) -> str:
     """Run every step on one module's source and re-format it (see the module docstring).
 
     Args:
         source: dcg's output for one version.
         stem: the module name, for messages.
         answers: the rendered templates/answers.py.jinja for that version.
+        rewrites: the unions codegen/tagged_unions.py tags by a callable.
+        json_objects: the `JSON_OBJECTS` names in range at that version.
 
     Raises:
         PostprocessError: a step did not find what it expects.
     """
     source = drop_root_placeholder(source, stem)
-    source = type_json_objects(source, stem)
+    source = type_json_objects(source, stem, json_objects)
     source = mark_not_null(source, stem)
     source = type_integers(source, stem)
     source = append_answers(source, stem, answers)

@@ -46,6 +46,32 @@ VERSIONS: Final = tuple(MODULES)
 #: The latest released spec version.
 LATEST: Final = "2026-07-28"
 
+#: Spec version -> the definitions that answer `tools/call` there (what `ToolsCallResult` holds),
+#: in the schema's order: the arms of `CallToolResultResponse.result` where the schema has it
+#: (2026-07-28 on), else `CallToolResult` (and `CreateTaskResult` where tasks are, 2025-11-25).
+TOOLS_CALL_ARMS: Final = MappingProxyType(
+    {
+        "2024-11-05": ("CallToolResult",),
+        "2025-03-26": ("CallToolResult",),
+        "2025-06-18": ("CallToolResult",),
+        "2025-11-25": ("CallToolResult", "CreateTaskResult"),
+        "2026-07-28": ("InputRequiredResult", "CallToolResult"),
+        "draft": ("InputRequiredResult", "CallToolResult"),
+    }
+)
+
+#: Spec version -> the members its schema's `CallToolResult` requires, sorted.
+CALL_TOOL_RESULT_REQUIRED: Final = MappingProxyType(
+    {
+        "2024-11-05": ("content",),
+        "2025-03-26": ("content",),
+        "2025-06-18": ("content",),
+        "2025-11-25": ("content",),
+        "2026-07-28": ("content", "resultType"),
+        "draft": ("content", "resultType"),
+    }
+)
+
 
 def module_for(version: str) -> ModuleType:
     """Return the generated module for a spec version string.
@@ -114,4 +140,13 @@ def parse_result(version: str, method: str, raw: Any) -> Any:
     return adapter.validate_python(raw)
 
 
-__all__ = ["ANSWERS", "LATEST", "MODULES", "VERSIONS", "module_for", "parse_result"]
+__all__ = [
+    "ANSWERS",
+    "CALL_TOOL_RESULT_REQUIRED",
+    "LATEST",
+    "MODULES",
+    "TOOLS_CALL_ARMS",
+    "VERSIONS",
+    "module_for",
+    "parse_result",
+]

@@ -4,7 +4,10 @@
 #   sha256 61cea2392d4f284092d09bc84b9ac488c0d5618ac2b38a56942fc5b99fd960ce
 # Models for the definitions reachable from Tool, CallToolResult, ListToolsResult
 # (9 of 79 definitions), with the patches in codegen/patches.py:
-#   - /definitions/CallToolResult/properties/content/items/discriminator
+#   (none)
+# and the tagged unions found from its shape (codegen/tagged_unions.py):
+#   - /definitions/CallToolResult/properties/content/items: by type (const)
+#   - /definitions/EmbeddedResource/properties/resource: by text, blob (present)
 # Generator: datamodel-code-generator 0.89.0, black 26.10.1, isort 8.0.1.
 
 from __future__ import annotations

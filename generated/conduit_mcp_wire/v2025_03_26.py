@@ -4,7 +4,10 @@
 #   sha256 e720669548c8100a4282c49e580efd6ddf7f28899ea786fc8db251dbdb356131
 # Models for the definitions reachable from Tool, CallToolResult, ListToolsResult
 # (12 of 83 definitions), with the patches in codegen/patches.py:
-#   - /definitions/CallToolResult/properties/content/items/discriminator
+#   (none)
+# and the tagged unions found from its shape (codegen/tagged_unions.py):
+#   - /definitions/CallToolResult/properties/content/items: by type (const)
+#   - /definitions/EmbeddedResource/properties/resource: by text, blob (present)
 # Generator: datamodel-code-generator 0.89.0, black 26.10.1, isort 8.0.1.
 
 from __future__ import annotations

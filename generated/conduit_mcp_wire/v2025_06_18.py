@@ -4,7 +4,10 @@
 #   sha256 af845e7e5b9d27107d1690f0936022546177a1403e63ffb11470135b296a2e01
 # Models for the definitions reachable from Tool, CallToolResult, ListToolsResult
 # (14 of 91 definitions), with the patches in codegen/patches.py:
-#   - /definitions/ContentBlock/discriminator
+#   (none)
+# and the tagged unions found from its shape (codegen/tagged_unions.py):
+#   - /definitions/ContentBlock: by type (const)
+#   - /definitions/EmbeddedResource/properties/resource: by text, blob (present)
 # Generator: datamodel-code-generator 0.89.0, black 26.10.1, isort 8.0.1.
 
 from __future__ import annotations

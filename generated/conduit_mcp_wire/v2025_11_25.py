@@ -4,7 +4,10 @@
 #   sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7
 # Models for the definitions reachable from Tool, CallToolResult, ListToolsResult, CreateTaskResult
 # (19 of 145 definitions), with the patches in codegen/patches.py:
-#   - /$defs/ContentBlock/discriminator
+#   (none)
+# and the tagged unions found from its shape (codegen/tagged_unions.py):
+#   - /$defs/ContentBlock: by type (const)
+#   - /$defs/EmbeddedResource/properties/resource: by text, blob (present)
 # Generator: datamodel-code-generator 0.89.0, black 26.10.1, isort 8.0.1.
 
 from __future__ import annotations

@@ -4,11 +4,15 @@
 #   sha256 ef70b61f99b6d2e5e3b46863822eab08dff6a45bedc7a08914e0e5b133f40203
 # Models for the definitions reachable from Tool, CallToolResult, ListToolsResult, CallToolResultResponse, ListToolsResultResponse, InputRequiredResult
 # (48 of 155 definitions), with the patches in codegen/patches.py:
-#   - /$defs/ContentBlock/discriminator
-#   - /$defs/SamplingMessageContentBlock/discriminator
-#   - /$defs/InputRequest/discriminator
 #   - /$defs/MetaObject/additionalProperties
 #   - /$defs/ResultMetaObject/properties/io.modelcontextprotocol~1serverInfo/$ref
+# and the tagged unions found from its shape (codegen/tagged_unions.py):
+#   - /$defs/ContentBlock: by type (const)
+#   - /$defs/ElicitRequestParams: by mode (member)
+#   - /$defs/EmbeddedResource/properties/resource: by text, blob (present)
+#   - /$defs/InputRequest: by method (const)
+#   - /$defs/PrimitiveSchemaDefinition: by type (member)
+#   - /$defs/SamplingMessageContentBlock: by type (const)
 # Generator: datamodel-code-generator 0.89.0, black 26.10.1, isort 8.0.1.
 
 from __future__ import annotations

@@ -1,13 +1,16 @@
-"""Every intake outcome on the project's own inputs, as one digest per input.
+"""Every intake outcome on the project's own inputs, as one digest per input and spec version.
 
 `python -m tests.client.intake_outcomes` records the digests into
-tests/fixtures/intake_reference.json; `test_intake_one_pass.py` compares the code under test
-with that record. The record was made with the intake as it stood before the one-pass rewrite
-(one serialization per tool, the per-tool memo), so the test proves the rewrite changed no
-verdict, no warning (order, path, message, details), no fingerprint and no error on: every
-corpus file, every handed case, every spec example, every fuzz regression, every captured tool
-alone, and the bench workload's 1,000 tools (shuffled member order), at every protocol version
-and on both transports, first sight and seen again.
+tests/fixtures/intake_reference.json (`{version: {input: digest}}`); `--add` records only what
+the record lacks (a new version's digests, a new input's at every version) and changes none,
+which is what `make bump` runs, so a bump commit adds digests and the old ones still check the
+old versions. `test_intake_one_pass.py` compares the code under test with that record. The
+record was made with the intake as it stood before the one-pass rewrite (one serialization per
+tool, the per-tool memo), so the test proves the rewrite changed no verdict, no warning (order,
+path, message, details), no fingerprint and no error on: every corpus file, every handed case,
+every spec example, every fuzz regression, every captured tool alone, and the bench workload's
+1,000 tools (shuffled member order), at every protocol version and on both transports, first
+sight and seen again.
 """
 
 from __future__ import annotations
@@ -62,18 +65,40 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value, default=repr, sort_keys=True))
 
 
-def digest(data: bytes) -> str:
-    """One digest over the outcomes of `data` at every version and transport."""
-    every = [outcome(data, v, t) for v in KNOWN_VERSIONS for t in TRANSPORTS]
+def digest(data: bytes, version: str) -> str:
+    """One digest over the outcomes of `data` at one version, on both transports."""
+    every = [outcome(data, version, t) for t in TRANSPORTS]
     text = json.dumps(every, sort_keys=True, ensure_ascii=True, default=repr)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def record() -> dict[str, str]:
-    """{input name: digest} over `inputs()`."""
-    return {name: digest(data) for name, data in inputs()}
+def record(existing: dict[str, dict[str, str]] | None = None) -> tuple[dict[str, Any], int]:
+    """{version: {input name: digest}} over `KNOWN_VERSIONS` x `inputs()`, keeping every digest
+    of `existing` as it is; returns it and how many digests were added."""
+    out: dict[str, dict[str, str]] = {v: dict((existing or {}).get(v, {})) for v in KNOWN_VERSIONS}
+    added = 0
+    for name, data in inputs():
+        for version in KNOWN_VERSIONS:
+            if name not in out[version]:
+                out[version][name] = digest(data, version)
+                added += 1
+    return out, added
+
+
+def write(record_: dict[str, Any]) -> None:
+    """Write the record in its layout (one digest a line, sorted)."""
+    RECORD.write_text(json.dumps(record_, indent=0, sort_keys=True) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
-    RECORD.write_text(json.dumps(record(), indent=0, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"wrote {RECORD}")
+    import sys
+
+    if sys.argv[1:] == ["--add"]:
+        old = json.loads(RECORD.read_text(encoding="utf-8"))
+        new, count = record(old)
+        write(new)
+        print(f"{RECORD.relative_to(RECORD.parents[2])}: {count} digests added, none changed")
+    else:
+        new, count = record()
+        write(new)
+        print(f"wrote {RECORD} ({count} digests)")

@@ -8,6 +8,8 @@ import pytest
 from conduit_mcp_wire import VERSIONS
 
 from conduit_mcp.client import Error, conformance_violations, is_conformant
+from tests.conformance.examples import SCHEMA_DIR, jsonschema_errors
+from tests.spec_facts import requires_result_type, tools_call_answers
 
 OK_TOOL = {"name": "a", "inputSchema": {"type": "object"}}
 
@@ -141,6 +143,33 @@ def test_an_input_required_result_conforms_to_the_2026_07_28_call_result_union()
     assert [e.path for e in found] == [("content",)]
 
 
+def _spec_examples(definition: str) -> list[tuple[str, object]]:
+    import json
+
+    return [
+        (str(path.relative_to(SCHEMA_DIR)), json.loads(path.read_text(encoding="utf-8")))
+        for path in sorted(SCHEMA_DIR.glob(f"*/examples/{definition}/*.json"))
+    ]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_every_answer_the_schema_allows_conforms_as_a_call_result(version: str) -> None:
+    """Spec-mandated (each version's answers to tools/call, tests/spec_facts.py, and `jsonschema`
+    as the oracle): every vendored spec example of an answer definition that the version's
+    schema accepts as that definition conforms as `call_result` there (issue 31: a version
+    missing from a hand table made the spec's own InputRequiredResult example a violation)."""
+    checked = 0
+    for definition in tools_call_answers(version):
+        for name, example in _spec_examples(definition):
+            if not jsonschema_errors(version, definition, example):
+                checked += 1
+                found = conformance_violations(
+                    example, kind="call_result", protocol_version=version
+                )
+                assert found == (), (name, [e.message for e in found])
+    assert checked or "InputRequiredResult" not in tools_call_answers(version)
+
+
 def test_a_task_result_conforms_to_the_2025_11_25_call_result_union_only() -> None:
     """Spec-mandated (2025-11-25 server/tools "Task-Augmented Tool Calls": a tools/call with a
     task answers CreateTaskResult; 2026-07-28 and 2025-06-18 define no task result)."""
@@ -153,7 +182,7 @@ def test_a_task_result_conforms_to_the_2025_11_25_call_result_union_only() -> No
 def test_a_complete_result_conforms_to_every_call_result_union(version: str) -> None:
     """Spec-mandated (each version's CallToolResult; `resultType` required from 2026-07-28)."""
     raw: dict[str, object] = {"content": [{"type": "text", "text": "ok"}]}
-    if version in ("2026-07-28", "draft"):
+    if requires_result_type(version):
         raw["resultType"] = "complete"
     assert is_conformant(raw, kind="call_result", protocol_version=version)
 

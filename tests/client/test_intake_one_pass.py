@@ -1,8 +1,9 @@
 """Intake in one pass changed no outcome: every input of `intake_outcomes` against its record.
 
 The record (tests/fixtures/intake_reference.json) holds the digests of the outcomes the intake
-gave before the one-pass rewrite; `python -m tests.client.intake_outcomes` re-records it (only
-on purpose: a changed digest is a changed verdict, warning, fingerprint or error).
+gave before the one-pass rewrite, per spec version; `python -m tests.client.intake_outcomes`
+re-records it (only on purpose: a changed digest is a changed verdict, warning, fingerprint or
+error), `--add` records only a new version's or a new input's digests (`make bump` does).
 """
 
 from __future__ import annotations
@@ -11,18 +12,21 @@ import json
 
 import pytest
 
-from conduit_mcp.client import Error, intake, intake_json
+from conduit_mcp.client import KNOWN_VERSIONS, Error, intake, intake_json
 from conduit_mcp.client._engine import clear_cache
 from conduit_mcp.client._intake import clear_page_memo
 from conduit_mcp.client._intake_tool import clear_memo
 from tests.client.intake_outcomes import RECORD, digest, inputs
 
-_RECORDED: dict[str, str] = json.loads(RECORD.read_text(encoding="utf-8"))
+_RECORDED: dict[str, dict[str, str]] = json.loads(RECORD.read_text(encoding="utf-8"))
 
 
-def test_the_record_covers_every_input() -> None:
-    """conduit-defined: no input was added or dropped since the record was made."""
-    assert sorted(name for name, _ in inputs()) == sorted(_RECORDED)
+def test_the_record_covers_every_input_at_every_version() -> None:
+    """conduit-defined: no input or version was added or dropped since the record was made."""
+    assert sorted(_RECORDED) == sorted(KNOWN_VERSIONS)
+    names = sorted(name for name, _ in inputs())
+    for version in KNOWN_VERSIONS:
+        assert sorted(_RECORDED[version]) == names, version
 
 
 @pytest.mark.parametrize("seen_before", [False, True], ids=["first-sight", "seen-before"])
@@ -34,12 +38,14 @@ def test_every_outcome_is_the_recorded_one(seen_before: bool) -> None:
     differ = []
     for name, data in inputs():
         if seen_before:
-            digest(data)  # warm every cache with this very input
+            for version in KNOWN_VERSIONS:
+                digest(data, version)  # warm every cache with this very input
         else:
             clear_memo()  # no tool of this input was seen before
             clear_page_memo()
-        if digest(data) != _RECORDED[name]:
-            differ.append(name)
+        for version in KNOWN_VERSIONS:
+            if digest(data, version) != _RECORDED[version][name]:
+                differ.append(f"{version} {name}")
     assert differ == []
 
 

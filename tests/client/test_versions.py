@@ -6,22 +6,28 @@ import pytest
 
 from conduit_mcp.client import Error
 from conduit_mcp.client._versions import KNOWN_VERSIONS, LATEST, at_least, check_version
+from tests.spec_facts import release_key
 
-# Release order of the revisions, from the spec's changelog; "draft" is the unreleased next one.
+# The revisions with a schema under schema/ when this was written, in release order (the spec's
+# changelog); "draft" is the unreleased next one. A later bump adds dated revisions after them.
 ORDER = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28", "draft"]
 
 
 def test_known_versions_are_the_released_revisions_oldest_first_then_draft() -> None:
-    """conduit-defined: the six revisions with a schema under schema/, in release order."""
-    assert list(KNOWN_VERSIONS) == ORDER
-    assert LATEST == "2026-07-28"
+    """conduit-defined: every revision with a schema under schema/, in release order (dates
+    oldest first, draft last); LATEST the newest date; none of ORDER lost."""
+    assert list(KNOWN_VERSIONS) == sorted(KNOWN_VERSIONS, key=release_key)
+    assert [v for v in KNOWN_VERSIONS if v in ORDER] == ORDER
+    assert KNOWN_VERSIONS[-1] == "draft"
+    assert LATEST == KNOWN_VERSIONS[-2] and LATEST >= "2026-07-28"
 
 
-@pytest.mark.parametrize("version", ORDER)
-@pytest.mark.parametrize("other", ORDER)
+@pytest.mark.parametrize("version", KNOWN_VERSIONS)
+@pytest.mark.parametrize("other", KNOWN_VERSIONS)
 def test_at_least_follows_release_order(version: str, other: str) -> None:
-    """conduit-defined: `at_least(v, o)` is true exactly when v was released at or after o."""
-    assert at_least(version, other) is (ORDER.index(version) >= ORDER.index(other))
+    """Spec-mandated (basic/versioning: revisions are dates): `at_least(v, o)` is true exactly
+    when v was released at or after o (draft after every date)."""
+    assert at_least(version, other) is (release_key(version) >= release_key(other))
 
 
 @pytest.mark.parametrize("version", ["2025-11-26", "2027-01-01", "DRAFT", "", " 2025-11-25", "1.0"])

@@ -11,18 +11,14 @@ from conduit_mcp_wire import VERSIONS, module_for, parse_result
 
 from tests.conformance.examples import jsonschema_errors
 from tests.corpus import results
+from tests.spec_facts import requires_result_type, tools_call_answers
 
-#: The arms of the answer, transcribed from each version's schema: CallToolResultResponse's
-#: `result` (2026-07-28, draft), the task-augmented CallToolRequest (2025-11-25).
-ARMS = {
-    "2024-11-05": {"CallToolResult"},
-    "2025-03-26": {"CallToolResult"},
-    "2025-06-18": {"CallToolResult"},
-    "2025-11-25": {"CallToolResult", "CreateTaskResult"},
-    "2026-07-28": {"CallToolResult", "InputRequiredResult"},
-    "draft": {"CallToolResult", "InputRequiredResult"},
-}
-TAGGED = ("2026-07-28", "draft")
+#: The arms of the answer, read from each version's schema (tests/spec_facts.py):
+#: CallToolResultResponse's `result` (2026-07-28 on), the task-augmented CallToolRequest
+#: (2025-11-25), CallToolResult alone before.
+ARMS = {version: set(tools_call_answers(version)) for version in VERSIONS}
+#: The versions whose answers are told apart by `resultType` (basic "Result types").
+TAGGED = tuple(v for v in VERSIONS if requires_result_type(v))
 
 
 def _arms(annotation: Any) -> set[str]:

@@ -90,3 +90,18 @@ def test_not_null_members_take_absent_and_refuse_null(version: str) -> None:
     assert parsed.model_dump(by_alias=True, exclude_unset=True) == raw
     with pytest.raises(pydantic.ValidationError):
         tool.model_validate({**raw, "description": None})
+
+
+def test_a_json_object_entry_in_range_that_types_nothing_stops_the_pass() -> None:
+    """Issue 31: a `JSON_OBJECTS` entry in range that matches no member names itself (SEP-3279
+    would drop `outputSchema`: the entry's `until` is then a decision, not a silent skip)."""
+    with pytest.raises(postprocess.PostprocessError) as info:
+        postprocess.type_json_objects(
+            DCG_LIKE, "v2029_04_16", frozenset({"InputSchema", "OutputSchema"})
+        )
+    assert str(info.value) == (
+        "codegen/postprocess.py: JSON_OBJECTS OutputSchema (since 2025-06-18) types no member"
+        " at v2029_04_16; set its `until`, or name the model that replaces it"
+    )
+    out = postprocess.type_json_objects(DCG_LIKE, "t", frozenset({"InputSchema"}))
+    assert "AsDict(InputSchema)" in out

@@ -1,6 +1,6 @@
-"""Unions tagged by a member's value or by which member is present (codegen/tagged_unions.py):
-the arm read is the one the schema allows, and the generator refuses a schema that no longer
-supports a recorded tag."""
+"""Tagged unions found from each schema's shape (codegen/tagged_unions.py): the arm read is the
+one the schema allows, a renamed union keeps its tag, and the generator refuses a version where
+a union the version before tagged can no longer be told apart."""
 
 from __future__ import annotations
 
@@ -67,38 +67,100 @@ def test_primitive_schemas_are_read_by_type() -> None:
         adapter.validate_python({"type": "object"})
 
 
-@pytest.mark.parametrize("version", VERSIONS)
-def test_every_recorded_tag_is_derived_from_the_schema(version: str) -> None:
+def _pruned(version: str) -> dict[str, Any]:
     _, schema = generate.load_pinned(version)
-    patched, _ = generate.patch_schema(version, schema)
-    pruned, _, _ = generate.prune(patched)
-    defs = pruned[generate.defs_key(pruned)]
-    rewrites = tagged_unions.derive(defs)
-    assert any(r.owner == "EmbeddedResource" for r in rewrites)
-    for rewrite in rewrites:
-        named = {arm for _, arms in rewrite.choices for arm in arms}
-        assert named == set(rewrite.arms), rewrite
-
-
-def _latest_defs() -> dict[str, Any]:
-    _, schema = generate.load_pinned("2026-07-28")
-    pruned, _, _ = generate.prune(generate.patch_schema("2026-07-28", schema)[0])
+    pruned, _, _ = generate.prune(generate.patch_schema(version, schema)[0])
     return copy.deepcopy(pruned[generate.defs_key(pruned)])
 
 
-def test_a_schema_that_no_longer_supports_a_tag_stops_the_generator() -> None:
-    defs = _latest_defs()
-    defs["BlobResourceContents"]["properties"]["size"] = {"type": "integer"}
-    with pytest.raises(tagged_unions.TaggingError, match="differ beyond"):
-        tagged_unions.derive(defs)
-    defs = _latest_defs()
-    defs["ElicitRequestURLParams"]["required"].remove("mode")
-    with pytest.raises(tagged_unions.TaggingError, match="more than one arm"):
-        tagged_unions.derive(defs)
-    defs = _latest_defs()
-    del defs["BooleanSchema"]["properties"]["type"]["const"]
-    with pytest.raises(tagged_unions.TaggingError, match="no const or enum"):
-        tagged_unions.derive(defs)
+def _key(version: str) -> str:
+    return generate.defs_key(generate.load_pinned(version)[1])
+
+
+def _tagged(defs: dict[str, Any], previous: Any = ()) -> dict[str, str]:
+    found = tagged_unions.derive(defs, "$defs", previous)
+    return {t.site.pointer: t.describe().split(": ", 1)[1] for t in found}
+
+
+def test_the_unions_of_2026_07_28_are_tagged_as_their_shape_says() -> None:
+    """conduit-defined from 2026-07-28 schema.json, read by hand: each block union requires a
+    distinct `type` const per arm, each input request a `method` const; elicitation parameters
+    share `mode` (optional in the form arm); primitive schemas share `type` values; embedded
+    resource contents differ by `text` / `blob`; the tools/call answers have no tag
+    (`resultType` is a plain string in both)."""
+    assert _tagged(_pruned("2026-07-28")) == {
+        "/$defs/ContentBlock": "by type (const)",
+        "/$defs/ElicitRequestParams": "by mode (member)",
+        "/$defs/EmbeddedResource/properties/resource": "by text, blob (present)",
+        "/$defs/InputRequest": "by method (const)",
+        "/$defs/PrimitiveSchemaDefinition": "by type (member)",
+        "/$defs/SamplingMessageContentBlock": "by type (const)",
+    }
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_every_version_tags_every_union_its_previous_version_tagged(version: str) -> None:
+    """The generator's rule, on every pinned version: every choice reads arms of the union,
+    every arm is read by some choice, and no tag of the version before is lost."""
+    previous: list[tagged_unions.Tagged] = []
+    for earlier in VERSIONS[: VERSIONS.index(version) + 1]:
+        previous = tagged_unions.derive(_pruned(earlier), _key(earlier), previous)
+    found = previous
+    assert any(t.site.owner == "EmbeddedResource" and t.kind == "present" for t in found)
+    for union in found:
+        if union.rewrite is not None:
+            named = {arm for _, arms in union.rewrite.choices for arm in arms}
+            assert named == set(union.rewrite.arms), union
+
+
+def test_a_renamed_union_keeps_its_tag() -> None:
+    """Issue 31: the tag comes from the union's shape, not its name."""
+    defs = _pruned("2026-07-28")
+    previous = tagged_unions.derive(_pruned("2026-07-28"), "$defs")
+    defs["ElicitationParams"] = defs.pop("ElicitRequestParams")
+    assert _tagged(defs, previous)["/$defs/ElicitationParams"] == "by mode (member)"
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        pytest.param(
+            lambda d: d["BlobResourceContents"]["properties"].update(size={"type": "integer"}),
+            "EmbeddedResource/properties/resource: .* the arms differ beyond text, blob",
+            id="present-arms-differ",
+        ),
+        pytest.param(
+            lambda d: d["ElicitRequestURLParams"]["required"].remove("mode"),
+            "ElicitRequestParams: .* more than one arm leaves mode optional",
+            id="member-optional-twice",
+        ),
+        pytest.param(
+            lambda d: d["BooleanSchema"]["properties"]["type"].pop("const"),
+            "PrimitiveSchemaDefinition: .* no member with const or enum",
+            id="member-without-values",
+        ),
+        pytest.param(
+            lambda d: d.update(
+                ElicitationParams=d.pop("ElicitRequestParams"),
+                ElicitRequestURLParams={**d["ElicitRequestURLParams"], "required": ["message"]},
+            ),
+            "ElicitationParams: .* more than one arm",
+            id="renamed-and-untaggable",
+        ),
+        pytest.param(
+            lambda d: d.update(InputRequest={"oneOf": [{"type": "object"}, {"type": "object"}]}),
+            "InputRequest: InputRequest was a tagged union .* no union of definitions",
+            id="no-longer-a-union-of-definitions",
+        ),
+    ],
+)
+def test_a_union_that_can_no_longer_be_tagged_stops_the_generator(change: Any, reason: str) -> None:
+    """Issue 31: a spec change never silently turns a tagged union into a plain one."""
+    previous = tagged_unions.derive(_pruned("2026-07-28"), "$defs")
+    defs = _pruned("2026-07-28")
+    change(defs)
+    with pytest.raises(tagged_unions.TaggingError, match=reason):
+        tagged_unions.derive(defs, "$defs", previous)
 
 
 def test_a_union_that_is_not_dcgs_stops_the_postprocessing() -> None:

@@ -81,6 +81,30 @@ def iter_examples(version: str) -> Iterator[Example]:
         yield Example(version, definition, path, instance)
 
 
+def unmodelled_folders(version: str) -> tuple[list[tuple[str, str, int]], list[str]]:
+    """The examples folders of `version` that `iter_examples` skips.
+
+    Returns:
+        (folders naming no definition of the version's schema, each as (folder relative to the
+        project, the JSON Pointer it names, its file count); names of folders whose definition
+        exists but has no generated model).
+    """
+    folder = SCHEMA_DIR / version / "examples"
+    if not folder.is_dir():
+        return [], []
+    schema = _schema(version)
+    key = "$defs" if "$defs" in schema else "definitions"
+    module = module_for(version)
+    missing, outside = [], []
+    for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
+        if sub.name not in schema[key]:
+            count = len(list(sub.glob("*.json")))
+            missing.append((str(sub.relative_to(ROOT)), f"/{key}/{sub.name}", count))
+        elif not hasattr(module, sub.name):
+            outside.append(sub.name)
+    return missing, outside
+
+
 def all_examples() -> list[Example]:
     """`iter_examples` over every generated version."""
     return [example for version in VERSIONS for example in iter_examples(version)]

@@ -1,15 +1,19 @@
 """The seed corpus of the fuzz targets, built from the fixtures (no network, no generation).
 
 Every target gets the same documents: each captured corpus file as it is on disk, each handed
-case's input, the spec examples of tools and results, and every regression in
-`tests/fuzz/crashes/`. The `tool` target also gets each captured tool definition on its own; the
-`cli` target only the documents under 20 kB, and a few pages wrapped as capture files.
+case's input, the spec examples of tools and results of every registered version that has
+examples (a document whose bytes an earlier one already has is left out, so a new version adds
+only the examples that changed), and every regression in `tests/fuzz/crashes/`. The `tool`
+target also gets each captured tool definition on its own; the `cli` target only the documents
+under 20 kB, and a few pages wrapped as capture files.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+
+from conduit_mcp_wire import VERSIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -40,12 +44,18 @@ def documents() -> list[tuple[str, bytes]]:
         found.append((f"cases/{path.name}", _dump(case["input"])))
         if case["kind"] == "tool":
             found.append((f"cases/{path.name}#page", _dump({"tools": [case["input"]]})))
-    for version in ("2026-07-28", "draft"):
+    for version in VERSIONS:
         for definition in _EXAMPLE_DEFINITIONS:
             folder = ROOT / "schema" / version / "examples" / definition
             for path in sorted(folder.glob("*.json")):
                 found.append((str(path.relative_to(ROOT)), path.read_bytes()))
-    return found
+    seen: set[bytes] = set()
+    unique = []
+    for name, data in found:
+        if data not in seen:
+            seen.add(data)
+            unique.append((name, data))
+    return unique
 
 
 def single_tools() -> list[tuple[str, bytes]]:

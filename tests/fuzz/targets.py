@@ -9,13 +9,17 @@ through them in a plain pytest run; `tests/fuzz/run.py` drives them with atheris
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Final
 
+from conduit_mcp_wire import LATEST
 from typer.testing import CliRunner
 
 from conduit_mcp.cli import app
 from conduit_mcp.client import (
+    KNOWN_VERSIONS,
     REASONS,
     Error,
     Tool,
@@ -38,7 +42,25 @@ from conduit_mcp.llm import (
     to_openai_tool,
 )
 
-VERSIONS: Final = ("2024-11-05", "2025-06-18", "2025-11-25", "2026-07-28")
+ROOT: Final = Path(__file__).resolve().parents[2]
+
+
+def _distinct_versions() -> tuple[str, ...]:
+    """Every registered version whose schema differs from each one before it (schema/PINNED.json
+    sha256; `draft` is often the latest's copy, and the rules gate by release order, so a copy
+    would be fuzzed twice for nothing). A spec bump is covered without an edit here."""
+    pins = json.loads((ROOT / "schema" / "PINNED.json").read_text(encoding="utf-8"))
+    digests = {pin["version"]: pin["sha256"] for pin in pins["schemas"]}
+    seen: set[str] = set()
+    found = []
+    for version in KNOWN_VERSIONS:
+        if digests[version] not in seen:
+            seen.add(digests[version])
+            found.append(version)
+    return tuple(found)
+
+
+VERSIONS: Final = _distinct_versions()
 _PARSE_REASONS: Final = {"invalid_json", "limit_exceeded"}
 # A recursive output schema: validation of deep structuredContent has to stop cleanly.
 _RECURSIVE_SCHEMA: Final = {
@@ -90,7 +112,7 @@ def intake_json_target(data: bytes) -> None:
     header map and headers, the three adapters, a name map."""
     for transport in ("stdio", "streamable-http"):
         try:
-            result = intake_json("fuzz", data, transport=transport, protocol_version="2026-07-28")  # type: ignore[arg-type]
+            result = intake_json("fuzz", data, transport=transport, protocol_version=LATEST)  # type: ignore[arg-type]
         except Error as exc:
             _known(exc)
             return
@@ -142,10 +164,10 @@ def tool_target(data: bytes) -> None:
         return
     fingerprint(tool)
     _use_tool(tool, _name_maps())
-    conformance_violations(raw, kind="tool", protocol_version="2026-07-28")
+    conformance_violations(raw, kind="tool", protocol_version=LATEST)
     result = ToolResult.from_wire({"content": [], "structuredContent": tool.input_schema})
     try:
-        validate_structured(result, tool, protocol_version="2026-07-28")
+        validate_structured(result, tool, protocol_version=LATEST)
     except Error as exc:
         _known(exc)
 

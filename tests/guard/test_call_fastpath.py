@@ -15,6 +15,7 @@ from typing import Any
 
 import anyio
 import pytest
+from conduit_mcp_wire import VERSIONS
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -25,8 +26,7 @@ from conduit_mcp.guard._sdkfast import surely_accepted
 from conduit_mcp.guard._state import Pending
 from tests.corpus import results
 from tests.property.profiles import bounded
-
-VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
+from tests.spec_facts import requires_result_type
 
 ECHO = {
     "name": "echo",
@@ -115,9 +115,10 @@ def test_on_every_corpus_result_both_paths_decide_alike() -> None:
     for capture in results():
         result = _unwrapped(capture.data)
         for version in VERSIONS:
-            if isinstance(result, dict) and version == "2026-07-28":
-                result = {"resultType": "complete", **result}
-            taken += _agree(result, version)
+            sent = result
+            if isinstance(result, dict) and requires_result_type(version):
+                sent = {"resultType": "complete", **result}
+            taken += _agree(sent, version)
     assert taken >= 100
 
 
@@ -156,7 +157,7 @@ def _near_plain(draw: Any) -> tuple[Any, str]:
         result["isError"] = draw(st.booleans())
     if draw(st.booleans()):
         result["structuredContent"] = draw(_STRUCTURED)
-    if version == "2026-07-28" and draw(st.integers(0, 5)):
+    if requires_result_type(version) and draw(st.integers(0, 5)):
         result["resultType"] = "complete"
     if not draw(st.integers(0, 7)):
         result["_meta"] = {"conduit-mcp/guard": {"forged": True}}
@@ -198,7 +199,7 @@ def test_a_plain_clean_result_takes_the_fast_path(version: str) -> None:
         "content": [{"type": "text", "text": "21.5 °C"}],
         "structuredContent": {"temperature": 21.5, "conditions": "clear"},
     }
-    if version == "2026-07-28":
+    if requires_result_type(version):
         result["resultType"] = "complete"
     assert surely_accepted(result, version)
     assert _cleaning._text_blocks_only(result, result["content"])

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import rfc8785
+from conduit_mcp_wire import LATEST
 from typer.testing import CliRunner
 
 from conduit_mcp.cli import app
@@ -296,7 +297,7 @@ def test_audit_shows_approvals_checks_and_revocations_oldest_first(
     code, out, err = run("pins", "audit", "--store", store, "--server-id", "everything", "--json")
     assert (code, err) == (0, "")
     rows = json.loads(out)
-    version = "2026-07-28"  # the CLI's default --protocol-version (the newest)
+    version = LATEST  # the CLI's default --protocol-version (the newest registered date)
     expected = [
         ("approve", None, first["name"], oracle(first), None, "alice", version,
          rfc8785.dumps(first).decode("utf-8")),

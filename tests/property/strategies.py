@@ -201,11 +201,18 @@ def _load(path: Path) -> Any:
 
 @functools.cache
 def spec_example_instances(definition: str) -> tuple[Any, ...]:
-    """Every vendored spec example of `definition` (2026-07-28 and draft folders)."""
+    """Every vendored spec example of `definition`, from the examples folder of every registered
+    version (a file whose bytes an earlier one has is taken once: `draft` often copies the
+    latest), so a spec bump's examples join without an edit here."""
     found = []
-    for version in ("2026-07-28", "draft"):
+    seen: set[bytes] = set()
+    for version in VERSIONS:
         folder = SCHEMA_DIR / version / "examples" / definition
-        found.extend(_load(path) for path in sorted(folder.glob("*.json")))
+        for path in sorted(folder.glob("*.json")):
+            data = path.read_bytes()
+            if data not in seen:
+                seen.add(data)
+                found.append(json.loads(data))
     return tuple(found)
 
 

@@ -16,6 +16,7 @@ from tests.property.strategies import (
     real_results,
     versioned_instances,
 )
+from tests.spec_facts import requires_result_type
 
 LIFTED = {"content", "structuredContent", "isError", "_meta", "resultType"}
 FOREIGN = {"task", "inputRequests", "requestState"}
@@ -88,7 +89,7 @@ def test_every_schema_valid_call_tool_result_is_accepted(case: tuple[str, Any]) 
     version, raw = case
     _check_result(ToolResult.from_wire(raw), raw)
     result_type = raw.get("resultType", "complete")
-    if version in ("2026-07-28", "draft") and result_type != "complete":
+    if requires_result_type(version) and result_type != "complete":
         with pytest.raises(Error) as info:
             parse_call_result(raw, protocol_version=version)
         assert info.value.reason in ("invalid_result_type", "invalid_tool_result")

@@ -16,26 +16,24 @@ import os
 import threading
 from typing import Any, Final, Literal
 
+from conduit_mcp_wire import TOOLS_CALL_ARMS
+
 from ._engine import describe, is_panic
 from ._errors import Error
 from ._versions import KNOWN_VERSIONS
 
 ConformanceKind = Literal["tool", "result", "tools_list", "call_result"]
 
-#: The schema definitions each kind checks, by version: one name, or the arms of a union.
-#: `call_result` is the `tools/call` result union: `CallToolResult`, plus `CreateTaskResult`
-#: where tasks exist (2025-11-25: server/tools "Task-Augmented Tool Calls"), plus
-#: `InputRequiredResult` from 2026-07-28 (schema `CallToolResultResponse.result`).
+#: The schema definitions each kind checks: one name, or for `call_result` the arms of the
+#: `tools/call` result union of the version (`conduit_mcp_wire.TOOLS_CALL_ARMS`, which the
+#: generator reads from each schema: `CallToolResultResponse.result` from 2026-07-28, where an
+#: `InputRequiredResult` conforms too; `CallToolResult` plus `CreateTaskResult` at 2025-11-25,
+#: server/tools "Task-Augmented Tool Calls"; `CallToolResult` before).
 DEFINITIONS: Final = {
     "tool": "Tool",
     "result": "CallToolResult",
     "tools_list": "ListToolsResult",
     "call_result": "CallToolResult",
-}
-_UNIONS: Final[dict[str, tuple[str, ...]]] = {
-    "2025-11-25": ("CallToolResult", "CreateTaskResult"),
-    "2026-07-28": ("InputRequiredResult", "CallToolResult"),
-    "draft": ("InputRequiredResult", "CallToolResult"),
 }
 
 # The vendored schemas: packaged under conduit_mcp/_schema (wheel), or the checkout's schema/.
@@ -180,7 +178,7 @@ def is_conformant(raw: object, *, kind: ConformanceKind, protocol_version: str) 
 
 def _arms(version: str, kind: str) -> tuple[str, ...]:
     if kind == "call_result":
-        return _UNIONS.get(version, ("CallToolResult",))
+        return TOOLS_CALL_ARMS[version]
     return (DEFINITIONS[kind],)
 
 

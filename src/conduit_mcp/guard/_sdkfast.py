@@ -13,18 +13,35 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-# The members a plain result may have, per negotiated version. Up to 2025-11-25 the SDK's
-# surface type is 2025-11-25's `CallToolResult` (content required; isError a bool;
-# structuredContent an object). From 2026-07-28 the surface `CallToolResult` also requires
-# `resultType` (a string): the fast path takes only `"complete"`.
+from conduit_mcp_wire import CALL_TOOL_RESULT_REQUIRED
+
+# The members a plain result may have: `content` (an array of text blocks), `isError` (a bool),
+# `structuredContent` (an object), and the other members the version's `CallToolResult`
+# requires, where the fast path knows them: `resultType` (2026-07-28 on), taken only as
+# `"complete"`. Up to 2025-11-25 the SDK's surface type is 2025-11-25's `CallToolResult`
+# (content required; isError a bool; structuredContent an object).
 _PLAIN: Final = frozenset({"content", "isError", "structuredContent"})
-_PLAIN_2026: Final = frozenset({"content", "isError", "structuredContent", "resultType"})
+#: The required members beyond `content` the fast path can check.
+_KNOWN_REQUIRED: Final = frozenset({"content", "resultType"})
+
+
+def _members(required: tuple[str, ...]) -> frozenset[str] | None:
+    """The members a plain result may have at a version whose `CallToolResult` requires
+    `required`; `None` (no fast path: the models decide) when `content` is not required there or
+    another required member is one the fast path does not know (a spec bump that reshapes
+    results, e.g. SEP-3279's `outputs`, turns the fast path off by itself)."""
+    if "content" not in required or not _KNOWN_REQUIRED.issuperset(required):
+        return None
+    return _PLAIN | frozenset(required)
+
+
+#: Per negotiated version: the members of a plain result (from the generated package's
+#: `CALL_TOOL_RESULT_REQUIRED`, read from each version's schema), for the versions with a fast
+#: path.
 _MEMBERS: Final[dict[str, frozenset[str]]] = {
-    "2024-11-05": _PLAIN,
-    "2025-03-26": _PLAIN,
-    "2025-06-18": _PLAIN,
-    "2025-11-25": _PLAIN,
-    "2026-07-28": _PLAIN_2026,
+    version: members
+    for version, required in CALL_TOOL_RESULT_REQUIRED.items()
+    if (members := _members(required)) is not None
 }
 _TEXT_BLOCK: Final = frozenset({"type", "text"})
 
@@ -39,9 +56,9 @@ def surely_accepted(result: Any, version: str) -> bool:
     Returns:
         `True` only for an object whose members are among `content` (required: an array of
         `{"type": "text", "text": <valid Unicode string>}` blocks), `isError` (a boolean) and
-        `structuredContent` (an object), and on 2026-07-28 also `resultType` (required there:
-        `"complete"`), at a version listed here. `False` for everything else, which is not a
-        refusal: the caller then asks the models.
+        `structuredContent` (an object), and where the version's schema requires it (2026-07-28
+        on) also `resultType` (`"complete"`), at a version with a fast path (`_MEMBERS`). `False`
+        for everything else, which is not a refusal: the caller then asks the models.
 
     Total: one pass over the content blocks; the strings are checked for encodability only
     when not ASCII.
@@ -52,7 +69,7 @@ def surely_accepted(result: Any, version: str) -> bool:
     content = result.get("content")
     if type(content) is not list:
         return False
-    if members is _PLAIN_2026 and result.get("resultType") != "complete":
+    if "resultType" in members and result.get("resultType") != "complete":
         return False
     if "isError" in result and type(result["isError"]) is not bool:
         return False

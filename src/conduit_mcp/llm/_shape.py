@@ -100,6 +100,17 @@ _ASSISTANT: Final = "assistant"
 # labels, not content.
 _LABEL_CHARS: Final = 64
 
+#: The content block types `_shape_block` shows the model (each has its own branch there).
+SHAPED_BLOCK_TYPES: Final = frozenset(
+    {w.TYPE_TEXT, w.TYPE_IMAGE, w.TYPE_AUDIO, w.TYPE_RESOURCE_LINK, w.TYPE_RESOURCE}
+)
+
+#: Content block types a spec version defines that are shown as "[content block omitted:
+#: unsupported type ...]" on purpose (decided at the spec bump that brought them; `make bump`'s
+#: checklist names a new type). tests/llm/test_block_types.py checks that every block type of
+#: every registered version is in one of the two sets.
+OMITTED_BLOCK_TYPES: Final[frozenset[str]] = frozenset()
+
 
 # -- public API -----------------------------------------------------------------------------
 
