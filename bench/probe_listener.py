@@ -169,7 +169,7 @@ def _serve_probe(argv: list[str]) -> None:
     from conduit_mcp.proxy import _listen
 
     _listen.serve = probe_serve  # type: ignore[assignment]
-    from conduit_mcp._launcher import main as launch
+    from conduit_mcp.cli import main as launch
 
     sys.argv = ["conduit-mcp", *argv]
     launch()

@@ -22,14 +22,14 @@ CLIENT = "conduit_mcp.client"
 #: The faces whose `_x` modules are private, and which other faces may use them.
 FACES = ("conduit_mcp.client", "conduit_mcp.llm", "conduit_mcp.pins")
 _SHARED_CORE = {"conduit_mcp.llm": CLIENT, "conduit_mcp.pins": CLIENT}
-#: The core's helpers every part of the package uses (not `bench/`): the one bounded cache
-#: (`BoundedCache`) and the one absent-value sentinel (`MISSING`), both from `_cache`; the
-#: one line that installs a missing extra (`_install`).
-_PACKAGE_HELPERS = frozenset({"conduit_mcp.client._cache", "conduit_mcp.client._install"})
+#: The core's helper every part of the package uses (not `bench/`): the one bounded cache
+#: (`BoundedCache`) and the one absent-value sentinel (`MISSING`), both from `_cache`. (The
+#: line that installs a missing extra and the program's name are no face's: `_program`.)
+_PACKAGE_HELPERS = frozenset({"conduit_mcp.client._cache"})
 
 
 def _module_name(path: Path) -> str:
-    """`conduit_mcp.cli` for src/conduit_mcp/cli.py; `bench.run` for bench/run.py."""
+    """`conduit_mcp.cli` for src/conduit_mcp/cli/__init__.py; `bench.run` for bench/run.py."""
     base = ROOT / "src" if path.is_relative_to(ROOT / "src") else ROOT
     parts = list(path.relative_to(base).with_suffix("").parts)
     if parts[-1] == "__init__":
@@ -167,8 +167,8 @@ def test_no_module_uses_a_private_name_the_layering_forbids(path: Path) -> None:
             id="absolute-import",
         ),
         pytest.param(
-            "from .client._errors import json_type_name",
-            "conduit_mcp.cli",
+            "from ..client._errors import json_type_name",
+            "conduit_mcp.cli._pins",
             False,
             ["1: from conduit_mcp.client._errors import ..."],
             id="relative-from-cli",
@@ -244,8 +244,8 @@ def test_no_module_uses_a_private_name_the_layering_forbids(path: Path) -> None:
             id="the-core-never-reaches-into-a-face",
         ),
         pytest.param(
-            "from ._cli_text import visible\nfrom .client import Error",
-            "conduit_mcp.cli",
+            "from ._text import visible\nfrom ..client import Error",
+            "conduit_mcp.cli._inspect",
             False,
             [],
             id="private-cli-helpers-are-fine",

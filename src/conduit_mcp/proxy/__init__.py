@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._settings import GuardSettings
+from ._launch import run
+from ._settings import GuardSettings, HttpUpstream
 
-__all__ = ["GuardSeam", "GuardSettings", "run_stdio"]
+__all__ = ["GuardSeam", "GuardSettings", "HttpUpstream", "run", "run_stdio"]
 
 
 def __getattr__(name: str) -> Any:

@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from .._program import HEADERS_ENV
 from . import _jsonspan
-from ._settings import HEADERS_ENV
 
 BACKUP_SUFFIX: Final = ".conduit-mcp.bak"
 _URL_FIELDS: Final = ("url", "serverUrl", "httpUrl")
