@@ -7,6 +7,12 @@ and an MCP client to the server (the child process it starts): every message pas
 
 Needs the `proxy` extra (`pip install 'conduit-mcp-client[proxy]'`) to run a proxy; the
 configuration rewriting does not.
+
+The rooms: `stdio/` the stdio relay and its framing, `listen/` the HTTP server side (`--listen`),
+`upstream/` the HTTP client side (`--upstream`); beside them `_seam.py` (the one coupling to the
+guard), `_launch.py` (`run`: a proxy started from the command's settings), `_message.py`
+(JSON-RPC messages read and written exactly), `_pump.py`, `_settings.py`, `_logs.py`,
+`_metrics.py`.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ def __getattr__(name: str) -> Any:
 
         return GuardSeam
     if name == "run_stdio":
-        from ._stdio import run_stdio
+        from .stdio._run import run_stdio
 
         return run_stdio
     raise AttributeError(f"module 'conduit_mcp.proxy' has no attribute {name!r}")

@@ -40,7 +40,7 @@ def run(
         import anyio
 
         from ._seam import GuardSeam
-        from ._stdio import run_stdio
+        from .stdio._run import run_stdio
     except ImportError as exc:
         _fail(f"the proxy needs the proxy extra: {install_command('proxy')} ({exc})")
     metrics = None
@@ -66,8 +66,8 @@ def run(
         reason = reason.replace(settings.pins or "", where)
         _fail(f"--pins {where}: cannot open the pin store: {reason}")
     if listen is not None:
-        from ._budget import ClientBudget
-        from ._listen import serve
+        from .listen._budget import ClientBudget
+        from .listen._server import serve
 
         caps = ClientBudget(**(budget or {}))
         try:
