@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from .._program import install_command
-from ..proxy._config import unwrap_config, wrap_config
+from ..wrap import unwrap_config, wrap_config
 from ._help import PlainHelpCommand, typer_app
 
 EXIT_USAGE = 2

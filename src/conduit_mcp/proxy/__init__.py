@@ -3,10 +3,10 @@
 `conduit-mcp proxy --server-id ID [options] -- COMMAND...` is an MCP server to the client (stdio)
 and an MCP client to the server (the child process it starts): every message passes through one
 `conduit_mcp.guard.Guard`, and everything the guard does not decide passes unchanged, in order.
-`conduit-mcp wrap CONFIG` rewrites a client's configuration so each server runs behind it.
+`conduit-mcp wrap CONFIG` rewrites a client's configuration so each server runs behind it
+(`conduit_mcp.wrap`).
 
-Needs the `proxy` extra (`pip install 'conduit-mcp-client[proxy]'`) to run a proxy; the
-configuration rewriting does not.
+Needs the `proxy` extra (`pip install 'conduit-mcp-client[proxy]'`) to run a proxy.
 
 The rooms: `stdio/` the stdio relay and its framing, `listen/` the HTTP server side (`--listen`),
 `upstream/` the HTTP client side (`--upstream`); beside them `_seam.py` (the one coupling to the
