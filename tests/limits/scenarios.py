@@ -25,18 +25,20 @@ from conduit_mcp.client import (
     canonical_json,
     check_tool_name,
     conformance_violations,
-    find_invalid_x_mcp_header,
     fingerprint,
-    header_map,
     intake,
     intake_json,
-    mcp_name_header,
-    mcp_param_headers,
     parse_call_result,
     parse_json,
     validate_structured,
 )
 from conduit_mcp.client._validate import MAX_SCHEMA_BYTES
+from conduit_mcp.client.headers import (
+    find_invalid_x_mcp_header,
+    header_map,
+    mcp_name_header,
+    mcp_param_headers,
+)
 from conduit_mcp.llm import (
     ToolNameMap,
     shape_for_llm,

@@ -13,15 +13,8 @@ from conduit_mcp_wire import VERSIONS
 from rich.table import Table
 from rich.text import Text
 
-from ..client import (
-    Error,
-    Intake,
-    Tool,
-    conformance_violations,
-    fingerprint,
-    header_map,
-    param_headers_apply,
-)
+from ..client import Error, Intake, Tool, conformance_violations, fingerprint
+from ..client.headers import header_map, param_headers_apply
 from ..pins import diff_tools
 from ._help import PlainHelpCommand, typer_app
 from ._shared import (
