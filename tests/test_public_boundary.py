@@ -1,12 +1,13 @@
 """The public boundary: each face's private modules are used only where the layering allows.
 
-`conduit_mcp.client`, `conduit_mcp.llm` and `conduit_mcp.pins` export their API from their
+`conduit_mcp.client`, `conduit_mcp.llm`, `conduit_mcp.pins` and `conduit_mcp.wrap` (and the
+coming `conduit_mcp.console` and `conduit_mcp.policy`) export their API from their
 `__init__.py`; the `_x.py` modules beside it are private. Inside the package family the core
-(`client`) is shared: `llm` and `pins` build on its private modules; nothing else does, and no
-face reaches into another's privates. Every module of `conduit_mcp` (the CLI and its helpers,
-the guard package, the faces, anything added later) and every script of `bench/` is parsed and
-its imports resolved, relative ones included; a test on hand-written sources shows each form
-the scanner must catch.
+(`client`) is shared: a face may build on its private modules; nothing else does, and no face
+reaches into another's privates (the CLI uses the faces' public names only). Every module of
+`conduit_mcp` (the CLI and its helpers, the guard package, the faces, anything added later)
+and every script of `bench/` is parsed and its imports resolved, relative ones included; a
+test on hand-written sources shows each form the scanner must catch.
 """
 
 from __future__ import annotations
@@ -20,8 +21,15 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "conduit_mcp"
 CLIENT = "conduit_mcp.client"
 #: The faces whose `_x` modules are private, and which other faces may use them.
-FACES = ("conduit_mcp.client", "conduit_mcp.llm", "conduit_mcp.pins")
-_SHARED_CORE = {"conduit_mcp.llm": CLIENT, "conduit_mcp.pins": CLIENT}
+FACES = (
+    "conduit_mcp.client",
+    "conduit_mcp.llm",
+    "conduit_mcp.pins",
+    "conduit_mcp.wrap",
+    "conduit_mcp.console",
+    "conduit_mcp.policy",
+)
+_SHARED_CORE = {face: CLIENT for face in FACES if face != CLIENT}
 #: The core's helper every part of the package uses (not `bench/`): the one bounded cache
 #: (`BoundedCache`) and the one absent-value sentinel (`MISSING`), both from `_cache`. (The
 #: line that installs a missing extra and the program's name are no face's: `_program`.)
@@ -235,6 +243,20 @@ def test_no_module_uses_a_private_name_the_layering_forbids(path: Path) -> None:
             False,
             ["1: from conduit_mcp.pins._store import ..."],
             id="no-face-reaches-into-another",
+        ),
+        pytest.param(
+            "from ..pins._store import PinStore\nfrom ..client._json import parse_json",
+            "conduit_mcp.console._page",
+            False,
+            ["1: from conduit_mcp.pins._store import ..."],
+            id="a-new-face-uses-the-core-not-another-face",
+        ),
+        pytest.param(
+            "from ..wrap._config import wrap_config",
+            "conduit_mcp.cli._wrap",
+            False,
+            ["1: from conduit_mcp.wrap._config import ..."],
+            id="the-cli-uses-public-names-only",
         ),
         pytest.param(
             "from ..llm._shape import shape_for_llm",
