@@ -29,10 +29,31 @@ def run(
     listen: tuple[str, int] | None = None,
     budget: dict[str, int] | None = None,
 ) -> int:
-    """Start the guard and the stdio proxy (or, with `listen`, the HTTP listener); returns the
-    exit code (2 for a bad option or an unusable pin store, with one line on stderr).
-    `budget`: `ClientBudget` caps for the listener's stateless clients (those not given keep
-    their defaults)."""
+    """Run a proxy, as `conduit-mcp proxy` runs it: the guard, then the stdio proxy until the
+    server exits or the client goes (or, with `listen`, the HTTP listener until SIGINT or
+    SIGTERM).
+
+    Args:
+        settings: the server id, pin store, policy and held-tool folder the guard runs with.
+        target: the server's command line (a child process), or an `HttpUpstream`.
+        log: a file for the logs as JSON lines; `None` writes text to stderr.
+        quiet: log warnings and errors only.
+        listen: `(host, port)` to serve clients over Streamable HTTP at `/mcp` instead of
+            stdio.
+        budget: caps for the listener's stateless clients, by `ClientBudget` field name
+            (those not given keep their defaults).
+
+    Returns:
+        The exit code: with a child server on stdio, the server's (128 + N when signal N ended
+        it, 127 when it could not be started); otherwise 0.
+
+    Raises:
+        SystemExit: 2, after one line on stderr, when the proxy extra is missing, a setting
+            is refused, the pin store cannot be opened or the listener cannot bind.
+
+    Spec: MCP 2025-11-25 basic/transports "stdio" and "Streamable HTTP" (the proxy is a server
+    to its client and a client to its server on each).
+    """
     from ._logs import configure
 
     configure(log, logging.WARNING if quiet else logging.INFO)
