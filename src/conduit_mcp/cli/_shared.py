@@ -70,6 +70,7 @@ class BadInput(Exception):
 
 
 def fail(message: str) -> NoReturn:
+    """One line on stderr, `conduit-mcp: ` and the message made visible; exit code 2."""
     warn(f"conduit-mcp: {visible(message)}")
     raise typer.Exit(EXIT_BAD_INPUT)
 
