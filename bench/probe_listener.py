@@ -147,11 +147,11 @@ class _Probe(asyncio.Protocol):
 async def probe_serve(
     seam: Any, target: Any, host: str, port: int, metrics: Any = None, budget: Any = None
 ) -> int:
-    """`_listen.serve`'s stand-in: the product's `Listener` (for its router and metrics)
+    """`listen/_server.serve`'s stand-in: the product's `Listener` (for its router and metrics)
     behind `_Probe` instead of uvicorn."""
     import anyio
 
-    from conduit_mcp.proxy._listen import Listener
+    from conduit_mcp.proxy.listen._server import Listener
 
     listener = Listener(seam, target, host=host, port=port, metrics=metrics, budget=budget)
     async with anyio.create_task_group() as tg:
@@ -166,10 +166,10 @@ async def probe_serve(
 
 
 def _serve_probe(argv: list[str]) -> None:
-    from conduit_mcp.proxy import _listen
+    from conduit_mcp.proxy.listen import _server
 
-    _listen.serve = probe_serve  # type: ignore[assignment]
-    from conduit_mcp._launcher import main as launch
+    _server.serve = probe_serve  # type: ignore[assignment]
+    from conduit_mcp.cli import main as launch
 
     sys.argv = ["conduit-mcp", *argv]
     launch()

@@ -136,7 +136,7 @@ def serve(stats_path: str, argv: list[str]) -> None:
 
     signal.signal(signal.SIGUSR1, start)
     signal.signal(signal.SIGUSR2, stop)
-    from conduit_mcp._launcher import main as launch
+    from conduit_mcp.cli import main as launch
 
     sys.argv = ["conduit-mcp", *argv]
     launch()

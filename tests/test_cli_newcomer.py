@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import conduit_mcp.cli as cli
+import conduit_mcp.cli._capture as cli
 from conduit_mcp.cli import app
 
 runner = CliRunner()

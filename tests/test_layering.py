@@ -1,9 +1,11 @@
-"""The package's layering: three faces over one core, no import cycle, a light core import.
+"""The package's layering: rooms that import one way, no import circle anywhere, a light core.
 
-`conduit_mcp.client` is the core; `conduit_mcp.llm` and `conduit_mcp.pins` build on it;
-`conduit_mcp.guard` and the CLI build on all three. Every `import` statement in `src/` is
-resolved (relative ones, and imports inside functions, included: a deferred import is still a
-dependency) and the graph must have no cycle.
+One graph of the whole `src/conduit_mcp` tree: every `import` statement resolved (relative ones,
+and imports inside functions, included: a deferred import is still a dependency; the CLI's
+table of commands, which its root imports by name, counts as the root's imports). The graph
+has no circle, each room imports only the rooms `ROOMS` allows it, and inside the proxy its
+three rooms point one way (`PROXY_ROOMS`). A new room or top-level module is placed in the
+table before its code can land.
 """
 
 from __future__ import annotations
@@ -19,6 +21,38 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src"
 PACKAGE = SRC / "conduit_mcp"
+
+
+#: Each room of the package (`conduit_mcp.<room>`) and the rooms it may import besides itself:
+#: the core imports nothing of ours; `llm` and `pins` build on the core; the guard on those
+#: three; the proxy on the guard and below; the config rewriting writes the proxy's command
+#: lines as strings and builds on the core alone; the CLI on everything. `console` and `policy`
+#: (a face may use the core and the pins; nothing else crosses) are placed for the coming work.
+ROOMS: dict[str, frozenset[str]] = {
+    "client": frozenset(),
+    "llm": frozenset({"client"}),
+    "pins": frozenset({"client"}),
+    "guard": frozenset({"client", "llm", "pins"}),
+    "proxy": frozenset({"client", "llm", "pins", "guard"}),
+    "wrap": frozenset({"client"}),
+    "console": frozenset({"client", "pins"}),
+    "policy": frozenset({"client", "pins"}),
+    "cli": frozenset({"client", "llm", "pins", "guard", "proxy", "wrap", "console", "policy"}),
+}
+#: Top-level modules every room may import: leaves that import nothing of ours.
+SHARED = frozenset({"conduit_mcp._program"})
+
+#: The proxy's rooms and those each may import (all may use the proxy's shared modules beside
+#: them, `_seam`, `_settings`, `_message`, `_pump`, ...): the HTTP listener serves a session
+#: with a child process (`stdio`) or an HTTP server (`upstream`); the stdio proxy reaches an
+#: HTTP server through `upstream`; `upstream` needs neither.
+PROXY_ROOMS: dict[str, frozenset[str]] = {
+    "listen": frozenset({"stdio", "upstream"}),
+    "stdio": frozenset({"upstream"}),
+    "upstream": frozenset(),
+}
+#: The proxy's entry points: they start the rooms, and no room imports them.
+PROXY_ENTRIES = frozenset({"conduit_mcp.proxy", "conduit_mcp.proxy._launch"})
 
 
 def _module_name(path: Path) -> str:
@@ -96,10 +130,30 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return result
 
 
+def _cli_table(path: Path) -> list[str]:
+    """The group modules `COMMANDS` of `cli/_app.py` names (imported by name, on first use)."""
+    for node in ast.parse(path.read_text("utf-8")).body:
+        if isinstance(node, ast.AnnAssign | ast.Assign) and "COMMANDS" in ast.unparse(node)[:20]:
+            assert node.value is not None
+            table = ast.literal_eval(node.value)
+            return sorted({f"conduit_mcp.cli{module}" for module, _ in table.values()})
+    raise AssertionError("cli/_app.py defines no COMMANDS")
+
+
 def _graph() -> dict[str, set[str]]:
     modules = _modules()
     known = set(modules)
-    return {name: _edges(name, path, known) for name, path in modules.items()}
+    graph = {name: _edges(name, path, known) for name, path in modules.items()}
+    graph["conduit_mcp.cli._app"].update(_cli_table(modules["conduit_mcp.cli._app"]))
+    return graph
+
+
+def _room(module: str) -> str | None:
+    """`pins` for `conduit_mcp.pins._store`; `None` for the package and its top-level modules."""
+    parts = module.split(".")
+    if len(parts) < 2 or parts[1].startswith("_"):
+        return None
+    return parts[1]
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:
@@ -108,39 +162,88 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     assert _cycles(graph) == [["a", "b", "c"]]
 
 
-@pytest.mark.parametrize(
-    "face",
-    [
-        "conduit_mcp.client",
-        "conduit_mcp.llm",
-        "conduit_mcp.pins",
-        "conduit_mcp.guard",
-    ],
-)
-def test_no_import_cycle(face: str) -> None:
-    """conduit-defined: no module of a face reaches itself through its imports."""
-    cycles = [c for c in _cycles(_graph()) if any(m.startswith(face) for m in c)]
-    assert cycles == []
+def test_the_cli_table_is_read() -> None:
+    """conduit-defined: the modules the CLI's root imports by name are edges of the graph."""
+    assert {"conduit_mcp.cli._pins", "conduit_mcp.cli._proxy"} <= _graph()["conduit_mcp.cli._app"]
 
 
-def test_layers_point_one_way() -> None:
-    """conduit-defined: the core imports no face; llm and pins import neither each other."""
+def test_no_import_circle_anywhere() -> None:
+    """conduit-defined (issue 28): no module of the whole tree reaches itself through its
+    imports (it was `proxy/_stdio.py` <-> `proxy/_upstreams.py`)."""
+    assert _cycles(_graph()) == []
+
+
+def test_every_module_is_in_a_room_or_shared() -> None:
+    """conduit-defined: a module is the package's `__init__`, a shared leaf, or in a room of
+    `ROOMS`; a shared leaf imports nothing of ours."""
     graph = _graph()
-    allowed = {
-        "conduit_mcp.client": {"conduit_mcp.client"},
-        "conduit_mcp.llm": {"conduit_mcp.client", "conduit_mcp.llm"},
-        "conduit_mcp.pins": {"conduit_mcp.client", "conduit_mcp.pins"},
-    }
+    homeless = [
+        m for m in graph if m != "conduit_mcp" and m not in SHARED and _room(m) not in ROOMS
+    ]
+    assert homeless == []
+    assert {leaf: graph[leaf] for leaf in SHARED} == {leaf: set() for leaf in SHARED}
+
+
+def _against_the_rooms(graph: dict[str, set[str]]) -> list[str]:
+    """The edges of `graph` that `ROOMS` forbids, as `"importer -> imported"`, sorted."""
     wrong = []
     for module, targets in graph.items():
-        face = next((f for f in allowed if module == f or module.startswith(f + ".")), None)
-        if face is None:
-            continue
+        room = _room(module)
         for target in targets:
-            target_face = ".".join(target.split(".")[:2])
-            if target.startswith("conduit_mcp.") and target_face not in allowed[face]:
+            there = _room(target)
+            if target in SHARED or there == room:
+                continue
+            if room is None or there is None or there not in ROOMS[room]:
                 wrong.append(f"{module} -> {target}")
-    assert wrong == []
+    return sorted(wrong)
+
+
+def test_rooms_point_one_way() -> None:
+    """conduit-defined: each room imports only itself, the rooms `ROOMS` allows it, and the
+    shared leaves (the core nothing of ours; `llm` and `pins` not each other; nothing below
+    the CLI imports it)."""
+    assert _against_the_rooms(_graph()) == []
+
+
+def test_the_proxy_rooms_point_one_way() -> None:
+    """conduit-defined: `listen` may use `stdio` and `upstream`, `stdio` may use `upstream`;
+    the proxy's shared modules use no room, and no room imports the proxy's entry points."""
+    wrong = []
+    for module, targets in _graph().items():
+        if not module.startswith("conduit_mcp.proxy"):
+            continue
+        room = module.split(".")[2] if module.count(".") >= 2 else None
+        room = room if room in PROXY_ROOMS else None
+        for target in targets:
+            if not target.startswith("conduit_mcp.proxy"):
+                continue
+            there = target.split(".")[2] if target.count(".") >= 2 else None
+            there = there if there in PROXY_ROOMS else None
+            if target in PROXY_ENTRIES and module not in PROXY_ENTRIES:
+                wrong.append(f"{module} -> {target}")
+            elif there is not None and there != room and module not in PROXY_ENTRIES:
+                if room is None or there not in PROXY_ROOMS[room]:
+                    wrong.append(f"{module} -> {target}")
+    assert sorted(wrong) == []
+
+
+@pytest.mark.parametrize(
+    ("edge", "allowed"),
+    [
+        pytest.param(("conduit_mcp.pins._x", "conduit_mcp.llm._y"), False, id="pins-to-llm"),
+        pytest.param(("conduit_mcp.wrap._x", "conduit_mcp.proxy._y"), False, id="wrap-to-proxy"),
+        pytest.param(("conduit_mcp.client._x", "conduit_mcp.cli"), False, id="core-to-cli"),
+        pytest.param(("conduit_mcp.console._x", "conduit_mcp.guard"), False, id="console-up"),
+        pytest.param(("conduit_mcp._program", "conduit_mcp.client"), False, id="leaf-to-core"),
+        pytest.param(("conduit_mcp.client._x", "conduit_mcp._program"), True, id="shared-leaf"),
+        pytest.param(("conduit_mcp.policy._x", "conduit_mcp.pins"), True, id="policy-to-pins"),
+        pytest.param(("conduit_mcp.cli._x", "conduit_mcp.console._y"), True, id="cli-to-all"),
+    ],
+)
+def test_the_room_table_can_fail(edge: tuple[str, str], allowed: bool) -> None:
+    """conduit-defined: the one-way rule on hand-made edges (a forbidden one is caught)."""
+    importer, imported = edge
+    assert (_against_the_rooms({importer: {imported}}) == []) is allowed
 
 
 def test_importing_the_core_loads_no_store_and_no_adapter() -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from conduit_mcp.client._install import install_command
+from conduit_mcp._program import install_command
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
@@ -94,7 +94,7 @@ def test_wheel_holds_both_packages_and_the_schemas_only(wheel: Path) -> None:
         "conduit_mcp/llm/__init__.py",
         "conduit_mcp/pins/__init__.py",
         "conduit_mcp/guard/__init__.py",
-        "conduit_mcp/cli.py",
+        "conduit_mcp/cli/__init__.py",
         "conduit_mcp_wire/__init__.py",
         "conduit_mcp_wire/_base.py",
         "conduit_mcp_wire/py.typed",
@@ -158,7 +158,7 @@ def test_the_command_without_the_cli_extra_says_what_to_install() -> None:
     """No traceback: one line naming the extra, exit 2 (the CLI's code for input it cannot use)."""
     code = (
         "import sys\nsys.modules['typer'] = None  # as if the cli extra were not installed\n"
-        "from conduit_mcp._launcher import main\nmain()\n"
+        "from conduit_mcp.cli import main\nmain()\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 2
@@ -379,15 +379,22 @@ def _top_level_imports(path: Path) -> set[str]:
 @pytest.mark.parametrize(
     ("extra", "paths"),
     [
-        ("cli", ["src/conduit_mcp/cli.py"]),
+        (
+            "cli",
+            sorted(str(p.relative_to(ROOT)) for p in (ROOT / "src/conduit_mcp/cli").glob("*.py")),
+        ),
         (
             "proxy",
-            sorted(str(p.relative_to(ROOT)) for p in (ROOT / "src/conduit_mcp/proxy").glob("*.py")),
+            sorted(
+                str(p.relative_to(ROOT))
+                for room in ("proxy", "wrap")
+                for p in (ROOT / "src/conduit_mcp" / room).rglob("*.py")
+            ),
         ),
     ],
 )
 def test_what_a_module_imports_its_extra_installs(extra: str, paths: list[str]) -> None:
-    """conduit-defined: every third-party module `cli.py` or the proxy imports at load time
+    """conduit-defined: every third-party module the CLI or the proxy imports at load time
     comes with `pip install conduit-mcp-client[EXTRA]` (the dependencies, the extra, and what
     they require in turn, read from the installed metadata). typer 0.29 stopped requiring
     click: `[cli]` alone gave a command that could not start."""

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from conduit_mcp._program import program_name
 from conduit_mcp.client import Tool
-from conduit_mcp.client._install import program_name
 from conduit_mcp.guard._checks import pin_page
 from conduit_mcp.pins import PinStore
 from conduit_mcp.proxy._seam import GuardSeam

@@ -54,15 +54,7 @@ CLIENT_GROUPS: dict[str, list[str]] = {
         "OutputIssue",
     ],
     "Conformance": ["conformance_violations", "is_conformant", "ConformanceKind"],
-    "Headers": [
-        "header_map",
-        "mcp_param_headers",
-        "mcp_name_header",
-        "encode_header_value",
-        "decode_header_value",
-        "find_invalid_x_mcp_header",
-        "param_headers_apply",
-    ],
+    "Headers": ["headers"],
     "JSON": ["parse_json", "canonical_json"],
     "Errors": ["Error", "REASONS", "PathItem", "render_path"],
     "Versions": [
@@ -74,6 +66,22 @@ CLIENT_GROUPS: dict[str, list[str]] = {
         "version_supports",
     ],
 }
+
+#: The namespaces among them (public modules), and each one's `__all__` in order.
+NAMESPACES: dict[str, list[str]] = {
+    "conduit_mcp.client.headers": [
+        "header_map",
+        "mcp_param_headers",
+        "mcp_name_header",
+        "encode_header_value",
+        "decode_header_value",
+        "find_invalid_x_mcp_header",
+        "param_headers_apply",
+    ],
+}
+
+#: The most names `conduit_mcp.client` exports (issue 28: a newcomer reads the list whole).
+MAX_CLIENT_NAMES = 50
 
 #: conduit_mcp.llm's `__all__`, the same way.
 LLM_GROUPS: dict[str, list[str]] = {
@@ -187,9 +195,34 @@ def test_each_face_all_is_pinned_and_grouped_by_concept(face: str) -> None:
 
 
 def test_no_name_is_exported_by_two_faces() -> None:
-    """conduit-defined: one home per public name."""
+    """conduit-defined: one home per public name (a namespace's names included)."""
     names = [n for groups in FACES.values() for group in groups.values() for n in group]
+    names += [n for members in NAMESPACES.values() for n in members]
     assert len(names) == len(set(names))
+
+
+def test_the_core_exports_at_most_fifty_names() -> None:
+    """conduit-defined (issue 28): the core's `__all__` stays short enough to read whole."""
+    assert len(importlib.import_module("conduit_mcp.client").__all__) <= MAX_CLIENT_NAMES
+
+
+@pytest.mark.parametrize("namespace", sorted(NAMESPACES))
+def test_each_namespace_is_pinned_and_exported_by_its_face(namespace: str) -> None:
+    """conduit-defined: a namespace's `__all__` exactly, every public attribute in it, and the
+    namespace itself one name of its face (`from conduit_mcp.client import headers`)."""
+    module = importlib.import_module(namespace)
+    assert list(module.__all__) == NAMESPACES[namespace]
+    public = {
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_")
+        and not isinstance(value, types.ModuleType)
+        and name != "annotations"
+    }
+    assert public == set(module.__all__)
+    face, _, name = namespace.rpartition(".")
+    assert getattr(importlib.import_module(face), name) is module
+    assert name in importlib.import_module(face).__all__
 
 
 def test_guard_all_is_pinned() -> None:
@@ -203,7 +236,8 @@ def test_guard_all_is_pinned() -> None:
     "module", ["conduit_mcp.client", "conduit_mcp.llm", "conduit_mcp.pins", "conduit_mcp.guard"]
 )
 def test_every_public_attribute_is_in_all_and_every_name_resolves(module: str) -> None:
-    """conduit-defined: nothing public by accident (submodules aside), nothing listed missing."""
+    """conduit-defined: nothing public by accident (submodules aside, but for the namespaces),
+    nothing listed missing."""
     if module == "conduit_mcp.guard":
         pytest.importorskip("mcp")
     mod = importlib.import_module(module)
@@ -211,7 +245,7 @@ def test_every_public_attribute_is_in_all_and_every_name_resolves(module: str) -
         name
         for name, value in vars(mod).items()
         if not name.startswith("_")
-        and not isinstance(value, types.ModuleType)
+        and (not isinstance(value, types.ModuleType) or value.__name__ in NAMESPACES)
         and name != "annotations"
     }
     assert public == set(mod.__all__)
@@ -255,9 +289,11 @@ def test_changelog_lists_every_code(title: str, codes: str) -> None:
 
 
 def test_changelog_lists_every_public_name() -> None:
-    """conduit-defined: every name of both `__all__`s appears in the Public API section."""
+    """conduit-defined: every name of the faces' and the namespaces' `__all__`s appears in the
+    Public API section."""
     section = (ROOT / "CHANGELOG.md").read_text("utf-8").split("## Public API", 1)[1]
     names = [n for groups in FACES.values() for group in groups.values() for n in group]
+    names += [n for members in NAMESPACES.values() for n in members]
     names += GUARD_ALL
     assert [name for name in names if f"`{name}`" not in section] == []
 

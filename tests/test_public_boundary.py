@@ -1,12 +1,13 @@
 """The public boundary: each face's private modules are used only where the layering allows.
 
-`conduit_mcp.client`, `conduit_mcp.llm` and `conduit_mcp.pins` export their API from their
+`conduit_mcp.client`, `conduit_mcp.llm`, `conduit_mcp.pins` and `conduit_mcp.wrap` (and the
+coming `conduit_mcp.console` and `conduit_mcp.policy`) export their API from their
 `__init__.py`; the `_x.py` modules beside it are private. Inside the package family the core
-(`client`) is shared: `llm` and `pins` build on its private modules; nothing else does, and no
-face reaches into another's privates. Every module of `conduit_mcp` (the CLI and its helpers,
-the guard package, the faces, anything added later) and every script of `bench/` is parsed and
-its imports resolved, relative ones included; a test on hand-written sources shows each form
-the scanner must catch.
+(`client`) is shared: a face may build on its private modules; nothing else does, and no face
+reaches into another's privates (the CLI uses the faces' public names only). Every module of
+`conduit_mcp` (the CLI and its helpers, the guard package, the faces, anything added later)
+and every script of `bench/` is parsed and its imports resolved, relative ones included; a
+test on hand-written sources shows each form the scanner must catch.
 """
 
 from __future__ import annotations
@@ -20,16 +21,23 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "conduit_mcp"
 CLIENT = "conduit_mcp.client"
 #: The faces whose `_x` modules are private, and which other faces may use them.
-FACES = ("conduit_mcp.client", "conduit_mcp.llm", "conduit_mcp.pins")
-_SHARED_CORE = {"conduit_mcp.llm": CLIENT, "conduit_mcp.pins": CLIENT}
-#: The core's helpers every part of the package uses (not `bench/`): the one bounded cache
-#: (`BoundedCache`) and the one absent-value sentinel (`MISSING`), both from `_cache`; the
-#: one line that installs a missing extra (`_install`).
-_PACKAGE_HELPERS = frozenset({"conduit_mcp.client._cache", "conduit_mcp.client._install"})
+FACES = (
+    "conduit_mcp.client",
+    "conduit_mcp.llm",
+    "conduit_mcp.pins",
+    "conduit_mcp.wrap",
+    "conduit_mcp.console",
+    "conduit_mcp.policy",
+)
+_SHARED_CORE = {face: CLIENT for face in FACES if face != CLIENT}
+#: The core's helper every part of the package uses (not `bench/`): the one bounded cache
+#: (`BoundedCache`) and the one absent-value sentinel (`MISSING`), both from `_cache`. (The
+#: line that installs a missing extra and the program's name are no face's: `_program`.)
+_PACKAGE_HELPERS = frozenset({"conduit_mcp.client._cache"})
 
 
 def _module_name(path: Path) -> str:
-    """`conduit_mcp.cli` for src/conduit_mcp/cli.py; `bench.run` for bench/run.py."""
+    """`conduit_mcp.cli` for src/conduit_mcp/cli/__init__.py; `bench.run` for bench/run.py."""
     base = ROOT / "src" if path.is_relative_to(ROOT / "src") else ROOT
     parts = list(path.relative_to(base).with_suffix("").parts)
     if parts[-1] == "__init__":
@@ -167,8 +175,8 @@ def test_no_module_uses_a_private_name_the_layering_forbids(path: Path) -> None:
             id="absolute-import",
         ),
         pytest.param(
-            "from .client._errors import json_type_name",
-            "conduit_mcp.cli",
+            "from ..client._errors import json_type_name",
+            "conduit_mcp.cli._pins",
             False,
             ["1: from conduit_mcp.client._errors import ..."],
             id="relative-from-cli",
@@ -237,6 +245,20 @@ def test_no_module_uses_a_private_name_the_layering_forbids(path: Path) -> None:
             id="no-face-reaches-into-another",
         ),
         pytest.param(
+            "from ..pins._store import PinStore\nfrom ..client._json import parse_json",
+            "conduit_mcp.console._page",
+            False,
+            ["1: from conduit_mcp.pins._store import ..."],
+            id="a-new-face-uses-the-core-not-another-face",
+        ),
+        pytest.param(
+            "from ..wrap._config import wrap_config",
+            "conduit_mcp.cli._wrap",
+            False,
+            ["1: from conduit_mcp.wrap._config import ..."],
+            id="the-cli-uses-public-names-only",
+        ),
+        pytest.param(
             "from ..llm._shape import shape_for_llm",
             "conduit_mcp.client._intake",
             False,
@@ -244,8 +266,8 @@ def test_no_module_uses_a_private_name_the_layering_forbids(path: Path) -> None:
             id="the-core-never-reaches-into-a-face",
         ),
         pytest.param(
-            "from ._cli_text import visible\nfrom .client import Error",
-            "conduit_mcp.cli",
+            "from ._text import visible\nfrom ..client import Error",
+            "conduit_mcp.cli._inspect",
             False,
             [],
             id="private-cli-helpers-are-fine",

@@ -17,9 +17,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conduit_mcp.client import (
-    Error,
-    Tool,
+from conduit_mcp.client import Error, Tool
+from conduit_mcp.client.headers import (
     decode_header_value,
     encode_header_value,
     find_invalid_x_mcp_header,

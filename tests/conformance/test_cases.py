@@ -16,12 +16,11 @@ from conduit_mcp.client import (
     Tool,
     ToolResult,
     check_tool_name,
-    find_invalid_x_mcp_header,
     fingerprint,
-    header_map,
     intake,
     validate_structured,
 )
+from conduit_mcp.client.headers import find_invalid_x_mcp_header, header_map
 from conduit_mcp.llm import shape_for_llm, shaped_text
 from tests.corpus import cases
 

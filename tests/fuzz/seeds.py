@@ -92,7 +92,8 @@ CAPTURE_SEEDS = 3
 
 def captures(found: list[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
     """A few `tools/list` pages of `found` wrapped as capture files (`conduit-mcp capture`'s
-    layout, src/conduit_mcp/_cli_capture.py), so the fuzzer starts from the capture reader too."""
+    layout, src/conduit_mcp/cli/_capture_file.py), so the fuzzer starts from the capture
+    reader too."""
     wrapped = []
     for name, data in found:
         try:

@@ -27,13 +27,12 @@ from conduit_mcp.client import (
     canonical_json,
     conformance_violations,
     fingerprint,
-    header_map,
     intake_json,
-    mcp_param_headers,
     parse_call_result,
     parse_json,
     validate_structured,
 )
+from conduit_mcp.client.headers import header_map, mcp_param_headers
 from conduit_mcp.llm import (
     ToolNameMap,
     shape_for_llm,

@@ -26,14 +26,16 @@ from conduit_mcp.client import (
     Tool,
     ToolResult,
     check_tool_name,
+    parse_call_result,
+    validate_structured,
+)
+from conduit_mcp.client.headers import (
     decode_header_value,
     encode_header_value,
     find_invalid_x_mcp_header,
     header_map,
     mcp_name_header,
     mcp_param_headers,
-    parse_call_result,
-    validate_structured,
 )
 
 HERE = Path(__file__).resolve().parent

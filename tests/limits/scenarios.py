@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from conduit_mcp.cli import BadInput, _read
+from conduit_mcp.cli._shared import BadInput, read_json
 from conduit_mcp.client import (
     REASONS,
     Error,
@@ -25,18 +25,20 @@ from conduit_mcp.client import (
     canonical_json,
     check_tool_name,
     conformance_violations,
-    find_invalid_x_mcp_header,
     fingerprint,
-    header_map,
     intake,
     intake_json,
-    mcp_name_header,
-    mcp_param_headers,
     parse_call_result,
     parse_json,
     validate_structured,
 )
 from conduit_mcp.client._validate import MAX_SCHEMA_BYTES
+from conduit_mcp.client.headers import (
+    find_invalid_x_mcp_header,
+    header_map,
+    mcp_name_header,
+    mcp_param_headers,
+)
 from conduit_mcp.llm import (
     ToolNameMap,
     shape_for_llm,
@@ -211,7 +213,7 @@ def _cli_read(data: bytes) -> Any:
         path = Path(folder) / "input.json"
         path.write_bytes(data)
         try:
-            return _read(str(path))
+            return read_json(str(path))
         except BadInput as exc:
             reason = "limit_exceeded" if "/limit_exceeded at " in str(exc) else "invalid_json"
             raise Error(REASONS[reason], reason, str(exc)[:200]) from None  # its implied kind
@@ -267,7 +269,7 @@ CASES: tuple[Case, ...] = (
     ),
     Case(
         "deep",
-        "cli._read",
+        "cli read_json",
         lambda n: b"[" * n + b"]" * n,
         _cli_read,
         "limit_exceeded",
@@ -332,7 +334,7 @@ CASES: tuple[Case, ...] = (
         lambda n: _bytes({**text_result(n), "n": 2**70}),
         parse_json,
     ),
-    Case("big_text", "cli._read", lambda n: _bytes(text_result(n)), _cli_read),
+    Case("big_text", "cli read_json", lambda n: _bytes(text_result(n)), _cli_read),
     Case("big_text", "ToolResult.from_wire", text_result, ToolResult.from_wire),
     Case(
         "big_text",

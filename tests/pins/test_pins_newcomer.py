@@ -174,7 +174,7 @@ def test_pins_list_of_no_pins_says_so_instead_of_an_empty_table(tmp_path: Path) 
 def test_approving_a_revoked_tool_on_a_terminal_shows_the_revocation_before_asking(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import conduit_mcp.cli as cli
+    import conduit_mcp.cli._pins as cli
 
     store = tmp_path / "pins.db"
     revoked_by_bob(store)

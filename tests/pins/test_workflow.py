@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import conduit_mcp.cli as cli
+import conduit_mcp.cli._pins as cli
 from conduit_mcp.cli import app
 from conduit_mcp.client import Tool, fingerprint
 from conduit_mcp.guard._checks import pin_page

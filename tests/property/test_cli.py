@@ -13,8 +13,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from conduit_mcp._cli_text import json_text, visible
-from conduit_mcp.cli import BadInput, _page, _read, app
+from conduit_mcp.cli import app
+from conduit_mcp.cli._inspect import _page
+from conduit_mcp.cli._shared import BadInput, read_json
+from conduit_mcp.cli._text import json_text, visible
 from conduit_mcp.client import find_invisible
 from tests.property.profiles import bounded
 from tests.property.strategies import corrupted, json_values, real_or_mutated, real_pages
@@ -31,12 +33,12 @@ inputs = st.one_of(
 @bounded(60)
 @given(inputs)
 def test_the_cli_reader_returns_a_value_or_bad_input(data: bytes) -> None:
-    """conduit-defined (cli: bad input is one line and exit 2, never a traceback): `_read` and
-    `_page` of any file give a value or raise `BadInput`."""
+    """conduit-defined (cli: bad input is one line and exit 2, never a traceback): `read_json`
+    and `_page` of any file give a value or raise `BadInput`."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "page.json"
         path.write_bytes(data)
-        for reader in (_read, _page):
+        for reader in (read_json, _page):
             try:
                 reader(str(path))
             except BadInput as exc:

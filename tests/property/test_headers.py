@@ -8,9 +8,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conduit_mcp.client import (
-    Error,
-    Tool,
+from conduit_mcp.client import Error, Tool
+from conduit_mcp.client.headers import (
     decode_header_value,
     find_invalid_x_mcp_header,
     header_map,

@@ -1,4 +1,4 @@
-"""The pooled HTTP/1.1 client (`_h1.H1Pool`) against a hostile upstream's framing tricks: what
+"""The pooled HTTP/1.1 client (`_pool.H1Pool`) against a hostile upstream's framing tricks: what
 follows a chunked body (trailer fields) is bounded as the head is, and never changes the
 head the caller already read.
 
@@ -15,7 +15,7 @@ import anyio
 import anyio.abc
 import pytest
 
-from conduit_mcp.proxy._h1 import MAX_HEAD, H1Pool, UpstreamUnreachable
+from conduit_mcp.proxy.upstream._pool import MAX_HEAD, H1Pool, UpstreamUnreachable
 
 from .test_h1_pool import BACKENDS, _read_request, _run, _serving
 

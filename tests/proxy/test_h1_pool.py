@@ -1,4 +1,4 @@
-"""The pooled HTTP/1.1 client of the stateless path (`_h1.H1Pool`) against raw TCP servers, on
+"""The pooled HTTP/1.1 client of the stateless path (`_pool.H1Pool`) against raw TCP servers, on
 asyncio's loop and on uvloop (the listener's): a request is one socket write, a kept-alive
 connection is reused, one its server sent unasked bytes on or closed is not, a slow reader
 holds a bounded part of a large body, and a POST is never written twice.
@@ -17,7 +17,7 @@ import anyio
 import anyio.abc
 import pytest
 
-from conduit_mcp.proxy._h1 import MAX_UNREAD, H1Pool, UpstreamUnreachable
+from conduit_mcp.proxy.upstream._pool import MAX_UNREAD, H1Pool, UpstreamUnreachable
 
 BACKENDS = [
     pytest.param(("asyncio", {}), id="asyncio"),
@@ -281,7 +281,7 @@ def test_a_request_that_waits_too_long_for_a_connection_fails_unwritten(
 ) -> None:
     """All connections busy past `POOL_WAIT_TIMEOUT`: the waiting request fails as an
     unreachable upstream does, with the cause, and was never written."""
-    from conduit_mcp.proxy import _h1
+    from conduit_mcp.proxy.upstream import _pool as _h1
 
     monkeypatch.setattr(_h1, "POOL_WAIT_TIMEOUT", 0.2)
     seen: list[bytes] = []

@@ -13,7 +13,7 @@ from typing import Any
 import anyio
 import pytest
 
-from conduit_mcp.proxy._joined import JOIN_BELOW, JoinedWrites, http_protocol
+from conduit_mcp.proxy.listen._protocol import JOIN_BELOW, JoinedWrites, http_protocol
 
 pytest.importorskip("httptools")
 
@@ -184,7 +184,7 @@ def test_a_uvicorn_whose_protocol_changed_shape_gets_its_own(
     that would fail on the first response."""
     from uvicorn.protocols.http import httptools_impl
 
-    from conduit_mcp.proxy._joined import http_protocol
+    from conduit_mcp.proxy.listen._protocol import http_protocol
 
     assert http_protocol() != "auto"
     monkeypatch.delattr(httptools_impl.HttpToolsProtocol, "on_response_complete")

@@ -20,10 +20,10 @@ import anyio
 import pytest
 
 from conduit_mcp.proxy import GuardSeam, GuardSettings
-from conduit_mcp.proxy._budget import ClientBudget
-from conduit_mcp.proxy._listen import Listener
 from conduit_mcp.proxy._metrics import Metrics
 from conduit_mcp.proxy._settings import HttpUpstream
+from conduit_mcp.proxy.listen._budget import ClientBudget
+from conduit_mcp.proxy.listen._server import Listener
 
 from .test_listen_direct import META, Upstream, _call
 from .test_listen_fuzz import PORT, _frames, _Sent

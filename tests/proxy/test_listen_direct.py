@@ -1,4 +1,4 @@
-"""2026-07-28 stateless requests to an HTTP upstream on the pooled POST path (`_direct`, `_h1`):
+"""2026-07-28 stateless requests to an HTTP upstream on the pooled POST path (`_direct`, `_pool`):
 what the upstream receives (the spec's headers, the client's `Authorization`, on the guard's
 own listing too), the answer's related messages streamed with the client's ids, the client
 leaving closing the upstream request, and the event-stream framing.
@@ -19,9 +19,9 @@ import anyio.abc
 import pytest
 
 from conduit_mcp.proxy import GuardSeam, GuardSettings
-from conduit_mcp.proxy._direct import _sse_data
-from conduit_mcp.proxy._listen import Listener
 from conduit_mcp.proxy._settings import HttpUpstream
+from conduit_mcp.proxy.listen._server import Listener
+from conduit_mcp.proxy.upstream._direct import _sse_data
 
 from .test_listen_fuzz import PORT, _frames, _stateless
 
@@ -283,7 +283,7 @@ def test_a_request_the_upstream_dropped_unanswered_is_not_sent_again() -> None:
     that was written on a kept-alive connection the server then closed without a response is
     an error for its caller, never written a second time. The server here answers the first
     request, reads the second and hangs up: it must see two requests, not three."""
-    from conduit_mcp.proxy._h1 import H1Pool, UpstreamUnreachable
+    from conduit_mcp.proxy.upstream._pool import H1Pool, UpstreamUnreachable
 
     seen: list[bytes] = []
 
@@ -334,7 +334,7 @@ def test_an_endless_response_head_fails_the_request(endless: str) -> None:
     bytes: the client is not left holding the head in memory while the upstream writes on.
     The upstream writes 16 MiB of head and then waits with the connection open: without a
     bound the request would wait for the rest of the head."""
-    from conduit_mcp.proxy._h1 import MAX_HEAD, H1Pool, UpstreamUnreachable
+    from conduit_mcp.proxy.upstream._pool import MAX_HEAD, H1Pool, UpstreamUnreachable
 
     async def serve(stream: anyio.abc.SocketStream) -> None:
         async with stream:
@@ -431,7 +431,7 @@ def test_a_quiet_request_gets_keep_alive_pings_then_times_out(
     event stream, then past the time limit an error for the client's id as the last event,
     and the upstream POST closed (the upstream sees its client leave). The intervals are
     shortened for the test (15 s and 300 s in service)."""
-    from conduit_mcp.proxy import _modern
+    from conduit_mcp.proxy.listen import _stateless as _modern
 
     monkeypatch.setattr(_modern, "SSE_PING_INTERVAL", 0.2)
     monkeypatch.setattr(_modern, "REQUEST_TIMEOUT", 0.7)

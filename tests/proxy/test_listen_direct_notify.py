@@ -17,8 +17,8 @@ from typing import Any
 import anyio
 
 from conduit_mcp.proxy import GuardSeam, GuardSettings
-from conduit_mcp.proxy._listen import Listener
 from conduit_mcp.proxy._settings import HttpUpstream
+from conduit_mcp.proxy.listen._server import Listener
 
 from .test_listen_budget import PEER, ListeningUpstream, _head, _listen_body, _post, _until
 from .test_listen_direct import META

@@ -26,7 +26,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from conduit_mcp.proxy import GuardSeam, GuardSettings
-from conduit_mcp.proxy._listen import Listener
+from conduit_mcp.proxy.listen._server import Listener
 from tests.property.profiles import bounded
 
 PORT = 8765

@@ -190,7 +190,7 @@ def test_a_client_that_closes_the_stream_cancels_the_request_upstream(tmp_path: 
     server received it; the hostile server's `slow` tool never answers, so only the client's
     leaving ends it."""
     from conduit_mcp.proxy import GuardSeam, GuardSettings
-    from conduit_mcp.proxy._listen import Listener
+    from conduit_mcp.proxy.listen._server import Listener
     from tests.guard.conftest import Hostile
 
     from .conftest import hostile_argv
@@ -282,7 +282,7 @@ def test_a_listen_stream_carries_its_notifications_as_directly(
     ],
 )
 def test_accept_values(accept: str, expected: tuple[bool, bool]) -> None:
-    from conduit_mcp.proxy._modern import accepted
+    from conduit_mcp.proxy.listen._stateless import accepted
 
     assert accepted(accept) == expected
 

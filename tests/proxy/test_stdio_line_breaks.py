@@ -18,7 +18,7 @@ from pathlib import Path
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import JSONRPCResponse
 
-from conduit_mcp.proxy._wire import dump_message, encode
+from conduit_mcp.proxy._message import dump_message, encode
 
 from .conftest import proxy_argv
 

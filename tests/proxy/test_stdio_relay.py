@@ -20,7 +20,8 @@ from typing import Any
 import anyio
 import pytest
 
-from conduit_mcp.proxy._wire import LineReader, LineTooLong, read_message
+from conduit_mcp.proxy._message import read_message
+from conduit_mcp.proxy.stdio._framing import LineReader, LineTooLong
 
 from .conftest import proxy_argv
 

@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 import pytest
 
-from conduit_mcp.proxy import _stdio
+from conduit_mcp.proxy.stdio import _run as _stdio
 
 #: Says one thing, then never ends on its own (stdin closed or not).
 SERVER = (
@@ -100,7 +100,7 @@ def test_the_guards_notice_follows_the_server_messages_decided_before_it() -> No
     import asyncio
     import json
 
-    from conduit_mcp.proxy._relay import Outlet, Relay
+    from conduit_mcp.proxy.stdio._relay import Outlet, Relay
 
     read_end, write_end = os.pipe()
     loop = asyncio.new_event_loop()

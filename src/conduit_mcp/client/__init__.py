@@ -6,26 +6,19 @@ for a model and the provider adapters live in `conduit_mcp.llm`; the pin store, 
 change reports in `conduit_mcp.pins`. Importing this package loads neither of them (nor
 `sqlite3`).
 
-Everything a caller needs is exported here; the modules beside this file are private to the
-package family (`llm` and `pins` build on them). `__all__` is grouped by concept
+Everything a caller needs is exported here (the header helpers as one namespace,
+`conduit_mcp.client.headers`); the `_x` modules beside this file are private to the package
+family (`llm` and `pins` build on them). `__all__` is grouped by concept
 (tests/test_public_api.py pins it).
 """
 
+from . import headers
 from ._cleaning import CleanedText, clean_result_text, clean_tool_text
 from ._conformance import ConformanceKind, conformance_violations, is_conformant
 from ._confusables import find_lookalikes, lookalike_key, lookalike_relation, skeleton
 from ._dispatch import EXTENSION_RESULT_TYPES, ExtensionResult, InputRequired, parse_call_result
 from ._errors import REASONS, Error, PathItem, render_path
 from ._fingerprint import FINGERPRINT_PREFIX, fingerprint
-from ._headers import (
-    decode_header_value,
-    encode_header_value,
-    find_invalid_x_mcp_header,
-    header_map,
-    mcp_name_header,
-    mcp_param_headers,
-    param_headers_apply,
-)
 from ._intake import (
     TRANSPORTS,
     Intake,
@@ -97,14 +90,8 @@ __all__ = [  # noqa: RUF022
     "conformance_violations",
     "is_conformant",
     "ConformanceKind",
-    # Headers: Mcp-Name and Mcp-Param-{Name} on Streamable HTTP (x-mcp-header)
-    "header_map",
-    "mcp_param_headers",
-    "mcp_name_header",
-    "encode_header_value",
-    "decode_header_value",
-    "find_invalid_x_mcp_header",
-    "param_headers_apply",
+    # Headers: Mcp-Name and Mcp-Param-{Name} on Streamable HTTP (x-mcp-header), one namespace
+    "headers",
     # JSON: reading JSON text, and RFC 8785 canonical bytes
     "parse_json",
     "canonical_json",

@@ -188,7 +188,7 @@ class PostgresDatabase(Database):
         try:
             import psycopg  # noqa: F401
         except ImportError as exc:  # pragma: no cover - the extra is installed in tests
-            from ..client._install import install_command
+            from .._program import install_command
 
             raise ImportError(
                 f"a postgresql:// PinStore needs psycopg 3: {install_command('postgresql')}"

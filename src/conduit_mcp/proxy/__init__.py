@@ -3,19 +3,26 @@
 `conduit-mcp proxy --server-id ID [options] -- COMMAND...` is an MCP server to the client (stdio)
 and an MCP client to the server (the child process it starts): every message passes through one
 `conduit_mcp.guard.Guard`, and everything the guard does not decide passes unchanged, in order.
-`conduit-mcp wrap CONFIG` rewrites a client's configuration so each server runs behind it.
+`conduit-mcp wrap CONFIG` rewrites a client's configuration so each server runs behind it
+(`conduit_mcp.wrap`).
 
-Needs the `proxy` extra (`pip install 'conduit-mcp-client[proxy]'`) to run a proxy; the
-configuration rewriting does not.
+Needs the `proxy` extra (`pip install 'conduit-mcp-client[proxy]'`) to run a proxy.
+
+The rooms: `stdio/` the stdio relay and its framing, `listen/` the HTTP server side (`--listen`),
+`upstream/` the HTTP client side (`--upstream`); beside them `_seam.py` (the one coupling to the
+guard), `_launch.py` (`run`: a proxy started from the command's settings), `_message.py`
+(JSON-RPC messages read and written exactly), `_pump.py`, `_settings.py`, `_logs.py`,
+`_metrics.py`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ._settings import GuardSettings
+from ._launch import run
+from ._settings import GuardSettings, HttpUpstream
 
-__all__ = ["GuardSeam", "GuardSettings", "run_stdio"]
+__all__ = ["GuardSeam", "GuardSettings", "HttpUpstream", "run", "run_stdio"]
 
 
 def __getattr__(name: str) -> Any:
@@ -26,7 +33,7 @@ def __getattr__(name: str) -> Any:
 
         return GuardSeam
     if name == "run_stdio":
-        from ._stdio import run_stdio
+        from .stdio._run import run_stdio
 
         return run_stdio
     raise AttributeError(f"module 'conduit_mcp.proxy' has no attribute {name!r}")

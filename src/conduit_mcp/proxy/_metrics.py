@@ -94,7 +94,7 @@ class Metrics:
         self._calls.inc()
 
     def refused(self, refusal: Any) -> None:
-        """Count one request refused past a client budget (`_budget.Refusal`; its reason is
+        """Count one request refused past a client budget (`listen/_budget.Refusal`; its reason is
         one of a closed set)."""
         self.refusals.labels(self.server_id, refusal.reason).inc()
 

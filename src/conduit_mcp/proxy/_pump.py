@@ -1,6 +1,7 @@
 """Server -> client: every message the guard lets through, in order, refusals made actionable.
 
-Not a public module.
+Not a public module. Shared by the stdio proxy with an HTTP upstream (`stdio/`) and by each
+session of the HTTP listener (`listen/`): both hand the SDK's streams through `GuardSeam.wrap`.
 """
 
 from __future__ import annotations

@@ -24,10 +24,10 @@ import anyio
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import ErrorData, JSONRPCError, JSONRPCRequest, JSONRPCResponse
 
-from ..client._install import program_name
+from .._program import APPROVER_PLACEHOLDER, program_name
 from ..guard import Guard, GuardEvent
 from ..pins import PinStore, redacted_location
-from ._settings import APPROVER_PLACEHOLDER, GuardSettings
+from ._settings import GuardSettings
 
 logger = logging.getLogger("conduit_mcp.proxy")
 

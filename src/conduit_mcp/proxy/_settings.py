@@ -7,17 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
-
-#: The environment variable holding an HTTP upstream's headers (a JSON object of strings):
-#: credentials stay out of the proxy's command line (which other local users can read).
-HEADERS_ENV: Final = "CONDUIT_MCP_UPSTREAM_HEADERS"
-
-
-#: Who approves, in the approve lines of the proxy's refusals and of `conduit-mcp pins
-#: pending`: the person who reviews fills it in (`conduit-mcp pins approve` refuses it as an
-#: approver, so a line pasted unedited writes nothing).
-APPROVER_PLACEHOLDER: Final = "WHO"
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)

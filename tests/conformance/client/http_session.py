@@ -35,13 +35,11 @@ from conduit_mcp.client import (
     Intake,
     Tool,
     ToolResult,
-    header_map,
     intake,
-    mcp_name_header,
-    mcp_param_headers,
     parse_call_result,
     parse_json,
 )
+from conduit_mcp.client.headers import header_map, mcp_name_header, mcp_param_headers
 
 from .sse import SseEvent, SseParser
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
+import typer
 from typer.core import TyperCommand
 
 #: The name column is at most this wide; a longer name gets its help on the next line.
@@ -113,3 +114,18 @@ def _write_rows(formatter: Any, rows: list[tuple[str, str]]) -> None:
             rest = lines
         for line in rest:
             formatter.write(f"{indent}{'':<{first}}  {line}\n")
+
+
+def typer_app(**settings: Any) -> typer.Typer:
+    """A typer app for one group's commands, set up as the root's: plain help (no rich
+    panels or markup), `-h` beside `--help`, no shell-completion options.
+
+    Args:
+        settings: further `typer.Typer` arguments (`name`, `help`, `no_args_is_help`).
+    """
+    return typer.Typer(
+        add_completion=False,
+        rich_markup_mode=None,
+        context_settings={"help_option_names": ["-h", "--help"]},
+        **settings,
+    )

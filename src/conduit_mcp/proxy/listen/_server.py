@@ -8,9 +8,9 @@ Spec: MCP 2025-11-25 basic/transports "Streamable HTTP" (POST with JSON or SSE r
 GET stream, `Mcp-Session-Id`, DELETE, `MCP-Protocol-Version`; "Security Warning": validate
 `Origin`, bind to localhost when local) through the SDK's own `StreamableHTTPServerTransport`;
 `Authorization` is forwarded to an HTTP upstream per request, never logged.
-2026-07-28 stateless requests go to `_modern.ModernRouter` (one shared upstream, or one pooled
-POST each to an HTTP upstream: `_direct`); a version the proxy knows neither way is answered
-UNSUPPORTED_PROTOCOL_VERSION (-32022).
+2026-07-28 stateless requests go to `_stateless.ModernRouter` (one shared upstream, or one
+pooled POST each to an HTTP upstream: `upstream/_direct`); a version the proxy knows neither way
+is answered UNSUPPORTED_PROTOCOL_VERSION (-32022).
 """
 
 from __future__ import annotations
@@ -31,15 +31,16 @@ from mcp.types.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION, JSONRPCNotification,
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from starlette.requests import Request
 
+from .._metrics import Metrics
+from .._pump import pump
+from .._seam import GuardSeam
+from .._settings import HttpUpstream
+from ..stdio._child import child_upstream
+from ..upstream._headers import HeaderStamp
+from ..upstream._session import http_upstream
 from ._budget import ClientBudget
-from ._headers import HeaderStamp
-from ._joined import http_protocol
-from ._metrics import Metrics
-from ._modern import MAX_BODY, ModernRouter
-from ._pump import pump
-from ._seam import GuardSeam
-from ._settings import HttpUpstream
-from ._upstreams import child_upstream, http_upstream
+from ._protocol import http_protocol
+from ._stateless import MAX_BODY, ModernRouter
 
 logger = logging.getLogger("conduit_mcp.proxy")
 

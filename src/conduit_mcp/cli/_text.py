@@ -15,7 +15,7 @@ from typing import Any
 
 from rich.console import Console, RenderableType
 
-from .client import find_invisible
+from ..client import find_invisible
 
 #: The JSON type of each value `parse_json` can produce, for values described, not echoed.
 JSON_TYPES = {

@@ -1,8 +1,9 @@
-"""What to install for an extra: the line every "needs the ... extra" message prints.
+"""The program as a person runs it: its name, the line that installs an extra, and the names
+its printed command lines and client configs share.
 
-Not a public module. A leaf of the core: it imports nothing of conduit_mcp, so every face may
-name it (the console script, the CLI, the proxy, the pin store's PostgreSQL backend) without an
-import cycle.
+Not a public module. A shared leaf of the package: it imports nothing of conduit_mcp, so every
+room may name it (the CLI, the proxy, the config rewriting, the pin store's PostgreSQL backend)
+without an import cycle or a reach into another room's private modules.
 """
 
 from __future__ import annotations
@@ -17,6 +18,16 @@ from typing import Final
 from urllib.parse import unquote, urlsplit
 
 DISTRIBUTION = "conduit-mcp-client"
+
+#: Who approves, in the approve lines of the proxy's refusals and of `conduit-mcp pins
+#: pending`: the person who reviews fills it in (`conduit-mcp pins approve` refuses it as an
+#: approver, so a line pasted unedited writes nothing).
+APPROVER_PLACEHOLDER: Final = "WHO"
+
+#: The environment variable holding an HTTP upstream's headers (a JSON object of strings):
+#: credentials stay out of the proxy's command line (which other local users can read).
+#: `conduit-mcp wrap` writes it into a client config; `conduit-mcp proxy` reads it.
+HEADERS_ENV: Final = "CONDUIT_MCP_UPSTREAM_HEADERS"
 
 
 def install_command(extra: str) -> str:

@@ -1,13 +1,13 @@
-"""The `conduit-mcp proxy` command (registered on the main `conduit-mcp` app).
+"""`conduit-mcp proxy`: its options, turned into the settings `conduit_mcp.proxy.run` starts
+the guard and the chosen transport with.
 
-Not a public module. Imports of the MCP SDK happen inside the command, so `conduit-mcp --help`
-works without the proxy extra.
+Private to the CLI; loaded when the command is named (`cli._app`). The MCP SDK and the proxy's
+running parts are imported by `run`, so the command's help and option errors need neither.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import os
 import sys
 from pathlib import Path
@@ -16,11 +16,11 @@ from urllib.parse import urlsplit
 
 import typer
 
-from .._cli_help import PlainHelpCommand
-from ..client._install import install_command
-from ._settings import HEADERS_ENV, GuardSettings, HttpUpstream
+from .._program import HEADERS_ENV
+from ..proxy import GuardSettings, HttpUpstream, run
+from ._help import PlainHelpCommand, typer_app
 
-EXIT_USAGE = 2
+app = typer_app()
 
 ServerIdOption = Annotated[
     str,
@@ -51,6 +51,7 @@ def _policy(
     return {key: value for key, value in given.items() if value is not None}
 
 
+@app.command("proxy", cls=PlainHelpCommand, context_settings={"allow_interspersed_args": False})
 def proxy_command(
     server_id: ServerIdOption,
     command: Annotated[
@@ -270,16 +271,6 @@ def proxy_command(
     sys.exit(run(settings, target, log=log, quiet=quiet, listen=address, budget=budget))
 
 
-def _loop_options() -> dict[str, bool]:
-    """uvloop for the HTTP listener when it is installed (the event loop's own work is a large
-    part of an HTTP round trip through the proxy), else asyncio's loop."""
-    try:
-        import uvloop  # noqa: F401
-    except ImportError:
-        return {}
-    return {"use_uvloop": True}
-
-
 def _address(value: str) -> tuple[str, int]:
     host, colon, port = value.rpartition(":")
     if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
@@ -309,177 +300,6 @@ def _headers(options: list[str]) -> dict[str, str]:
     return headers
 
 
-def run(
-    settings: GuardSettings,
-    target: list[str] | HttpUpstream,
-    *,
-    log: Path | None = None,
-    quiet: bool = False,
-    listen: tuple[str, int] | None = None,
-    budget: dict[str, int] | None = None,
-) -> int:
-    """Start the guard and the stdio proxy; returns the exit code (2 for a bad option or an
-    unusable pin store, with one line on stderr). `budget`: `_budget.ClientBudget` caps for
-    the listener's stateless clients (those not given keep their defaults)."""
-    from ._logs import configure
-
-    configure(log, logging.WARNING if quiet else logging.INFO)
-    try:
-        import anyio
-
-        from ._seam import GuardSeam
-        from ._stdio import run_stdio
-    except ImportError as exc:
-        _fail(f"the proxy needs the proxy extra: {install_command('proxy')} ({exc})")
-    metrics = None
-    if listen is not None:
-        try:
-            from ._metrics import Metrics
-        except ImportError as exc:  # prometheus-client
-            _fail(f"the proxy needs the proxy extra: {install_command('proxy')} ({exc})")
-        metrics = Metrics(settings.server_id)
-    try:
-        seam = GuardSeam(
-            settings,
-            on_event=metrics.on_event if metrics else None,
-            on_exchange=metrics.exchange if metrics else None,
-        )
-    except (TypeError, ValueError) as exc:
-        _fail(str(exc))
-    except Exception as exc:  # the pin store: FileNotFoundError, sqlite3.Error, psycopg.Error
-        from ._seam import redacted
-
-        where = redacted(settings.pins or "")
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        reason = reason.replace(settings.pins or "", where)
-        _fail(f"--pins {where}: cannot open the pin store: {reason}")
-    if listen is not None:
-        from ._budget import ClientBudget
-        from ._listen import serve
-
-        caps = ClientBudget(**(budget or {}))
-        try:
-            return anyio.run(
-                lambda: serve(seam, target, *listen, metrics=metrics, budget=caps),
-                backend_options=_loop_options(),
-            )
-        except OSError as exc:
-            _fail(f"--listen {listen[0]}:{listen[1]}: {exc.strerror or exc}")
-        finally:
-            seam.close()
-    wire = _claim_stdout()
-    try:
-        if isinstance(target, HttpUpstream):
-            return anyio.run(lambda: run_stdio(seam, None, upstream=target, stdout_fd=wire))
-        return anyio.run(lambda: run_stdio(seam, target, stdout_fd=wire))
-    finally:
-        seam.close()
-
-
-def _claim_stdout() -> int:
-    """Keep fd 1 for protocol bytes only: the wire moves to a private descriptor and fd 1 then
-    points at stderr, so a stray print from any library lands in the log, not in the stream."""
-    sys.stdout.flush()
-    wire = os.dup(1)
-    os.dup2(2, 1)
-    return wire
-
-
-def _fail(message: str) -> Any:
-    print(f"conduit-mcp: {message}", file=sys.stderr)
-    sys.exit(EXIT_USAGE)
-
-
-ConfigArgument = Annotated[
-    Path,
-    typer.Argument(
-        metavar="CONFIG",
-        help="A client's MCP config: claude_desktop_config.json, .mcp.json, ~/.claude.json, "
-        "Cursor/Windsurf/VS Code mcp.json, Gemini settings.json, Codex config.toml.",
-    ),
-]
-DryRunOption = Annotated[bool, typer.Option("--dry-run", help="Print the diff; change nothing.")]
-
-
-def wrap_command(
-    config: ConfigArgument,
-    pins: Annotated[
-        str | None,
-        typer.Option("--pins", metavar="LOCATION", help="Pin store every proxy uses."),
-    ] = None,
-    new: Annotated[
-        str | None,
-        typer.Option("--new", metavar="pin|allow|hold|block", help="Passed to every proxy."),
-    ] = None,
-    changed: Annotated[
-        str | None,
-        typer.Option("--changed", metavar="block|allow|hold", help="Passed to every proxy."),
-    ] = None,
-    proxy_command: Annotated[
-        str | None,
-        typer.Option(
-            "--proxy-command",
-            metavar="PATH",
-            help="The conduit-mcp program clients launch (default: this one, absolute path).",
-        ),
-    ] = None,
-    dry_run: DryRunOption = False,
-) -> None:
-    """Rewrite each MCP server entry of a client config to run through `conduit-mcp proxy`.
-
-    The server id is the entry's key. The original file is copied to CONFIG.conduit-mcp.bak
-    before the first change; entries already wrapped are left alone; SSE entries too.
-    """
-    from ._config import wrap_config
-
-    options: list[str] = []
-    if pins is not None and _is_file_store(pins):
-        # Desktop clients start servers in a folder of their own choosing: a relative sqlite
-        # path would open (and create) another store there than the one `pins approve` is run
-        # against. The config records the absolute path.
-        pins = str(Path(pins).expanduser().resolve())
-    for flag, value in (("--pins", pins), ("--new", new), ("--changed", changed)):
-        if value is not None:
-            options += [flag, value]
-    try:
-        outcome = wrap_config(config, proxy=proxy_command, options=options, dry_run=dry_run)
-    except ImportError as exc:  # tomlkit, for a Codex config
-        _fail(f"wrap needs the proxy extra: {install_command('proxy')} ({exc})")
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        _fail(f"{config}: {exc}")
-    _report(outcome, dry_run)
-
-
-def _is_file_store(location: str) -> bool:
-    """Whether a `--pins` location is a sqlite file path (not a URL, conninfo or `:memory:`)."""
-    if location == ":memory:" or "://" in location:
-        return False
-    return not ("=" in location and " " in location.strip())  # a libpq conninfo string
-
-
-def unwrap_command(config: ConfigArgument, dry_run: DryRunOption = False) -> None:
-    """Undo `conduit-mcp wrap`: the original file back byte for byte when it is unchanged
-    since, else each wrapped entry restored."""
-    from ._config import unwrap_config
-
-    try:
-        outcome = unwrap_config(config, dry_run=dry_run)
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        _fail(f"{config}: {exc}")
-    _report(outcome, dry_run)
-
-
-def _report(outcome: Any, dry_run: bool) -> None:
-    if dry_run:
-        sys.stdout.write(outcome.diff())
-    for name, what in outcome.changed:
-        print(f"{what + (' (dry run)' if dry_run else ''):<10} {name}")
-    for name, why in outcome.skipped:
-        print(f"skipped    {name}: {why}")
-    if outcome.backup is not None:
-        print(f"backup     {outcome.backup}")
-
-
 def _check_upstream(url: str) -> None:
     """Refuse an `--upstream` that is no http(s) URL before anything starts (it was taken, and
     every request then failed with `UnsupportedProtocol`). Raises `typer.BadParameter`."""
@@ -490,19 +310,3 @@ def _check_upstream(url: str) -> None:
             f"(e.g. https://host/mcp), got {url!r}",
             param_hint="--upstream",
         )
-
-
-def register(app: typer.Typer) -> None:
-    """Add the `proxy`, `wrap` and `unwrap` commands to the `conduit-mcp` app."""
-    app.command(
-        "wrap", cls=PlainHelpCommand, short_help="Run a client's MCP servers through the proxy."
-    )(wrap_command)
-    app.command(
-        "unwrap", cls=PlainHelpCommand, short_help="Undo wrap: the client config as it was."
-    )(unwrap_command)
-    app.command(
-        "proxy",
-        cls=PlainHelpCommand,
-        short_help="Run an MCP server behind the guard (stdio or HTTP).",
-        context_settings={"allow_interspersed_args": False},
-    )(proxy_command)

@@ -2,7 +2,7 @@
 
 Not a public module; `run_stdio` is exported from `conduit_mcp.proxy`. A child server is
 served by the raw line relay (`_relay`: each line parsed once, passed as read); an HTTP
-upstream by the SDK's Streamable HTTP client behind `GuardSeam.wrap`.
+upstream by the SDK's Streamable HTTP client behind `GuardSeam.wrap` (`upstream/_session`).
 
 Spec: MCP 2025-11-25 basic/transports "stdio" (the client launches the server as a
 subprocess; newline-delimited JSON-RPC on stdin/stdout; the server MAY log to stderr) and
@@ -27,24 +27,18 @@ import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
-from ._pump import pump
+from .._message import decode, dump_message, encode, invalid_line_error
+from .._pump import pump
+from .._seam import GuardSeam
+from .._settings import HttpUpstream
+from ..upstream._headers import HeaderStamp
+from ..upstream._session import http_upstream
+from ._child import SHUTDOWN_GRACE
+from ._framing import BlockingLineReader, LineReader, LineTooLong, chunk_size
 from ._relay import Outlet, Relay, read_chunk
-from ._seam import GuardSeam
-from ._settings import HttpUpstream
-from ._wire import (
-    BlockingLineReader,
-    LineReader,
-    LineTooLong,
-    chunk_size,
-    decode,
-    dump_message,
-    encode,
-)
 
 logger = logging.getLogger("conduit_mcp.proxy")
 
-#: Seconds the server gets to exit after its stdin is closed, then again after SIGTERM.
-SHUTDOWN_GRACE: Final = 2.0
 #: The exit code when the server command cannot be started (as a shell's "not found").
 EXIT_NOT_STARTED: Final = 127
 
@@ -54,59 +48,6 @@ def exit_code(returncode: int | None) -> int:
     if returncode is None:
         return 1
     return 128 - returncode if returncode < 0 else returncode
-
-
-class _ServerWriter:
-    """The send side of the upstream pair: each message written as one line to the server."""
-
-    def __init__(self, stdin: anyio.abc.ByteSendStream) -> None:
-        self._stdin = stdin
-        self._closed = False
-
-    async def send(self, item: SessionMessage, /) -> None:
-        if self._closed:
-            raise anyio.ClosedResourceError
-        try:
-            data = encode(item)
-        except Exception:
-            logger.exception("a client message could not be written as JSON: dropped")
-            return
-        try:
-            await self._stdin.send(data)
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
-            self._closed = True
-            raise anyio.ClosedResourceError from None
-
-    async def aclose(self) -> None:
-        if not self._closed:
-            self._closed = True
-            try:
-                await self._stdin.aclose()
-            except (anyio.BrokenResourceError, OSError):
-                pass
-
-
-async def _read_server(
-    stdout: anyio.abc.ByteReceiveStream,
-    sink: MemoryObjectSendStream[SessionMessage | Exception],
-) -> None:
-    """Server stdout -> upstream read stream. Lines that are not JSON-RPC messages are dropped
-    (logged): the client never sees bytes the guard has not read."""
-
-    async def chunk() -> bytes:
-        try:
-            return await stdout.receive(chunk_size())
-        except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            return b""
-
-    lines = LineReader(chunk)
-    async with sink:
-        while (line := await lines.next_kept("server stdout")) is not None:
-            item = decode(line)
-            if isinstance(item, Exception):
-                logger.warning("server stdout: a line that is not a JSON-RPC message: dropped")
-                continue
-            await sink.send(item)
 
 
 class _ClientStdio:
@@ -428,9 +369,6 @@ def _server_writer(server: Outlet) -> Callable[[dict[str, Any]], Awaitable[None]
 
 async def _run_http_upstream(seam: GuardSeam, client: _ClientStdio, upstream: HttpUpstream) -> int:
     """stdio downstream, Streamable HTTP upstream: until the client closes our stdin."""
-    from ._headers import HeaderStamp
-    from ._upstreams import http_upstream
-
     async with http_upstream(upstream) as (read, write):
         stamped = HeaderStamp(write, seam.raw_tool, lambda: seam.protocol_version)
         guarded = seam.wrap(read, stamped, transport="streamable-http")
@@ -482,8 +420,6 @@ async def pump_up(
 ) -> None:
     """Client -> guard -> server, in order; a line that is no message is answered with a
     JSON-RPC error and not sent. Returns when the client's input ends (or the server's)."""
-    from ._wire import invalid_line_error
-
     async with source:
         async for item in source:
             if isinstance(item, _BadLine):

@@ -373,7 +373,7 @@ class H1Pool:
         self._prefix = "\r\n".join(self._lines({}))
 
     async def _open(self) -> _Connection:
-        from ._upstreams import _tls_context
+        from ._session import _tls_context
 
         loop = asyncio.get_running_loop()
         ssl: Any = _tls_context() if self._tls else None

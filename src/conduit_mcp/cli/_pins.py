@@ -1,31 +1,7 @@
-"""The `conduit-mcp` command: capture and inspect tools/list pages, fingerprint tools, detect
-drift, pins.
+"""`conduit-mcp pins`: approve, check, list, audit, revoke and prune the pins of a store, and
+review what awaits approval.
 
-Exit codes (the same for every command):
-    0  done, nothing to report (inspect: no tool rejected, and with `--fail-on warning` no
-       warning; diff: no drift; pins check: every tool approved; pins changes: no change; pins
-       revoke: every pin removed; capture: the pages were written)
-    1  done, with findings (inspect: a tool was rejected, or with `--fail-on warning` warned
-       about; diff: tools added, removed or changed; pins check/changes: a tool new, changed,
-       cosmetic or rejected; pins revoke: no such pin)
-    2  the input could not be read: missing file, not JSON, not a tools/list result or capture
-       file, bad option, a pin store that cannot be opened or does not exist (only `pins
-       approve` creates one); capture: the server could not be run or reached, or answered
-       with an error
-
-Every command that reads a page takes a capture file (`conduit-mcp capture`) too, and reads it
-under the protocol version and transport it recorded unless an option says otherwise.
-
-pins list, pins audit and pins pending exit 0 once the store is read (pins pending --exit-code:
-1 while any tool waits for approval).
-
-A bad option is a usage error naming the option (exit code 2). Bad input gives one line on
-stderr (`conduit-mcp: <file>: <reason> at <path>: <message>`; text that is not UTF-8 or not
-JSON says the line and column) and no traceback. `--json` writes one JSON document to stdout
-for programs, with invisible and control characters escaped; without it, plain lines and
-tables are written for people, with every server string shown as written (no markup, no emoji
-shortcodes) and hidden characters as `\\uXXXX`. When the reader of stdout goes away
-(`| head -1`), the command writes nothing more and exits with its own code.
+Private to the CLI; loaded when the group is named (`cli._app`).
 """
 
 from __future__ import annotations
@@ -33,727 +9,42 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
-from importlib import metadata
-from pathlib import Path
-from typing import Annotated, Any, Final, NoReturn
+from collections.abc import Iterator
+from typing import Annotated, Any, Final
 
 import click
 import typer
-from conduit_mcp_wire import LATEST, VERSIONS
 from rich.table import Table
 from rich.text import Text
 
-from ._cli_capture import CaptureError, capture, is_capture, read_capture
-from ._cli_help import PlainHelpCommand
-from ._cli_text import JSON_TYPES, clipped, emit, json_text, show, visible, warn
-from .client import (
-    TRANSPORTS,
-    Error,
-    Intake,
-    Tool,
-    conformance_violations,
-    fingerprint,
-    header_map,
-    intake,
-    param_headers_apply,
-    parse_json,
-    unwrap_response,
+from .._program import APPROVER_PLACEHOLDER, program_name
+from ..client import Error, Intake, Tool, fingerprint, parse_json
+from ..pins import FieldChange, Pending, PinStore, redacted_location, schema_changes
+from ._help import PlainHelpCommand, typer_app
+from ._shared import (
+    EXIT_FINDINGS,
+    FINGERPRINT_WIDTH,
+    BadInput,
+    JsonOption,
+    TransportOption,
+    VersionOption,
+    cell,
+    change_line,
+    fail,
+    fingerprint_column,
+    intake_page,
+    json_report,
+    name_column,
+    short,
 )
-from .client._install import DISTRIBUTION, program_name
-from .pins import FieldChange, Pending, PinStore, diff_tools, redacted_location, schema_changes
-from .proxy._cli import register as register_proxy_commands
-from .proxy._settings import APPROVER_PLACEHOLDER
+from ._text import clipped, emit, json_text, show, visible
 
-EXIT_OK = 0
-EXIT_FINDINGS = 1
-EXIT_BAD_INPUT = 2
-
-app = typer.Typer(
-    name="conduit-mcp",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-
-
-def _version_callback(value: bool) -> None:
-    if value:
-        emit(f"conduit-mcp {metadata.version(DISTRIBUTION)}")
-        raise typer.Exit(EXIT_OK)
-
-
-@app.callback()
-def _main_options(
-    version: Annotated[
-        bool,
-        typer.Option(
-            "--version",
-            help="Show the version and exit.",
-            is_eager=True,
-            callback=_version_callback,
-        ),
-    ] = False,
-) -> None:
-    """Guard MCP servers and inspect their tools: run a server behind the guard (proxy), wrap
-    a client's config, keep a team's pins, inspect and diff tools/list pages.
-
-    Exit codes: 0 done, nothing that fails the command; 1 done, with a finding that fails it
-    (inspect: a rejected tool, and any warning only under --fail-on warning; diff: drift; pins
-    check: a tool not approved); 2 unusable input or a bad option. COMMAND -h shows the help
-    of a command and what makes it exit 1.
-    """
-
-
-def _check_transport(value: str | None) -> str | None:
-    if value is not None and value not in TRANSPORTS:
-        raise typer.BadParameter(
-            f"'{visible(value)}' is not one of {', '.join(sorted(TRANSPORTS))}"
-        )
-    return value
-
-
-def _check_version(value: str | None) -> str | None:
-    if value is not None and value not in VERSIONS:
-        raise typer.BadParameter(f"'{visible(value)}' is not one of {', '.join(VERSIONS)}")
-    return value
-
-
-def _check_fail_on(value: str) -> str:
-    if value not in FAIL_ON:
-        raise typer.BadParameter(f"'{visible(value)}' is not one of {', '.join(FAIL_ON)}")
-    return value
-
-
-#: `inspect --fail-on` levels: what makes the exit code 1.
-FAIL_ON = ("rejection", "warning")
-
-JsonOption = Annotated[bool, typer.Option("--json", help="Write JSON for programs.")]
-#: What a page is read under when neither an option nor a capture file says.
-DEFAULT_TRANSPORT = "streamable-http"
-TransportOption = Annotated[
-    str | None,
-    typer.Option(
-        metavar="TRANSPORT",
-        callback=_check_transport,
-        help=f"Transport the page came over: {', '.join(sorted(TRANSPORTS))} (default: the "
-        f"capture file's, else {DEFAULT_TRANSPORT}).",
-    ),
-]
-VersionOption = Annotated[
-    str | None,
-    typer.Option(
-        metavar="VERSION",
-        callback=_check_version,
-        help=f"Negotiated protocol version: {', '.join(VERSIONS)} (default: the capture "
-        f"file's, else {LATEST}).",
-    ),
-]
-
-
-class BadInput(Exception):
-    """An input file that cannot be used; becomes one line on stderr and exit code 2."""
-
-
-def _fail(message: str) -> NoReturn:
-    warn(f"conduit-mcp: {visible(message)}")
-    raise typer.Exit(EXIT_BAD_INPUT)
-
-
-def _read(source: str) -> Any:
-    """Read and parse one input (`-` is stdin)."""
-    try:
-        data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
-    except OSError as exc:
-        raise BadInput(f"{source}: cannot read: {exc.strerror or exc}") from None
-    try:
-        return parse_json(data)
-    except Error as exc:
-        where = _not_utf8(data)
-        if where is None:
-            raise BadInput(f"{source}: {exc}") from None
-        raise BadInput(f"{source}: {exc.kind}/{exc.reason} at {exc.json_path}: {where}") from None
-
-
-def _not_utf8(data: bytes) -> str | None:
-    """Where `data` stops being UTF-8, by line and column, or `None` when it is UTF-8.
-
-    The JSON parser reports bad UTF-8 at line 1 column 1 wherever it is; this finds the byte.
-    Columns count characters, as the parser's do for text that is not JSON.
-    """
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        line_start = data.rfind(b"\n", 0, exc.start) + 1
-        column = len(data[line_start : exc.start].decode("utf-8", "replace")) + 1
-        return (
-            f"not valid UTF-8: byte 0x{data[exc.start]:02x} ({exc.reason}) "
-            f"at line {line} column {column} (byte {exc.start})"
-        )
-    return None
-
-
-def _page(source: str) -> Any:
-    """One input as a `tools/list` result (or a single tool): a JSON-RPC response unwrapped."""
-    return _load(source)[0]
-
-
-def _load(source: str) -> tuple[Any, str | None, str | None]:
-    """One input as `(page, protocol_version, transport)`.
-
-    A capture file (`conduit-mcp capture`) gives its pages as one listing and the version and
-    transport it recorded; anything else (a `tools/list` result, a JSON-RPC response, a tool)
-    gives `None` for both.
-    """
-    value = _read(source)
-    if is_capture(value):
-        try:
-            return read_capture(value)
-        except CaptureError as exc:
-            raise BadInput(f"{source}: not a usable capture file: {exc}") from None
-    try:
-        return unwrap_response(value), None, None
-    except Error as exc:
-        code, message = exc.details.get("code"), exc.details.get("message")
-        sent = f'message "{message}"' if message is not None else "no message"
-        raise BadInput(f"{source}: {exc} (JSON-RPC error code {code}, {sent})") from None
-
-
-def _intake(
-    source: str, server_id: str | None, transport: str | None, version: str | None
-) -> tuple[Intake, str, str]:
-    """Intake of one input, and the `(transport, protocol_version)` it was read under.
-
-    An option given on the command line wins; else what a capture file recorded; else
-    `DEFAULT_TRANSPORT` and `LATEST`.
-    """
-    page, recorded_version, recorded_transport = _load(source)
-    transport = transport or recorded_transport or DEFAULT_TRANSPORT
-    version = version or recorded_version or LATEST
-    if transport not in TRANSPORTS or version not in VERSIONS:
-        raise BadInput(
-            f"{source}: recorded transport {visible(transport)!r} or protocol version "
-            f"{visible(version)!r} is not one this conduit-mcp knows; pass --transport and "
-            "--protocol-version"
-        )
-    if isinstance(page, dict) and "tools" not in page and "inputSchema" in page:
-        page = {"tools": [page]}  # a single tool definition
-    try:
-        result = intake(
-            server_id or Path(source).stem or "stdin",
-            page,
-            transport=transport,  # type: ignore[arg-type]
-            protocol_version=version,
-        )
-    except Error as exc:
-        raise BadInput(f"{source}: {exc}") from None
-    return result, transport, version
-
-
-def _tool_report(tool: Tool, index: int, result: Intake, headers_apply: bool) -> dict[str, Any]:
-    conformance = {
-        version: [
-            {"path": list(e.path), "json_path": e.json_path, "message": e.message}
-            for e in conformance_violations(tool.raw, kind="tool", protocol_version=version)
-        ]
-        for version in VERSIONS
-    }
-    headers: dict[str, list[str]] = {}
-    if headers_apply:
-        try:
-            headers = {name: list(path) for name, path in header_map(tool).items()}
-        except Error:
-            headers = {}
-    return {
-        "index": index,
-        "name": tool.name,
-        "display_name": tool.display_name,
-        "fingerprint": tool.fingerprint,
-        "warnings": [
-            {"code": x.code, "json_path": x.json_path, "message": x.message}
-            for x in result.warnings_for(index)
-        ],
-        "header_map": headers,
-        "conformance": conformance,
-    }
-
-
-def _inspect_report(
-    source: str, result: Intake, transport: str, protocol_version: str
-) -> dict[str, Any]:
-    indexes = _accepted_indexes(result)
-    headers_apply = param_headers_apply(transport, protocol_version)
-    return {
-        "file": source,
-        "server_id": result.server_id,
-        "protocol_version": protocol_version,
-        "transport": transport,
-        "tools": [
-            _tool_report(t, i, result, headers_apply)
-            for t, i in zip(result.tools, indexes, strict=True)
-        ],
-        "rejected": [
-            {
-                "index": r.index,
-                "name": r.name,
-                "reason": r.reason,
-                "json_path": r.json_path,
-                "message": r.message,
-                "warnings": [
-                    {"code": x.code, "json_path": x.json_path, "message": x.message}
-                    for x in result.warnings_for(r.index)
-                ],
-            }
-            for r in result.rejected
-        ],
-        # nextCursor is a string by the schema; anything else is described, not echoed (a
-        # server's 1,000-level value would otherwise reach json.dumps' recursive encoder).
-        "next_cursor": (
-            result.next_cursor
-            if result.next_cursor is None or isinstance(result.next_cursor, str)
-            else {"not_a_string": JSON_TYPES.get(type(result.next_cursor), "unknown")}
-        ),
-    }
-
-
-def _accepted_indexes(result: Intake) -> list[int]:
-    rejected = {r.index for r in result.rejected}
-    total = len(result.tools) + len(result.rejected)
-    return [i for i in range(total) if i not in rejected]
-
-
-def _text(value: object) -> Text:
-    """A table cell from a server string: `clipped`, and never read as markup."""
-    return Text(clipped(value))
-
-
-#: The fingerprint columns show the first 16 hex digits of the SHA-256, never wrapped or cut.
-FINGERPRINT_WIDTH = 16
-
-
-def _fingerprint_column(table: Table, header: str) -> None:
-    table.add_column(header, no_wrap=True, min_width=FINGERPRINT_WIDTH)
-
-
-def _name_column(table: Table, header: str) -> None:
-    # On a terminal a long name folds; for a pipe `show` makes the table as wide as it needs.
-    table.add_column(header, overflow="fold")
-
-
-def _print_inspect(report: dict[str, Any]) -> None:
-    title = Text(
-        f"{clipped(report['file'])} (server_id {clipped(report['server_id'])}, "
-        f"{report['protocol_version']} over {report['transport']})"
-    )
-    table = Table(title=title, title_justify="left")
-    table.add_column("#", overflow="fold")
-    _name_column(table, "tool")
-    _fingerprint_column(table, "fingerprint")
-    for column in ("warnings", "headers", "conformance"):
-        table.add_column(column, overflow="fold")
-    for tool in report["tools"]:
-        failing = [v for v, found in tool["conformance"].items() if found]
-        label = _text(tool["display_name"])
-        if tool["display_name"] != tool["name"]:
-            label.append(f"\nname: {clipped(tool['name'])}", style="dim")
-        table.add_row(
-            str(tool["index"]),
-            label,
-            tool["fingerprint"].removeprefix("jcs-sha256:")[:FINGERPRINT_WIDTH],
-            Text(
-                "\n".join(f"{w['code']} {clipped(w['json_path'])}" for w in tool["warnings"]) or "-"
-            ),
-            Text(
-                "\n".join(
-                    f"{clipped(h)} <- {clipped('.'.join(p))}" for h, p in tool["header_map"].items()
-                )
-                or "-"
-            ),
-            "all versions" if not failing else "fails " + ", ".join(failing),
-        )
-    show(table)
-    for rejection in report["rejected"]:
-        emit(
-            f"rejected #{rejection['index']} {visible(rejection['name'])}: "
-            f"{rejection['reason']} at {visible(rejection['json_path'])}: "
-            f"{visible(rejection['message'])}"
-        )
-        for warning in rejection["warnings"]:
-            emit(f"  warning {warning['code']} at {visible(warning['json_path'])}")
-
-
-@app.command(
-    "inspect",
-    cls=PlainHelpCommand,
-    short_help="Show each tool's fingerprint, warnings, header map and conformance.",
-)
-def inspect_command(
-    files: Annotated[
-        list[str],
-        typer.Argument(
-            metavar="FILE", help="tools/list results or JSON-RPC responses; - is stdin."
-        ),
-    ],
-    transport: TransportOption = None,
-    protocol_version: VersionOption = None,
-    server_id: Annotated[
-        str | None,
-        typer.Option(metavar="ID", help="Operator-assigned server id (default: the file name)."),
-    ] = None,
-    fail_on: Annotated[
-        str,
-        typer.Option(
-            "--fail-on",
-            metavar="LEVEL",
-            callback=_check_fail_on,
-            help="Exit code 1 on: rejection (a tool intake rejected; the default) or warning "
-            "(a rejection or any warning, e.g. invisible_unicode).",
-        ),
-    ] = "rejection",
-    as_json: JsonOption = False,
-) -> None:
-    """Show each tool's display name, fingerprint, warnings, header map and conformance.
-
-    FILE may be a capture file (conduit-mcp capture): its protocol version and transport are
-    used unless --protocol-version or --transport say otherwise. Exit code 1 when intake
-    rejected a tool (with --fail-on warning: also when it warned about one).
-    """
-    try:
-        reports = []
-        for f in files:
-            result, used_transport, used_version = _intake(
-                f, server_id, transport, protocol_version
-            )
-            reports.append(_inspect_report(f, result, used_transport, used_version))
-    except BadInput as exc:
-        _fail(str(exc))
-    if as_json:
-        emit(json_text(reports, indent=2))
-    else:
-        for report in reports:
-            _print_inspect(report)
-    if any(report["rejected"] for report in reports):
-        raise typer.Exit(EXIT_FINDINGS)
-    if fail_on == "warning" and any(
-        tool["warnings"] for report in reports for tool in report["tools"]
-    ):
-        raise typer.Exit(EXIT_FINDINGS)
-
-
-@app.command(
-    "fingerprint",
-    cls=PlainHelpCommand,
-    short_help="Print the fingerprint of a tool, or of every tool of a page.",
-)
-def fingerprint_command(
-    file: Annotated[
-        str,
-        typer.Argument(
-            metavar="FILE", help="A tool definition, or a tools/list result; - is stdin."
-        ),
-    ],
-    as_json: JsonOption = False,
-) -> None:
-    """Print the fingerprint of a tool, or of every tool of a tools/list result.
-
-    One line per tool: the whole fingerprint, two spaces, the name. Lines are never wrapped.
-    """
-    try:
-        value = _page(file)
-        if isinstance(value, dict) and isinstance(value.get("tools"), list):
-            pairs = [
-                (t.get("name") if isinstance(t, dict) else None, fingerprint(t))
-                for t in value["tools"]
-            ]
-        elif isinstance(value, dict) and "inputSchema" in value:
-            pairs = [(value.get("name"), fingerprint(value))]
-        else:
-            raise BadInput(f"{file}: neither a tool definition nor a tools/list result")
-    except Error as exc:
-        _fail(f"{file}: {exc}")
-    except BadInput as exc:
-        _fail(str(exc))
-    if as_json:
-        # A name that is not a string is null: a server's deep value is never echoed.
-        rows = [{"name": n if isinstance(n, str) else None, "fingerprint": f} for n, f in pairs]
-        emit(json_text(rows))
-    else:
-        for name, digest in pairs:
-            emit(f"{digest}  {visible(name) if isinstance(name, str) else '-'}")
-
-
-@app.command(
-    "diff",
-    cls=PlainHelpCommand,
-    short_help="Show tools added, removed or changed between two pages.",
-)
-def diff_command(
-    old: Annotated[str, typer.Argument(metavar="OLD", help="The baseline tools/list result.")],
-    new: Annotated[str, typer.Argument(metavar="NEW", help="The current tools/list result.")],
-    transport: TransportOption = None,
-    protocol_version: VersionOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Show accepted tools added, removed or changed between two pages, field by field.
-
-    Both pages go through the same intake as inspect: a tool that intake rejects is not part
-    of either side. Each changed tool lists its changes as RFC 6901 JSON Pointers, marked
-    material or cosmetic (title, icons, annotations.title). --json adds "changes" (name to a
-    list of {path, op, old, new, material}) and "material" (the changed names with a material
-    change). A capture file (conduit-mcp capture) is read under the protocol version and
-    transport it recorded. Exit code 1 when anything was added, removed or changed.
-    """
-    try:
-        baseline, _, _ = _intake(old, "diff", transport, protocol_version)
-        current, _, _ = _intake(new, "diff", transport, protocol_version)
-        drift = diff_tools(baseline.tools, current.tools)
-    except BadInput as exc:
-        _fail(str(exc))
-    except Error as exc:
-        _fail(str(exc))
-    report: dict[str, Any] = {
-        "added": list(drift.added),
-        "removed": list(drift.removed),
-        "changed": list(drift.changed),
-        "material": list(drift.material),
-        "changes": {
-            name: [change.to_json() for change in drift.changes.get(name, ())]
-            for name in drift.changed
-        },
-    }
-    if as_json:
-        emit(_json_report(report))
-    else:
-        if not drift.has_drift:
-            emit("no drift")
-        for label in ("added", "removed", "changed"):
-            for name in report[label]:
-                emit(f"{label:<8} {visible(name)}")
-                for change in drift.changes.get(name, ()):
-                    emit("         " + _change_line(change))
-    if drift.has_drift:
-        raise typer.Exit(EXIT_FINDINGS)
-
-
-def _json_report(report: dict[str, Any]) -> str:
-    """`json_text(report)`, or exit 2 when a server value nests too deep to write."""
-    try:
-        return json_text(report)
-    except RecursionError:
-        _fail("a changed value nests too deeply to be written as JSON")
-
-
-def _change_line(change: FieldChange) -> str:
-    """One change for a person: pointer, kind, and short old/new values (escaped)."""
-    kind = "material" if change.material else "cosmetic"
-    where = visible(change.path) or "(whole definition)"
-    old = "" if change.op == "add" else _short(change.old)
-    new = "" if change.op == "remove" else _short(change.new)
-    arrow = {"add": f"+ {new}", "remove": f"- {old}", "replace": f"{old} -> {new}"}[change.op]
-    return f"{where}  [{kind}] {arrow}"
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    try:
-        text = json_text(value)
-    except (TypeError, ValueError, RecursionError):
-        text = f"<{JSON_TYPES.get(type(value), 'unknown')}>"
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-# -- capture ---------------------------------------------------------------------------------
-
-
-@app.command(
-    "capture",
-    cls=PlainHelpCommand,
-    short_help="Save a server's tools/list pages with the negotiated version and transport.",
-    context_settings={"allow_interspersed_args": False},
-)
-def capture_command(
-    command: Annotated[
-        list[str] | None,
-        typer.Argument(
-            metavar="COMMAND",
-            help="The stdio server to run, after --: program and arguments.",
-        ),
-    ] = None,
-    url: Annotated[
-        str | None,
-        typer.Option(metavar="URL", help="A Streamable HTTP server's MCP endpoint instead."),
-    ] = None,
-    env: Annotated[
-        list[str] | None,
-        typer.Option(
-            metavar="NAME=VALUE",
-            help="An environment variable for the stdio server (repeatable; the SDK passes "
-            "only a safe default set, e.g. PATH and HOME, otherwise).",
-        ),
-    ] = None,
-    header: Annotated[
-        list[str] | None,
-        typer.Option(
-            metavar="'NAME: VALUE'",
-            help="An HTTP header for every request to --url (repeatable), e.g. "
-            "'Authorization: Bearer ...'. Only its name is recorded in the file.",
-        ),
-    ] = None,
-    output: Annotated[
-        str | None,
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="FILE",
-            help="Where to write; - is stdout. Without it: stdout when that is a pipe or a "
-            "file; on a terminal, a usage error (give -o FILE, or -o - to print it there).",
-        ),
-    ] = None,
-    timeout: Annotated[
-        float,
-        typer.Option(metavar="SECONDS", min=0.1, help="Give up after this long in all."),
-    ] = 60.0,
-) -> None:
-    """Run the MCP handshake with a server and save every tools/list page as it was sent.
-
-    conduit-mcp capture -- npx -y @modelcontextprotocol/server-everything stdio
-    conduit-mcp capture --url http://localhost:3000/mcp -o page.json
-
-    The official MCP SDK runs the handshake; the file holds the raw tools/list results, the
-    protocol version the server negotiated, the transport, the server's serverInfo and the
-    command or URL. inspect, diff and the pins commands read such a file under the version and
-    transport it recorded. Needs the mcp package. Exit code 2 when the server cannot be
-    started or reached, or answers with an error.
-    """
-    if (url is None) == (not command):
-        raise typer.BadParameter("give either -- COMMAND... or --url URL", param_hint="COMMAND")
-    if output is None:
-        if _stdout_is_terminal():  # a capture is a file to keep, not pages of JSON to scroll
-            raise typer.BadParameter(  # "Invalid value for ..." would blame an unused -o
-                "stdout is a terminal: give -o FILE to save the capture (or -o - to print it "
-                "here, or pipe it)"
-            )
-        output = "-"
-    try:
-        document = _capture(command or [], url, env or [], header or [], timeout)
-    except CaptureError as exc:
-        _fail(f"capture: {exc}")
-    try:
-        text = json_text(document, indent=2)
-    except (RecursionError, ValueError, TypeError):
-        _fail("capture: the server's listing nests too deeply to be written as JSON")
-    if output == "-":
-        emit(text)
-    else:
-        try:
-            Path(output).write_text(text + "\n", encoding="utf-8")
-        except OSError as exc:
-            _fail(f"{output}: cannot write: {exc.strerror or exc}")
-    tools = sum(len(page.get("tools") or ()) for page in document["pages"])
-    warn(
-        f"conduit-mcp: captured {len(document['pages'])} page(s), {tools} tool(s), protocol "
-        f"{visible(document['protocol_version'])} over {document['transport']}"
-        + ("" if output == "-" else f" -> {visible(output)}")
-    )
-
-
-def _stdout_is_terminal() -> bool:
-    return sys.stdout.isatty()
-
-
-def _capture(
-    command: list[str], url: str | None, env: list[str], header: list[str], timeout: float
-) -> Any:
-    """Run the capture under a time bound; every failure becomes a `CaptureError`."""
-    try:
-        import anyio
-        import httpx2
-        from mcp import StdioServerParameters
-        from mcp.client.stdio import get_default_environment, stdio_client
-        from mcp.client.streamable_http import streamable_http_client
-    except ImportError as exc:
-        raise CaptureError(f"needs the MCP Python SDK (pip install mcp): {exc}") from None
-    if header and url is None:
-        raise CaptureError("--header is for --url: a stdio server takes --env")
-    headers: dict[str, str] = {}
-    for item in header:
-        name, sep, value = item.partition(":")
-        if not sep or not name.strip():
-            raise CaptureError(f"--header {visible(item)}: expected 'NAME: VALUE'")
-        headers[name.strip()] = value.strip()
-
-    @contextlib.asynccontextmanager
-    async def over_http(endpoint: str) -> AsyncIterator[Any]:
-        # The SDK's own timeouts (30 s, 300 s to read a stream), with the operator's headers.
-        client = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
-        async with client, streamable_http_client(endpoint, http_client=client) as streams:
-            yield streams
-
-    def open_transport() -> Any:
-        if url is not None:
-            return over_http(url)
-        variables = get_default_environment()
-        for item in env:
-            name, sep, value = item.partition("=")
-            if not sep or not name:
-                raise CaptureError(f"--env {visible(item)}: expected NAME=VALUE")
-            variables[name] = value
-        params = StdioServerParameters(
-            command=command[0],
-            args=command[1:],
-            env=variables,
-            encoding_error_handler="replace",  # one bad line is skipped, as under the guard
-        )
-        return stdio_client(params)
-
-    server: dict[str, Any] = {"command": command}
-    if url is not None:
-        server = {"url": redacted_location(url), "headers": sorted(headers)}
-    transport = "streamable-http" if url is not None else "stdio"
-
-    async def run() -> Any:
-        with anyio.fail_after(timeout):
-            return await capture(open_transport, transport=transport, server=server)
-
-    try:
-        return anyio.run(run)
-    except (KeyboardInterrupt, SystemExit):
-        raise
-    except BaseException as exc:  # the SDK's transport, in task groups: one line, not a trace
-        cause = _first_leaf(exc)
-        if isinstance(cause, CaptureError):
-            raise cause from None
-        if isinstance(cause, TimeoutError):
-            raise CaptureError(f"no complete answer within {timeout:g} s") from None
-        text = str(cause).splitlines()[0] if str(cause) else ""
-        message = f"{type(cause).__name__}: {text}" if text else type(cause).__name__
-        if url is not None:  # an HTTP error may quote the URL: never its password
-            message = message.replace(url, redacted_location(url))
-        raise CaptureError(message) from None
-
-
-def _first_leaf(exc: BaseException) -> BaseException:
-    """The first exception inside (nested) exception groups, or `exc` itself."""
-    inner = getattr(exc, "exceptions", None)  # an exception group (3.11+, or its backport)
-    while isinstance(inner, tuple) and inner and isinstance(inner[0], BaseException):
-        exc = inner[0]
-        inner = getattr(exc, "exceptions", None)
-    return exc
-
-
-# -- pins -----------------------------------------------------------------------------------
-
-pins_app = typer.Typer(
+app = typer_app(
     name="pins",
     help="Approved tools in a pin store: a sqlite file, or a postgresql:// URL for a team.",
-    short_help="Approve, check, list, audit and revoke pinned tools.",
     no_args_is_help=True,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
 )
-app.add_typer(pins_app)
+
 
 _STORE_HELP = (
     "Pin store: a sqlite file path, or a postgresql:// URL (e.g. "
@@ -842,10 +133,10 @@ def _store(location: str, *, create: bool = False) -> Iterator[PinStore]:
     try:
         pins = PinStore(location, create=create)
     except FileNotFoundError:
-        _fail(f"--store {where}: no such pin store (only pins approve creates one)")
+        fail(f"--store {where}: no such pin store (only pins approve creates one)")
     except Exception as exc:  # sqlite3.Error, psycopg.Error, ImportError, ValueError
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        _fail(f"{where}: cannot open the pin store: {reason.replace(location, where)}")
+        fail(f"{where}: cannot open the pin store: {reason.replace(location, where)}")
     try:
         with pins:
             yield pins
@@ -859,7 +150,7 @@ def _store(location: str, *, create: bool = False) -> Iterator[PinStore]:
         raise
     except Exception as exc:  # a malformed row (ValueError), sqlite3.Error, psycopg.Error
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        _fail(f"{where}: cannot use the pin store: {reason.replace(location, where)}")
+        fail(f"{where}: cannot use the pin store: {reason.replace(location, where)}")
 
 
 def _page_tools(
@@ -871,19 +162,19 @@ def _page_tools(
 ) -> tuple[Intake, list[Tool], str]:
     """The accepted tools of a page (or only those named), and the protocol version used."""
     try:
-        result, _, version = _intake(source, server_id, transport, version)
+        result, _, version = intake_page(source, server_id, transport, version)
     except BadInput as exc:
-        _fail(str(exc))
+        fail(str(exc))
     tools = list(result.tools)
     if only:
         missing = [name for name in only if result.tool(name) is None]
         if missing:
-            _fail(f"{source}: no accepted tool named {', '.join(map(repr, missing))}")
+            fail(f"{source}: no accepted tool named {', '.join(map(repr, missing))}")
         tools = [t for t in tools if t.name in only]
     return result, tools, version
 
 
-@pins_app.command(
+@app.command(
     "list", cls=PlainHelpCommand, short_help="List the pins of a store (or of one server)."
 )
 def pins_list_command(
@@ -917,18 +208,18 @@ def pins_list_command(
         return
     title = Text(f"pins in {clipped(redacted_location(store))}")
     table = Table(title=title, title_justify="left")
-    _name_column(table, "server")
-    _name_column(table, "tool")
-    _fingerprint_column(table, "fingerprint")
+    name_column(table, "server")
+    name_column(table, "tool")
+    fingerprint_column(table, "fingerprint")
     table.add_column("approver", overflow="fold")
     table.add_column("approved (UTC)", no_wrap=True)
     for row in rows:
         when = _utc(row["approved_at"])
         table.add_row(
-            _text(row["server_id"]),
-            _text(row["name"]),
+            cell(row["server_id"]),
+            cell(row["name"]),
             row["fingerprint"].removeprefix("jcs-sha256:")[:FINGERPRINT_WIDTH],
-            _text(row["approver"] or "-"),
+            cell(row["approver"] or "-"),
             when,
         )
     show(table)
@@ -989,10 +280,10 @@ def _confirm(question: str, yes: bool) -> None:
 def _show_changes(status: str, name: str, fingerprint: str, changes: list[FieldChange]) -> None:
     emit(f"{status:<9} {visible(name)}  {_short_fingerprint(fingerprint)}")
     for change in changes:
-        emit("          " + _change_line(change))
+        emit("          " + change_line(change))
 
 
-@pins_app.command(
+@app.command(
     "approve", cls=PlainHelpCommand, short_help="Approve tools: from a page or the pending queue."
 )
 def pins_approve_command(
@@ -1055,7 +346,7 @@ def pins_approve_command(
             try:
                 checks = pins.check_page(server_id, tools, audit=False)
             except Error as exc:
-                _fail(f"{page}: {exc}")
+                fail(f"{page}: {exc}")
             differing = [c for c in checks if c.status != "approved"]
             if differing and not yes and _interactive():
                 for check in differing:
@@ -1087,7 +378,7 @@ def _approve_pending(
         wanted = list(names) if names else sorted(pending)
         missing = [name for name in wanted if name not in pending]
         if missing:
-            _fail(
+            fail(
                 f"nothing pending for {', '.join(map(repr, missing))}: a tool is queued when a "
                 "guard lists it (a revoked one too): have a client list the tools again through "
                 "the guard, then see pins pending"
@@ -1095,7 +386,7 @@ def _approve_pending(
         if reviewed is not None:
             now = pending[wanted[0]].fingerprint
             if now.removeprefix("jcs-sha256:") != reviewed.removeprefix("jcs-sha256:"):
-                _fail(
+                fail(
                     f"the pending definition of {wanted[0]!r} is now {now}, not the one "
                     f"reviewed ({reviewed}): nothing approved; review it again (pins pending)"
                 )
@@ -1124,14 +415,14 @@ def _approve_pending(
                 continue
             raw = parse_json(item.definition)
             if not isinstance(raw, dict) or fingerprint(raw) != item.fingerprint:
-                _fail(f"the pending definition of {name!r} does not match its fingerprint")
+                fail(f"the pending definition of {name!r} does not match its fingerprint")
             tools.append(Tool.from_wire(server_id, raw))
         if tools:
             pins.approve_all(server_id, tools, approver=approver)
     return [(name, pending[name].fingerprint) for name in wanted]
 
 
-@pins_app.command("pending", cls=PlainHelpCommand, short_help="List the tools awaiting approval.")
+@app.command("pending", cls=PlainHelpCommand, short_help="List the tools awaiting approval.")
 def pins_pending_command(
     store: StoreOption,
     server_id: OnlyServerOption = None,
@@ -1182,7 +473,7 @@ def pins_pending_command(
         for p in found
     ]
     if as_json:
-        emit(_json_report({"pending": rows}))
+        emit(json_report({"pending": rows}))
     else:
         if not found:
             emit("nothing pending")
@@ -1202,7 +493,7 @@ def pins_pending_command(
             for line in _schema_lines(moves.get((p.server_id, p.name), {})):
                 emit(line)
             for change in p.changes:
-                emit("          " + _change_line(change))
+                emit("          " + change_line(change))
             emit(f"          approve: {visible(row['approve'])}")
     if exit_code and found:
         raise typer.Exit(EXIT_FINDINGS)
@@ -1266,7 +557,7 @@ def _new_tool_lines(row: dict[str, Any], stored: bool) -> list[str]:
     if row["output_schema"] is not None:
         lines.append(f"outputSchema: {_schema_summary(row['output_schema'])}")
     if row["annotations"] is not None:
-        lines.append(f"annotations: {_short(row['annotations'], 200)}")
+        lines.append(f"annotations: {short(row['annotations'], 200)}")
     return lines
 
 
@@ -1278,7 +569,7 @@ def _schema_summary(schema: Any) -> str:
     """An inputSchema in one line: each property with its type (`*`: required), and what
     else constrains it (`additionalProperties`, composition keywords), escaped and clipped."""
     if not isinstance(schema, dict):
-        return f"(not an object: {_short(schema)})"
+        return f"(not an object: {short(schema)})"
     properties = schema.get("properties")
     required = schema.get("required")
     needed = set(required) if isinstance(required, list) else set()
@@ -1292,7 +583,7 @@ def _schema_summary(schema: Any) -> str:
     else:
         parts.append("no properties")
     if "additionalProperties" in schema:
-        parts.append(f"additionalProperties: {_short(schema['additionalProperties'], 40)}")
+        parts.append(f"additionalProperties: {short(schema['additionalProperties'], 40)}")
     extra = [k for k in ("allOf", "anyOf", "oneOf", "not", "$ref", "if") if k in schema]
     if extra:
         parts.append("also " + ", ".join(extra))
@@ -1302,9 +593,9 @@ def _schema_summary(schema: Any) -> str:
 def _property_kind(schema: Any) -> str:
     """A property's type in brief: `string`, `string|null`, `one of ["c", "f"]`, `any`."""
     if not isinstance(schema, dict):
-        return _short(schema, 40)
+        return short(schema, 40)
     if "enum" in schema:
-        return "one of " + _short(schema["enum"], 40)
+        return "one of " + short(schema["enum"], 40)
     kind = schema.get("type")
     if isinstance(kind, str):
         return visible(kind)
@@ -1316,7 +607,7 @@ def _property_kind(schema: Any) -> str:
             if isinstance(arms, list):
                 return f"{keyword}[{', '.join(_property_kind(arm) for arm in arms[:6])}]"
         return "any"
-    return _short(kind, 40)
+    return short(kind, 40)
 
 
 def _approve_command(store: str, server_id: str, name: str, reviewed: str) -> str:
@@ -1334,7 +625,7 @@ def _approve_command(store: str, server_id: str, name: str, reviewed: str) -> st
     )
 
 
-@pins_app.command(
+@app.command(
     "revoke", cls=PlainHelpCommand, short_help="Remove pins: the tools check as new again."
 )
 def pins_revoke_command(
@@ -1371,9 +662,7 @@ def pins_revoke_command(
         raise typer.Exit(EXIT_FINDINGS)
 
 
-@pins_app.command(
-    "prune", cls=PlainHelpCommand, short_help="Delete old check entries of the audit log."
-)
+@app.command("prune", cls=PlainHelpCommand, short_help="Delete old check entries of the audit log.")
 def pins_prune_command(
     store: StoreOption,
     older_than: Annotated[
@@ -1409,7 +698,7 @@ def _checked(
         try:
             checks = pins.check_page(server_id, tools, protocol_version=version, audit=audit)
         except Error as exc:
-            _fail(f"{page}: {exc}")
+            fail(f"{page}: {exc}")
         for check, listed in zip(checks, tools, strict=True):
             if check.status in ("changed", "cosmetic"):
                 schemas[check.name] = _schema_moves(pins, server_id, check.name, listed.raw)
@@ -1457,9 +746,7 @@ AuditOption = Annotated[
 ]
 
 
-@pins_app.command(
-    "check", cls=PlainHelpCommand, short_help="Check a page against the pins of a server."
-)
+@app.command("check", cls=PlainHelpCommand, short_help="Check a page against the pins of a server.")
 def pins_check_command(
     page: PageArgument,
     store: StoreOption,
@@ -1478,7 +765,7 @@ def pins_check_command(
     rejected = _rejections(result) if not tool else []
     if as_json:
         report = {"server_id": server_id, "tools": checks, "rejected": rejected}
-        emit(_json_report(report))
+        emit(json_report(report))
     else:
         for check in checks:
             emit(f"{check['status']:<9} {visible(check['name'])}")
@@ -1488,7 +775,7 @@ def pins_check_command(
         raise typer.Exit(EXIT_FINDINGS)
 
 
-@pins_app.command(
+@app.command(
     "changes", cls=PlainHelpCommand, short_help="Show what changed since each tool was approved."
 )
 def pins_changes_command(
@@ -1515,7 +802,7 @@ def pins_changes_command(
             "schemas": {c["name"]: c["schemas"] for c in differing if c["schemas"]},
             "new": new,
         }
-        emit(_json_report(report))
+        emit(json_report(report))
     else:
         if not differing and not new:
             emit("no changes")
@@ -1524,14 +811,14 @@ def pins_changes_command(
             for line in _schema_lines(check["schemas"]):
                 emit(line)
             for change in check["changes"]:
-                emit("          " + _change_line(_field_change(change)))
+                emit("          " + change_line(_field_change(change)))
         for name in new:
             emit(f"new       {visible(name)}")
     if differing or new:
         raise typer.Exit(EXIT_FINDINGS)
 
 
-@pins_app.command(
+@app.command(
     "audit", cls=PlainHelpCommand, short_help="Show the audit log: approvals, revocations, checks."
 )
 def pins_audit_command(
@@ -1609,11 +896,3 @@ def _short_fingerprint(value: str | None) -> str:
 
 def _field_change(item: dict[str, Any]) -> FieldChange:
     return FieldChange(item["path"], item["op"], item.get("old"), item.get("new"), item["material"])
-
-
-register_proxy_commands(app)
-
-
-def main() -> None:
-    """Console-script entry point (`conduit-mcp`)."""
-    app()

@@ -1,15 +1,16 @@
-"""JSON-RPC messages as newline-delimited lines: the stdio transport's framing, both ways.
+"""JSON-RPC messages read and written exactly: one message of bytes as the guard and the SDK
+read it, and a message as bytes every client reads as one line.
 
-Not a public module. Spec: MCP 2025-11-25 basic/transports "stdio" (messages are delimited by
-newlines and MUST NOT contain embedded newlines; UTF-8).
+Not a public module. The stdio relay (`stdio/`), the HTTP listener's stateless router
+(`listen/`) and the direct HTTP upstream (`upstream/`) all read messages here; cutting a stream
+into lines is the stdio room's (`stdio/_framing.py`). Spec: MCP 2025-11-25 basic/transports
+"stdio" (messages are delimited by newlines and MUST NOT contain embedded newlines; UTF-8) and
+JSON-RPC 2.0.
 """
 
 from __future__ import annotations
 
 import json
-import logging
-from collections import deque
-from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 import orjson
@@ -21,14 +22,6 @@ from mcp.types.jsonrpc import (
     JSONRPCError,
     jsonrpc_message_adapter,
 )
-
-#: The longest line read (bytes): a longer one is an error, so memory stays bounded.
-MAX_LINE: Final = 256 * 1024 * 1024
-_CHUNK: Final = 256 * 1024
-
-
-class LineTooLong(Exception):
-    """A line longer than `MAX_LINE` bytes (the rest of it is skipped)."""
 
 
 def decode(line: bytes) -> SessionMessage | Exception:
@@ -240,181 +233,3 @@ def invalid_line_answer(line: bytes) -> dict[str, Any]:
 
 def _error(rid: Any, code: int, message: str) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}}
-
-
-class _Framing:
-    """What both line readers share: chunks cut into lines, memory bounded by `max_line`.
-
-    A chunk holding whole lines is cut without copying the common case (one line, one
-    chunk); a line spread over chunks is gathered in a `bytearray` and handed out as it is.
-    """
-
-    def __init__(self, max_line: int, keep_newline: bool) -> None:
-        self._partial = bytearray()
-        self._ready: deque[bytes | bytearray | None] = deque()  # None: a line was too long
-        self._max = max_line
-        self._skipping = False
-        self._eof = False
-        self._keep = keep_newline
-
-    def _take(self) -> bytes | object | None:
-        """The next line ready, `None` at the end, or `_MORE` (read a chunk first).
-
-        Raises:
-            LineTooLong: as `LineReader.next_line`.
-        """
-        ready = self._ready
-        if ready:
-            line = ready.popleft()
-            if line is None:
-                raise LineTooLong(f"a line longer than {self._max} bytes")
-            return line  # bytearray: bytes-like, read only
-        if self._eof:
-            return None
-        return _MORE
-
-    def _end(self) -> bytes | None:
-        """The stream ended: its last line when it had no newline (else `None`)."""
-        self._eof = True
-        rest, self._partial = self._partial, bytearray()
-        if rest and not self._skipping and not rest.isspace():
-            return bytes(rest + b"\n") if self._keep else bytes(rest)
-        return None
-
-    def _split(self, chunk: bytes) -> None:
-        cut = chunk.find(b"\n")
-        if cut < 0:
-            self._gather(chunk)
-            return
-        start = 0
-        if self._partial or self._skipping:
-            self._gather(memoryview(chunk)[: cut + 1])
-            line, self._partial = self._partial, bytearray()
-            self._emit(line)
-            start = cut + 1
-            cut = chunk.find(b"\n", start)
-        while cut >= 0:
-            self._emit(chunk[start : cut + 1])  # the whole chunk: the same object, no copy
-            start = cut + 1
-            cut = chunk.find(b"\n", start)
-        if start < len(chunk):
-            self._gather(memoryview(chunk)[start:])
-
-    def _gather(self, data: bytes | memoryview) -> None:
-        if self._skipping:
-            return
-        if len(self._partial) + len(data) > self._max + 1:  # + 1: the newline
-            self._partial = bytearray()
-            self._skipping = True
-            self._ready.append(None)
-            return
-        self._partial += data
-
-    def _emit(self, line: bytes | bytearray) -> None:
-        if self._skipping:  # the end of a line that was too long
-            self._skipping = False
-            return
-        if line.isspace():
-            return
-        self._ready.append(line if self._keep else line[:-1])
-
-
-#: `_Framing._take`: no line is ready, read a chunk.
-_MORE: Final = object()
-
-
-def _dropped(source: str, exc: LineTooLong) -> None:
-    logging.getLogger("conduit_mcp.proxy").warning("%s: %s: dropped", source, exc)
-
-
-class LineReader(_Framing):
-    """Newline-delimited lines from a source of byte chunks; memory bounded by `MAX_LINE`.
-
-    Args:
-        read_chunk: returns the next chunk of bytes, `b""` at the end of the stream.
-        max_line: the longest line kept, in bytes.
-        keep_newline: whether each line keeps its `\\n` (the relay writes a line it passes
-            as read, without a copy to add one); a last line without one at the end of the
-            stream gets one.
-    """
-
-    def __init__(
-        self,
-        read_chunk: Callable[[], Awaitable[bytes]],
-        max_line: int = MAX_LINE,
-        *,
-        keep_newline: bool = False,
-    ) -> None:
-        super().__init__(max_line, keep_newline)
-        self._read = read_chunk
-
-    async def next_line(self) -> bytes | None:
-        """The next line (blank lines skipped), or `None` at the end. A line longer than
-        `MAX_LINE` may come as a `bytearray` (read-only use; no copy was made).
-
-        Raises:
-            LineTooLong: a line past `max_line` bytes (once per such line; reading goes on).
-        """
-        while True:
-            line = self._take()
-            if line is not _MORE:
-                return line  # type: ignore[return-value]
-            chunk = await self._read()
-            if chunk:
-                self._split(chunk)
-            elif (rest := self._end()) is not None:
-                return rest
-
-    async def next_kept(self, source: str) -> bytes | None:
-        """`next_line`, a line past `max_line` dropped and logged (`source` names the
-        input in the log line, e.g. `"server stdout"`), `None` at the end."""
-        while True:
-            try:
-                return await self.next_line()
-            except LineTooLong as exc:
-                _dropped(source, exc)
-
-
-class BlockingLineReader(_Framing):
-    """`LineReader` over a blocking source (`read_chunk` returns the next chunk, `b""` at
-    the end), for a thread of its own."""
-
-    def __init__(
-        self,
-        read_chunk: Callable[[], bytes],
-        max_line: int = MAX_LINE,
-        *,
-        keep_newline: bool = False,
-    ) -> None:
-        super().__init__(max_line, keep_newline)
-        self._read = read_chunk
-
-    def holds_line(self) -> bool:
-        """Whether `next_line` returns a line without reading (one is buffered)."""
-        ready = self._ready
-        return bool(ready) and ready[0] is not None
-
-    def next_line(self) -> bytes | None:
-        """As `LineReader.next_line`."""
-        while True:
-            line = self._take()
-            if line is not _MORE:
-                return line  # type: ignore[return-value]
-            chunk = self._read()
-            if chunk:
-                self._split(chunk)
-            elif (rest := self._end()) is not None:
-                return rest
-
-    def next_kept(self, source: str) -> bytes | None:
-        """As `LineReader.next_kept`."""
-        while True:
-            try:
-                return self.next_line()
-            except LineTooLong as exc:
-                _dropped(source, exc)
-
-
-def chunk_size() -> int:
-    """Bytes asked for per read."""
-    return _CHUNK

@@ -1,7 +1,8 @@
 """`conduit-mcp wrap` / `unwrap`: a client's MCP configuration rewritten so each server runs
 behind the proxy, and back.
 
-Not a public module; `wrap_config` and `unwrap_config` are exported from `conduit_mcp.proxy`.
+Not a public module; `wrap_config`, `unwrap_config` and `Outcome` are exported from
+`conduit_mcp.wrap`.
 
 Formats (each server entry keyed by its name, which becomes the proxy's `--server-id`):
 - JSON `mcpServers`: Claude Desktop (`claude_desktop_config.json`), Claude Code (`.mcp.json`;
@@ -34,8 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from .._program import HEADERS_ENV
 from . import _jsonspan
-from ._settings import HEADERS_ENV
 
 BACKUP_SUFFIX: Final = ".conduit-mcp.bak"
 _URL_FIELDS: Final = ("url", "serverUrl", "httpUrl")

@@ -28,8 +28,9 @@ import threading
 from collections.abc import Awaitable
 from typing import Any
 
-from ._seam import Decision, MessageLink
-from ._wire import BlockingLineReader, chunk_size, dump_message, invalid_line_answer, read_message
+from .._message import dump_message, invalid_line_answer, read_message
+from .._seam import Decision, MessageLink
+from ._framing import BlockingLineReader, chunk_size
 
 logger = logging.getLogger("conduit_mcp.proxy")
 

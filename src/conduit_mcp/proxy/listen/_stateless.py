@@ -2,7 +2,7 @@
 share one upstream connection (one server process, or one client of the `--upstream` server)
 and one guard connection; request ids and progress tokens are made unique on the way up and
 restored on the way down. An `--upstream` server reachable over plain `http`/`https` is served
-without the SDK's client: each request is one POST on a pooled connection (`_direct`).
+without the SDK's client: each request is one POST on a pooled connection (`upstream/_direct`).
 
 Not a public module.
 
@@ -51,14 +51,15 @@ from mcp.types.jsonrpc import (
 from mcp_types import LOG_LEVEL_META_KEY
 from pydantic_core import PydanticSerializationError
 
+from .._message import _is_message
+from .._seam import GuardSeam
+from .._settings import HttpUpstream
+from ..stdio._child import child_upstream
+from ..upstream._direct import DirectUpstream, UpstreamFailed, restore
+from ..upstream._headers import HeaderStamp, mentions_x_mcp_header
+from ..upstream._pool import direct_available
+from ..upstream._session import http_upstream
 from ._budget import ClientBudget, write_refusal
-from ._direct import DirectUpstream, UpstreamFailed, restore
-from ._h1 import direct_available
-from ._headers import HeaderStamp, mentions_x_mcp_header
-from ._seam import GuardSeam
-from ._settings import HttpUpstream
-from ._upstreams import child_upstream, http_upstream
-from ._wire import _is_message
 
 logger = logging.getLogger("conduit_mcp.proxy")
 
@@ -325,7 +326,7 @@ class ModernRouter:
         peer: Any,
     ) -> None:
         """`handle` over the pooled POST path for `value`, a JSON-RPC message as the SDK reads
-        it (`_wire._is_message`)."""
+        it (`_message._is_message`)."""
         method = value.get("method")
         if method is None or "id" not in value:
             if method is not None and method != "notifications/cancelled":
@@ -403,7 +404,7 @@ class ModernRouter:
         receive: Any,
         send: Any,
     ) -> None:
-        """`_exchange` over the pooled POST path (`_direct`): the guard on the request, one
+        """`_exchange` over the pooled POST path (`upstream/_direct`): the guard on the request, one
         POST, the answer's messages through the guard, the related ones streamed to the
         client as they come."""
         accepts_json, accepts_sse = accepted(headers.get("accept", ""))

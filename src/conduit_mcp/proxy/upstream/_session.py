@@ -1,63 +1,21 @@
-"""Upstream connections for the HTTP listener: one per downstream session, a child process or a
-Streamable HTTP session, each as a pair of `SessionMessage` streams.
+"""A Streamable HTTP session to the `--upstream` server through the SDK's client, as a pair of
+`SessionMessage` streams: one per session of the HTTP listener, or the stdio proxy's one.
 
-Not a public module.
+Not a public module. An upstream that is a child process is the stdio room's
+(`stdio/_child.child_upstream`); the stateless requests' pooled POSTs are `_direct` and `_pool`.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-import subprocess
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import anyio
-
-from ._settings import HttpUpstream
+from .._settings import HttpUpstream
 
 logger = logging.getLogger("conduit_mcp.proxy")
-
-
-@asynccontextmanager
-async def child_upstream(command: Sequence[str]) -> AsyncIterator[tuple[Any, Any]]:
-    """Start the server command; yields `(read, write)`. On exit its stdin is closed, then it
-    gets the stdio shutdown sequence (wait, SIGTERM, SIGKILL).
-
-    Raises:
-        OSError: the command cannot be started.
-    """
-    from ._stdio import SHUTDOWN_GRACE, _read_server, _ServerWriter
-
-    process = await anyio.open_process(
-        list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None
-    )
-    assert process.stdin is not None and process.stdout is not None
-    send, receive = anyio.create_memory_object_stream[Any](0)
-    writer = _ServerWriter(process.stdin)
-    try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(_read_server, process.stdout, send)
-            try:
-                yield receive, writer
-            finally:
-                with anyio.CancelScope(shield=True):
-                    await writer.aclose()
-                    with anyio.move_on_after(SHUTDOWN_GRACE):
-                        await process.wait()
-                    if process.returncode is None:
-                        process.terminate()
-                        with anyio.move_on_after(SHUTDOWN_GRACE):
-                            await process.wait()
-                tg.cancel_scope.cancel()
-    finally:
-        send.close()
-        receive.close()
-        if process.returncode is None:
-            process.kill()
-            with anyio.CancelScope(shield=True):
-                await process.wait()
 
 
 def http_client(upstream: HttpUpstream) -> Any:

@@ -1,5 +1,5 @@
 """2026-07-28 stateless requests to a Streamable HTTP upstream without the SDK's client: each
-client request is one POST on a pooled keep-alive connection (`_h1.H1Pool`), its answer read
+client request is one POST on a pooled keep-alive connection (`_pool.H1Pool`), its answer read
 as one JSON object or as an event stream, every message through the guard as a plain
 JSON-RPC `dict` (`GuardSeam.connect`, the engine the stdio relay uses).
 
@@ -27,11 +27,11 @@ from typing import Any, Final
 
 import orjson
 
-from ._h1 import H1Pool, UpstreamUnreachable
+from .._message import _is_message, read_message
+from .._seam import GuardSeam, MessageLink
+from .._settings import HttpUpstream
 from ._headers import request_headers_for
-from ._seam import GuardSeam, MessageLink
-from ._settings import HttpUpstream
-from ._wire import _is_message, read_message
+from ._pool import H1Pool, UpstreamUnreachable
 
 logger = logging.getLogger("conduit_mcp.proxy")
 
@@ -238,7 +238,7 @@ def _dump(message: dict[str, Any]) -> bytes:
 
 
 def _parse(data: bytes | bytearray) -> dict[str, Any] | None:
-    """One JSON-RPC message as the guard reads it (`_wire.read_message`'s reading, without
+    """One JSON-RPC message as the guard reads it (`_message.read_message`'s reading, without
     its copy for the bytes to relay: the proxy writes each message itself)."""
     try:
         value = orjson.loads(data)

@@ -1,0 +1,133 @@
+"""Start a proxy: its logs, the guard's seam, metrics for the HTTP listener, then the stdio
+relay or the HTTP listener; the exit code.
+
+Not a public module; `run` is exported from `conduit_mcp.proxy` (the `conduit-mcp proxy`
+command calls it with the settings its options give). The MCP SDK and the running parts are
+imported here, on the first call, so the package imports without the proxy extra.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from .._program import install_command
+from ._settings import GuardSettings, HttpUpstream
+
+EXIT_USAGE = 2
+
+
+def run(
+    settings: GuardSettings,
+    target: list[str] | HttpUpstream,
+    *,
+    log: Path | None = None,
+    quiet: bool = False,
+    listen: tuple[str, int] | None = None,
+    budget: dict[str, int] | None = None,
+) -> int:
+    """Run a proxy, as `conduit-mcp proxy` runs it: the guard, then the stdio proxy until the
+    server exits or the client goes (or, with `listen`, the HTTP listener until SIGINT or
+    SIGTERM).
+
+    Args:
+        settings: the server id, pin store, policy and held-tool folder the guard runs with.
+        target: the server's command line (a child process), or an `HttpUpstream`.
+        log: a file for the logs as JSON lines; `None` writes text to stderr.
+        quiet: log warnings and errors only.
+        listen: `(host, port)` to serve clients over Streamable HTTP at `/mcp` instead of
+            stdio.
+        budget: caps for the listener's stateless clients, by `ClientBudget` field name
+            (those not given keep their defaults).
+
+    Returns:
+        The exit code: with a child server on stdio, the server's (128 + N when signal N ended
+        it, 127 when it could not be started); otherwise 0.
+
+    Raises:
+        SystemExit: 2, after one line on stderr, when the proxy extra is missing, a setting
+            is refused, the pin store cannot be opened or the listener cannot bind.
+
+    Spec: MCP 2025-11-25 basic/transports "stdio" and "Streamable HTTP" (the proxy is a server
+    to its client and a client to its server on each).
+    """
+    from ._logs import configure
+
+    configure(log, logging.WARNING if quiet else logging.INFO)
+    try:
+        import anyio
+
+        from ._seam import GuardSeam
+        from .stdio._run import run_stdio
+    except ImportError as exc:
+        _fail(f"the proxy needs the proxy extra: {install_command('proxy')} ({exc})")
+    metrics = None
+    if listen is not None:
+        try:
+            from ._metrics import Metrics
+        except ImportError as exc:  # prometheus-client
+            _fail(f"the proxy needs the proxy extra: {install_command('proxy')} ({exc})")
+        metrics = Metrics(settings.server_id)
+    try:
+        seam = GuardSeam(
+            settings,
+            on_event=metrics.on_event if metrics else None,
+            on_exchange=metrics.exchange if metrics else None,
+        )
+    except (TypeError, ValueError) as exc:
+        _fail(str(exc))
+    except Exception as exc:  # the pin store: FileNotFoundError, sqlite3.Error, psycopg.Error
+        from ._seam import redacted
+
+        where = redacted(settings.pins or "")
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        reason = reason.replace(settings.pins or "", where)
+        _fail(f"--pins {where}: cannot open the pin store: {reason}")
+    if listen is not None:
+        from .listen._budget import ClientBudget
+        from .listen._server import serve
+
+        caps = ClientBudget(**(budget or {}))
+        try:
+            return anyio.run(
+                lambda: serve(seam, target, *listen, metrics=metrics, budget=caps),
+                backend_options=_loop_options(),
+            )
+        except OSError as exc:
+            _fail(f"--listen {listen[0]}:{listen[1]}: {exc.strerror or exc}")
+        finally:
+            seam.close()
+    wire = _claim_stdout()
+    try:
+        if isinstance(target, HttpUpstream):
+            return anyio.run(lambda: run_stdio(seam, None, upstream=target, stdout_fd=wire))
+        return anyio.run(lambda: run_stdio(seam, target, stdout_fd=wire))
+    finally:
+        seam.close()
+
+
+def _claim_stdout() -> int:
+    """Keep fd 1 for protocol bytes only: the wire moves to a private descriptor and fd 1 then
+    points at stderr, so a stray print from any library lands in the log, not in the stream."""
+    sys.stdout.flush()
+    wire = os.dup(1)
+    os.dup2(2, 1)
+    return wire
+
+
+def _loop_options() -> dict[str, bool]:
+    """uvloop for the HTTP listener when it is installed (the event loop's own work is a large
+    part of an HTTP round trip through the proxy), else asyncio's loop."""
+    try:
+        import uvloop  # noqa: F401
+    except ImportError:
+        return {}
+    return {"use_uvloop": True}
+
+
+def _fail(message: str) -> Any:
+    print(f"conduit-mcp: {message}", file=sys.stderr)
+    sys.exit(EXIT_USAGE)
