@@ -52,18 +52,22 @@ reformat: $(STAMP)
 ## test: drift check, lint, the short fuzz pass, then every test not marked `slow` on all cores
 ##       (pytest-xdist; the build and twine check of the distributions included). TESTS=expr narrows
 ##       the pytest run with -x -k (in one process, slow tests included) and skips the fuzz pass. The run ends with one
-##       summary: the fuzz verdict, the wall time since make started, pytest's counts.
+##       summary: the 10 slowest tests, the fuzz verdict, the wall time since make started against
+##       the budget (CONTRIBUTING.md "The test budget") with the load average, pytest's counts.
 FUZZ_LOG := .cache/fuzz/make-test.log
 MAKE_STARTED := $(shell date +%s)
 # One xdist worker per core; tests sharing one expensive fixture share a group (--dist loadgroup).
 PYTEST_PARALLEL := -n auto --dist loadgroup
+# The whole run's budget in seconds of wall time on 2 idle cores (the summary compares).
+TEST_BUDGET := 300
 # The checks before pytest are single-threaded: they run side by side (-j3), each one's output
 # kept together (--output-sync); any failure stops make test there.
 test: $(STAMP)
 	@$(MAKE) --no-print-directory -j3 --output-sync=target check-generated lint \
 		$(if $(TESTS),,fuzz-short)
 	$(if $(TESTS),,CONDUIT_FUZZ_VERDICT=$(FUZZ_LOG).verdict) CONDUIT_MAKE_STARTED=$(MAKE_STARTED) \
-		$(BIN)/pytest $(if $(TESTS),-x -k "$(TESTS)",$(PYTEST_PARALLEL) -m "not slow")
+		$(if $(TESTS),,CONDUIT_TEST_BUDGET=$(TEST_BUDGET)) \
+		$(BIN)/pytest $(if $(TESTS),-x -k "$(TESTS)",$(PYTEST_PARALLEL) -m "not slow" --durations=10)
 
 ## test-slow: only the tests marked `slow` (a fresh venv installing the wheel, long scenarios)
 test-slow: $(STAMP)

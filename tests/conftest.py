@@ -8,7 +8,10 @@ hypothesis test in the run; `bounded(n)` then sets each test's example count (ti
 `make test` runs a short fuzz pass first and sets `CONDUIT_FUZZ_VERDICT` to the file holding its
 one-line verdict; the terminal summary repeats it, so the run ends with every result in one place.
 It also sets `CONDUIT_MAKE_STARTED` (Unix seconds when make started): the summary then gives the
-wall time of the whole target (drift check, lint, fuzz pass and tests), ahead of pytest's counts.
+wall time of the whole target (drift check, lint, fuzz pass and tests), ahead of pytest's counts,
+with the load average, and with `CONDUIT_TEST_BUDGET` (seconds; CONTRIBUTING.md "The test
+budget") says when the run went over it. Only a line to read, never a failure: wall time on a
+shared machine measures the machine as much as the suite.
 
 The suite runs as from an activated venv: this interpreter's `bin/` leads PATH, so the command
 lines the CLI and the proxy print name `conduit-mcp` (the program on PATH) as an operator's shell
@@ -47,4 +50,14 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         workers = getattr(terminalreporter.config.option, "numprocesses", None)
         spread = f" ({workers} xdist workers)" if workers else ""
         wall = round(time.time() - int(started))
-        terminalreporter.write_line(f"wall time: {wall} s since make started{spread}")
+        load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        line = f"wall time: {wall} s since make started{spread}, load average {load}"
+        budget = os.environ.get("CONDUIT_TEST_BUDGET", "")
+        if budget.isdigit():
+            over = wall > int(budget)
+            line += f"; budget {budget} s on 2 idle cores" + (
+                ": OVER (the 10 slowest tests above; CONTRIBUTING.md 'The test budget')"
+                if over
+                else ""
+            )
+        terminalreporter.write_line(line)

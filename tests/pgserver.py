@@ -2,9 +2,10 @@
 
 Debian's `postgresql` package supplies the binaries (/usr/lib/postgresql/<version>/bin; `.ci/run`
 installs it). The server listens on a free loopback port, trusts local logins, and is stopped
-and deleted at the end of the session. As root the server runs as the `postgres` user (it
-refuses to run as root), which gets the temporary folder. Without the binaries the tests skip
-with the reason, except under CI (`CI=true`), where that is a failure.
+and deleted at the end of the session; every module of a test process shares it. As root the
+server runs as the `postgres` user (it refuses to run as root), which gets the temporary folder.
+Without the binaries the tests skip with the reason, except under CI (`CI=true`), where that is
+a failure.
 
 Import the fixtures into a test module: `from tests.pgserver import postgres_server, postgres_url`.
 """
@@ -148,17 +149,49 @@ def running_postgres(folder: Path) -> Iterator[str]:
         yield server.url
 
 
+class _Shared:
+    """The one server of this test process, started by the first module that asks for it and
+    stopped when the last one's session fixture is finalized (at the end of the session)."""
+
+    def __init__(self) -> None:
+        self.users = 0
+        self.url = ""
+        self.stack = contextlib.ExitStack()
+
+    def acquire(self, folder: Path) -> str:
+        if self.users == 0:
+            self.url = self.stack.enter_context(running_postgres(folder))
+        self.users += 1
+        return self.url
+
+    def release(self) -> None:
+        self.users -= 1
+        if self.users == 0:
+            self.stack.close()
+
+
+_SHARED = _Shared()
+
+
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[str]:
-    """Start a PostgreSQL server for the session; yields the URL of its `postgres` database."""
+    """A PostgreSQL server for the session; yields the URL of its `postgres` database.
+
+    Each test module imports this fixture, which makes it a fixture of that module's own to
+    pytest (one instance per importing module): they all share one server per test process
+    (`_SHARED`), so a worker runs `initdb` once, not once per module. Tests keep apart by
+    schema (`postgres_url`)."""
     folder = postgres_bin()
     if folder is None:
         reason = "PostgreSQL binaries not found (apt-get install -y postgresql)"
         if os.environ.get("CI") == "true":
             pytest.fail(f"{reason}; CI must have them (.ci/run installs the package)")
         pytest.skip(reason)
-    with running_postgres(folder) as url:
+    url = _SHARED.acquire(folder)
+    try:
         yield url
+    finally:
+        _SHARED.release()
 
 
 @pytest.fixture

@@ -502,8 +502,14 @@ def test_a_closed_pipe_ends_output_quietly_with_the_commands_own_exit_code(
 ) -> None:
     """conduit-defined (issue 15 item 10): `conduit-mcp ... | head -1` used to exit 1 (the
     findings code) with nothing found; now the exit code is the command's verdict and stderr
-    stays empty. Outputs are well past a pipe's 64 KiB buffer."""
-    tools = [{"name": f"t{i}", "inputSchema": {"type": "object"}} for i in range(3000)]
+    stays empty. Every output is past twice a pipe's 64 KiB buffer, so the command is still
+    writing when the pipe closes: long names (61 characters) make even `pins check`'s short
+    lines add up (measured: 141 KiB for pins check, 271-289 KiB for fingerprint, inspect and
+    pins approve, 1 MiB for inspect --json; with 3,000 short names pins check wrote 46 KiB
+    and never met the closed pipe)."""
+    tools = [
+        {"name": f"t{i:04d}_{'x' * 55}", "inputSchema": {"type": "object"}} for i in range(2000)
+    ]
     clean = page_file(tmp_path, tools, "clean.json")
     header = {"type": "number", "x-mcp-header": "N"}  # rejected: x-mcp-header on a number
     bad = {"name": "bad", "inputSchema": {"type": "object", "properties": {"n": header}}}

@@ -12,6 +12,7 @@ import email.parser
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import venv
@@ -28,26 +29,37 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 DISTRIBUTION = "conduit-mcp-client"
 DIST_INFO = f"conduit_mcp_client-{PYPROJECT['project']['version']}.dist-info"
 
-# One build per xdist worker is enough: the tests of this module share one (make test runs
-# xdist with --dist loadgroup).
+# The tests of this module run on one xdist worker (make test runs --dist loadgroup); the build
+# itself is shared by the whole run anyway (`dist`).
 pytestmark = pytest.mark.xdist_group("packaging")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The folder `python -m build` wrote the sdist and the wheel into."""
-    out = tmp_path_factory.mktemp("dist")
-    done = subprocess.run(
-        [sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    """The folder `python -m build` wrote the sdist and the wheel into: built once per pytest
+    run (the slowest set-up of the suite), whichever worker asks first, under a
+    lock in the run's shared temporary folder; the others find it done."""
+    from filelock import FileLock
+
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    out, built = shared / "packaging-dist", shared / "packaging-dist.built"
+    with FileLock(str(shared / "packaging-dist.lock")):
+        if not built.is_file():
+            shutil.rmtree(out, ignore_errors=True)
+            out.mkdir()
+            done = subprocess.run(
+                [sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+            built.write_text("")
     return out
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def wheel(dist: Path) -> Path:
     (built,) = dist.glob("*.whl")
     return built

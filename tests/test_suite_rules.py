@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
@@ -15,10 +16,18 @@ def _decorator_name(node: ast.expr) -> str:
     return target.id if isinstance(target, ast.Name) else ""
 
 
+@functools.cache
+def _trees() -> tuple[tuple[Path, ast.Module], ...]:
+    """Every Python file under tests/, parsed once for all the rules here."""
+    return tuple(
+        (path, ast.parse(path.read_text(encoding="utf-8"), str(path)))
+        for path in sorted(TESTS.rglob("*.py"))
+    )
+
+
 def _functions() -> list[tuple[Path, ast.FunctionDef | ast.AsyncFunctionDef]]:
     found = []
-    for path in sorted(TESTS.rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    for path, tree in _trees():
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 found.append((path, node))
@@ -56,8 +65,9 @@ def test_no_test_file_reads_the_clock_or_sleeps() -> None:
     `time.time` or `time.sleep`."""
     clocks = {"perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "time", "sleep"}
     offenders = []
-    for path in sorted(TESTS.rglob("test_*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    for path, tree in _trees():
+        if not path.name.startswith("test_"):
+            continue
         for node in ast.walk(tree):
             if (
                 isinstance(node, ast.Attribute)

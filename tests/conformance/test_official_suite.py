@@ -26,6 +26,10 @@ from .client.runner import (
     run_all,
 )
 
+# One worker runs the module (make test: --dist loadgroup): `results` runs every scenario of
+# the suite, so each worker holding one of its tests ran them all again.
+pytestmark = pytest.mark.xdist_group("official-suite")
+
 
 @pytest.fixture(scope="module")
 def results() -> dict[Run, RunResult]:

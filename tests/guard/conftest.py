@@ -67,7 +67,10 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
+def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 300.0) -> None:
+    """Return once `port` accepts a connection; raise when `process` exits first. `timeout`
+    only bounds a server that neither listens nor exits (a hang): it is no verdict, and 20 s
+    was one, a server importing the SDK under a CPU load of 8 took longer to listen."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:

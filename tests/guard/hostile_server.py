@@ -33,8 +33,8 @@ Scenarios (--scenario):
   flood         echo, weather and slow. slow is never answered (the client abandons it).
                 The second tools/list (a rug pull of echo) and every weather call (invalid
                 structuredContent) are held back until FLOOD notifications/cancelled have
-                arrived, then answered: a table of outstanding requests that forgets
-                entries under load would let both through unchecked.
+                arrived (--flood N, default 4200), then answered: a table of outstanding
+                requests that forgets entries under load would let both through unchecked.
   notools       every tools/list answers {} (no tools member: not a listing).
   icons         echo with four icons: javascript:, file:, relative, and https (safe).
   sampling      ask: a call makes the server send sampling/createMessage (id "s-1") with two
@@ -351,6 +351,7 @@ class Server:
         self.listings = 0
         self.id_style = id_style
         self.cancelled = 0
+        self.flood_size = FLOOD
         self.held: list[Any] = []  # replies held back until the flood of cancellations
         self.outbox: list[Any] = []  # replies released, written after the current one
 
@@ -489,7 +490,7 @@ class Server:
         """Hold back the second listing and weather's answers until FLOOD cancellations."""
         if isinstance(message, dict) and message.get("method") == "notifications/cancelled":
             self.cancelled += 1
-            if self.cancelled == FLOOD:
+            if self.cancelled == self.flood_size:
                 self.outbox.extend(self.held)
                 self.held.clear()
             return None
@@ -500,7 +501,7 @@ class Server:
         reply = self.answer(message)
         second_listing = method == "tools/list" and self.listings >= 2
         weather = method == "tools/call" and params.get("name") == "weather"
-        if (second_listing or weather) and self.cancelled < FLOOD:
+        if (second_listing or weather) and self.cancelled < self.flood_size:
             self.held.append(reply)
             return None
         return reply
@@ -595,11 +596,13 @@ def main() -> None:
     parser.add_argument("--garbage", action="store_true")
     parser.add_argument("--variant", choices=sorted(LOOKALIKES), default="nfd")
     parser.add_argument("--renamed-only", action="store_true")
+    parser.add_argument("--flood", type=int, default=FLOOD)
     args = parser.parse_args()
     server = Server(args.scenario, args.log, args.id_style, args.version)
     server.variant = args.variant
     server.renamed_only = args.renamed_only
     server.garbage = args.garbage
+    server.flood_size = args.flood
     if args.http is not None:
         serve_http(server, args.http)
     else:

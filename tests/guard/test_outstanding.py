@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from conduit_mcp.guard import Guard
 from conduit_mcp.guard._engine import Engine, Verdict
+from conduit_mcp.guard._state import Outstanding
 from tests.property.profiles import bounded
 
 from .conftest import Hostile, changed_keys
@@ -29,20 +30,42 @@ from .test_hostile_clients import open_client
 
 pytestmark = pytest.mark.anyio
 
-FLOOD = 4200  # tests/guard/hostile_server.py FLOOD: more than the old table's 4,096
+#: The connection's table of requests in flight, made small for the flood below (the engine
+#: tests further down use 64 too): the table's rule does not depend on its size, and a flood
+#: three times the table costs a fraction of one past the real MAX_OUTSTANDING (4,096), which
+#: under a CPU load of 8 ran into this test's bound.
+TABLE = 64
+FLOOD = 3 * TABLE  # abandoned calls: three tables' worth
+BATCH = 16  # abandoned at once: with the two held requests, well inside the table
+
+
+async def _server_received_both_held_requests(server: Hostile) -> None:
+    """Wait until the server has read the second listing and the weather call (its log is
+    written as each message arrives): the flood starts with both in the guard's table."""
+    while True:
+        methods = [
+            (m.get("method"), (m.get("params") or {}).get("name")) for m in server.received()
+        ]
+        if methods.count(("tools/list", None)) >= 2 and ("tools/call", "weather") in methods:
+            return
+        await anyio.sleep(0.01)
 
 
 @pytest.mark.parametrize("kind", ["session", "fastmcp"])
 async def test_abandoned_calls_never_push_out_a_held_listing_or_result(
-    hostile: Callable[..., Hostile], kind: str
+    hostile: Callable[..., Hostile], kind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The issue's repro: a server holds back a rug-pull listing and an invalid structured
-    result while the client abandons 4,200 calls (each with a 1 ms timeout, so the SDK writes
-    `notifications/cancelled`). When the server finally answers, both are still checked: echo
-    is blocked with its field diff, weather's result withheld (spec 2025-06-18 server/tools
-    "Output Schema"); the server received the cancellations the client wrote. Under
-    `ClientSession` and under FastMCP's `Client` (whose `timeout=` is the SDK's)."""
-    server = hostile("flood")
+    result while the client abandons three tables' worth of calls (each with a 1 ms timeout,
+    so the SDK writes `notifications/cancelled`). When the server finally answers, both are
+    still checked: echo is blocked with its field diff, weather's result withheld (spec
+    2025-06-18 server/tools "Output Schema"); the server received the cancellations the client
+    wrote. Under `ClientSession` and under FastMCP's `Client` (whose `timeout=` is the SDK's).
+    The table holds TABLE requests here (the real one 4,096: the same rule at any size); a
+    table that forgot its oldest entries would have lost both held requests twice over, one
+    that kept abandoned entries would be full and refuse the flood."""
+    monkeypatch.setattr(Outstanding.__init__, "__defaults__", (TABLE,))
+    server = hostile("flood", "--flood", str(FLOOD))
     guard = Guard("hostile")
     answers: dict[str, Any] = {}
     with anyio.fail_after(BOUND * 6):
@@ -65,10 +88,10 @@ async def test_abandoned_calls_never_push_out_a_held_listing_or_result(
             async with anyio.create_task_group() as tg:
                 tg.start_soon(second_listing)
                 tg.start_soon(weather)
-                await anyio.sleep(0.2)  # both written before the flood
-                for start in range(0, FLOOD, 200):
+                await _server_received_both_held_requests(server)
+                for start in range(0, FLOOD, BATCH):
                     async with anyio.create_task_group() as batch:
-                        for _ in range(min(200, FLOOD - start)):
+                        for _ in range(min(BATCH, FLOOD - start)):
                             batch.start_soon(abandon)
     assert [t.name for t in first] == ["echo", "weather", "slow"]
     assert [t.name for t in answers["list"]] == ["weather", "slow"]

@@ -38,6 +38,11 @@ def _run(scenario: str, mode: str) -> dict[str, Any]:
     return figures
 
 
+# One worker runs the module (make test: --dist loadgroup): two tests read `renames`, and
+# each worker holding one ran its two subprocesses again.
+pytestmark = pytest.mark.xdist_group("guard-memory")
+
+
 @pytest.fixture(scope="module")
 def renames() -> tuple[dict[str, Any], dict[str, Any]]:
     return _run("renames", "bare"), _run("renames", "guard")

@@ -21,7 +21,9 @@ import pytest
 
 from .conftest import PROTOCOL_VERSION
 
-pytestmark = pytest.mark.live
+# One worker runs the module (make test: --dist loadgroup): its module fixtures (a capture of
+# server-everything, its HTTP mode) are then made once, not once per xdist worker.
+pytestmark = [pytest.mark.live, pytest.mark.xdist_group("live-capture")]
 
 CLI = [sys.executable, "-c", "from conduit_mcp.cli import main; main()"]
 CAPTURED = (

@@ -23,7 +23,9 @@ from conduit_mcp.client import Tool, ToolResult
 from .conftest import PROTOCOL_VERSION
 from .stdio_driver import StdioDriver
 
-pytestmark = pytest.mark.live
+# One worker runs the module (make test: --dist loadgroup): the two servers of its module
+# fixtures start once, not once per xdist worker.
+pytestmark = [pytest.mark.live, pytest.mark.xdist_group("live-everything")]
 
 SERVER_ID = "server-everything"
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "corpus"

@@ -140,9 +140,17 @@ FROM_SERVER = ("sampling", "elicitation", "roots", "progress")
 
 
 def _assert_same_session(proxied: list[Any], direct: list[Any]) -> None:
-    """Results in order; the server's requests in order among themselves; roots/list counted
-    (server-everything asks for the roots at a moment of its own, so where that request falls
-    varies from run to run even without the proxy)."""
+    """Results in order; the server's requests in order among themselves; roots/list asked for
+    once or twice in each session, never more.
+
+    server-everything asks for the roots 350 ms after `notifications/initialized`
+    (dist/server/index.js: `setTimeout(() => syncRoots(...), 350)`) and again from
+    `get-roots-list` while it holds no answer yet (dist/server/roots.js `syncRoots`: "Request
+    and cache the roots list for the session if it has not been fetched before"). Which comes
+    first is a race inside the server, decided by the machine's load as much as by the proxy:
+    the count is 1 or 2 in a direct session too, so each transcript is held to that range and
+    the roots the client answered with reach the tool's result alike (compared with the other
+    results)."""
 
     def results(transcript: list[Any]) -> list[Any]:
         return [entry for entry in transcript if entry[0] not in FROM_SERVER]
@@ -155,5 +163,5 @@ def _assert_same_session(proxied: list[Any], direct: list[Any]) -> None:
 
     assert results(proxied) == results(direct)
     assert requests(proxied) == requests(direct)
-    assert roots(proxied) == roots(direct)
+    assert 1 <= roots(direct) <= 2 and 1 <= roots(proxied) <= 2, (roots(direct), roots(proxied))
     assert {entry[0] for entry in direct} >= set(FROM_SERVER)  # the session exercised them

@@ -124,7 +124,14 @@ def test_one_line_names_the_held_tools_and_the_review_command(
 def test_the_http_upstream_proxy_leaves_the_same_line(
     tmp_path: Path, sdk_http_server: tuple[str, Path]
 ) -> None:
-    """`--upstream URL` decides through the SDK stream seam: the same one line."""
+    """`--upstream URL` decides through the SDK stream seam: the same one line.
+
+    The client waits for the answer to `initialize` before it sends anything else, as the
+    spec asks (2025-11-25 basic/lifecycle "Initialization": the client SHOULD NOT send
+    requests other than pings before the server has responded to the initialize request).
+    Over HTTP that answer carries the `Mcp-Session-Id` every later request needs; lines
+    written before it came back raced it, and under load reached the server without one
+    (400 "Missing session ID": nothing listed, nothing held)."""
     url, _ = sdk_http_server
     store = tmp_path / "pins.db"
     proxy = subprocess.Popen(
@@ -138,10 +145,15 @@ def test_the_http_upstream_proxy_leaves_the_same_line(
     assert proxy.stdin is not None and proxy.stdout is not None
     lines = Lines(proxy.stdout)
     try:
-        proxy.stdin.write(CLIENT.decode())
+        initialize, *rest = CLIENT.decode().splitlines(keepends=True)
+        proxy.stdin.write(initialize)
         proxy.stdin.flush()
-        replies = [lines.next(timeout=30.0) for _ in range(3)]  # initialize, two listings
-        assert sorted(r["id"] for r in replies) == [1, 2, 3]
+        replies = [lines.next(timeout=30.0)]
+        proxy.stdin.write("".join(rest))
+        proxy.stdin.flush()
+        replies += [lines.next(timeout=30.0) for _ in range(2)]  # the two listings
+        assert replies[0]["id"] == 1 and sorted(r["id"] for r in replies[1:]) == [2, 3]
+        assert [sorted(r) for r in replies] == [["id", "jsonrpc", "result"]] * 3, replies
         proxy.stdin.close()
         proxy.wait(timeout=30)
         assert proxy.stderr is not None

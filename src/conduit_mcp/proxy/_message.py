@@ -11,17 +11,20 @@ JSON-RPC 2.0.
 from __future__ import annotations
 
 import json
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import orjson
-from mcp.shared.message import SessionMessage
-from mcp.types.jsonrpc import (
-    INVALID_REQUEST,
-    PARSE_ERROR,
-    ErrorData,
-    JSONRPCError,
-    jsonrpc_message_adapter,
-)
+
+if TYPE_CHECKING:
+    from mcp.shared.message import SessionMessage
+
+# The SDK (`mcp`) is imported by the functions that make or read its `SessionMessage`, not
+# here: the stdio relay to a child server reads and writes plain messages only, and `import
+# mcp` loads the SDK's client and server whole (most of the proxy's start-up time).
+
+#: JSON-RPC 2.0 section 5.1 error codes.
+PARSE_ERROR: Final = -32700
+INVALID_REQUEST: Final = -32600
 
 
 def decode(line: bytes) -> SessionMessage | Exception:
@@ -30,6 +33,9 @@ def decode(line: bytes) -> SessionMessage | Exception:
     Returns:
         A `SessionMessage`, or the validation error (never raises).
     """
+    from mcp.shared.message import SessionMessage
+    from mcp.types.jsonrpc import jsonrpc_message_adapter
+
     try:
         text = line.decode("utf-8", "replace")
         return SessionMessage(jsonrpc_message_adapter.validate_json(text, by_name=False))
@@ -208,6 +214,9 @@ def invalid_line_error(line: bytes) -> SessionMessage:
     """The JSON-RPC error response to a line that is not a message (JSON-RPC 2.0 section 5.1:
     -32700 for invalid JSON, -32600 for JSON that is not a valid request; `id` the request's
     when it can be read, else null)."""
+    from mcp.shared.message import SessionMessage
+    from mcp.types.jsonrpc import ErrorData, JSONRPCError
+
     answer = invalid_line_answer(line)
     error = answer["error"]
     return SessionMessage(

@@ -18,16 +18,22 @@ import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import anyio
-from mcp.shared.message import SessionMessage
-from mcp.types.jsonrpc import ErrorData, JSONRPCError, JSONRPCRequest, JSONRPCResponse
 
 from .._program import APPROVER_PLACEHOLDER, program_name
 from ..guard import Guard, GuardEvent
 from ..pins import PinStore, redacted_location
 from ._settings import GuardSettings
+
+if TYPE_CHECKING:
+    from mcp.shared.message import SessionMessage
+
+# The SDK's message types are imported where its streams are handled (`wrap`, the taps, the
+# explained refusals), not at the top: the stdio relay to a child server (`MessageLink`) never
+# meets them, and `import mcp` loads the SDK's client and server whole, most of the proxy's
+# start-up time otherwise.
 
 logger = logging.getLogger("conduit_mcp.proxy")
 
@@ -160,6 +166,9 @@ class GuardSeam:
             message: the client's message (anything but a tools/call returns at once).
             guarded_write: the guarded send stream the call will go through.
         """
+        from mcp.shared.message import SessionMessage
+        from mcp.types.jsonrpc import JSONRPCRequest
+
         if not isinstance(message, JSONRPCRequest) or message.method != "tools/call":
             return
 
@@ -238,6 +247,8 @@ class GuardSeam:
 
     def swallow(self, item: Any) -> bool:
         """Whether `item` answers a listing of `before_call` (then it is not for the client)."""
+        from mcp.types.jsonrpc import JSONRPCError, JSONRPCResponse
+
         message = getattr(item, "message", None)
         if not isinstance(message, JSONRPCResponse | JSONRPCError) or not (
             self._prelists or self._abandoned
@@ -261,6 +272,9 @@ class GuardSeam:
         revoked tool, with a pin store) the commands to review and approve what the store's
         pending queue holds (without a store: how to get one); anything else is returned
         as is."""
+        from mcp.shared.message import SessionMessage
+        from mcp.types.jsonrpc import ErrorData, JSONRPCError
+
         message = item.message
         if not isinstance(message, JSONRPCError):
             return item
@@ -279,6 +293,8 @@ class GuardSeam:
     def _note_forged(self, item: Any) -> None:
         """An error from the server (before the guard) that names the guard as its source:
         its id is remembered so that `explain` adds no line of the proxy's to it."""
+        from mcp.types.jsonrpc import JSONRPCError
+
         message = getattr(item, "message", None)
         if not isinstance(message, JSONRPCError):
             return
@@ -409,6 +425,8 @@ class GuardSeam:
     # -- taps ------------------------------------------------------------------------------
 
     def _outbound(self, item: Any, link: _Link) -> None:
+        from mcp.types.jsonrpc import JSONRPCRequest
+
         message = getattr(item, "message", None)
         if isinstance(message, JSONRPCRequest):
             self._note_request(message.method, message.id, link)
@@ -420,6 +438,8 @@ class GuardSeam:
                 link.lists.popitem(last=False)
 
     def _inbound(self, item: Any, link: _Link) -> None:
+        from mcp.types.jsonrpc import JSONRPCResponse
+
         message = getattr(item, "message", None)
         if isinstance(message, JSONRPCResponse):
             self._note_result(message.id, message.result, link)
@@ -706,6 +726,8 @@ class _Tap:
         self._timing = link.timing
 
     async def receive(self) -> Any:
+        from mcp.types.jsonrpc import JSONRPCError, JSONRPCResponse
+
         item = await self._inner.receive()
         self._seam._inbound(item, self._link)
         self._seam._note_forged(item)
@@ -734,6 +756,8 @@ class _Told:
         self._link = link
 
     async def receive(self) -> Any:
+        from mcp.types.jsonrpc import JSONRPCError, JSONRPCResponse
+
         item = await self._inner.receive()
         listed = self._link.listed
         if listed is not None:
@@ -767,6 +791,8 @@ class _Watch:
         self._timing = link.timing
 
     async def send(self, item: Any, /) -> None:
+        from mcp.types.jsonrpc import JSONRPCRequest
+
         self._seam._outbound(item, self._link)
         message = getattr(item, "message", None)
         if self._seam._on_exchange is not None and isinstance(message, JSONRPCRequest):

@@ -13,15 +13,17 @@ import logging
 import subprocess
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import anyio
 import anyio.abc
 from anyio.streams.memory import MemoryObjectSendStream
-from mcp.shared.message import SessionMessage
 
 from .._message import decode, encode
 from ._framing import LineReader, chunk_size
+
+if TYPE_CHECKING:
+    from mcp.shared.message import SessionMessage
 
 logger = logging.getLogger("conduit_mcp.proxy")
 

@@ -20,22 +20,25 @@ import stat
 import sys
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import anyio
 import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from mcp.shared.message import SessionMessage
 
 from .._message import decode, dump_message, encode, invalid_line_error
-from .._pump import pump
 from .._seam import GuardSeam
 from .._settings import HttpUpstream
-from ..upstream._headers import HeaderStamp
-from ..upstream._session import http_upstream
 from ._child import SHUTDOWN_GRACE
 from ._framing import BlockingLineReader, LineReader, LineTooLong, chunk_size
 from ._relay import Outlet, Relay, read_chunk
+
+if TYPE_CHECKING:
+    from mcp.shared.message import SessionMessage
+
+# An HTTP upstream goes through the SDK's streams (`_run_http_upstream`), imported there: the
+# relay to a child server needs none of the SDK, and `import mcp` loads its client and server
+# whole (most of the proxy's start-up time otherwise; bench/proxy_start.py).
 
 logger = logging.getLogger("conduit_mcp.proxy")
 
@@ -369,6 +372,9 @@ def _server_writer(server: Outlet) -> Callable[[dict[str, Any]], Awaitable[None]
 
 async def _run_http_upstream(seam: GuardSeam, client: _ClientStdio, upstream: HttpUpstream) -> int:
     """stdio downstream, Streamable HTTP upstream: until the client closes our stdin."""
+    from ..upstream._headers import HeaderStamp
+    from ..upstream._session import http_upstream
+
     async with http_upstream(upstream) as (read, write):
         stamped = HeaderStamp(write, seam.raw_tool, lambda: seam.protocol_version)
         guarded = seam.wrap(read, stamped, transport="streamable-http")
@@ -391,6 +397,10 @@ async def _serve(
     """Pump both ways between the client's stdio and the guarded upstream pair. Returns when
     the upstream's read side ends, after the client got everything it said; `client_done`
     runs when the client's input ends."""
+    from mcp.shared.message import SessionMessage
+
+    from .._pump import pump
+
     guarded_read, guarded_write = guarded
     down_send, down_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     out_send, out_recv = anyio.create_memory_object_stream[SessionMessage](16)

@@ -1,0 +1,72 @@
+"""What `conduit-mcp proxy -- SERVER` loads before it relays its first line: the stdio relay to
+a child server reads and writes plain JSON-RPC messages, so it starts without the MCP SDK.
+
+`import mcp` loads the SDK's client and server whole (uvicorn, starlette, httpx2: about half a
+second of CPU on a quiet machine, more than the rest of the proxy's start); the SDK's streams
+are needed only with `--upstream URL` or `--listen`. Speed is measured by
+bench/proxy_start.py (docs/performance.md); this counts modules, not time.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from .conftest import proxy_argv
+
+#: A server that answers `initialize`, then waits for the end of its input.
+SERVER = r"""
+import json, sys
+line = sys.stdin.readline()
+print(json.dumps({"jsonrpc": "2.0", "id": json.loads(line)["id"], "result": {
+    "protocolVersion": "2025-11-25", "capabilities": {},
+    "serverInfo": {"name": "s", "version": "1"}}}), flush=True)
+sys.stdin.read()
+"""
+
+#: `conduit-mcp` (argv after the probe) with the relay's `start` wrapped: it prints which SDK
+#: modules the process holds when the relay starts, just before the first line is relayed.
+PROBE = r"""
+import sys
+from conduit_mcp.proxy.stdio import _relay
+
+started = _relay.Relay.start
+
+def start(self, *args, **kwargs):
+    loaded = sorted(m for m in sys.modules if m == "mcp" or m.startswith("mcp."))
+    print("SDK modules at the relay's start:", loaded, file=sys.stderr, flush=True)
+    return started(self, *args, **kwargs)
+
+_relay.Relay.start = start
+sys.argv = sys.argv[1:]
+from conduit_mcp.cli import main
+main()
+"""
+
+
+def test_the_stdio_relay_to_a_child_server_starts_without_the_sdk() -> None:
+    """conduit-defined (issue 33 item 4): up to the relay's start, the proxy process has
+    loaded no module of the `mcp` package; the session then works (initialize answered)."""
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    argv = [*proxy_argv("start", "--quiet"), "--", sys.executable, "-c", SERVER]
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *argv],
+        input=json.dumps(initialize) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "SDK modules at the relay's start: []" in done.stderr.splitlines()
+    assert json.loads(done.stdout.splitlines()[0])["result"]["serverInfo"]["name"] == "s"
