@@ -63,9 +63,9 @@ def test_a_file_its_client_would_not_read_is_refused_untouched(
     tmp_path: Path, client: str, defect: str
 ) -> None:
     """Real parts: each client's documented config with a trailing comma or a comment added.
-    Where the client reads it, wrap and unwrap work (byte for byte); where it does not, wrap
-    and unwrap each print one line naming the file, line and column, exit 2, and change
-    nothing."""
+    Where the client reads it, wrap and unwrap work (byte for byte); where it does not, wrap,
+    unwrap and doctor each print one line naming the file, line and column, exit 2, and
+    change nothing."""
     path = copy_config(tmp_path, CLIENT_CONFIGS[client])
     text, offset = (_with_comment if defect == "comment" else _with_trailing_comma)(
         path.read_text(encoding="utf-8")
@@ -81,7 +81,7 @@ def test_a_file_its_client_would_not_read_is_refused_untouched(
     with pytest.raises(json.JSONDecodeError):  # the standard library agrees: not JSON
         json.loads(text)
     line, column = _position(text, offset)
-    for command in ("wrap", "unwrap"):
+    for command in ("wrap", "unwrap", "doctor"):
         message = _refused(path, command, line, column)
         assert defect in message and client.split(" (")[0] in message
         assert path.read_bytes() == original

@@ -59,13 +59,13 @@ def _one_line(done: subprocess.CompletedProcess[str]) -> str:
 @pytest.mark.parametrize("module", ["mcp", "anyio"])
 def test_wrap_without_the_proxy_extra_is_refused(tmp_path: Path, module: str) -> None:
     """Real parts: the proxy without `module` (a dependency of the proxy extra) cannot start
-    (exit 2, the install line); so wrap refuses with that line, exit 2, and the config is
-    untouched, no backup written."""
+    (exit 2, the install line); so wrap (and doctor) refuse with that line, exit 2, and the
+    config is untouched, no backup written."""
     premise = _without([module], "proxy", "--server-id", "x", "--", sys.executable, "-c", "")
     assert install_command("proxy") in _one_line(premise)
     config = copy_config(tmp_path, DESKTOP)
     original = config.read_bytes()
-    for command in ("wrap",):
+    for command in ("wrap", "doctor"):
         line = _one_line(_without([module], command, str(config)))
         assert install_command("proxy") in line and module in line
         assert config.read_bytes() == original

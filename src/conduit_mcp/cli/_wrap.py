@@ -1,5 +1,5 @@
-"""`conduit-mcp wrap` and `unwrap`: a client's MCP config rewritten so each server runs
-through `conduit-mcp proxy`, and put back (the work itself: `conduit_mcp.wrap`).
+"""`conduit-mcp wrap`, `unwrap` and `doctor`: a client's MCP config rewritten so each server
+runs through `conduit-mcp proxy`, put back, and checked (the work itself: `conduit_mcp.wrap`).
 
 Private to the CLI; loaded when one of its commands is named (`cli._app`). `wrap` refuses what
 would leave a config whose servers cannot start (no proxy extra, a `--pins` folder that does
@@ -10,16 +10,19 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from .._program import install_command
-from ..wrap import ConfigSyntaxError, unwrap_config, wrap_config
+from .._program import install_command, program_name
+from ..wrap import ConfigSyntaxError, ServerCheck, doctor_config, unwrap_config, wrap_config
 from ._help import PlainHelpCommand, typer_app
 
+EXIT_OK = 0
+EXIT_FINDING = 1
 EXIT_USAGE = 2
 #: What a wrapped entry's `conduit-mcp proxy` imports to start, all from the `proxy` extra (and
 #: the `mcp` one it includes): the MCP SDK and its wire types (the guard), anyio (the relay),
@@ -141,6 +144,80 @@ def unwrap_command(config: ConfigArgument, dry_run: DryRunOption = False) -> Non
     if not outcome.changed and not outcome.skipped:
         print(f"nothing to unwrap: no entry of {config} runs through conduit-mcp proxy")
     _report(outcome, dry_run)
+
+
+@app.command("doctor", cls=PlainHelpCommand)
+def doctor_command(
+    config: ConfigArgument,
+    timeout: Annotated[
+        float,
+        typer.Option(
+            "--timeout",
+            metavar="SECONDS",
+            min=0.1,
+            help="How long each server has to answer initialize, and each tools/list page.",
+        ),
+    ] = 30.0,
+) -> None:
+    """Start each wrapped server of a client config as the client would, list its tools
+    through the proxy, and print one line a server: ok, how many tools are held for approval
+    (and the pins pending line that reviews them), or why it cannot start.
+
+    The listing is the client's own: with a pin store, new tools are queued for review there.
+    Exit codes: 0 every wrapped server started; 1 one cannot start, or none is wrapped; 2 the
+    config cannot be read, or the proxy extra is missing.
+    """
+    from ._text import visible
+
+    _require_proxy_extra("doctor")
+    try:
+        checks = doctor_config(config, timeout=timeout)
+    except ConfigSyntaxError as exc:
+        _fail(str(exc))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        _fail(f"{config}: {exc}")
+    failed = wrapped = 0
+    for check in checks:
+        wrapped += check.state != "not_wrapped"
+        failed += check.state == "cannot_start"
+        state = check.state.replace("_", " ")
+        print(f"{state:<12} {visible(check.name)}{_details(check, visible)}", flush=True)
+    if not wrapped:
+        print(
+            f"nothing to check: no entry of {config} runs through conduit-mcp proxy "
+            f"(conduit-mcp wrap {shlex.quote(str(config))})"
+        )
+    sys.exit(EXIT_FINDING if failed or not wrapped else EXIT_OK)
+
+
+def _details(check: ServerCheck, visible: Any) -> str:
+    """The rest of a doctor line after the server's name."""
+    if check.state == "not_wrapped":
+        return ": its client starts it without the proxy"
+    if check.state == "cannot_start":
+        return f": {visible(check.why)}"
+    listed = f"{check.listed} tool{'' if check.listed == 1 else 's'} listed"
+    removed = f" ({check.rejected} malformed, removed)" if check.rejected else ""
+    if check.state == "ok":
+        return f": {listed}{removed}"
+    waiting = [f"{len(check.held)} held"] if check.held else []
+    waiting += [f"{len(check.blocked)} blocked (changed since approved)"] if check.blocked else []
+    return f": {', '.join(waiting)}, {listed}{removed}; {_review(check)}"
+
+
+def _review(check: ServerCheck) -> str:
+    """How to review the held and blocked tools of a checked server."""
+    if check.store is None or check.store == ":memory:":
+        return "the proxy keeps its pins in memory: wrap with --pins FILE to approve them"
+    if _is_file_store(check.store):
+        store = str(Path(check.store).expanduser().resolve())
+    else:
+        from ..pins import redacted_location
+
+        store = redacted_location(check.store)
+    command = [program_name(), "pins", "pending", "--store", store]
+    command += ["--server-id", check.server_id or check.name]
+    return f"review them with: {shlex.join(command)}"
 
 
 def _report(outcome: Any, dry_run: bool) -> None:
