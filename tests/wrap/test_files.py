@@ -142,3 +142,39 @@ def test_root_wrapping_a_users_config_leaves_it_the_users(tmp_path: Path) -> Non
     _run("unwrap", str(config))
     info = os.stat(config)
     assert (info.st_uid, info.st_gid, _mode(config)) == (65534, 65534, 0o600)
+
+
+def test_no_file_beside_a_private_config_is_ever_readable_by_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Attack: another local user watches the config's folder while wrap and unwrap run and
+    opens any file that appears. A file's bits change only where one is created (mkstemp),
+    chmod'ed, linked or renamed: after each of these calls every file in the folder is
+    looked at, and none is ever readable or writable by group or others (the config is 0600,
+    the umask 022)."""
+    from conduit_mcp.wrap import unwrap_config, wrap_config
+
+    config = copy_config(tmp_path, DESKTOP)
+    config.chmod(0o600)
+    folder = config.parent
+    seen: list[tuple[str, str, int]] = []
+
+    def spy(module: object, name: str) -> None:
+        real = getattr(module, name)
+
+        def call(*args: object, **kwargs: object) -> object:
+            result = real(*args, **kwargs)
+            for path in folder.iterdir():
+                seen.append((name, path.name, stat.S_IMODE(os.lstat(path).st_mode)))
+            return result
+
+        monkeypatch.setattr(module, name, call)
+
+    import tempfile
+
+    for module, name in [(tempfile, "mkstemp"), (os, "fchmod"), (os, "link"), (os, "replace")]:
+        spy(module, name)
+    wrap_config(config, proxy=PROXY)
+    unwrap_config(config)
+    assert {name for name, _, _ in seen} == {"mkstemp", "fchmod", "link", "replace"}
+    assert [entry for entry in seen if entry[2] & 0o077] == []

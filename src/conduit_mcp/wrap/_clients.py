@@ -144,14 +144,14 @@ def refusal(
     """Where a JSON-family file breaks its client's grammar, and why: the first comment where
     the client reads strict JSON, the first trailing comma where it reads JSON or JSON with
     comments; `None` when the file is one the client reads."""
+    reader = (
+        "no client is known by this file's name, so it is read as JSON"
+        if client is OTHER
+        else f"{client.name} reads {client.grammar}"
+    )
     found: list[tuple[int, str]] = []
     if comment is not None and client.grammar == JSON:
-        found.append((comment, f"a comment: {client.name} reads JSON, where none is allowed"))
+        found.append((comment, f"a comment: {reader}, where none is allowed"))
     if trailing_comma is not None and client.grammar in (JSON, JSON_COMMENTS):
-        found.append(
-            (
-                trailing_comma,
-                f"a trailing comma: {client.name} reads {client.grammar}, where none is allowed",
-            )
-        )
+        found.append((trailing_comma, f"a trailing comma: {reader}, where none is allowed"))
     return min(found) if found else None
