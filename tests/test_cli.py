@@ -220,6 +220,9 @@ COMMANDS = [
     ["pins", "changes"],
     ["pins", "audit"],
     ["capture"],
+    ["wrap"],
+    ["unwrap"],
+    ["doctor"],
 ]
 ROOT = Path(__file__).resolve().parent.parent
 CLI = [sys.executable, "-c", "from conduit_mcp.cli import main; main()"]

@@ -145,6 +145,12 @@ PINS_GROUPS: dict[str, list[str]] = {
     "Content hashes": ["content_hash", "CONTENT_HASH_PREFIX"],
 }
 
+WRAP_GROUPS = {
+    "Rewriting": ["wrap_config", "unwrap_config", "Outcome"],
+    "Reading": ["ConfigSyntaxError"],
+    "Checking": ["doctor_config", "ServerCheck"],
+}
+
 GUARD_ALL = [
     "EVENT_KINDS",
     "GUARD_REASONS",
@@ -180,7 +186,7 @@ def _groups_in_source(path: Path) -> dict[str, list[str]]:
     return groups
 
 
-FACES = {"client": CLIENT_GROUPS, "llm": LLM_GROUPS, "pins": PINS_GROUPS}
+FACES = {"client": CLIENT_GROUPS, "llm": LLM_GROUPS, "pins": PINS_GROUPS, "wrap": WRAP_GROUPS}
 
 
 @pytest.mark.parametrize("face", sorted(FACES))
@@ -233,7 +239,14 @@ def test_guard_all_is_pinned() -> None:
 
 
 @pytest.mark.parametrize(
-    "module", ["conduit_mcp.client", "conduit_mcp.llm", "conduit_mcp.pins", "conduit_mcp.guard"]
+    "module",
+    [
+        "conduit_mcp.client",
+        "conduit_mcp.llm",
+        "conduit_mcp.pins",
+        "conduit_mcp.guard",
+        "conduit_mcp.wrap",
+    ],
 )
 def test_every_public_attribute_is_in_all_and_every_name_resolves(module: str) -> None:
     """conduit-defined: nothing public by accident (submodules aside, but for the namespaces),

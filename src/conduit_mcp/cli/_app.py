@@ -33,6 +33,7 @@ COMMANDS: Mapping[str, tuple[str, str]] = {
     ),
     "wrap": ("._wrap", "Run a client's MCP servers through the proxy."),
     "unwrap": ("._wrap", "Undo wrap: the client config as it was."),
+    "doctor": ("._wrap", "Start each wrapped server of a client config: ok, held, or why not."),
     "proxy": ("._proxy", "Run an MCP server behind the guard (stdio or HTTP)."),
     "pins": ("._pins", "Approve, check, list, audit and revoke pinned tools."),
 }

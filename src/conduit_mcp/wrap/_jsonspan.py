@@ -2,7 +2,10 @@
 config can be edited in place: only the server entries change, every other byte stays.
 
 Not a public module. Grammar: RFC 8259, plus `//` and `/* */` comments and trailing commas as
-VS Code's JSONC allows them.
+VS Code's JSONC allows them; `Document` says where the first comment and the first trailing
+comma are, so a client that reads strict JSON (or comments without trailing commas) can refuse
+the file before anything is written. Positions are reported as 1-based line and column
+(characters), as editors and Python's `json` count them.
 """
 
 from __future__ import annotations
@@ -12,16 +15,23 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-_NUMBER: Final = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
+#: RFC 8259 section 6 (ASCII digits: `\d` would take any Unicode digit).
+_NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _WS: Final = " \t\r\n"
 
 
 class JsonSyntaxError(ValueError):
-    """Text that is not JSON (or JSONC): `pos` is the character offset."""
+    """Text that is not JSON (or JSONC): `reason` says what, `pos` is the character offset."""
 
-    def __init__(self, message: str, pos: int) -> None:
-        super().__init__(f"{message} at offset {pos}")
+    def __init__(self, reason: str, pos: int) -> None:
+        super().__init__(f"{reason} at offset {pos}")
+        self.reason = reason
         self.pos = pos
+
+
+def line_column(text: str, pos: int) -> tuple[int, int]:
+    """The 1-based line and column (in characters) of offset `pos` in `text`."""
+    return text.count("\n", 0, pos) + 1, pos - (text.rfind("\n", 0, pos) + 1) + 1
 
 
 @dataclass(slots=True)
@@ -34,8 +44,18 @@ class Node:
     members: dict[str, Node] = field(default_factory=dict)
 
 
-def parse(text: str) -> Node:
-    """Parse a whole document.
+@dataclass(slots=True)
+class Document:
+    """A parsed document: its root value, and the offsets of the first comment and the first
+    trailing comma (`None`: there is none), the two things JSONC allows and JSON does not."""
+
+    root: Node
+    comment: int | None = None
+    trailing_comma: int | None = None
+
+
+def parse(text: str) -> Document:
+    """Parse a whole document (JSON, or JSONC's comments and trailing commas).
 
     Raises:
         JsonSyntaxError: not JSON/JSONC (with the offset).
@@ -48,13 +68,14 @@ def parse(text: str) -> Node:
     end = parser.skip(node.end)
     if end != len(text):
         raise JsonSyntaxError("extra data after the document", end)
-    return node
+    return Document(node, parser.comment, parser.trailing_comma)
 
 
 class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
-        self.decoder = json.JSONDecoder()
+        self.comment: int | None = None
+        self.trailing_comma: int | None = None
 
     def skip(self, pos: int) -> int:
         text = self.text
@@ -63,9 +84,13 @@ class _Parser:
             if char in _WS:
                 pos += 1
             elif text.startswith("//", pos):
+                if self.comment is None:
+                    self.comment = pos
                 newline = text.find("\n", pos)
                 pos = len(text) if newline < 0 else newline + 1
             elif text.startswith("/*", pos):
+                if self.comment is None:
+                    self.comment = pos
                 close = text.find("*/", pos + 2)
                 if close < 0:
                     raise JsonSyntaxError("unterminated comment", pos)
@@ -84,7 +109,7 @@ class _Parser:
         if char == "[":
             return self.array(pos)
         if char == '"':
-            string, end = json.decoder.scanstring(text, pos + 1)  # type: ignore[attr-defined]
+            string, end = self.string(pos)
             return Node(string, pos, end)
         for word, value in (("true", True), ("false", False), ("null", None)):
             if text.startswith(word, pos):
@@ -92,7 +117,11 @@ class _Parser:
         match = _NUMBER.match(text, pos)
         if match is None:
             raise JsonSyntaxError("expected a value", pos)
-        return Node(json.loads(match.group()), pos, match.end())
+        try:
+            number = json.loads(match.group())
+        except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
+            raise JsonSyntaxError("a number too long", pos) from None
+        return Node(number, pos, match.end())
 
     def object(self, start: int) -> Node:
         text = self.text
@@ -104,7 +133,7 @@ class _Parser:
                 return Node(value, start, pos + 1, members)
             if pos >= len(text) or text[pos] != '"':
                 raise JsonSyntaxError("expected a member name", pos)
-            key, pos = json.decoder.scanstring(text, pos + 1)  # type: ignore[attr-defined]
+            key, pos = self.string(pos)
             pos = self.skip(pos)
             if pos >= len(text) or text[pos] != ":":
                 raise JsonSyntaxError("expected ':'", pos)
@@ -113,7 +142,7 @@ class _Parser:
             value[key] = node.value
             pos = self.skip(node.end)
             if pos < len(text) and text[pos] == ",":
-                pos = self.skip(pos + 1)
+                pos = self.after_comma(pos, "}")
             elif pos >= len(text) or text[pos] != "}":
                 raise JsonSyntaxError("expected ',' or '}'", pos)
 
@@ -128,9 +157,28 @@ class _Parser:
             items.append(node.value)
             pos = self.skip(node.end)
             if pos < len(text) and text[pos] == ",":
-                pos = self.skip(pos + 1)
+                pos = self.after_comma(pos, "]")
             elif pos >= len(text) or text[pos] != "]":
                 raise JsonSyntaxError("expected ',' or ']'", pos)
+
+    def string(self, pos: int) -> tuple[str, int]:
+        """The string starting with the quote at `pos`, and the offset after its end quote."""
+        try:
+            found: tuple[str, int] = json.decoder.scanstring(  # type: ignore[attr-defined]
+                self.text, pos + 1
+            )
+        except json.JSONDecodeError as exc:  # an unterminated string, a control character
+            reason = re.sub(r"( starting)? at$", "", exc.msg)
+            raise JsonSyntaxError(reason[:1].lower() + reason[1:], exc.pos) from None
+        return found
+
+    def after_comma(self, comma: int, close: str) -> int:
+        """The offset of what follows the comma at `comma`; a comma right before `close` is a
+        trailing comma (JSONC), remembered."""
+        pos = self.skip(comma + 1)
+        if pos < len(self.text) and self.text[pos] == close and self.trailing_comma is None:
+            self.trailing_comma = comma
+        return pos
 
 
 def indent_unit(text: str) -> str:

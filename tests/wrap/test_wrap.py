@@ -1,6 +1,7 @@
-"""`conduit-mcp wrap` / `unwrap` on a realistic config of each client (tests/proxy/configs,
-sources in its SOURCES.md): every server entry runs through the proxy, the rest of the file is
-untouched, wrapping twice changes nothing, unwrap gives the original bytes back.
+"""`conduit-mcp wrap` / `unwrap` on a realistic config of each client (tests/wrap/configs,
+sources in its SOURCES.md, each at the path its client reads): every server entry runs through
+the proxy, the rest of the file is untouched, wrapping twice changes nothing, unwrap gives the
+original bytes back.
 
 The expected entries are written out here from each product's documented meaning of its
 fields (command/args = stdio; url, serverUrl, httpUrl = Streamable HTTP; Gemini's url = SSE),
@@ -11,21 +12,23 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .conftest import CONDUIT
+from tests.proxy.conftest import CONDUIT
 
-CONFIGS = Path(__file__).resolve().parent / "configs"
+from .conftest import CLIENT_CONFIGS, CONFIGS, conduit, copy_config
+
 PROXY = "/opt/conduit/bin/conduit-mcp"
+CLAUDE_DESKTOP = CLIENT_CONFIGS["Claude Desktop"]
+CURSOR = CLIENT_CONFIGS["Cursor"]
 
 #: config file -> {server name: the original command line, or ("http", url), or None (skipped)}
 EXPECTED: dict[str, dict[str, Any]] = {
-    "claude_desktop_config.json": {
+    "claude-desktop/claude_desktop_config.json": {
         "filesystem": [
             "npx",
             "-y",
@@ -43,25 +46,25 @@ EXPECTED: dict[str, dict[str, Any]] = {
             "ghcr.io/github/github-mcp-server",
         ],
     },
-    "claude-code.mcp.json": {
+    "claude-code/.mcp.json": {
         "shared-server": ["/path/to/server"],
         "api-server": ("http", "${API_BASE_URL:-https://api.example.com}/mcp"),
         "airtable": ["npx", "-y", "airtable-mcp-server"],
     },
-    "claude.json": {
+    "claude-code-user/.claude.json": {
         "sentry": ("http", "https://mcp.sentry.dev/mcp"),
         "my-server": ["npx", "-y", "some-mcp-server"],
     },
-    "cursor-mcp.json": {
+    "cursor/.cursor/mcp.json": {
         "server-name": ["npx", "-y", "mcp-server"],
         "remote-server": ("http", "http://localhost:3000/mcp"),
     },
-    "vscode-mcp.json": {
+    "vscode/.vscode/mcp.json": {
         "Perplexity": ["npx", "-y", "server-perplexity-ask"],
         "fetch": ["uvx", "mcp-server-fetch"],
         "github": ("http", "https://api.githubcopilot.com/mcp"),
     },
-    "windsurf-mcp_config.json": {
+    "windsurf/.codeium/windsurf/mcp_config.json": {
         "github": ["npx", "-y", "@modelcontextprotocol/server-github"],
         "figma": ("http", "https://your-server-url/mcp"),
     },
@@ -70,7 +73,7 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "httpServerWithAuth": ("http", "http://localhost:3000/mcp"),
         "sseServer": None,  # SSE (Gemini's url): not proxied
     },
-    "codex-config.toml": {
+    "codex/.codex/config.toml": {
         "docs": ["docs-server", "--port", "4000"],
         "figma": None,  # bearer_token_env_var: the token lives in Codex's environment
         "context7": ("http", "https://mcp.context7.com/mcp"),
@@ -100,25 +103,18 @@ def _servers(document: Any) -> dict[str, Any]:
     return found
 
 
-def _copy(tmp_path: Path, name: str) -> Path:
-    target = tmp_path / name
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(CONFIGS / name, target)
-    return target
-
-
-def _conduit(*args: str) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([str(CONDUIT), *args], capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr
-    return done
+def test_each_client_has_its_config() -> None:
+    """conduit-defined: the 8 files (7 products, Claude Code's two scopes) are the ones the
+    round trip below runs."""
+    assert sorted(CLIENT_CONFIGS.values()) == sorted(EXPECTED)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_wrap_then_unwrap_each_client_format(name: str, tmp_path: Path) -> None:
-    path = _copy(tmp_path, name)
+    path = copy_config(tmp_path, name)
     original = path.read_bytes()
     before = _load(path)
-    _conduit("wrap", str(path), "--proxy-command", PROXY, "--pins", "/var/pins.db")
+    conduit("wrap", str(path), "--proxy-command", PROXY, "--pins", "/var/pins.db")
     after = _load(path)
     servers_before, servers_after = _servers(before), _servers(after)
     assert set(servers_after) == set(EXPECTED[name])
@@ -153,18 +149,18 @@ def test_wrap_then_unwrap_each_client_format(name: str, tmp_path: Path) -> None:
     backup = path.with_name(path.name + ".conduit-mcp.bak")
     assert backup.read_bytes() == original
     wrapped = path.read_bytes()
-    again = _conduit("wrap", str(path), "--proxy-command", PROXY, "--pins", "/var/pins.db")
+    again = conduit("wrap", str(path), "--proxy-command", PROXY, "--pins", "/var/pins.db")
     assert path.read_bytes() == wrapped  # idempotent
     assert not [line for line in again.stdout.splitlines() if line.startswith("wrapped")]
-    _conduit("unwrap", str(path))
+    conduit("unwrap", str(path))
     assert path.read_bytes() == original  # byte for byte
     assert not backup.exists()
 
 
 def test_dry_run_prints_the_diff_and_writes_nothing(tmp_path: Path) -> None:
-    path = _copy(tmp_path, "claude_desktop_config.json")
+    path = copy_config(tmp_path, CLAUDE_DESKTOP)
     original = path.read_bytes()
-    done = _conduit("wrap", str(path), "--dry-run", "--proxy-command", PROXY)
+    done = conduit("wrap", str(path), "--dry-run", "--proxy-command", PROXY)
     assert path.read_bytes() == original
     assert not path.with_name(path.name + ".conduit-mcp.bak").exists()
     assert f'+      "command": "{PROXY}",' in done.stdout
@@ -175,20 +171,20 @@ def test_dry_run_prints_the_diff_and_writes_nothing(tmp_path: Path) -> None:
 def test_wrapping_again_with_other_options_says_how_to_change_them(tmp_path: Path) -> None:
     """Newcomer trial: `wrap --pins other.db` on a wrapped config said only "already wrapped"
     and kept the old store, with no hint how to change it."""
-    path = _copy(tmp_path, "claude_desktop_config.json")
-    _conduit("wrap", str(path), "--proxy-command", PROXY, "--pins", "/var/a.db")
+    path = copy_config(tmp_path, CLAUDE_DESKTOP)
+    conduit("wrap", str(path), "--proxy-command", PROXY, "--pins", "/var/a.db")
     wrapped = path.read_bytes()
-    again = _conduit("wrap", str(path), "--proxy-command", PROXY, "--pins", "/var/b.db")
+    again = conduit("wrap", str(path), "--proxy-command", PROXY, "--pins", "/var/b.db")
     assert path.read_bytes() == wrapped
     assert "already wrapped (to change its options: unwrap, then wrap)" in again.stdout
 
 
 def test_unwrap_dry_run_labels_its_diff_unwrapped(tmp_path: Path) -> None:
     """Newcomer trial: `unwrap --dry-run` labelled what it shows "(wrapped)"."""
-    path = _copy(tmp_path, "claude_desktop_config.json")
-    _conduit("wrap", str(path), "--proxy-command", PROXY)
+    path = copy_config(tmp_path, CLAUDE_DESKTOP)
+    conduit("wrap", str(path), "--proxy-command", PROXY)
     wrapped = path.read_bytes()
-    done = _conduit("unwrap", str(path), "--dry-run")
+    done = conduit("unwrap", str(path), "--dry-run")
     assert path.read_bytes() == wrapped
     assert done.stdout.splitlines()[:2] == [f"--- {path}", f"+++ {path} (unwrapped)"]
     assert '+      "command": "npx",' in done.stdout
@@ -196,14 +192,14 @@ def test_unwrap_dry_run_labels_its_diff_unwrapped(tmp_path: Path) -> None:
 
 def test_unwrap_after_an_edit_restores_each_entry_and_keeps_the_edit(tmp_path: Path) -> None:
     """A server added by hand after wrap survives unwrap; the wrapped ones come back."""
-    path = _copy(tmp_path, "cursor-mcp.json")
-    _conduit("wrap", str(path), "--proxy-command", PROXY)
+    path = copy_config(tmp_path, CURSOR)
+    conduit("wrap", str(path), "--proxy-command", PROXY)
     document = json.loads(path.read_text())
     document["mcpServers"]["added"] = {"command": "added-server"}
     path.write_text(json.dumps(document, indent=2))
-    _conduit("unwrap", str(path))
+    conduit("unwrap", str(path))
     servers = json.loads(path.read_text())["mcpServers"]
-    original = json.loads((CONFIGS / "cursor-mcp.json").read_text())["mcpServers"]
+    original = json.loads((CONFIGS / CURSOR).read_text())["mcpServers"]
     assert servers == {**original, "added": {"command": "added-server"}}
 
 
@@ -213,8 +209,7 @@ def test_a_wrapped_entry_runs(tmp_path: Path, ts_sdk: tuple[str, Path]) -> None:
     import sys
 
     from tests.guard.conftest import HOSTILE
-
-    from .conftest import run_ts_client
+    from tests.proxy.conftest import run_ts_client
 
     log = tmp_path / "hostile.jsonl"
     config = tmp_path / "claude_desktop_config.json"
@@ -223,7 +218,7 @@ def test_a_wrapped_entry_runs(tmp_path: Path, ts_sdk: tuple[str, Path]) -> None:
         "args": [str(HOSTILE), "--scenario", "mixed", "--log", str(log)],
     }
     config.write_text(json.dumps({"mcpServers": {"hostile": server}}, indent=2))
-    _conduit("wrap", str(config), "--proxy-command", str(CONDUIT))
+    conduit("wrap", str(config), "--proxy-command", str(CONDUIT))
     entry = json.loads(config.read_text())["mcpServers"]["hostile"]
     plan = {
         "transport": "stdio",
@@ -241,13 +236,13 @@ def test_a_wrapped_remote_entry_runs_with_its_headers(
     """A Cursor `url` entry with an Authorization header, wrapped, launched as Cursor would
     (command + args + env): the TypeScript client reaches the remote server through
     `--upstream`, and the server receives the header."""
-    from .conftest import header_log, run_ts_client
+    from tests.proxy.conftest import header_log, run_ts_client
 
     url, log = sdk_http_server
     config = tmp_path / "mcp.json"
     entry = {"url": url, "headers": {"Authorization": "Bearer wrapped-s3cret"}}
     config.write_text(json.dumps({"mcpServers": {"remote": entry}}, indent=2))
-    _conduit("wrap", str(config), "--proxy-command", str(CONDUIT))
+    conduit("wrap", str(config), "--proxy-command", str(CONDUIT))
     wrapped = json.loads(config.read_text())["mcpServers"]["remote"]
     assert "wrapped-s3cret" not in " ".join(wrapped["args"])
     plan = {
