@@ -49,14 +49,26 @@ def installed_codec() -> Codec:
     """The codec of the installed `mcp`: 2.x when `mcp.types.jsonrpc` imports, else 1.x.
 
     Raises:
-        ImportError: neither (no `mcp` installed, or a release whose messages neither reads):
-            the error importing the 2.x codec raised.
+        ModuleNotFoundError: no `mcp` installed: one line naming the `mcp` extra and the
+            command that installs it.
+        ImportError: a release whose messages neither codec reads: the error importing the
+            2.x codec raised.
     """
     try:
         from . import _codec2
 
         return _codec2
     except ImportError as no_mcp2:  # mcp 1.x: `mcp.types` is a module, not the 2.x package
+        try:
+            import mcp  # noqa: F401
+        except ModuleNotFoundError:
+            from .._program import install_command
+
+            raise ModuleNotFoundError(
+                f"conduit_mcp.guard needs the mcp extra (mcp is not installed): "
+                f"{install_command('mcp')}",
+                name="mcp",
+            ) from None
         try:
             from . import _codec1
         except ImportError:
