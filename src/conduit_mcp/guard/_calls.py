@@ -455,6 +455,15 @@ _BLOCKED_WHY: Final = {
 }
 
 
+_HELD_WHY: Final = {
+    "new": "the tool is new and awaits approval",
+    "limit": (
+        "the tool is new and the guard's private store holds as many tool names of this "
+        "server as it keeps (max_tools): it awaits approval"
+    ),
+}
+
+
 _STATUS_REFUSAL: Final[dict[str, Callable[[ToolState], tuple[str, tuple[PathItem, ...], str]]]] = {
     "rejected": lambda s: ("tool_rejected", ("name",), "the tool was rejected when listed"),
     "blocked": lambda s: (
@@ -477,11 +486,7 @@ _STATUS_REFUSAL: Final[dict[str, Callable[[ToolState], tuple[str, tuple[PathItem
     "held": lambda s: (
         "tool_held",
         ("name",),
-        (
-            "the tool is new and awaits approval"
-            if s.reason == "new"
-            else "the tool changed and awaits approval"
-        ),
+        _HELD_WHY.get(s.reason, "the tool changed and awaits approval"),
     ),
 }
 

@@ -60,6 +60,8 @@ GUARD_REASONS: Final = frozenset(
     {
         "new_tool",  # tool_new
         "pin_revoked",  # tool_new, new="pin": the store's pin was revoked (blocked, not re-pinned)
+        # tool_new: past the private store's `max_tools` names for the server (held)
+        "too_many_tools",
         "tool_definition_changed",  # tool_changed
         # tool_changed: a new name that looks like a pinned or listed one (NFC/NFKC, trimmed,
         # UTS #39 skeleton): a rename, never a new tool

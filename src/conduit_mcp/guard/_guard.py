@@ -362,6 +362,8 @@ class Guard:
         self.pins.approve(self.server_id, state.tool, approver=approver)
         book = self._shared.book
         book.pinned[name] = state.tool.fingerprint
+        if self._owns_pins:
+            book.checked.add(name)  # a person's approval past `max_tools` is kept too
         book.revoked.discard(name)
         state.status = "ok"
         state.reason = ""
@@ -377,8 +379,9 @@ class Guard:
         return state.tool.fingerprint
 
     def awaiting_approval(self) -> dict[str, str]:
-        """The tools held for approval now: name -> `"new"`, `"changed"` or `"lookalike"` (a
-        new name that looks like a known one, held under `changed="hold"`).
+        """The tools held for approval now: name -> `"new"`, `"changed"`, `"lookalike"` (a
+        new name that looks like a known one, held under `changed="hold"`) or `"limit"` (a
+        new name past the private store's `max_tools`).
 
         A held tool is left out of the listing the SDK (and so the model) sees and its calls
         are refused (`tool_held`) until `approve(name, approver=...)`; the pin store's audit

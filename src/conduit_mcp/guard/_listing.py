@@ -223,6 +223,8 @@ class Listing(EngineBase):
         policy = shared.policy
         # A new name that looks like a known one is a change of that tool, never a new one.
         accepted = await screen_lookalikes(self, accepted, listing, removed, hidden)
+        # The private store keeps at most `max_tools` names: past it new names are held.
+        accepted, limited = self._within_limit(accepted, listing, removed)
         since = _checks.feed_mark(book)
         verdicts = await self._pin_verdicts([t for _, t in accepted])
         names: list[str] = []
@@ -308,6 +310,7 @@ class Listing(EngineBase):
                 listing.add(name)
 
         self.notice.saw([tool.name for _, tool in accepted])  # whose changes this client sees
+        self.notice.saw(limited)
         if page.next_cursor is None:
             self._finish_listing(listing, complete=started)
 
@@ -320,6 +323,55 @@ class Listing(EngineBase):
             if index not in removed
         ]
         return _replace(result_response(request_id, {**result, "tools": kept_raw}))
+
+    def _within_limit(
+        self, accepted: list[tuple[int, Tool]], listing: set[str], removed: set[int]
+    ) -> tuple[list[tuple[int, Tool]], list[str]]:
+        """Policy `max_tools`, with the guard's private store: the tools that go on to the pin
+        check, and the names held instead. A name the store has been asked about before goes
+        on; a new one goes on while fewer than `max_tools` names were; past that it is held
+        (event `tool_new`, reason `too_many_tools`; released by `Guard.approve`) and the
+        store never sees it, so what the guard keeps for a server is bounded, whatever it
+        lists (a caller's store is the operator's to bound)."""
+        shared = self.shared
+        if not shared.owns_pins:
+            return accepted, []
+        book = shared.book
+        checked = book.checked
+        limit = shared.policy.max_tools
+        kept: list[tuple[int, Tool]] = []
+        held: list[str] = []
+        for index, tool in accepted:
+            name = tool.name
+            if name in checked:
+                kept.append((index, tool))
+                continue
+            if len(checked) < limit:
+                checked.add(name)
+                kept.append((index, tool))
+                continue
+            held.append(name)
+            listing.add(name)
+            removed.add(index)
+            _set_state(book.tools, name, "held", tool, "limit")
+            self.emit(
+                "tool_new",
+                name,
+                "too_many_tools",
+                "held",
+                path=("tools", index),
+                message=(
+                    f"a tool never pinned for this server, past the {limit:,} tool names the "
+                    "guard's private store keeps for it (max_tools): held, not listed to the "
+                    "model and not callable until Guard.approve"
+                ),
+                details={
+                    "limit": limit,
+                    "awaiting_approval": True,
+                    "fingerprint": tool.fingerprint,
+                },
+            )
+        return kept, held
 
     def _unsafe_icons(
         self, page: Intake, raw_tools: list[Any], removed: set[int]

@@ -95,6 +95,9 @@ class ToolBook:
     lookalike_index: dict[str, str] = field(default_factory=dict)
     #: names pinned in a caller's store for this server (read once), or None until read.
     store_names: frozenset[str] | None = None
+    #: with the private store: every name checked against it (so pinned there, or queued),
+    #: at most `Policy.max_tools` (past it a name never checked is held, never stored).
+    checked: set[str] = field(default_factory=set)
     #: The pin store's change feed (`_checks.apply_pin_change`, from the watcher's thread):
     #: how many changes were delivered, and per tool name the last one as (its count, the
     #: `AuditEntry`), at most `FEED_NAMES` names; `feed_floor` is the count of the newest one
