@@ -139,6 +139,7 @@ class Engine(Listing, Calls):
         if isinstance(meta, dict):
             if PROTOCOL_VERSION_META_KEY in meta:
                 self.learn_version(meta[PROTOCOL_VERSION_META_KEY])
+                self._envelope = meta
             if CLIENT_CAPABILITIES_META_KEY in meta:
                 extensions = _extension_ids(meta[CLIENT_CAPABILITIES_META_KEY])
         elif method == "initialize":
@@ -211,6 +212,8 @@ class Engine(Listing, Calls):
                 else "unmatched_response"
             )
             return self._dropped(request_id, None, reason)
+        if pending.own:  # the answer to a listing of the guard's own: nobody else's
+            return self._own_answer(request_id, message, pending)
         if pending.method == LISTEN:
             self._stream_closed(request_id)
         if "error" in message:

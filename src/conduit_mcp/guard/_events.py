@@ -51,6 +51,9 @@ EVENT_KINDS: Final = frozenset(
         "result_text_cleaned",
         # a request (not a tools/call) answered locally, never written (too many in flight)
         "request_refused",
+        # after a pin store outage the store answers again: the guard listed the tools itself
+        # (one event per page of its own listing; what it restored in `details`)
+        "tools_rechecked",
     }
 )
 
@@ -99,6 +102,8 @@ GUARD_REASONS: Final = frozenset(
         "guard_internal_error",
         # unchecked (a page's tools withheld) / call_refused: the pin store failed or timed out
         "pin_store_unavailable",
+        # tools_rechecked: the pin store answers again after an outage
+        "pin_store_available",
         # unchecked: a stream item the SDK seam does not recognise as one of its SDK's JSON-RPC
         # messages (either direction): dropped, never handed on; its type in `details`
         "unrecognized_message",

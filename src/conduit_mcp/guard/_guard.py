@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING, Any, Final
 from ..client import check_server_id
 from ..pins import PinStore
 from . import _checks
+from ._base import _bind
 from ._events import MAX_EVENTS, EventSink, GuardEvent
 from ._policy import Policy, make_policy
+from ._recheck import Recheck
 from ._state import TRANSPORTS, Shared, ToolState, Transport
 
 if TYPE_CHECKING:
@@ -143,6 +145,9 @@ class Guard:
             server_id, trusted, self.policy, self.pins, self._owns_pins, self._sink
         )
         self._tools: dict[str, ToolState] = self._shared.book.tools
+        #: a caller's store: after an outage, the tools listed again once it answers.
+        if pins is not None:
+            self._shared.recheck = Recheck(_bind(pins.pin, server_id, ""), _relist)
         #: a caller's store: approvals and revocations made elsewhere, within a second.
         self._watcher = _checks.watch_pins(self) if pins is not None else None
         if self._watcher is not None:
@@ -194,6 +199,7 @@ class Guard:
         read = GuardedReadStream(read_stream, connection)
         write = GuardedWriteStream(write_stream, connection)
         connection.reader = read
+        connection.server = write_stream
         return read, write
 
     def engine(self, *, transport: Transport = "stdio") -> Engine:
@@ -403,6 +409,8 @@ class Guard:
         stops). Idempotent."""
         if self._watcher is not None:
             self._watcher.close()
+        if self._shared.recheck is not None:
+            self._shared.recheck.close()
         if self._owns_pins:
             self.pins.close()
 
@@ -419,3 +427,10 @@ class Guard:
 
     def _emit(self, event: GuardEvent) -> None:
         self._sink.emit(event)
+
+
+def _relist(connections: list[Any]) -> None:
+    """Once the pin store answers after an outage: each connection that withheld a page lists
+    the tools again by itself (`_recheck`)."""
+    for connection in connections:
+        connection.relist_soon()

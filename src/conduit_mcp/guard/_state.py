@@ -133,6 +133,9 @@ class Shared:
     book: ToolBook = field(default_factory=ToolBook)
     #: each live connection's `notifications/tools/list_changed` notice.
     notices: Notices = field(default_factory=Notices)
+    #: a caller's store: the recovery from its outages (a `_recheck.Recheck`, which imports
+    #: the store's error test from `_checks`, itself on this module); `None` for the private one.
+    recheck: Any = None
 
     @property
     def changes_list_itself(self) -> bool:
@@ -163,7 +166,7 @@ def coerce_id(request_id: Any) -> Any:
 class Pending:
     """One request awaiting its response."""
 
-    __slots__ = ("cursor", "extensions", "gating", "method", "name", "state", "tool")
+    __slots__ = ("cursor", "extensions", "gating", "method", "name", "own", "state", "tool")
 
     def __init__(
         self,
@@ -183,6 +186,9 @@ class Pending:
         self.gating = gating
         #: extensions the client advertised with the request (their result types are valid).
         self.extensions: tuple[str, ...] = ()
+        #: a request of the guard's own (a listing after a store outage): its page number,
+        #: from 1; 0 for the client's. Its answer goes to nobody.
+        self.own = 0
 
 
 class Outstanding:

@@ -87,6 +87,9 @@ class Connection:
         self.codec = codec if codec is not None else installed_codec()
         self.local: collections.deque[Any] = collections.deque()
         self.reader: GuardedReadStream | None = None
+        #: the transport's send stream (the server's side): a request of the guard's own
+        #: is written there directly (`EngineBase.send_requests_to`).
+        self.server: Any = None
 
     def inject(self, message: Any) -> None:
         self.local.append(message)
@@ -100,11 +103,19 @@ class Connection:
             if item is not DROP:
                 self.inject(item)
 
+    async def _send_own(self, message: dict[str, Any]) -> None:
+        """A request of the guard's own, written to the server as the SDK's item."""
+        item = self.encode(message)
+        if item is not DROP:
+            await self.server.send(item)
+
     async def outbound(self, item: Any) -> bool:
         """Whether `item` is written: `False` when the engine answered it locally or the
         codec does not recognise it (refused: never written)."""
         if self.engine.notice.deliver is None:  # the first message: the loop is known now
             self.engine.notice.deliver = loop_scheduler(self._send_notice)
+            if self.server is not None:
+                self.engine.send_requests_to(self._send_own)
         plain = self.codec.to_plain(item)
         if plain is None:
             self.refuse(item, "outgoing")
