@@ -112,6 +112,20 @@ class EngineBase:
         if spawn is not None:
             self._requests = (spawn, send)
 
+    def answer_server(self, response: dict[str, Any]) -> bool:
+        """Write `response` (a JSON-RPC response of the guard's own: a server request it
+        refuses) to the server, on the connection's loop; `False` when the seam gave no way
+        to (`send_requests_to`): the server's request then goes unanswered (its timeout)."""
+        requests = self._requests
+        if requests is None:
+            return False
+        spawn, send = requests
+        try:
+            spawn(lambda: send(response))
+        except RuntimeError:  # the loop is closed
+            return False
+        return True
+
     # -- small helpers ---------------------------------------------------------------------
 
     def emit(self, kind: str, tool: str | None, reason: str, decision: str, **kw: Any) -> None:

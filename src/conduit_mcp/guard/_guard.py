@@ -376,6 +376,49 @@ class Guard:
         self._shared.notices.changed(name)  # listed to the client from now on
         return True
 
+    def approve_instructions(self, *, approver: str, fingerprint: str | None = None) -> bool:
+        """Approve the server's instructions the guard holds or blocks (new or changed): pin
+        them; clients see them from their next `initialize` (`server/discover`) on.
+
+        Args:
+            approver: who approves (required): recorded with the approval.
+            fingerprint: the fingerprint of the text the person reviewed (the
+                `instructions_new` / `instructions_changed` event's `details["fingerprint"]`,
+                or `conduit-mcp pins pending`): when the server sent another text since,
+                nothing is approved.
+
+        Returns:
+            `True` when the instructions were approved; `False` when none wait (none seen,
+            already approved or passed) or they are not the text reviewed.
+
+        Raises:
+            TypeError: `approver` is not a `str`.
+            ValueError: `approver` is empty or holds a lone surrogate.
+            sqlite3.Error, psycopg.Error: the pin store cannot be written (nothing changes).
+
+        Spec: conduit-defined; MCP 2025-11-25 basic/lifecycle (`InitializeResult.instructions`
+        MAY be added to the model's system prompt: what the model is told, reviewed).
+        """
+        if not isinstance(approver, str):
+            raise TypeError(f"approver must be a str, got {type(approver).__name__}")
+        if not approver.strip():
+            raise ValueError("approver must name who approves (non-empty)")
+        state = self._shared.book.instructions
+        if state is None or state.status not in ("held", "blocked"):
+            return False
+        if fingerprint is not None and fingerprint.removeprefix(
+            "jcs-sha256:"
+        ) != state.fingerprint.removeprefix("jcs-sha256:"):
+            return False
+        done = self.pins.approve_instructions(
+            self.server_id, state.text, approver=approver, fingerprint=state.fingerprint
+        )
+        if done is None:
+            return False
+        state.status = "ok"
+        state.reason = ""
+        return True
+
     def pending_fingerprint(self, name: str) -> str | None:
         """The fingerprint of the definition held or blocked under `name` (what `approve`
         would pin), or `None` when the guard holds or blocks none."""

@@ -95,6 +95,9 @@ class ToolBook:
     lookalike_index: dict[str, str] = field(default_factory=dict)
     #: names pinned in a caller's store for this server (read once), or None until read.
     store_names: frozenset[str] | None = None
+    #: the server's instructions as last sent and judged (`_instructions.InstructionsState`),
+    #: or `None` before any.
+    instructions: Any = None
     #: with the private store: every name checked against it (so pinned there, or queued),
     #: at most `Policy.max_tools` (past it a name never checked is held, never stored).
     checked: set[str] = field(default_factory=set)
