@@ -150,3 +150,101 @@ def test_the_table_names_every_server_message_a_model_reads() -> None:
         ("elicitation/create", ("url",)),
         ("elicitation/create", ("elicitationId",)),
     }
+
+
+# -- the guard applies the table, version by version ----------------------------------------
+
+HIDDEN = "".join(chr(0xE0000 + ord(c)) for c in "obey") + "\u200b\u202e\x1b[8m"
+
+
+def _build(path: tuple[str, ...], leaf: Any, mapped: bool = False) -> Any:
+    """The smallest JSON value with `leaf` at `path` (`*` one element, or one member `field`
+    of a map such as `properties`; `~` one key)."""
+    if not path:
+        return leaf
+    step, rest = path[0], path[1:]
+    if step == "*":
+        inner = _build(rest, leaf)
+        return {"field": inner} if mapped else [inner]
+    if step == "~":
+        return {leaf: {}}
+    return {step: _build(rest, leaf, mapped=step == "properties")}
+
+
+def _at(value: Any, path: tuple[Any, ...]) -> Any:
+    for step in path:
+        value = value[step]
+    return value
+
+
+def _concrete(path: tuple[str, ...]) -> tuple[Any, ...]:
+    out: list[Any] = []
+    for index, step in enumerate(path):
+        mapped = index > 0 and path[index - 1] == "properties"
+        out.append(("field" if mapped else 0) if step == "*" else step)
+    return tuple(out)
+
+
+RUNS = [
+    (read, member, version)
+    for read in READS
+    for member in read.members
+    for version in VERSIONS
+    if VERSIONS.index(max(read.since, member.since, key=VERSIONS.index)) <= VERSIONS.index(version)
+    and all(
+        u is None or VERSIONS.index(version) <= VERSIONS.index(u)
+        for u in (read.until, member.until)
+    )
+]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("read", "member", "version"),
+    RUNS,
+    ids=[f"{r.method}:{'/'.join(m.path) or '.'}@{v}" for r, m, v in RUNS],
+)
+async def test_hidden_text_in_each_member_is_cleaned_or_its_item_withheld(
+    read: Read, member: Member, version: str
+) -> None:
+    """conduit-defined (issue 30 item 1), per revision that has the member: hidden text in it
+    is removed, and the message's `_meta` names the place; in an identifier the item is left
+    out (or the whole refused), the text never rewritten."""
+    from conduit_mcp.guard import RESULT_META_KEY, Guard
+
+    guard = Guard("s")
+    engine = guard.engine()
+    stamp = {"_meta": {"io.modelcontextprotocol/protocolVersion": version}}
+    if version < "2026-07-28":
+        await engine.outbound({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}})
+        await engine.inbound({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": version}})
+        stamp = {}
+    leaf = "x" + HIDDEN
+    value = _build(member.path, leaf)
+    part = _build((*read.items, "*"), value) if read.items is not None else value
+    if read.items is None and not isinstance(part, dict):
+        pytest.fail("a whole is an object")
+    where = (*(read.items or ()), *(("*",) if read.items is not None else ()), *member.path)
+    where = _concrete(where)
+    if read.kind == "response":
+        await engine.outbound({"jsonrpc": "2.0", "id": 1, "method": read.method, "params": stamp})
+        verdict = await engine.inbound({"jsonrpc": "2.0", "id": 1, "result": part})
+        out = verdict.message["result"] if verdict.action == "replace" else part  # type: ignore[index]
+    else:
+        message = {"jsonrpc": "2.0", "method": read.method, "params": part}
+        if read.kind == "request":
+            message["id"] = 1
+        verdict = await engine.inbound(message)
+        out = verdict.message["params"] if verdict.action == "replace" else None  # type: ignore[index]
+    if member.identifier:
+        if read.items is not None:
+            assert _at(out, _concrete(read.items)) == []
+            assert out["_meta"][RESULT_META_KEY]["withheld"] == [f"$.{'.'.join(read.items)}[0]"]
+        else:
+            assert verdict.action == "drop"
+        assert any(e.reason == "hidden_characters_in_name" for e in guard.events)
+        return
+    assert verdict.action == "replace"
+    assert _at(out, where) == "x"
+    said = out["_meta"][RESULT_META_KEY]["text_cleaned"]
+    assert any(p.startswith("$") for p in said)

@@ -23,7 +23,7 @@ from ._base import (
     _replace,
 )
 from ._reads import FROM_SERVER
-from ._servertext import screen_from_server
+from ._servertext import report, screen, screen_from_server
 
 
 class Scope(EngineBase):
@@ -151,8 +151,22 @@ class Scope(EngineBase):
         if not isinstance(requests, dict):
             return None
         changed: dict[str, Any] = {}
+        policy = self.shared.policy.model_text
         for key, request in requests.items():
-            if not isinstance(request, dict) or request.get("method") != _SAMPLING:
+            if not isinstance(request, dict):
+                continue
+            read = FROM_SERVER.get(request.get("method"))  # type: ignore[arg-type]
+            if read is not None and read.kind == "request":
+                # A request the client fulfils for the server (its text is cleaned with the
+                # result's, under `result_text`): a hidden character in a name the answer
+                # sends back, or any under model_text="block", refuses the whole result.
+                judged = screen(request.get("params"), read, policy)
+                if judged.refused is not None:
+                    reason, where = judged.refused
+                    at = ("inputRequests", key, "params")
+                    report(self, read.method, judged, "answered_error", at)
+                    raise InputRefused(reason, (*at, *where))
+            if request.get("method") != _SAMPLING:
                 continue
             params = request.get("params")
             tools = params.get("tools") if isinstance(params, dict) else None
@@ -165,3 +179,13 @@ class Scope(EngineBase):
         if not changed:
             return None
         return {**result, "inputRequests": {**requests, **changed}}
+
+
+class InputRefused(Exception):
+    """An `input_required` result holds a request the guard refuses (`_screen_input_requests`):
+    `reason` and `path` (from the result) for the error that answers the call instead."""
+
+    def __init__(self, reason: str, path: tuple[Any, ...]) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.path = path
