@@ -90,8 +90,11 @@ class Guard:
         **policy: `new` ("pin" | "allow" | "hold" | "block"), `changed` ("block" | "allow" |
             "hold"), `cosmetic` ("accept" | "changed"; "changed" with a caller's store),
             `check_arguments` (bool), `invalid_output` ("withhold" | "flag" | "pass"),
-            `output_timeout` (seconds), `sdk_output_schema` ("hide_unsafe" | "keep"); see
-            `Policy` for meanings and defaults.
+            `output_timeout` (seconds), `sdk_output_schema` ("hide_unsafe" | "keep"),
+            `tool_text` ("clean" | "block"), `result_text` ("clean" | "pass"), `model_text`
+            ("clean" | "block" | "pass": instructions, prompts, resources, completions,
+            elicitation, sampling and log messages), `max_tools` (int, the private store's
+            bound per server); see `Policy` for meanings and defaults.
 
     Raises:
         TypeError: an unknown policy keyword, or an argument of the wrong type.
@@ -215,6 +218,12 @@ class Guard:
         nothing), `"answer"` (an outgoing request is not written; `Verdict.message`, a
         JSON-RPC response, goes back to the client as its answer). Neither method raises
         (except cancellation). `wrap_streams` is this engine behind the SDK's stream pair.
+
+        From a task on the seam's event loop, `engine.send_notices_to(send)` hands the guard's
+        own notifications (`notifications/tools/list_changed`) to `send(messages)`, and
+        `engine.send_requests_to(write)` lets the guard write its own requests and responses
+        to the server with `await write(message)` (its listing after a pin store outage, its
+        refusal of a server request); their answers come back through `inbound`.
 
         Args:
             transport: `"stdio"` (default) or `"streamable-http"` (as `wrap_streams`).
