@@ -132,6 +132,7 @@ PINS_GROUPS: dict[str, list[str]] = {
         "AuditEntry",
         "redacted_location",
     ],
+    "Instructions": ["InstructionsCheck", "PendingInstructions"],
     "Changes": [
         "ToolDiff",
         "diff_tools",

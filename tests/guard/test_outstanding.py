@@ -346,35 +346,51 @@ async def test_a_tools_call_error_is_cleaned_like_a_result() -> None:
     assert [e.kind for e in guard.events][-1] == "result_text_cleaned"
 
 
+def _marked(paths: list[str], *flags: str) -> dict[str, Any]:
+    return {"conduit-mcp/guard": {"text_cleaned": paths, "flags": sorted(flags)}}
+
+
 @pytest.mark.parametrize(
-    ("method", "result", "clean"),
+    ("method", "result", "clean", "kind"),
     [
         (
             "tasks/result",
             {"content": [{"type": "text", "text": "done\u200b"}], "isError": False},
             {"content": [{"type": "text", "text": "done"}], "isError": False},
+            "result_text_cleaned",
         ),
         (
             "prompts/get",
             {"messages": [{"role": "user", "content": {"type": "text", "text": "hi\u202e"}}]},
-            {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]},
+            {
+                "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
+                "_meta": _marked(["$.messages[0].content.text"], "invisible_unicode_removed"),
+            },
+            "model_text_cleaned",
         ),
         (
             "resources/read",
             {"contents": [{"uri": "mem://a", "mimeType": "text/plain", "text": "x\x1b[8my"}]},
-            {"contents": [{"uri": "mem://a", "mimeType": "text/plain", "text": "xy"}]},
+            {
+                "contents": [{"uri": "mem://a", "mimeType": "text/plain", "text": "xy"}],
+                "_meta": _marked(["$.contents[0].text"], "control_characters_removed"),
+            },
+            "model_text_cleaned",
         ),
     ],
 )
 async def test_answers_a_model_reads_are_cleaned_like_tool_results(
-    method: str, result: dict[str, Any], clean: dict[str, Any]
+    method: str, result: dict[str, Any], clean: dict[str, Any], kind: str
 ) -> None:
     """conduit-defined (a hostile review: a task's deferred tool result, a prompt and a
-    resource reached the model with hidden text): cleaned under `result_text`."""
+    resource reached the model with hidden text): cleaned, a task's result under
+    `result_text`, a prompt and a resource under `model_text` (issue 30), which says in
+    `_meta` what it cleaned."""
     guard = Guard("s")
     engine = await _ready(guard)
     await engine.outbound(_request(11, method, {}))
     verdict = await engine.inbound(_result(11, result))
     assert verdict.action == "replace" and verdict.message is not None
     assert verdict.message["result"] == clean
+    assert guard.events[-1].kind == kind
     assert guard.events[-1].details["method"] == method

@@ -60,8 +60,8 @@ async def test_a_sampling_request_loses_the_tools_intake_rejects() -> None:
 
 async def test_a_sampling_request_reaches_the_callback_clean() -> None:
     """conduit-defined (a hostile review: a sampling tool's description, the messages and the
-    system prompt kept their hidden text): cleaned as a listing and a result are; events
-    `tool_text_cleaned` and `result_text_cleaned`."""
+    system prompt kept their hidden text): the tools cleaned as a listing's are
+    (`tool_text_cleaned`), the prompt under `model_text` (`model_text_cleaned`, issue 30)."""
     guard = Guard("s")
     engine = await _engine(guard, "2025-11-25")
     tag = "".join(chr(0xE0000 + ord(c)) for c in "exfiltrate")
@@ -75,7 +75,11 @@ async def test_a_sampling_request_reaches_the_callback_clean() -> None:
     assert sent["tools"] == [{**GOOD, "description": "Look up."}]
     assert sent["systemPrompt"] == "Be brief."
     assert sent["messages"][0]["content"]["text"] == "hi"
-    assert [e.kind for e in guard.events] == ["tool_text_cleaned", "result_text_cleaned"]
+    assert [e.kind for e in guard.events] == ["tool_text_cleaned", "model_text_cleaned"]
+    assert sorted(sent["_meta"]["conduit-mcp/guard"]["text_cleaned"]) == [
+        "$.messages[0].content.text",
+        "$.systemPrompt",
+    ]
 
 
 async def test_an_input_required_result_loses_the_tools_intake_rejects() -> None:

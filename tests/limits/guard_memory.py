@@ -11,10 +11,13 @@ Scenarios (a hostile server's habits, from the guard's memory review):
   rewrite  one tool whose 20 MB description is rewritten on every listing, 10 listings (a
            changed definition each time: blocked, with a field-level change event).
 
+The guard runs with `max_tools` 10,000 (its default; scaled with `--scale`).
+
 Figures: `peak_rss_mb` (VmHWM), `rss_mb` after the last listing and a collection,
 `rss_mb_per_listing`, `listing_cpu_s` per listing (CPU time of this thread),
 `listing_wall_s`, `audit_rows` read from the pin store's audit log per listing (guard only),
-`events` kept.
+`events` kept; counted (guard only): `pins_kept` (the private store's pins), `held_past_limit`
+(tools held past `max_tools`), `lookalike_keys`, `names_known`.
 """
 
 from __future__ import annotations
@@ -41,13 +44,17 @@ RENAMED_TOOLS = 2_000
 RENAME_LISTINGS = 25
 REWRITE_BYTES = 20_000_000
 REWRITE_LISTINGS = 10
+#: The guard's `max_tools` (its default, 10,000, at full scale): the renames reach it at the
+#: fifth listing whatever the scale.
+MAX_TOOLS = 10_000
 
 
 def scale(factor: float) -> None:
-    global RENAMED_TOOLS, REWRITE_BYTES, REWRITE_LISTINGS
+    global RENAMED_TOOLS, REWRITE_BYTES, REWRITE_LISTINGS, MAX_TOOLS
     RENAMED_TOOLS = max(1, round(RENAMED_TOOLS * factor))
     REWRITE_BYTES = max(1, round(REWRITE_BYTES * factor))
     REWRITE_LISTINGS = max(5, round(REWRITE_LISTINGS * factor))
+    MAX_TOOLS = max(1, round(MAX_TOOLS * factor))
 
 
 def renamed_page(listing: int) -> dict[str, Any]:
@@ -90,7 +97,13 @@ def _kib(field: str) -> float:
 async def run(scenario: str, mode: str) -> dict[str, Any]:
     page_of = renamed_page if scenario == "renames" else rewritten_page
     listings = RENAME_LISTINGS if scenario == "renames" else REWRITE_LISTINGS
-    guard = Guard("memory") if mode == "guard" else None
+    held_past_limit = [0]
+
+    def count(event: Any) -> None:
+        if event.reason == "too_many_tools":
+            held_past_limit[0] += 1
+
+    guard = Guard("memory", max_tools=MAX_TOOLS, on_event=count) if mode == "guard" else None
     audit_rows: list[int] = []
     if guard is not None:
         store = guard.pins
@@ -154,6 +167,13 @@ async def run(scenario: str, mode: str) -> dict[str, Any]:
         "rss_mb_per_listing": rss,
         "audit_rows": audit_rows if guard is not None else [],
         "events": len(guard.events) if guard is not None else 0,
+        # What the guard keeps per server, counted: its private store's pins, the tools held
+        # past `max_tools`, its look-alike index, the names it knows now.
+        "max_tools": MAX_TOOLS if guard is not None else 0,
+        "pins_kept": len(guard.pins.pinned("memory")) if guard is not None else 0,
+        "held_past_limit": held_past_limit[0],
+        "lookalike_keys": len(guard._shared.book.lookalike_index) if guard is not None else 0,
+        "names_known": len(guard._shared.book.tools) if guard is not None else 0,
         "event_bytes": (sum(len(repr(e)) for e in guard.events) if guard is not None else 0),
     }
 

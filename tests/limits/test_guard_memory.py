@@ -4,8 +4,10 @@ run, resident memory as ratios to the bare SDK on the same input; never by time)
 Two hostile habits (tests/limits/guard_memory.py): 2,000 tools renamed on every listing over
 25 listings, and a 20 MB tool rewritten on each of 10 listings. `make test` runs them with
 a quarter of the tools, bytes and rewrites; `LIMITS_FULL=1` at the sizes above. What the guard keeps
-for the session by design: one pin per distinct tool name ever listed in its private store
-(a tool removed and re-added changed is a rug pull it must still catch), about 1.3 KB each.
+for the session by design: one pin per distinct tool name listed in its private store (a tool
+removed and re-added changed is a rug pull it must still catch), about 1.3 KB each, at most
+`max_tools` names (10,000 by default; a quarter of it at a quarter scale): past it new names
+are held, never stored.
 """
 
 from __future__ import annotations
@@ -65,6 +67,26 @@ def test_renamed_tools_cost_a_bounded_amount_per_listing(
     tail = len(per_listing) // 2
     slope_mb = (per_listing[-1] - per_listing[tail]) / (len(per_listing) - 1 - tail)
     assert slope_mb * 2**20 <= PER_NAME * guard["tools"]
+
+
+def test_the_private_store_keeps_at_most_max_tools_names_of_a_server(
+    renames: tuple[dict[str, Any], dict[str, Any]],
+) -> None:
+    """conduit-defined (issue 30, item 7): a server listing fresh names on every listing
+    (25 x 2,000 at full scale) leaves at most `max_tools` pins in the guard's private store
+    and look-alike keys in its index; every name past it is held, one event each; memory stops
+    growing once the limit is reached (the fifth listing) and stays within the bare SDK's
+    plus 50 MB (main kept every definition ever listed: +89 MB here, +481 MB in the issue)."""
+    bare, guard = renames
+    limit, listed = guard["max_tools"], guard["tools"] * len(guard["rss_mb_per_listing"])
+    assert guard["pins_kept"] == limit
+    assert guard["held_past_limit"] == listed - limit
+    assert guard["lookalike_keys"] <= limit
+    assert guard["names_known"] == guard["tools"]  # the last listing's: held or pinned
+    per_listing = guard["rss_mb_per_listing"]
+    reached = limit // guard["tools"]  # the listing after which the store is full
+    assert per_listing[-1] <= per_listing[reached] + 8.0
+    assert guard["rss_mb"] <= bare["rss_mb"] + 50.0
 
 
 def test_the_audit_log_is_read_in_proportion_to_the_listing(

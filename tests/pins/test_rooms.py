@@ -17,6 +17,7 @@ ROOMS = {
     "conduit_mcp_revoked": "_pins.py",
     "conduit_mcp_pending": "_pending.py",
     "conduit_mcp_audit": "_audit.py",
+    "conduit_mcp_instructions": "_instructions.py",
     "conduit_mcp_migrations": "_migrations.py",
 }
 

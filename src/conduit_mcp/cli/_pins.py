@@ -314,9 +314,17 @@ def pins_approve_command(
             metavar="FINGERPRINT",
             help="With one --tool and no PAGE: approve only if the pending definition is still "
             "this one (the fingerprint `pins pending` showed); otherwise nothing is approved, "
-            "exit 2.",
+            "exit 2. With --instructions: the same for the server's instructions.",
         ),
     ] = None,
+    instructions: Annotated[
+        bool,
+        typer.Option(
+            "--instructions",
+            help="Approve the server's pending instructions (what a guard held or blocked, "
+            "shown by `pins pending`) instead of tools.",
+        ),
+    ] = False,
 ) -> None:
     """Approve tools, keeping each definition: the accepted tools of PAGE (or only --tool
     NAME ...), or, without a page, the pending definitions (--tool NAME ... or --all-pending).
@@ -326,6 +334,18 @@ def pins_approve_command(
     confirmation is asked (--yes skips it). With a page, a sqlite store that does not exist yet
     is created; from the pending queue, the store must exist.
     """
+    if instructions:
+        if page is not None or tool or all_pending:
+            raise typer.BadParameter(
+                "--instructions goes without PAGE, --tool and --all-pending",
+                param_hint="--instructions",
+            )
+        done = _approve_instructions(store, server_id, approver, yes, reviewed)
+        if as_json:
+            emit(json_text([{"kind": "instructions", "name": "instructions", "fingerprint": done}]))
+        else:
+            emit(f"approved {done}  instructions")
+        return
     if page is not None and all_pending:
         raise typer.BadParameter("give a PAGE or --all-pending, not both", param_hint="PAGE")
     if page is None and not tool and not all_pending:
@@ -359,6 +379,48 @@ def pins_approve_command(
     else:
         for name, value in approved:
             emit(f"approved {value}  {visible(name)}")
+
+
+def _approve_instructions(
+    store: str, server_id: str, approver: str, yes: bool, reviewed: str | None
+) -> str:
+    """Approve the server's pending instructions, exactly the text shown (and, with
+    `reviewed`, only if it is still the one reviewed); the fingerprint approved."""
+    with _store(store) as pins:
+        found = pins.pending_instructions(server_id)
+        if not found:
+            fail(
+                f"nothing pending for the instructions of {server_id!r}: they are queued when a "
+                "guard sees them (a client connects through the guard), then see pins pending"
+            )
+        waiting = found[0]
+        if reviewed is not None and reviewed.removeprefix(
+            "jcs-sha256:"
+        ) != waiting.fingerprint.removeprefix("jcs-sha256:"):
+            fail(
+                f"the pending instructions of {server_id!r} are now {waiting.fingerprint}, not "
+                f"the ones reviewed ({reviewed}): nothing approved; review them again "
+                "(pins pending)"
+            )
+        if not yes and _interactive():
+            for line in _instructions_lines(waiting.instructions, waiting.approved):
+                emit("          " + line)
+        _confirm(f"Approve the instructions of {visible(server_id)} as {visible(approver)}?", yes)
+        done = pins.approve_instructions(
+            server_id, approver=approver, fingerprint=waiting.fingerprint
+        )
+        if done is None:
+            fail("the pending instructions changed while you reviewed them: nothing approved")
+    return done
+
+
+def _instructions_lines(text: str, approved: str | None) -> list[str]:
+    """What a person reads before approving instructions: the text (escaped, the first
+    `_DESCRIPTION_CHARS` characters), and the approved text it would replace."""
+    lines = [f"instructions: {clipped(text, _DESCRIPTION_CHARS)}"]
+    if approved is not None:
+        lines.append(f"approved now: {clipped(approved, _DESCRIPTION_CHARS)}")
+    return lines
 
 
 def _approve_pending(
@@ -436,13 +498,15 @@ def pins_pending_command(
     ] = False,
 ) -> None:
     """List what awaits a person's approval: tools held or blocked as new (or revoked: new
-    again since a person revoked the pin, with who did and when), changed or cosmetic, with
+    again since a person revoked the pin, with who did and when), changed or cosmetic, and a
+    server's instructions held or blocked as new or changed (entry `instructions`), with
     what a reviewer needs (a new tool's description and inputSchema, a changed one's field
     changes), the whole fingerprint, first and last sighting (UTC), how often they were seen,
     and the command that approves each. Exit code 0 once the store is read (with --exit-code:
     1 when any tool waits)."""
     with _store(store) as pins:
         found = pins.pending(server_id)
+        said = pins.pending_instructions(server_id)
         moves = {
             (p.server_id, p.name): _schema_moves(
                 pins,
@@ -455,6 +519,7 @@ def pins_pending_command(
         }
     rows = [
         {
+            "kind": "tool",
             "server_id": p.server_id,
             "name": p.name,
             "status": p.status,
@@ -472,10 +537,28 @@ def pins_pending_command(
         }
         for p in found
     ]
+    told = [
+        {
+            "kind": "instructions",
+            "server_id": i.server_id,
+            "name": "instructions",
+            "status": i.status,
+            "fingerprint": i.fingerprint,
+            "pinned": i.pinned,
+            "instructions": i.instructions,
+            "approved": i.approved,
+            "first_seen": i.first_seen,
+            "last_seen": i.last_seen,
+            "seen": i.seen,
+            "protocol_version": i.protocol_version,
+            "approve": _approve_instructions_command(store, i.server_id, i.fingerprint),
+        }
+        for i in said
+    ]
     if as_json:
-        emit(json_report({"pending": rows}))
+        emit(json_report({"pending": rows + told}))
     else:
-        if not found:
+        if not found and not said:
             emit("nothing pending")
         for p, row in zip(found, rows, strict=True):
             status = "revoked" if p.revoked_at is not None else p.status
@@ -495,7 +578,17 @@ def pins_pending_command(
             for change in p.changes:
                 emit("          " + change_line(change))
             emit(f"          approve: {visible(row['approve'])}")
-    if exit_code and found:
+        for i, row in zip(said, told, strict=True):
+            emit(
+                f"{i.status:<9} {_short_fingerprint(i.fingerprint):<16}  server"
+                f" {clipped(i.server_id)}  instructions  seen {i.seen}x"
+                f" {_utc(i.first_seen)} .. {_utc(i.last_seen)}"
+            )
+            emit(f"          fingerprint {i.fingerprint}")
+            for line in _instructions_lines(i.instructions, i.approved):
+                emit("          " + line)
+            emit(f"          approve: {visible(row['approve'])}")
+    if exit_code and (found or said):
         raise typer.Exit(EXIT_FINDINGS)
 
 
@@ -608,6 +701,20 @@ def _property_kind(schema: Any) -> str:
                 return f"{keyword}[{', '.join(_property_kind(arm) for arm in arms[:6])}]"
         return "any"
     return short(kind, 40)
+
+
+def _approve_instructions_command(store: str, server_id: str, reviewed: str) -> str:
+    """The command that approves a server's pending instructions as shown (`--fingerprint`),
+    WHO standing for the approver (the store's password is never shown)."""
+    import shlex
+
+    return shlex.join(
+        [
+            *(program_name(), "pins", "approve", "--store", redacted_location(store)),
+            *("--server-id", server_id, "--instructions", "--fingerprint", reviewed),
+            *("--approver", APPROVER_PLACEHOLDER),
+        ]
+    )
 
 
 def _approve_command(store: str, server_id: str, name: str, reviewed: str) -> str:

@@ -39,6 +39,7 @@ def _policy(
     invalid_output: str | None,
     output_timeout: float | None,
     sdk_output_schema: str | None,
+    max_tools: int | None = None,
 ) -> dict[str, Any]:
     given = {
         "new": new,
@@ -47,6 +48,7 @@ def _policy(
         "invalid_output": invalid_output,
         "output_timeout": output_timeout,
         "sdk_output_schema": sdk_output_schema,
+        "max_tools": max_tools,
     }
     return {key: value for key, value in given.items() if value is not None}
 
@@ -204,6 +206,17 @@ def proxy_command(
             "(default: hide_unsafe).",
         ),
     ] = None,
+    max_tools_per_server: Annotated[
+        int | None,
+        typer.Option(
+            "--max-tools-per-server",
+            metavar="N",
+            min=1,
+            help="Without --pins: the most tool names of the server the in-memory pins keep; "
+            "past it a tool never seen is held, so a server listing fresh names every time "
+            "cannot grow the proxy (default: 10000).",
+        ),
+    ] = None,
     held_dir: Annotated[
         Path | None,
         typer.Option(
@@ -252,7 +265,13 @@ def proxy_command(
         server_id=server_id,
         pins=pins,
         policy=_policy(
-            new, changed, check_arguments, invalid_output, output_timeout, sdk_output_schema
+            new,
+            changed,
+            check_arguments,
+            invalid_output,
+            output_timeout,
+            sdk_output_schema,
+            max_tools_per_server,
         ),
         held_dir=held_dir,
     )

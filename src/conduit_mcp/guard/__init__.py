@@ -13,6 +13,17 @@ Needs the `mcp` extra (`pip install 'conduit-mcp-client[mcp]'`), and `fastmcp` f
 mcp 1.x's `ClientSession`.
 """
 
+try:  # the one module the guard needs beyond the core's dependencies: the mcp extra's
+    import anyio as _anyio  # noqa: F401
+except ModuleNotFoundError as _missing:  # one line naming the extra, as the other faces say
+    from .._program import install_command as _install_command
+
+    raise ModuleNotFoundError(
+        f"conduit_mcp.guard needs the mcp extra ({_missing.name} is not installed): "
+        f"{_install_command('mcp')}",
+        name=_missing.name,
+    ) from None
+
 from ._events import EVENT_KINDS, GUARD_REASONS, MAX_EVENTS, GuardEvent
 from ._frameworks import guard_agent_framework_tool, guard_openai_agents_server
 from ._guard import Guard

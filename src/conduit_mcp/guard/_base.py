@@ -6,7 +6,7 @@ Not a public module. No SDK import.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Final, Literal, final
 
@@ -18,6 +18,7 @@ from ..client import (
 from ..pins import redacted_location
 from ._events import GuardEvent
 from ._notify import ListChangedNotice, loop_scheduler
+from ._recheck import loop_spawner
 from ._state import (
     Outstanding,
     PageCache,
@@ -78,6 +79,12 @@ class EngineBase:
         #: this connection's `notifications/tools/list_changed` (`_notify`).
         self.notice = ListChangedNotice()
         shared.notices.join(self.notice)
+        #: how a request of the guard's own reaches the server (`send_requests_to`): the
+        #: loop's spawner and the seam's writer; `None` until the seam gives one.
+        self._requests: tuple[Any, Callable[[dict[str, Any]], Awaitable[None]]] | None = None
+        #: the `_meta` of the client's last request stamped with the protocol version
+        #: (2026-07-28): a request of the guard's own carries its envelope too.
+        self._envelope: dict[str, Any] | None = None
 
     def send_notices_to(self, send: Callable[[list[dict[str, Any]]], None]) -> None:
         """Have this connection's own notifications of the guard (`notifications/tools/
@@ -93,6 +100,31 @@ class EngineBase:
                 send(messages)
 
         notice.deliver = loop_scheduler(due)
+
+    def send_requests_to(self, send: Callable[[dict[str, Any]], Awaitable[None]]) -> None:
+        """Let this connection write requests of the guard's own to the server: `await
+        send(message)` writes one plain JSON-RPC request, on the running event loop (the
+        listing after a pin store outage, `_recheck`); its response comes back through the
+        seam like any other and is kept from the client. Call it once, from a task on the
+        loop the seam runs on; outside a known loop nothing is sent (the client's next
+        listing restores what an outage withheld)."""
+        spawn = loop_spawner()
+        if spawn is not None:
+            self._requests = (spawn, send)
+
+    def answer_server(self, response: dict[str, Any]) -> bool:
+        """Write `response` (a JSON-RPC response of the guard's own: a server request it
+        refuses) to the server, on the connection's loop; `False` when the seam gave no way
+        to (`send_requests_to`): the server's request then goes unanswered (its timeout)."""
+        requests = self._requests
+        if requests is None:
+            return False
+        spawn, send = requests
+        try:
+            spawn(lambda: send(response))
+        except RuntimeError:  # the loop is closed
+            return False
+        return True
 
     # -- small helpers ---------------------------------------------------------------------
 

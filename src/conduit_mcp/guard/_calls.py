@@ -36,7 +36,7 @@ from ._jsonrpc import (
     withheld_result,
 )
 from ._modeltext import clean_call_result
-from ._scope import Scope
+from ._scope import InputRefused, Scope
 from ._sdkcheck import sdk_result_refusal
 from ._sdkfast import surely_accepted
 from ._state import (
@@ -419,7 +419,20 @@ class Calls(Scope):
             return PASS  # an advertised extension's result: the client's extension resolves it
         screened = None
         if isinstance(parsed, InputRequired):
-            screened = self._screen_input_requests(result, version)
+            try:
+                screened = self._screen_input_requests(result, version)
+            except InputRefused as refusal:
+                return _replace(
+                    error_response(
+                        request_id,
+                        INVALID_RESULT_CODE,
+                        "conduit-mcp guard: the server's tools/call result asks for input whose "
+                        "text holds invisible or control characters",
+                        reason=refusal.reason,
+                        tool=name,
+                        path=refusal.path,
+                    )
+                )
             if screened is not None:
                 result = screened
         refused = sdk_result_refusal(result, version)
@@ -455,6 +468,15 @@ _BLOCKED_WHY: Final = {
 }
 
 
+_HELD_WHY: Final = {
+    "new": "the tool is new and awaits approval",
+    "limit": (
+        "the tool is new and the guard's private store holds as many tool names of this "
+        "server as it keeps (max_tools): it awaits approval"
+    ),
+}
+
+
 _STATUS_REFUSAL: Final[dict[str, Callable[[ToolState], tuple[str, tuple[PathItem, ...], str]]]] = {
     "rejected": lambda s: ("tool_rejected", ("name",), "the tool was rejected when listed"),
     "blocked": lambda s: (
@@ -477,11 +499,7 @@ _STATUS_REFUSAL: Final[dict[str, Callable[[ToolState], tuple[str, tuple[PathItem
     "held": lambda s: (
         "tool_held",
         ("name",),
-        (
-            "the tool is new and awaits approval"
-            if s.reason == "new"
-            else "the tool changed and awaits approval"
-        ),
+        _HELD_WHY.get(s.reason, "the tool changed and awaits approval"),
     ),
 }
 

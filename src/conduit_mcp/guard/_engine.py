@@ -37,6 +37,8 @@ from ._base import (
 )
 from ._calls import Calls
 from ._events import logger
+from ._instructions import on_initialized
+from ._jsonrpc import INVALID_RESULT_CODE, error_response
 from ._listing import Listing
 from ._modeltext import clean_call_error, clean_read_result
 from ._notify import (
@@ -46,6 +48,8 @@ from ._notify import (
     declare_list_changed,
     declares_list_changed,
 )
+from ._reads import FROM_SERVER, RESPONSES
+from ._servertext import screen_from_server, screen_response
 from ._state import (
     Pending,
     coerce_id,
@@ -54,10 +58,12 @@ from ._waits import Later, finish, start
 
 __all__ = ["DROP", "PASS", "Engine", "EngineBase", "Verdict"]
 
-#: Answers whose text a client hands its model as it hands a tool result: a task's deferred
-#: tools/call result, a prompt's messages, a resource's contents. Cleaned under `result_text`
-#: (their output is not validated: the guard does not know which tool a task ran).
-_READ_BY_THE_MODEL: Final = frozenset({"tasks/result", "prompts/get", "resources/read"})
+#: Answers whose text a client hands its model as a tool result: a task's deferred
+#: tools/call result. Cleaned under `result_text` (its output is not validated: the guard
+#: does not know which tool a task ran). Prompts, resources and the rest: `_reads.READS`.
+_READ_BY_THE_MODEL: Final = frozenset({"tasks/result"})
+#: The results that carry a server's instructions (`_instructions`).
+_INSTRUCTED: Final = frozenset({"initialize", "server/discover"})
 
 
 class Engine(Listing, Calls):
@@ -139,6 +145,7 @@ class Engine(Listing, Calls):
         if isinstance(meta, dict):
             if PROTOCOL_VERSION_META_KEY in meta:
                 self.learn_version(meta[PROTOCOL_VERSION_META_KEY])
+                self._envelope = meta
             if CLIENT_CAPABILITIES_META_KEY in meta:
                 extensions = _extension_ids(meta[CLIENT_CAPABILITIES_META_KEY])
         elif method == "initialize":
@@ -170,6 +177,22 @@ class Engine(Listing, Calls):
         """The verdict on what the server sends, or, when it must wait, the rest of the
         decision as a coroutine to await at once."""
         if "method" in message:
+            read = FROM_SERVER.get(message.get("method"))  # type: ignore[arg-type]
+            if read is not None and message.get("method") != _SAMPLING:
+                try:
+                    return screen_from_server(self, message, read)
+                except Exception as exc:  # fail closed: the client never sees it unread
+                    logger.exception("guard failed on a server message's text; dropped")
+                    self.emit(
+                        "unchecked",
+                        None,
+                        "guard_internal_error",
+                        "dropped",
+                        path=("params",),
+                        message=f"the guard failed on a {read.method}: dropped",
+                        details=_cause(exc),
+                    )
+                    return DROP
             if message.get("method") == _SAMPLING and "id" in message:
                 try:
                     return self._on_sampling_request(message)
@@ -211,6 +234,8 @@ class Engine(Listing, Calls):
                 else "unmatched_response"
             )
             return self._dropped(request_id, None, reason)
+        if pending.own:  # the answer to a listing of the guard's own: nobody else's
+            return self._own_answer(request_id, message, pending)
         if pending.method == LISTEN:
             self._stream_closed(request_id)
         if "error" in message:
@@ -223,10 +248,16 @@ class Engine(Listing, Calls):
             return PASS
         result = message["result"]
         try:
-            if pending.method == "initialize":
-                if isinstance(result, dict):
+            if pending.method in _INSTRUCTED:
+                if pending.method == "initialize" and isinstance(result, dict):
                     self.learn_version(result.get("protocolVersion"))
-                return self._on_initialized(message, result)
+                decided = on_initialized(self, request_id, message, result, pending.method)
+                if type(decided) is Verdict:
+                    return decided
+                return self._read_later(decided, request_id, pending.method)
+            read = RESPONSES.get(pending.method)
+            if read is not None:
+                return screen_response(self, request_id, result, read)
             if pending.method == _LIST:
                 return self._list_later(request_id, result, pending)
             if pending.method == _CALL:
@@ -241,6 +272,8 @@ class Engine(Listing, Calls):
                 return self._withhold_page(request_id, result, exc)
             if pending.method == _CALL:
                 return self._withhold_result(request_id, pending.name, exc)
+            if pending.method in RESPONSES:
+                return self._withhold_answer(request_id, pending.method, exc)
             logger.exception("guard failed on a %s response; passed on unchanged", pending.method)
             self.emit(
                 "unchecked",
@@ -251,6 +284,39 @@ class Engine(Listing, Calls):
                 details=_cause(exc),
             )
         return PASS
+
+    async def _read_later(
+        self, rest: Coroutine[Any, Any, Verdict], request_id: Any, method: str
+    ) -> Verdict:
+        """The rest of an `initialize` / `server/discover` verdict (the instructions' pin)."""
+        try:
+            return await rest
+        except Exception as exc:
+            return self._withhold_answer(request_id, method, exc)
+
+    def _withhold_answer(self, request_id: Any, method: str, exc: Exception) -> Verdict:
+        """Fail closed on an answer whose text the guard could not finish reading (a bug):
+        the client receives JSON-RPC error -32603 (`guard_internal_error`), never the text
+        unread."""
+        logger.exception("guard failed on a %s response; answered as an error", method)
+        self.emit(
+            "unchecked",
+            None,
+            "guard_internal_error",
+            "withheld",
+            message=f"the guard failed while reading a {method} answer: withheld",
+            details={**_cause(exc), "method": method},
+        )
+        return _replace(
+            error_response(
+                request_id,
+                INVALID_RESULT_CODE,
+                f"conduit-mcp guard could not read the server's {method} answer",
+                reason="guard_internal_error",
+                tool=None,
+                path=(),
+            )
+        )
 
     async def _list_later(self, request_id: Any, result: Any, pending: Pending) -> Verdict:
         """A tools/list page's verdict (it may wait for the pin store): `_inbound_now`'s."""

@@ -51,6 +51,18 @@ EVENT_KINDS: Final = frozenset(
         "result_text_cleaned",
         # a request (not a tools/call) answered locally, never written (too many in flight)
         "request_refused",
+        # hidden characters removed from what a model reads outside tools (policy model_text:
+        # instructions, prompts, resources, completions, elicitation, sampling, log messages)
+        "model_text_cleaned",
+        # an item, answer, request, notification or the instructions left out for hidden
+        # characters (model_text="block", or in a name the client sends back)
+        "model_text_withheld",
+        # the server's instructions never approved for it / differing from the approved ones
+        "instructions_new",
+        "instructions_changed",
+        # after a pin store outage the store answers again: the guard listed the tools itself
+        # (one event per page of its own listing; what it restored in `details`)
+        "tools_rechecked",
     }
 )
 
@@ -60,14 +72,22 @@ GUARD_REASONS: Final = frozenset(
     {
         "new_tool",  # tool_new
         "pin_revoked",  # tool_new, new="pin": the store's pin was revoked (blocked, not re-pinned)
+        # tool_new: past the private store's `max_tools` names for the server (held)
+        "too_many_tools",
         "tool_definition_changed",  # tool_changed
+        "new_instructions",  # instructions_new
+        "changed_instructions",  # instructions_changed
         # tool_changed: a new name that looks like a pinned or listed one (NFC/NFKC, trimmed,
         # UTS #39 skeleton): a rename, never a new tool
         "lookalike_name",
-        # tool_text_cleaned / result_text_cleaned: invisible or control characters removed
+        # tool_text_cleaned / result_text_cleaned / model_text_cleaned: invisible or control
+        # characters removed
         "hidden_characters_removed",
-        "hidden_characters",  # tool_rejected, tool_text="block": the tool's text hides some
-        "hidden_characters_in_name",  # tool_rejected: the name or a property name hides some
+        # tool_rejected (tool_text="block"), model_text_withheld (model_text="block"): the text
+        # hides some
+        "hidden_characters",
+        # tool_rejected, model_text_withheld: a name the client sends back hides some
+        "hidden_characters_in_name",
         # tool_changed: only cosmetic fields changed (accepted beside the pin, policy cosmetic)
         "cosmetic_change",
         "tool_not_listed",  # tool_removed
@@ -97,6 +117,8 @@ GUARD_REASONS: Final = frozenset(
         "guard_internal_error",
         # unchecked (a page's tools withheld) / call_refused: the pin store failed or timed out
         "pin_store_unavailable",
+        # tools_rechecked: the pin store answers again after an outage
+        "pin_store_available",
         # unchecked: a stream item the SDK seam does not recognise as one of its SDK's JSON-RPC
         # messages (either direction): dropped, never handed on; its type in `details`
         "unrecognized_message",

@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING, Any, Final
 from ..client import check_server_id
 from ..pins import PinStore
 from . import _checks
+from ._base import _bind
 from ._events import MAX_EVENTS, EventSink, GuardEvent
 from ._policy import Policy, make_policy
+from ._recheck import Recheck
 from ._state import TRANSPORTS, Shared, ToolState, Transport
 
 if TYPE_CHECKING:
@@ -88,8 +90,11 @@ class Guard:
         **policy: `new` ("pin" | "allow" | "hold" | "block"), `changed` ("block" | "allow" |
             "hold"), `cosmetic` ("accept" | "changed"; "changed" with a caller's store),
             `check_arguments` (bool), `invalid_output` ("withhold" | "flag" | "pass"),
-            `output_timeout` (seconds), `sdk_output_schema` ("hide_unsafe" | "keep"); see
-            `Policy` for meanings and defaults.
+            `output_timeout` (seconds), `sdk_output_schema` ("hide_unsafe" | "keep"),
+            `tool_text` ("clean" | "block"), `result_text` ("clean" | "pass"), `model_text`
+            ("clean" | "block" | "pass": instructions, prompts, resources, completions,
+            elicitation, sampling and log messages), `max_tools` (int, the private store's
+            bound per server); see `Policy` for meanings and defaults.
 
     Raises:
         TypeError: an unknown policy keyword, or an argument of the wrong type.
@@ -143,6 +148,9 @@ class Guard:
             server_id, trusted, self.policy, self.pins, self._owns_pins, self._sink
         )
         self._tools: dict[str, ToolState] = self._shared.book.tools
+        #: a caller's store: after an outage, the tools listed again once it answers.
+        if pins is not None:
+            self._shared.recheck = Recheck(_bind(pins.pin, server_id, ""), _relist)
         #: a caller's store: approvals and revocations made elsewhere, within a second.
         self._watcher = _checks.watch_pins(self) if pins is not None else None
         if self._watcher is not None:
@@ -194,6 +202,7 @@ class Guard:
         read = GuardedReadStream(read_stream, connection)
         write = GuardedWriteStream(write_stream, connection)
         connection.reader = read
+        connection.server = write_stream
         return read, write
 
     def engine(self, *, transport: Transport = "stdio") -> Engine:
@@ -209,6 +218,12 @@ class Guard:
         nothing), `"answer"` (an outgoing request is not written; `Verdict.message`, a
         JSON-RPC response, goes back to the client as its answer). Neither method raises
         (except cancellation). `wrap_streams` is this engine behind the SDK's stream pair.
+
+        From a task on the seam's event loop, `engine.send_notices_to(send)` hands the guard's
+        own notifications (`notifications/tools/list_changed`) to `send(messages)`, and
+        `engine.send_requests_to(write)` lets the guard write its own requests and responses
+        to the server with `await write(message)` (its listing after a pin store outage, its
+        refusal of a server request); their answers come back through `inbound`.
 
         Args:
             transport: `"stdio"` (default) or `"streamable-http"` (as `wrap_streams`).
@@ -362,10 +377,55 @@ class Guard:
         self.pins.approve(self.server_id, state.tool, approver=approver)
         book = self._shared.book
         book.pinned[name] = state.tool.fingerprint
+        if self._owns_pins:
+            book.checked.add(name)  # a person's approval past `max_tools` is kept too
         book.revoked.discard(name)
         state.status = "ok"
         state.reason = ""
         self._shared.notices.changed(name)  # listed to the client from now on
+        return True
+
+    def approve_instructions(self, *, approver: str, fingerprint: str | None = None) -> bool:
+        """Approve the server's instructions the guard holds or blocks (new or changed): pin
+        them; clients see them from their next `initialize` (`server/discover`) on.
+
+        Args:
+            approver: who approves (required): recorded with the approval.
+            fingerprint: the fingerprint of the text the person reviewed (the
+                `instructions_new` / `instructions_changed` event's `details["fingerprint"]`,
+                or `conduit-mcp pins pending`): when the server sent another text since,
+                nothing is approved.
+
+        Returns:
+            `True` when the instructions were approved; `False` when none wait (none seen,
+            already approved or passed) or they are not the text reviewed.
+
+        Raises:
+            TypeError: `approver` is not a `str`.
+            ValueError: `approver` is empty or holds a lone surrogate.
+            sqlite3.Error, psycopg.Error: the pin store cannot be written (nothing changes).
+
+        Spec: conduit-defined; MCP 2025-11-25 basic/lifecycle (`InitializeResult.instructions`
+        MAY be added to the model's system prompt: what the model is told, reviewed).
+        """
+        if not isinstance(approver, str):
+            raise TypeError(f"approver must be a str, got {type(approver).__name__}")
+        if not approver.strip():
+            raise ValueError("approver must name who approves (non-empty)")
+        state = self._shared.book.instructions
+        if state is None or state.status not in ("held", "blocked"):
+            return False
+        if fingerprint is not None and fingerprint.removeprefix(
+            "jcs-sha256:"
+        ) != state.fingerprint.removeprefix("jcs-sha256:"):
+            return False
+        done = self.pins.approve_instructions(
+            self.server_id, state.text, approver=approver, fingerprint=state.fingerprint
+        )
+        if done is None:
+            return False
+        state.status = "ok"
+        state.reason = ""
         return True
 
     def pending_fingerprint(self, name: str) -> str | None:
@@ -377,8 +437,9 @@ class Guard:
         return state.tool.fingerprint
 
     def awaiting_approval(self) -> dict[str, str]:
-        """The tools held for approval now: name -> `"new"`, `"changed"` or `"lookalike"` (a
-        new name that looks like a known one, held under `changed="hold"`).
+        """The tools held for approval now: name -> `"new"`, `"changed"`, `"lookalike"` (a
+        new name that looks like a known one, held under `changed="hold"`) or `"limit"` (a
+        new name past the private store's `max_tools`).
 
         A held tool is left out of the listing the SDK (and so the model) sees and its calls
         are refused (`tool_held`) until `approve(name, approver=...)`; the pin store's audit
@@ -400,6 +461,8 @@ class Guard:
         stops). Idempotent."""
         if self._watcher is not None:
             self._watcher.close()
+        if self._shared.recheck is not None:
+            self._shared.recheck.close()
         if self._owns_pins:
             self.pins.close()
 
@@ -416,3 +479,10 @@ class Guard:
 
     def _emit(self, event: GuardEvent) -> None:
         self._sink.emit(event)
+
+
+def _relist(connections: list[Any]) -> None:
+    """Once the pin store answers after an outage: each connection that withheld a page lists
+    the tools again by itself (`_recheck`)."""
+    for connection in connections:
+        connection.relist_soon()

@@ -6,6 +6,8 @@ Not a public module. No SDK import.
 from __future__ import annotations
 
 import dataclasses
+import itertools
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Final
 
 import orjson
@@ -20,6 +22,8 @@ from ..client._cache import MISSING
 from ..pins import FieldChange
 from . import _checks
 from ._base import (
+    _LIST,
+    DROP,
     PASS,
     EngineBase,
     Verdict,
@@ -66,6 +70,10 @@ class Listing(EngineBase):
         except Exception:  # never into the SDK's receive loop
             logger.exception("guard failed to block the tools of an unchecked page")
         self.listing = None  # an unchecked page says nothing about which tools are gone
+        self.notice.saw(names)  # the client listed them (withheld): it is told when they return
+        recheck = self.shared.recheck
+        if store and recheck is not None:
+            recheck.outage(self)  # listed again by the guard itself once the store answers
         origin = exc.__cause__ if store and exc.__cause__ is not None else exc
         details = _cause(origin)
         if not details["cause"]:  # e.g. a timeout, which has no text of its own
@@ -97,6 +105,115 @@ class Listing(EngineBase):
                 path=(),
             )
         )
+
+    # -- the guard's own listing, after a pin store outage (`_recheck`) ---------------------
+
+    def relist_soon(self) -> bool:
+        """List the server's tools on this connection, by the guard itself, answered to nobody
+        (called from any thread, once the pin store answers again after an outage): the
+        listing restores the tools the store now checks, and each client that saw them
+        withheld is told (`notifications/tools/list_changed`). `False` when the seam gave no
+        way to write to the server (`send_requests_to`)."""
+        requests = self._requests
+        if requests is None:
+            return False
+        spawn, send = requests
+        try:
+            spawn(lambda: self._relist(send, None, 1))
+        except RuntimeError:  # the connection's loop is closed: nobody is listening
+            return False
+        return True
+
+    async def _relist(
+        self, send: Callable[[dict[str, Any]], Awaitable[None]], cursor: Any, page: int
+    ) -> None:
+        """Write page `page` of the guard's own listing (`cursor`: the server's, from the
+        page before); on the connection's event loop."""
+        with self.shared.book.feed_lock:
+            if page == 1 and (self.listing is not None or self.known_version() is None):
+                return  # a listing is under way (it checks the store), or nothing can be read
+            request_id = f"conduit-mcp-guard-list-{next(_OWN_IDS)}"
+            pending = Pending(_LIST, cursor=cursor is not None)
+            pending.own = page
+            if not self.outstanding.add(request_id, pending):
+                return  # the connection is full: its client's next listing restores the tools
+            if cursor is None:
+                self.listing = set()
+            params: dict[str, Any] = {}
+            envelope = self._envelope
+            if envelope is not None:  # 2026-07-28: each request carries its envelope
+                params["_meta"] = {k: v for k, v in envelope.items() if k.startswith(_ENVELOPE)}
+            if cursor is not None:
+                params["cursor"] = cursor
+        request: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": _LIST}
+        if params:
+            request["params"] = params
+        try:
+            await send(request)
+        except Exception:
+            with self.shared.book.feed_lock:
+                self.outstanding.cancel(request_id)
+                if cursor is None and self.listing == set():
+                    self.listing = None
+            raise
+
+    def _own_answer(
+        self, request_id: Any, message: dict[str, Any], pending: Pending
+    ) -> Verdict | Coroutine[Any, Any, Verdict]:
+        """The server's answer to a page of the guard's own listing: checked like a client's
+        page, then dropped (nobody asked); the next page is asked for, and the clients that saw
+        a tool withheld are told once it is back."""
+        result = message.get("result")
+        if "error" in message or not isinstance(result, dict):
+            if not pending.cursor:
+                self.listing = None
+            return DROP
+        tools = result.get("tools")
+        book = self.shared.book.tools
+        withheld = [
+            name
+            for name in _names(tools)
+            if (state := book.get(name)) is not None and state.reason == "pin_store_unavailable"
+        ]
+        return self._own_page_later(request_id, result, pending, withheld)
+
+    async def _own_page_later(
+        self, request_id: Any, result: dict[str, Any], pending: Pending, withheld: list[str]
+    ) -> Verdict:
+        try:
+            await self._on_list(request_id, result, pending)
+        except Exception as exc:  # withheld again (the store failed again: probed again)
+            self._withhold_page(request_id, result, exc)
+            return DROP
+        shared = self.shared
+        tools = shared.book.tools
+        restored = [n for n in withheld if (s := tools.get(n)) is not None and s.status == "ok"]
+        for name in restored:
+            shared.notices.changed(name)  # each client that listed it withheld is told
+        cursor = result.get("nextCursor")
+        requests = self._requests
+        more = isinstance(cursor, str) and pending.own < _OWN_PAGES and requests is not None
+        if more and requests is not None:
+            spawn, send = requests
+            spawn(_bind(self._relist, send, cursor, pending.own + 1))
+        self.emit(
+            "tools_rechecked",
+            None,
+            "pin_store_available",
+            "rechecked",
+            path=("tools",),
+            message=(
+                f"the pin store answers again: the guard listed the tools itself (page "
+                f"{pending.own}), {len(restored)} withheld tool(s) restored"
+            ),
+            details={
+                "page": pending.own,
+                "tools": len(_names(result.get("tools"))),
+                "restored": restored[:32],
+                "restored_count": len(restored),
+            },
+        )
+        return DROP
 
     async def _on_list(self, request_id: Any, result: Any, pending: Pending) -> Verdict:
         shared = self.shared
@@ -223,6 +340,8 @@ class Listing(EngineBase):
         policy = shared.policy
         # A new name that looks like a known one is a change of that tool, never a new one.
         accepted = await screen_lookalikes(self, accepted, listing, removed, hidden)
+        # The private store keeps at most `max_tools` names: past it new names are held.
+        accepted, limited = self._within_limit(accepted, listing, removed)
         since = _checks.feed_mark(book)
         verdicts = await self._pin_verdicts([t for _, t in accepted])
         names: list[str] = []
@@ -308,6 +427,7 @@ class Listing(EngineBase):
                 listing.add(name)
 
         self.notice.saw([tool.name for _, tool in accepted])  # whose changes this client sees
+        self.notice.saw(limited)
         if page.next_cursor is None:
             self._finish_listing(listing, complete=started)
 
@@ -320,6 +440,55 @@ class Listing(EngineBase):
             if index not in removed
         ]
         return _replace(result_response(request_id, {**result, "tools": kept_raw}))
+
+    def _within_limit(
+        self, accepted: list[tuple[int, Tool]], listing: set[str], removed: set[int]
+    ) -> tuple[list[tuple[int, Tool]], list[str]]:
+        """Policy `max_tools`, with the guard's private store: the tools that go on to the pin
+        check, and the names held instead. A name the store has been asked about before goes
+        on; a new one goes on while fewer than `max_tools` names were; past that it is held
+        (event `tool_new`, reason `too_many_tools`; released by `Guard.approve`) and the
+        store never sees it, so what the guard keeps for a server is bounded, whatever it
+        lists (a caller's store is the operator's to bound)."""
+        shared = self.shared
+        if not shared.owns_pins:
+            return accepted, []
+        book = shared.book
+        checked = book.checked
+        limit = shared.policy.max_tools
+        kept: list[tuple[int, Tool]] = []
+        held: list[str] = []
+        for index, tool in accepted:
+            name = tool.name
+            if name in checked:
+                kept.append((index, tool))
+                continue
+            if len(checked) < limit:
+                checked.add(name)
+                kept.append((index, tool))
+                continue
+            held.append(name)
+            listing.add(name)
+            removed.add(index)
+            _set_state(book.tools, name, "held", tool, "limit")
+            self.emit(
+                "tool_new",
+                name,
+                "too_many_tools",
+                "held",
+                path=("tools", index),
+                message=(
+                    f"a tool never pinned for this server, past the {limit:,} tool names the "
+                    "guard's private store keeps for it (max_tools): held, not listed to the "
+                    "model and not callable until Guard.approve"
+                ),
+                details={
+                    "limit": limit,
+                    "awaiting_approval": True,
+                    "fingerprint": tool.fingerprint,
+                },
+            )
+        return kept, held
 
     def _unsafe_icons(
         self, page: Intake, raw_tools: list[Any], removed: set[int]
@@ -543,6 +712,23 @@ class Listing(EngineBase):
 
 
 _APPROVED: Final = _checks.PinVerdict("approved", False)
+#: Ids of the guard's own listings (`conduit-mcp-guard-list-N`), unique in the process.
+_OWN_IDS: Final = itertools.count(1)
+#: Pages the guard's own listing follows at most (as the proxy's own listing).
+_OWN_PAGES: Final = 64
+#: `_meta` keys of the 2026-07-28 request envelope a request of the guard's own repeats.
+_ENVELOPE: Final = "io.modelcontextprotocol/"
+
+
+def _names(tools: Any) -> list[str]:
+    """The string names of a page's tools (anything else skipped)."""
+    if not isinstance(tools, list):
+        return []
+    return [
+        raw["name"] for raw in tools if isinstance(raw, dict) and isinstance(raw.get("name"), str)
+    ]
+
+
 _APPROVED_OUTCOME: Final = OUTCOMES[("approved", "")]
 
 

@@ -234,15 +234,18 @@ async def screen_lookalikes(
     # alike are a pair a person never saw: the second is a change of the first. A server's
     # first listing has no baseline: its names are all new together.
     baseline = bool(index_of)
+    # Listed names join the index up to `max_tools` of them (beside the store's pins): a
+    # server listing fresh names on every listing does not grow it without bound.
+    cap = shared.policy.max_tools + len(store_names)
     for _, tool in fresh:
         key = keys[tool.name] = lookalike_key(tool.name)
         old = index_of.get(key)
         if old is not None and old != tool.name:
             matches[tool.name] = old
-        elif baseline:
+        elif baseline and len(index_of) < cap:
             index_of.setdefault(key, tool.name)
     for name, key in keys.items():  # the others are listed names from now on
-        if name not in matches:
+        if name not in matches and len(index_of) < cap:
             index_of.setdefault(key, name)
     if not matches:
         return accepted

@@ -16,6 +16,7 @@ InvalidOutputPolicy = Literal["withhold", "flag", "pass"]
 SdkOutputSchemaPolicy = Literal["hide_unsafe", "keep"]
 ToolTextPolicy = Literal["clean", "block"]
 ResultTextPolicy = Literal["clean", "pass"]
+ModelTextPolicy = Literal["clean", "block", "pass"]
 
 _CHOICES: Final[dict[str, frozenset[str]]] = {
     "new": frozenset({"pin", "allow", "hold", "block"}),
@@ -25,6 +26,7 @@ _CHOICES: Final[dict[str, frozenset[str]]] = {
     "sdk_output_schema": frozenset({"hide_unsafe", "keep"}),
     "tool_text": frozenset({"clean", "block"}),
     "result_text": frozenset({"clean", "pass"}),
+    "model_text": frozenset({"clean", "block", "pass"}),
 }
 
 
@@ -98,6 +100,26 @@ class Policy:
             (default: removed after the output check; event `result_text_cleaned` with the
             paths, and the result's `_meta["conduit-mcp/guard"]` says what was cleaned, see
             `RESULT_META_KEY`) or `"pass"` (handed on as sent).
+        max_tools: with the guard's private store, the most tool names of this server it
+            checks against its pins (and so keeps a pin of) for the guard's life (default
+            10,000): past it a tool whose name the store has never seen is held (not listed,
+            calls refused until `Guard.approve`; event `tool_new`, reason `too_many_tools`),
+            so a server that lists fresh names on every listing cannot grow the guard without
+            bound. A caller's `PinStore` is the operator's and is not bounded here. Also
+            bounds the look-alike index's listed names.
+        model_text: hidden characters in the rest of what a model (or the person beside it)
+            reads from a server, outside tool definitions and tool results: the `initialize`
+            (or `server/discover`) result's `instructions`, prompts and resources as listed,
+            a prompt's messages, a resource's contents, completion values, a server's
+            elicitation and sampling requests and its log messages (the one table:
+            `conduit_mcp.guard._reads.READS`). `"clean"` (default: removed; event
+            `model_text_cleaned`, and the message's `_meta["conduit-mcp/guard"]` says where),
+            `"block"` (an item holding one is left out of its list, an answer holding one is
+            answered with an error, a request is refused to the server, a notification
+            dropped, `instructions` withheld) or `"pass"` (handed on as sent). Whatever the
+            policy, an item whose identifier (a prompt's or argument's name, a resource's
+            `uri`, a template's `uriTemplate`: what the client sends back) holds one is left
+            out (reason `hidden_characters_in_name`).
     """
 
     new: NewPolicy = "pin"  # `Guard` makes it "hold" when the caller passes `pins=`
@@ -111,6 +133,8 @@ class Policy:
 
     # Last: positional construction keeps its meaning. `Guard` makes it "changed" with `pins=`.
     cosmetic: CosmeticPolicy = "accept"
+    max_tools: int = 10_000
+    model_text: ModelTextPolicy = "clean"
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,4 +204,10 @@ def make_policy(options: dict[str, Any]) -> Policy:
         if not math.isfinite(timeout) or timeout <= 0:
             raise ValueError("output_timeout must be a positive finite number of seconds")
         options = {**options, "output_timeout": float(timeout)}
+    if "max_tools" in options:
+        limit = options["max_tools"]
+        if isinstance(limit, bool) or not isinstance(limit, int):
+            raise TypeError("max_tools must be an int")
+        if limit < 1:
+            raise ValueError("max_tools must be at least 1")
     return Policy(**options)

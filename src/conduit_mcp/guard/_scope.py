@@ -11,7 +11,6 @@ from typing import Any
 from ..client import (
     Error,
     PathItem,
-    clean_result_text,
     clean_tool_text,
     intake,
     render_path,
@@ -23,6 +22,8 @@ from ._base import (
     Verdict,
     _replace,
 )
+from ._reads import FROM_SERVER
+from ._servertext import report, screen, screen_from_server
 
 
 class Scope(EngineBase):
@@ -131,25 +132,16 @@ class Scope(EngineBase):
             kept = self.screen_tools(tools, None, ("params",))
             if kept is not None:
                 new_params["tools"] = kept
-        if self.shared.policy.result_text != "pass":
-            # The server's prompt is text the client's model reads, as a tool result is.
-            prompt = {k: params[k] for k in ("messages", "systemPrompt") if k in params}
-            found = clean_result_text({"_meta": prompt})
-            if found.changed:
-                new_params.update(found.value["_meta"])
-                paths = [render_path(("params", *p[1:])) for p in found.paths]
-                self.emit(
-                    "result_text_cleaned",
-                    None,
-                    "hidden_characters_removed",
-                    "cleaned",
-                    path=("params",),
-                    message="hidden characters removed from a sampling request's prompt",
-                    details={"paths": paths[:32], "count": len(paths), "flags": list(found.flags)},
-                )
-        if new_params == params and all(new_params[k] is params[k] for k in params):
-            return PASS
-        return _replace({**message, "params": new_params})
+        tools_changed = not (
+            new_params == params and all(new_params[k] is params[k] for k in params)
+        )
+        screened = {**message, "params": new_params} if tools_changed else message
+        # The server's prompt (messages, system prompt) is text the client's model reads:
+        # policy `model_text` (`_reads.READS`), its tools left to `tool_text` above.
+        verdict = screen_from_server(self, screened, FROM_SERVER[_SAMPLING])
+        if verdict is PASS and tools_changed:
+            return _replace(screened)
+        return verdict
 
     def _screen_input_requests(self, result: Any, version: str) -> dict[str, Any] | None:
         """An `input_required` result (2026-07-28 basic/patterns/mrtr) whose `inputRequests`
@@ -159,8 +151,22 @@ class Scope(EngineBase):
         if not isinstance(requests, dict):
             return None
         changed: dict[str, Any] = {}
+        policy = self.shared.policy.model_text
         for key, request in requests.items():
-            if not isinstance(request, dict) or request.get("method") != _SAMPLING:
+            if not isinstance(request, dict):
+                continue
+            read = FROM_SERVER.get(request.get("method"))  # type: ignore[arg-type]
+            if read is not None and read.kind == "request":
+                # A request the client fulfils for the server (its text is cleaned with the
+                # result's, under `result_text`): a hidden character in a name the answer
+                # sends back, or any under model_text="block", refuses the whole result.
+                judged = screen(request.get("params"), read, policy)
+                if judged.refused is not None:
+                    reason, where = judged.refused
+                    at = ("inputRequests", key, "params")
+                    report(self, read.method, judged, "answered_error", at)
+                    raise InputRefused(reason, (*at, *where))
+            if request.get("method") != _SAMPLING:
                 continue
             params = request.get("params")
             tools = params.get("tools") if isinstance(params, dict) else None
@@ -173,3 +179,13 @@ class Scope(EngineBase):
         if not changed:
             return None
         return {**result, "inputRequests": {**requests, **changed}}
+
+
+class InputRefused(Exception):
+    """An `input_required` result holds a request the guard refuses (`_screen_input_requests`):
+    `reason` and `path` (from the result) for the error that answers the call instead."""
+
+    def __init__(self, reason: str, path: tuple[Any, ...]) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.path = path

@@ -95,6 +95,12 @@ class ToolBook:
     lookalike_index: dict[str, str] = field(default_factory=dict)
     #: names pinned in a caller's store for this server (read once), or None until read.
     store_names: frozenset[str] | None = None
+    #: the server's instructions as last sent and judged (`_instructions.InstructionsState`),
+    #: or `None` before any.
+    instructions: Any = None
+    #: with the private store: every name checked against it (so pinned there, or queued),
+    #: at most `Policy.max_tools` (past it a name never checked is held, never stored).
+    checked: set[str] = field(default_factory=set)
     #: The pin store's change feed (`_checks.apply_pin_change`, from the watcher's thread):
     #: how many changes were delivered, and per tool name the last one as (its count, the
     #: `AuditEntry`), at most `FEED_NAMES` names; `feed_floor` is the count of the newest one
@@ -130,6 +136,9 @@ class Shared:
     book: ToolBook = field(default_factory=ToolBook)
     #: each live connection's `notifications/tools/list_changed` notice.
     notices: Notices = field(default_factory=Notices)
+    #: a caller's store: the recovery from its outages (a `_recheck.Recheck`, which imports
+    #: the store's error test from `_checks`, itself on this module); `None` for the private one.
+    recheck: Any = None
 
     @property
     def changes_list_itself(self) -> bool:
@@ -160,7 +169,7 @@ def coerce_id(request_id: Any) -> Any:
 class Pending:
     """One request awaiting its response."""
 
-    __slots__ = ("cursor", "extensions", "gating", "method", "name", "state", "tool")
+    __slots__ = ("cursor", "extensions", "gating", "method", "name", "own", "state", "tool")
 
     def __init__(
         self,
@@ -180,6 +189,9 @@ class Pending:
         self.gating = gating
         #: extensions the client advertised with the request (their result types are valid).
         self.extensions: tuple[str, ...] = ()
+        #: a request of the guard's own (a listing after a store outage): its page number,
+        #: from 1; 0 for the client's. Its answer goes to nobody.
+        self.own = 0
 
 
 class Outstanding:

@@ -49,14 +49,26 @@ def installed_codec() -> Codec:
     """The codec of the installed `mcp`: 2.x when `mcp.types.jsonrpc` imports, else 1.x.
 
     Raises:
-        ImportError: neither (no `mcp` installed, or a release whose messages neither reads):
-            the error importing the 2.x codec raised.
+        ModuleNotFoundError: no `mcp` installed: one line naming the `mcp` extra and the
+            command that installs it.
+        ImportError: a release whose messages neither codec reads: the error importing the
+            2.x codec raised.
     """
     try:
         from . import _codec2
 
         return _codec2
     except ImportError as no_mcp2:  # mcp 1.x: `mcp.types` is a module, not the 2.x package
+        try:
+            import mcp  # noqa: F401
+        except ModuleNotFoundError:
+            from .._program import install_command
+
+            raise ModuleNotFoundError(
+                f"conduit_mcp.guard needs the mcp extra (mcp is not installed): "
+                f"{install_command('mcp')}",
+                name="mcp",
+            ) from None
         try:
             from . import _codec1
         except ImportError:
@@ -75,6 +87,9 @@ class Connection:
         self.codec = codec if codec is not None else installed_codec()
         self.local: collections.deque[Any] = collections.deque()
         self.reader: GuardedReadStream | None = None
+        #: the transport's send stream (the server's side): a request of the guard's own
+        #: is written there directly (`EngineBase.send_requests_to`).
+        self.server: Any = None
 
     def inject(self, message: Any) -> None:
         self.local.append(message)
@@ -88,11 +103,19 @@ class Connection:
             if item is not DROP:
                 self.inject(item)
 
+    async def _send_own(self, message: dict[str, Any]) -> None:
+        """A request of the guard's own, written to the server as the SDK's item."""
+        item = self.encode(message)
+        if item is not DROP:
+            await self.server.send(item)
+
     async def outbound(self, item: Any) -> bool:
         """Whether `item` is written: `False` when the engine answered it locally or the
         codec does not recognise it (refused: never written)."""
         if self.engine.notice.deliver is None:  # the first message: the loop is known now
             self.engine.notice.deliver = loop_scheduler(self._send_notice)
+            if self.server is not None:
+                self.engine.send_requests_to(self._send_own)
         plain = self.codec.to_plain(item)
         if plain is None:
             self.refuse(item, "outgoing")

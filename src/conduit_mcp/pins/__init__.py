@@ -17,6 +17,8 @@ the API and every SQL statement on its tables, written once for sqlite and Postg
 * `_pending.py` — the pending queue (`pending`);
 * `_audit.py` — the audit log (`audit_log`, `audit_since`, `prune_checks`);
 * `_feed.py` — the change feed (`changes_since`, `watch`; the watcher thread: `_watch.py`);
+* `_instructions.py` — servers' instructions (`check_instructions`, `approve_instructions`,
+  `pending_instructions`);
 * `_accounts.py` — the console's accounts, and `_policy.py` — the stored policy: not yet
   written (later work adds each as a room of its own, with its tables' statements).
 
@@ -35,6 +37,7 @@ from ._audit import AuditEntry
 from ._changes import DEFAULT_COSMETIC, ChangeOp, FieldChange
 from ._checks import PinCheck, PinOutcome, PinStatus
 from ._drift import ToolDiff, diff_tools
+from ._instructions import InstructionsCheck, PendingInstructions
 from ._pending import Pending
 from ._pins import Pin
 from ._schemadelta import SchemaChange, schema_change, schema_changes
@@ -54,6 +57,9 @@ __all__ = [  # noqa: RUF022
     "Pending",
     "AuditEntry",
     "redacted_location",
+    # Instructions: a server's instructions pinned like a tool
+    "InstructionsCheck",
+    "PendingInstructions",
     # Changes: what changed between two definitions of a tool, field by field
     "ToolDiff",
     "diff_tools",

@@ -14,7 +14,7 @@ saying what it does; never edit one that has shipped (databases recorded it as a
 
 Tables, as of the last migration: `conduit_mcp_pins` (`_pins.py`), `conduit_mcp_revoked`
 (`_pins.py`), `conduit_mcp_pending` (`_pending.py`), `conduit_mcp_audit` (`_audit.py`),
-`conduit_mcp_migrations` (here).
+`conduit_mcp_instructions` (`_instructions.py`), `conduit_mcp_migrations` (here).
 """
 
 from __future__ import annotations
@@ -154,6 +154,27 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
         END $$""",
             ),
             Spelled(f"PRAGMA application_id = {APPLICATION_ID}", None),
+        ),
+    ),
+    Migration(
+        4,
+        "servers' instructions: the approved text per server id, and the one awaiting approval",
+        (
+            """CREATE TABLE conduit_mcp_instructions (
+            server_id            TEXT NOT NULL PRIMARY KEY,
+            fingerprint          TEXT,
+            instructions         TEXT,
+            approver             TEXT,
+            approved_at          {real},
+            protocol_version     TEXT,
+            pending_status       TEXT,
+            pending_fingerprint  TEXT,
+            pending_instructions TEXT,
+            first_seen           {real},
+            last_seen            {real},
+            seen                 {bigint} NOT NULL,
+            pending_version      TEXT
+        ){without_rowid}""",
         ),
     ),
 )

@@ -9,7 +9,9 @@ closing, and the class that gathers the store's rooms, one concern each:
   `changes`, `diff`;
 * `_pending.py` — the pending queue: `pending`;
 * `_audit.py` — the audit log: `audit_log`, `audit_since`, `prune_checks`;
-* `_feed.py` — the change feed: `changes_since`, `watch`.
+* `_feed.py` — the change feed: `changes_since`, `watch`;
+* `_instructions.py` — servers' instructions: `check_instructions`, `approve_instructions`,
+  `pending_instructions`.
 
 Each room's module holds the SQL of the tables it keeps, written once for both databases.
 """
@@ -32,13 +34,14 @@ from ._database import (
     require_sqlite_file,
 )
 from ._feed import ChangeFeed
+from ._instructions import Instructions
 from ._location import StoreLocation
 from ._migrations import migrate
 from ._pending import PendingQueue
 from ._pins import Pins
 
 
-class PinStore(Checks, Pins, PendingQueue, ChangeFeed, AuditLog):
+class PinStore(Checks, Pins, PendingQueue, ChangeFeed, AuditLog, Instructions):
     """Approved tool definitions per (`server_id`, tool name), in sqlite or PostgreSQL.
 
     Trust on first use, made explicit and reviewable. `approve` keeps the approved definition

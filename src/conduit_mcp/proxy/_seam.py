@@ -531,8 +531,11 @@ class MessageLink:
 
     def send_notices_to(self, send: Callable[[list[dict[str, Any]]], None]) -> None:
         """Hand the guard's own notifications for this connection (`notifications/tools/
-        list_changed` after an approval or a revocation) to `send`, on the running loop."""
+        list_changed` after an approval or a revocation) to `send`, on the running loop; and
+        let the guard write its own requests to the server (its listing once the pin store
+        answers after an outage) with `write_server`."""
         self._engine.send_notices_to(send)
+        self._engine.send_requests_to(self._write_server)
 
     async def from_client(self, message: dict[str, Any]) -> Decision:
         """Decide on one message the client wrote."""

@@ -19,7 +19,8 @@ class GuardSettings:
         pins: a pin store location (sqlite path or `postgresql://` URL), or `None` for a
             private in-memory store that lives as long as the proxy.
         policy: `Guard` policy keywords (`new`, `changed`, `check_arguments`,
-            `invalid_output`, `output_timeout`, `sdk_output_schema`); only those given.
+            `invalid_output`, `output_timeout`, `sdk_output_schema`, `max_tools`); only
+            those given.
         held_dir: where the definition of a held tool is written for `conduit-mcp pins
             approve` (one JSON page per tool).
     """

@@ -1,0 +1,77 @@
+"""`conduit-mcp pins pending` and `pins approve --instructions`: a server's instructions held by
+a guard, reviewed and approved from a shell (issue 30, item 1). conduit-defined; fingerprints
+checked against an independent oracle (rfc8785 + hashlib)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import rfc8785
+from typer.testing import CliRunner
+
+from conduit_mcp.cli import app
+from conduit_mcp.pins import PinStore
+
+runner = CliRunner()
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def oracle(text: str) -> str:
+    return "jcs-sha256:" + hashlib.sha256(rfc8785.dumps(text)).hexdigest()
+
+
+def _store(tmp_path: Path, *texts: str) -> str:
+    """A store where a guard saw the server `s` send each of `texts` in turn (the first one
+    approved when there are two)."""
+    location = str(tmp_path / "pins.db")
+    with PinStore(location) as pins:
+        for index, text in enumerate(texts):
+            pins.check_instructions("s", text, approver="conduit-mcp guard")
+            if index == 0 and len(texts) > 1:
+                pins.approve_instructions("s", approver="alice")
+    return location
+
+
+def test_pending_lists_held_instructions_with_their_approve_line(tmp_path: Path) -> None:
+    store = _store(tmp_path, "Be brief.", "Be brief.\u200b Obey.")
+    code, out, _ = run("pins", "pending", "--store", store)
+    assert code == 0
+    assert "changed" in out and "instructions" in out
+    assert "\\u200b" in out  # the hidden character shown, never silently invisible
+    assert "approved now: Be brief." in out
+    waiting = oracle("Be brief.\u200b Obey.")
+    assert f"--instructions --fingerprint {waiting}" in out
+    code, out, _ = run("pins", "pending", "--store", store, "--json")
+    (row,) = json.loads(out)["pending"]
+    assert (row["kind"], row["name"], row["status"]) == ("instructions", "instructions", "changed")
+    assert (row["instructions"], row["approved"]) == ("Be brief.\u200b Obey.", "Be brief.")
+    code, _, _ = run("pins", "pending", "--store", store, "--exit-code")
+    assert code == 1
+
+
+def test_approve_instructions_as_reviewed_only(tmp_path: Path) -> None:
+    store = _store(tmp_path, "Be brief.")
+    base = ("pins", "approve", "--store", store, "--server-id", "s", "--approver", "alice")
+    code, _, err = run(*base, "--instructions", "--fingerprint", oracle("Other."), "--yes")
+    assert code == 2 and "not the ones reviewed" in err
+    code, out, _ = run(*base, "--instructions", "--fingerprint", oracle("Be brief."), "--yes")
+    assert code == 0 and out.strip() == f"approved {oracle('Be brief.')}  instructions"
+    code, _, err = run(*base, "--instructions", "--yes")
+    assert code == 2 and "nothing pending for the instructions" in err
+    code, out, _ = run("pins", "pending", "--store", store)
+    assert out.strip() == "nothing pending"
+
+
+def test_instructions_go_alone(tmp_path: Path) -> None:
+    store = _store(tmp_path, "Be brief.")
+    base = ("pins", "approve", "--store", store, "--server-id", "s", "--approver", "alice")
+    code, _, err = run(*base, "--instructions", "--tool", "a")
+    assert code == 2 and "--instructions" in err
+    code, _, err = run(*base, "--instructions", "--all-pending")
+    assert code == 2
