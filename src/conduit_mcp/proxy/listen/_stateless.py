@@ -246,6 +246,7 @@ class ModernRouter:
         send: Any,
         peer: Any = None,
         headers: dict[str, str] | None = None,
+        admitted: bool = False,
     ) -> None:
         """Answer one stateless POST body on the ASGI `send`: 202 for a notification, a JSON
         object, or an event stream when the client accepts `text/event-stream` and messages
@@ -260,6 +261,9 @@ class ModernRouter:
             send: the ASGI send callable.
             peer: the ASGI `scope["client"]` (who the client is, without credentials).
             headers: `raw_headers` as a dict (the last of repeats), when the caller has it.
+            admitted: the caller counted the request in the budget already (before reading
+                its body, by its `Mcp-Method` header, which the SDK's ladder then holds to
+                the body's method) and releases it: not counted again.
         """
         if headers is None:
             headers = dict(raw_headers)
@@ -272,7 +276,7 @@ class ModernRouter:
             return
         if self.direct is not None and _is_message(value):  # exactly what the SDK reads
             await self._handle_direct(
-                tg, self.direct, value, raw_headers, headers, send, receive, peer
+                tg, self.direct, value, raw_headers, headers, send, receive, peer, admitted
             )
             return
         rid = value.get("id") if isinstance(value, dict) else None
@@ -284,7 +288,7 @@ class ModernRouter:
         if self.direct is not None:  # the SDK's reading of it
             value = message.model_dump(by_alias=True, exclude_unset=True)
             await self._handle_direct(
-                tg, self.direct, value, raw_headers, headers, send, receive, peer
+                tg, self.direct, value, raw_headers, headers, send, receive, peer, admitted
             )
             return
         if not isinstance(message, JSONRPCRequest):
@@ -302,6 +306,9 @@ class ModernRouter:
         if rejection is not None:
             error = _error(message.id, rejection.code, rejection.message, rejection.data)
             await write_json(send, 400, error)
+            return
+        if admitted:
+            await self._exchange(tg, message, headers, receive, send)
             return
         client = self.budget.client(headers.get("authorization"), peer)
         listen = message.method == "subscriptions/listen"
@@ -324,6 +331,7 @@ class ModernRouter:
         send: Any,
         receive: Any,
         peer: Any,
+        admitted: bool = False,
     ) -> None:
         """`handle` over the pooled POST path for `value`, a JSON-RPC message as the SDK reads
         it (`_message._is_message`)."""
@@ -339,6 +347,9 @@ class ModernRouter:
         if rejection is not None:
             error = _error(value["id"], rejection.code, rejection.message, rejection.data)
             await write_json(send, 400, error)
+            return
+        if admitted:
+            await self._exchange_direct(tg, direct, value, headers, receive, send)
             return
         client = self.budget.client(headers.get("authorization"), peer)
         listen = method == "subscriptions/listen"
