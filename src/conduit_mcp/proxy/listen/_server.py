@@ -201,7 +201,7 @@ class Listener:
             await self._stateless(scope, receive, send, raw, headers)
             return
         if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
-            await _unsupported(send)
+            await _unsupported(send, version)
             return
         session_id = headers.get("mcp-session-id")
         if session_id is not None:
@@ -717,13 +717,18 @@ async def _rpc_error(send: Any, status: int, code: int, message: str, data: Any 
     await _json(send, status, {"jsonrpc": "2.0", "id": None, "error": error})
 
 
-async def _unsupported(send: Any) -> None:
+async def _unsupported(send: Any, requested: str) -> None:
+    """UNSUPPORTED_PROTOCOL_VERSION (MCP 2026-07-28 schema `UnsupportedProtocolVersionError`:
+    HTTP 400, `data.requested` and `data.supported` both required)."""
     await _rpc_error(
         send,
         400,
         UNSUPPORTED_PROTOCOL_VERSION,
         "Unsupported protocol version",
-        {"supported": sorted({*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS})},
+        {
+            "requested": requested,
+            "supported": sorted({*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS}),
+        },
     )
 
 
