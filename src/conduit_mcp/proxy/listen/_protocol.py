@@ -66,6 +66,8 @@ _OVERRIDDEN: Final = (
     "on_message_complete",
     "on_response_complete",
 )
+#: Seconds between two warnings of refused connections with one reason.
+QUIET_WINDOW: Final = 1.0
 #: A body piece at least this large is written after the head rather than joined to it.
 JOIN_BELOW: Final = 64 * 1024
 
@@ -151,6 +153,7 @@ def http_protocol(
     if not all(callable(getattr(HttpToolsProtocol, name, None)) for name in _OVERRIDDEN):
         return "h11"  # a uvicorn whose protocol changed shape: its own, writes unjoined
     count = ConnectionCount(bounds.max_connections_per_address)
+    quiet = _Quiet()
 
     class ListenerProtocol(HttpToolsProtocol):
         """uvicorn's `HttpToolsProtocol` writing through `JoinedWrites`, bounded by `limits`
@@ -295,9 +298,15 @@ def http_protocol(
             self._refused = bound
             self._disarm()
             shown = (address or self._address or "peer:unknown").partition(":")[2]
-            logger.warning(
-                "connection refused (%s): %s (peer %s)", bound.reason, bound.message, shown
-            )
+            left_out = quiet.shown(bound.reason, self.loop.time())
+            if left_out is not None:
+                logger.warning(
+                    "connection refused (%s): %s (peer %s)%s",
+                    bound.reason,
+                    bound.message,
+                    shown,
+                    f" ({left_out} more like it not shown)" if left_out else "",
+                )
             if on_bound is not None:
                 on_bound(bound)
             cycle = self.cycle
@@ -323,6 +332,24 @@ def http_protocol(
             self._timer = self.loop.call_later(LINGER, transport.abort)
 
     return ListenerProtocol
+
+
+class _Quiet:
+    """At most one warning a reason each `QUIET_WINDOW` seconds (a flood of refused
+    connections is one line a second, not one a connection); the next one says how many were
+    left out."""
+
+    def __init__(self) -> None:
+        self._last: dict[str, tuple[float, int]] = {}  # reason -> (shown at, left out since)
+
+    def shown(self, reason: str, now: float) -> int | None:
+        """`None`: leave this one out; else show it, with how many were left out before."""
+        last = self._last.get(reason)
+        if last is not None and now - last[0] < QUIET_WINDOW:
+            self._last[reason] = (last[0], last[1] + 1)
+            return None
+        self._last[reason] = (now, 0)
+        return last[1] if last is not None else 0
 
 
 def _content_length(headers: list[tuple[bytes, bytes]]) -> int:

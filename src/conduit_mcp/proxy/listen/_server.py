@@ -7,7 +7,12 @@ Not a public module.
 Spec: MCP 2025-11-25 basic/transports "Streamable HTTP" (POST with JSON or SSE responses, the
 GET stream, `Mcp-Session-Id`, DELETE, `MCP-Protocol-Version`; "Security Warning": validate
 `Origin`, bind to localhost when local) through the SDK's own `StreamableHTTPServerTransport`;
-`Authorization` is forwarded to an HTTP upstream per request, never logged.
+`Authorization` is forwarded to an HTTP upstream per request, never logged. A session belongs
+to the credential that opened it (`_budget`'s keyed hash; or to none): a request naming it with
+another credential, or none, is answered 404 as an unknown session ("Session Management": the
+client then starts a new one), before its body is read. Sessions are budgeted per client, per
+address and in all (`_budget`); past a cap the session idle the longest makes room. Each
+session stamps the version it negotiated on its own upstream requests.
 2026-07-28 stateless requests go to `_stateless.ModernRouter` (one shared upstream, or one
 pooled POST each to an HTTP upstream: `upstream/_direct`); a version the proxy knows neither way
 is answered UNSUPPORTED_PROTOCOL_VERSION (-32022).

@@ -3,6 +3,10 @@ share one upstream connection (one server process, or one client of the `--upstr
 and one guard connection; request ids and progress tokens are made unique on the way up and
 restored on the way down. An `--upstream` server reachable over plain `http`/`https` is served
 without the SDK's client: each request is one POST on a pooled connection (`upstream/_direct`).
+A server process is first asked `server/discover` (2026-07-28: servers MUST implement it): one
+that speaks no 2026-07-28 gets no stateless request (2025-11-25 lifecycle: nothing but pings
+before `initialize`); each is answered UNSUPPORTED_PROTOCOL_VERSION naming the versions the
+listener serves in a session, so the client falls back to `initialize`.
 
 Not a public module.
 
