@@ -164,7 +164,7 @@ def http_protocol(
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
-            self._address: str | None = None  # counted in `connections`
+            self._address: str | None = None  # counted in `per_address`
             self._head = 0  # bytes of the head being read (an upper bound)
             self._in_head = True  # the next bytes are a head's
             self._began = False  # a head began and has not ended
