@@ -525,13 +525,19 @@ class Server:
             result = self.call(params.get("name"), params.get("arguments") or {})
         elif method == "ping":
             result = {}
+        elif method == "server/discover":  # 2026-07-28: servers MUST implement it
+            result = {
+                "supportedVersions": [*SUPPORTED, "2026-07-28"],
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "hostile", "version": "0.0.1"},
+            }
         else:
             return {"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "not found"}}
         meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
         if meta.get("io.modelcontextprotocol/protocolVersion") == "2026-07-28":
             # 2026-07-28 results carry resultType; tools/list carries cache hints too.
             result.setdefault("resultType", "complete")
-            if method == "tools/list":
+            if method in ("tools/list", "server/discover"):
                 result.update({"ttlMs": 0, "cacheScope": "private"})
         return {"jsonrpc": "2.0", "id": rid, "result": result}
 

@@ -180,15 +180,16 @@ def test_a_uvicorn_whose_protocol_changed_shape_gets_its_own(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The listener subclasses uvicorn's internal httptools protocol: a uvicorn without a
-    method it overrides serves with its own protocol ("auto"), unjoined, never a subclass
-    that would fail on the first response."""
+    method it overrides serves with its own h11 protocol ("h11": unjoined, the head's size
+    bounded by `h11_max_incomplete_event_size`), never a subclass that would fail on the
+    first response."""
     from uvicorn.protocols.http import httptools_impl
 
     from conduit_mcp.proxy.listen._protocol import http_protocol
 
-    assert http_protocol() != "auto"
+    assert not isinstance(http_protocol(), str)
     monkeypatch.delattr(httptools_impl.HttpToolsProtocol, "on_response_complete")
-    assert http_protocol() == "auto"
+    assert http_protocol() == "h11"
 
 
 def test_pipelined_requests_in_one_write_are_answered_in_order_and_whole() -> None:

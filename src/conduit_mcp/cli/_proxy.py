@@ -134,6 +134,86 @@ def proxy_command(
             "(default: 128).",
         ),
     ] = None,
+    max_sessions: Annotated[
+        int | None,
+        typer.Option(
+            "--max-sessions",
+            metavar="N",
+            min=1,
+            help="With --listen: sessions (2025-11-25 and before) open at once, each with its "
+            "own server process or upstream session; past it 503 (default: 1000).",
+        ),
+    ] = None,
+    max_sessions_per_client: Annotated[
+        int | None,
+        typer.Option(
+            "--max-sessions-per-client",
+            metavar="N",
+            min=1,
+            help="With --listen: sessions one client (its Authorization credential, else its "
+            "address) has open; past it 429 (default: 32).",
+        ),
+    ] = None,
+    max_sessions_per_address: Annotated[
+        int | None,
+        typer.Option(
+            "--max-sessions-per-address",
+            metavar="N",
+            min=1,
+            help="With --listen: sessions open from one address, whatever credentials opened "
+            "them; past it 429 (default: 128).",
+        ),
+    ] = None,
+    max_head_bytes: Annotated[
+        int | None,
+        typer.Option(
+            "--max-head-bytes",
+            metavar="BYTES",
+            min=1024,
+            help="With --listen: a request head (request line and header fields); past it 431 "
+            "and the connection closes, nothing more read (default: 65536).",
+        ),
+    ] = None,
+    head_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--head-timeout",
+            metavar="SECONDS",
+            min=0.001,
+            help="With --listen: time for a whole request head to arrive, from the connection "
+            "(or the head's first byte on a kept-alive one); past it 408 (default: 10).",
+        ),
+    ] = None,
+    max_body_bytes: Annotated[
+        int | None,
+        typer.Option(
+            "--max-body-bytes",
+            metavar="BYTES",
+            min=1,
+            help="With --listen: a request body; a larger Content-Length is 413 before the "
+            "body is read, a chunked body 413 when it passes it (default: 4194304).",
+        ),
+    ] = None,
+    max_connections_per_address: Annotated[
+        int | None,
+        typer.Option(
+            "--max-connections-per-address",
+            metavar="N",
+            min=1,
+            help="With --listen: connections open at once from one address; past it 429 "
+            "(default: 256).",
+        ),
+    ] = None,
+    keep_alive_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--keep-alive-timeout",
+            metavar="SECONDS",
+            min=0.001,
+            help="With --listen: how long an idle connection is kept between requests "
+            "(default: 5).",
+        ),
+    ] = None,
     header: Annotated[
         list[str] | None,
         typer.Option(
@@ -285,9 +365,22 @@ def proxy_command(
         "max_listen_streams": max_listen_streams,
         "max_in_flight_per_address": max_in_flight_per_address,
         "max_listen_streams_per_address": max_listen_streams_per_address,
+        "max_sessions": max_sessions,
+        "max_sessions_per_client": max_sessions_per_client,
+        "max_sessions_per_address": max_sessions_per_address,
     }
     budget = {name: cap for name, cap in caps.items() if cap is not None}
-    sys.exit(run(settings, target, log=log, quiet=quiet, listen=address, budget=budget))
+    bounds: dict[str, float | None] = {
+        "max_head_bytes": max_head_bytes,
+        "head_timeout": head_timeout,
+        "max_body_bytes": max_body_bytes,
+        "max_connections_per_address": max_connections_per_address,
+        "keep_alive_timeout": keep_alive_timeout,
+    }
+    limits = {name: bound for name, bound in bounds.items() if bound is not None}
+    sys.exit(
+        run(settings, target, log=log, quiet=quiet, listen=address, budget=budget, limits=limits)
+    )
 
 
 def _address(value: str) -> tuple[str, int]:

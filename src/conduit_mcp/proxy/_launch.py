@@ -28,6 +28,7 @@ def run(
     quiet: bool = False,
     listen: tuple[str, int] | None = None,
     budget: dict[str, int] | None = None,
+    limits: dict[str, float] | None = None,
 ) -> int:
     """Run a proxy, as `conduit-mcp proxy` runs it: the guard, then the stdio proxy until the
     server exits or the client goes (or, with `listen`, the HTTP listener until SIGINT or
@@ -40,8 +41,11 @@ def run(
         quiet: log warnings and errors only.
         listen: `(host, port)` to serve clients over Streamable HTTP at `/mcp` instead of
             stdio.
-        budget: caps for the listener's stateless clients, by `ClientBudget` field name
-            (those not given keep their defaults).
+        budget: caps for the listener's clients (stateless requests and sessions), by
+            `ClientBudget` field name (those not given keep their defaults).
+        limits: the listener's HTTP bounds by `HttpLimits` field name (`max_head_bytes`,
+            `head_timeout`, `max_body_bytes`, `max_connections_per_address`,
+            `keep_alive_timeout`; those not given keep their defaults).
 
     Returns:
         The exit code: with a child server on stdio, the server's (128 + N when signal N ended
@@ -88,12 +92,18 @@ def run(
         _fail(f"--pins {where}: cannot open the pin store: {reason}")
     if listen is not None:
         from .listen._budget import ClientBudget
+        from .listen._limits import HttpLimits
         from .listen._server import serve
 
-        caps = ClientBudget(**(budget or {}))
+        try:
+            caps = ClientBudget(**(budget or {}))
+            bounds = HttpLimits(**(limits or {}))  # type: ignore[arg-type]
+        except (TypeError, ValueError) as exc:
+            seam.close()
+            _fail(str(exc))
         try:
             return anyio.run(
-                lambda: serve(seam, target, *listen, metrics=metrics, budget=caps),
+                lambda: serve(seam, target, *listen, metrics=metrics, budget=caps, limits=bounds),
                 backend_options=_loop_options(),
             )
         except OSError as exc:

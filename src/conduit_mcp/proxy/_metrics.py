@@ -78,9 +78,12 @@ class Metrics:
 
         self.refusals = Counter(
             "conduit_mcp_proxy_budget_refused",
-            "Stateless requests refused past a client budget: reason "
+            "Requests and connections refused past a client budget or an HTTP bound: reason "
             "(too_many_in_flight_per_client, too_many_listen_streams_per_client, "
-            "too_many_listen_streams, too_many_clients).",
+            "too_many_in_flight_per_address, too_many_listen_streams_per_address, "
+            "too_many_listen_streams, too_many_clients, too_many_sessions_per_client, "
+            "too_many_sessions_per_address, too_many_sessions, head_too_large, head_timeout, "
+            "body_too_large, too_many_connections_per_address).",
             ["server_id", "reason"],
             registry=self.registry,
         )
@@ -94,8 +97,9 @@ class Metrics:
         self._calls.inc()
 
     def refused(self, refusal: Any) -> None:
-        """Count one request refused past a client budget (`listen/_budget.Refusal`; its reason is
-        one of a closed set)."""
+        """Count one request refused past a client budget (`listen/_budget.Refusal`) or one
+        connection past an HTTP bound (`listen/_limits.Bound`); its reason is one of a closed
+        set."""
         self.refusals.labels(self.server_id, refusal.reason).inc()
 
     def exchange(self, method: str, seconds: float) -> None:

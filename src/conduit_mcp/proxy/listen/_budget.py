@@ -23,6 +23,12 @@ listen streams in total, so ordinary requests always keep part of the guard's ta
 tracked at once. A client leaves the table when it has nothing in flight: the table's size
 follows the clients active now, never every client ever seen.
 
+Sessions (2025-11-25 and before: each has its own upstream, a server process or an upstream
+session) are counted the same way: open sessions per client, per address, and in all. A
+session belongs to the client that opened it: its credential's keyed hash, or none (the
+listener answers a request with another credential, or none, as if the session did not
+exist).
+
 Past a cap the request is answered at once, never sent on: HTTP 429 (RFC 6585 section 4: this
 client sent too many) or 503 (RFC 9110 section 15.6.4: the proxy as a whole is at its limit),
 both with `Retry-After` (RFC 9110 section 10.2.3), and a JSON-RPC error (-32603, MCP 2026-07-28
@@ -52,6 +58,10 @@ MAX_LISTEN_STREAMS_PER_ADDRESS: Final = 128
 #: A quarter of the guard's table: ordinary requests keep the rest.
 MAX_LISTEN_STREAMS: Final = 1024
 MAX_CLIENTS: Final = 4096
+#: Sessions open at once: in all, per client (its credential, else its address), per address.
+MAX_SESSIONS: Final = 1000
+MAX_SESSIONS_PER_CLIENT: Final = 32
+MAX_SESSIONS_PER_ADDRESS: Final = 128
 #: Seconds a refused client is told to wait (`Retry-After`).
 RETRY_AFTER: Final = 1
 
@@ -64,7 +74,9 @@ class Refusal:
         reason: a closed set: `too_many_in_flight_per_client`,
             `too_many_listen_streams_per_client`, `too_many_in_flight_per_address`,
             `too_many_listen_streams_per_address`, `too_many_listen_streams`,
-            `too_many_clients` (the Prometheus label and `data.reason`).
+            `too_many_clients`, `too_many_sessions_per_client`,
+            `too_many_sessions_per_address`, `too_many_sessions` (the Prometheus label and
+            `data.reason`).
         status: the HTTP status (429 for a client's own cap, 503 for the proxy's).
         message: one sentence for the client (no credential, no address).
     """
@@ -105,6 +117,11 @@ class ClientBudget:
         max_in_flight_per_address: requests in flight from one address, whatever credentials
             they carry.
         max_listen_streams_per_address: open listen streams from one address.
+        max_sessions: sessions open at once, every client's together.
+        max_sessions_per_client: sessions one client (its credential, else its address) has
+            open.
+        max_sessions_per_address: sessions open from one address, whatever credentials
+            opened them.
         on_refused: called with the `Refusal` of each refused request (a metric).
 
     Raises:
@@ -115,6 +132,8 @@ class ClientBudget:
         "_addresses",
         "_clients",
         "_key",
+        "_session_addresses",
+        "_session_clients",
         "listening",
         "max_clients",
         "max_in_flight_per_address",
@@ -122,7 +141,11 @@ class ClientBudget:
         "max_listen_streams",
         "max_listen_streams_per_address",
         "max_listen_streams_per_client",
+        "max_sessions",
+        "max_sessions_per_address",
+        "max_sessions_per_client",
         "on_refused",
+        "sessions",
     )
 
     def __init__(
@@ -134,6 +157,9 @@ class ClientBudget:
         max_clients: int = MAX_CLIENTS,
         max_in_flight_per_address: int = MAX_IN_FLIGHT_PER_ADDRESS,
         max_listen_streams_per_address: int = MAX_LISTEN_STREAMS_PER_ADDRESS,
+        max_sessions: int = MAX_SESSIONS,
+        max_sessions_per_client: int = MAX_SESSIONS_PER_CLIENT,
+        max_sessions_per_address: int = MAX_SESSIONS_PER_ADDRESS,
         on_refused: Any = None,
     ) -> None:
         caps = (
@@ -143,6 +169,9 @@ class ClientBudget:
             max_clients,
             max_in_flight_per_address,
             max_listen_streams_per_address,
+            max_sessions,
+            max_sessions_per_client,
+            max_sessions_per_address,
         )
         if any(cap < 1 for cap in caps):
             raise ValueError("a client budget's caps must be at least 1")
@@ -152,6 +181,9 @@ class ClientBudget:
         self.max_clients = max_clients
         self.max_in_flight_per_address = max_in_flight_per_address
         self.max_listen_streams_per_address = max_listen_streams_per_address
+        self.max_sessions = max_sessions
+        self.max_sessions_per_client = max_sessions_per_client
+        self.max_sessions_per_address = max_sessions_per_address
         self.on_refused = on_refused
         #: client (`Who.key`) -> [requests in flight, listen streams open]; only clients with
         #: something in flight.
@@ -159,6 +191,10 @@ class ClientBudget:
         #: the same per address, for every request (with a credential or without).
         self._addresses: dict[str, list[int]] = {}
         self.listening = 0
+        #: open sessions per client (`Who.key`) and per address; only those with one open.
+        self._session_clients: dict[str, int] = {}
+        self._session_addresses: dict[str, int] = {}
+        self.sessions = 0
         self._key = secrets.token_bytes(32)
 
     def __len__(self) -> int:
@@ -232,14 +268,7 @@ class ClientBudget:
                 f"the proxy has {self.max_listen_streams} subscriptions/listen streams open",
             )
         if refusal is not None:
-            logger.warning(
-                "stateless request refused (%s): %s (client %s)",
-                refusal.reason,
-                refusal.message,
-                _shown(who),
-            )
-            if self.on_refused is not None:
-                self.on_refused(refusal)
+            self.refused(who, refusal)
             return refusal
         _count(clients, who.key, listen)
         _count(self._addresses, who.address, listen)
@@ -253,6 +282,63 @@ class ClientBudget:
         if _uncount(self._clients, who.key, listen) and listen:
             self.listening -= 1
         _uncount(self._addresses, who.address, listen)
+
+    def session_refusal(self, who: Who) -> Refusal | None:
+        """Why `who` may not open one more session now (`None`: it may), without counting
+        it or logging."""
+        if self._session_clients.get(who.key, 0) >= self.max_sessions_per_client:
+            return Refusal(
+                "too_many_sessions_per_client",
+                429,
+                f"this client has {self.max_sessions_per_client} sessions open",
+            )
+        if self._session_addresses.get(who.address, 0) >= self.max_sessions_per_address:
+            return Refusal(
+                "too_many_sessions_per_address",
+                429,
+                f"this address has {self.max_sessions_per_address} sessions open",
+            )
+        if self.sessions >= self.max_sessions:
+            return Refusal(
+                "too_many_sessions",
+                503,
+                f"the proxy has {self.max_sessions} sessions open; try again later",
+            )
+        return None
+
+    def open_session(self, who: Who) -> Refusal | None:
+        """Count one session of `who` open, or say why not (nothing counted; logged). Every
+        counted session must be `close_session`d once."""
+        refusal = self.session_refusal(who)
+        if refusal is not None:
+            self.refused(who, refusal, "session")
+            return refusal
+        clients, addresses = self._session_clients, self._session_addresses
+        clients[who.key] = clients.get(who.key, 0) + 1
+        addresses[who.address] = addresses.get(who.address, 0) + 1
+        self.sessions += 1
+        return None
+
+    def close_session(self, who: Who) -> None:
+        """One counted session of `who` closed."""
+        for table, key in (
+            (self._session_clients, who.key),
+            (self._session_addresses, who.address),
+        ):
+            count = table.get(key, 0) - 1
+            if count > 0:
+                table[key] = count
+            else:
+                table.pop(key, None)
+        self.sessions = max(self.sessions - 1, 0)
+
+    def refused(self, who: Who, refusal: Refusal, what: str = "stateless request") -> None:
+        """Log `refusal` of `what` from `who` (without the credential) and count it."""
+        logger.warning(
+            "%s refused (%s): %s (client %s)", what, refusal.reason, refusal.message, shown(who)
+        )
+        if self.on_refused is not None:
+            self.on_refused(refusal)
 
 
 def _network(host: Any) -> str:
@@ -291,7 +377,7 @@ def _uncount(table: dict[str, list[int]], key: str, listen: bool) -> bool:
     return True
 
 
-def _shown(who: Who) -> str:
+def shown(who: Who) -> str:
     """A client as logged: a credential's keyed hash cut to 8 hex digits (enough to tell
     clients apart in one log, useless to check a guess offline: the key never leaves the
     process) and the address, or the address alone."""

@@ -7,7 +7,12 @@ Not a public module.
 Spec: MCP 2025-11-25 basic/transports "Streamable HTTP" (POST with JSON or SSE responses, the
 GET stream, `Mcp-Session-Id`, DELETE, `MCP-Protocol-Version`; "Security Warning": validate
 `Origin`, bind to localhost when local) through the SDK's own `StreamableHTTPServerTransport`;
-`Authorization` is forwarded to an HTTP upstream per request, never logged.
+`Authorization` is forwarded to an HTTP upstream per request, never logged. A session belongs
+to the credential that opened it (`_budget`'s keyed hash; or to none): a request naming it with
+another credential, or none, is answered 404 as an unknown session ("Session Management": the
+client then starts a new one), before its body is read. Sessions are budgeted per client, per
+address and in all (`_budget`); past a cap the session idle the longest makes room. Each
+session stamps the version it negotiated on its own upstream requests.
 2026-07-28 stateless requests go to `_stateless.ModernRouter` (one shared upstream, or one
 pooled POST each to an HTTP upstream: `upstream/_direct`); a version the proxy knows neither way
 is answered UNSUPPORTED_PROTOCOL_VERSION (-32022).
@@ -27,7 +32,12 @@ import orjson
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from mcp.shared.message import ClientMessageMetadata, ServerMessageMetadata, SessionMessage
-from mcp.types.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION, JSONRPCNotification, JSONRPCRequest
+from mcp.types.jsonrpc import (
+    UNSUPPORTED_PROTOCOL_VERSION,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+)
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from starlette.requests import Request
 
@@ -38,7 +48,8 @@ from .._settings import HttpUpstream
 from ..stdio._child import child_upstream
 from ..upstream._headers import HeaderStamp
 from ..upstream._session import http_upstream
-from ._budget import ClientBudget
+from ._budget import MAX_SESSIONS, ClientBudget, Refusal, Who, shown, write_refusal
+from ._limits import HttpLimits
 from ._protocol import http_protocol
 from ._stateless import MAX_BODY, ModernRouter
 
@@ -51,11 +62,51 @@ _FORWARDED: Final = ("authorization",)
 MAX_OPENING_BODY: Final = 1024 * 1024
 #: Seconds a session may stay without a request in flight before it is closed.
 SESSION_IDLE_TIMEOUT: Final = 30 * 60.0
+#: Seconds without a POST in flight after which a session may be closed to make room for a new
+#: one when a session cap is reached (the longest idle first; its open GET stream, if any,
+#: does not count as activity).
+SESSION_IDLE_UNDER_PRESSURE: Final = 60.0
 #: The headers the SDK's Host / Origin / content-type check reads (the first of repeats).
 _CHECKED_HEADERS: Final = ("content-type", "host", "origin")
 #: Combinations of those that passed, remembered (64 at most, each at most 512 characters).
 _PASSED_KEPT: Final = 64
 _PASSED_LONGEST: Final = 512
+
+
+class _Session:
+    """One open session: its transport, who opened it, its activity, its version.
+
+    Attributes:
+        transport: the SDK's server transport of the session.
+        owner: the client that opened it (`_budget.Who`: its credential's keyed hash, or
+            none, and its address).
+        counted: the session holds its owner's count in the budget (from its accepted
+            `initialize` until it is forgotten; before, the opening request holds it).
+        posts: POST requests of the session in flight now.
+        idle_since: the event loop's time its last POST ended (or it opened).
+        version: the protocol version its upstream's `initialize` answer chose (`None`
+            before it): stamped on its own upstream requests, never another session's.
+        initialize_ids: ids of the session's `initialize` requests sent upstream.
+    """
+
+    __slots__ = (
+        "counted",
+        "idle_since",
+        "initialize_ids",
+        "owner",
+        "posts",
+        "transport",
+        "version",
+    )
+
+    def __init__(self, transport: StreamableHTTPServerTransport, owner: Who) -> None:
+        self.transport = transport
+        self.owner = owner
+        self.counted = False
+        self.posts = 0
+        self.idle_since = anyio.current_time()
+        self.version: str | None = None
+        self.initialize_ids: set[Any] = set()
 
 
 class Listener:
@@ -65,9 +116,14 @@ class Listener:
         seam: the guard (shared by every session).
         target: the server command (a child process per session) or an `HttpUpstream`.
         host, port: where it listens (for the DNS-rebinding check of `Host` and `Origin`).
-        max_sessions: sessions open at once; past it a new one is refused with 503.
+        max_sessions: sessions open at once when `budget` is not given (else the budget's
+            `max_sessions`); past it a new one is refused with 503.
         metrics: served at `/metrics` (Prometheus text format) when given.
-        budget: each stateless client's caps (`_budget`; default: its defaults).
+        budget: each client's caps, stateless requests and sessions (`_budget`; default: its
+            defaults).
+        limits: the HTTP bounds (`_limits`; here: the body sizes read).
+        idle_under_pressure: seconds without a POST in flight after which a session may be
+            closed to make room when a session cap is reached.
     """
 
     def __init__(
@@ -77,18 +133,22 @@ class Listener:
         *,
         host: str,
         port: int,
-        max_sessions: int = 1000,
+        max_sessions: int = MAX_SESSIONS,
         metrics: Metrics | None = None,
         budget: ClientBudget | None = None,
+        limits: HttpLimits | None = None,
+        idle_under_pressure: float = SESSION_IDLE_UNDER_PRESSURE,
     ) -> None:
         self.seam = seam
         self.metrics = metrics
         self.target = target
-        self.max_sessions = max_sessions
-        self.sessions: dict[str, StreamableHTTPServerTransport] = {}
-        budget = budget if budget is not None else ClientBudget()
+        self.sessions: dict[str, _Session] = {}
+        budget = budget if budget is not None else ClientBudget(max_sessions=max_sessions)
         if metrics is not None and budget.on_refused is None:
             budget.on_refused = metrics.refused
+        self.budget = budget
+        self.limits = limits if limits is not None else HttpLimits()
+        self.idle_under_pressure = idle_under_pressure
         self.modern = ModernRouter(seam, target, budget)
         self._task_group: anyio.abc.TaskGroup | None = None
         names = [host, "localhost", "127.0.0.1", "[::1]"]
@@ -146,20 +206,15 @@ class Listener:
             await self._stateless(scope, receive, send, raw, headers)
             return
         if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
-            await _unsupported(send)
+            await _unsupported(send, version)
             return
         session_id = headers.get("mcp-session-id")
         if session_id is not None:
-            transport = self.sessions.get(session_id)
-            if transport is None:
-                await _rpc_error(send, 404, -32600, "Session not found")
-                return
-            await transport.handle_request(scope, receive, send)
-            if transport.is_terminated:
-                self.sessions.pop(session_id, None)
+            await self._in_session(session_id, scope, receive, send, headers)
             return
         # A new session starts a server process (or an upstream session): only for a request
-        # that can open one, checked before anything is started.
+        # that can open one, checked (Host, Origin, the client's share) before its body is
+        # read and before anything is started.
         request = Request(scope, receive)
         refused = await self._security.validate_request(request, is_post=request.method == "POST")
         if refused is not None:
@@ -168,14 +223,103 @@ class Listener:
         if request.method != "POST":
             await _rpc_error(send, 400, -32600, "Bad Request: Missing session ID")
             return
-        body = await _body(receive, MAX_OPENING_BODY)
-        if body is None or not _is_initialize(body):
-            await _rpc_error(send, 400, -32600, "Bad Request: Missing session ID")
+        who = self.budget.client(headers.get("authorization"), scope.get("client"))
+        for _cap in range(3):  # the client's, its address's, the total: room made in each
+            refusal = self.budget.session_refusal(who)
+            if refusal is None or not self._reap(refusal, who):
+                break
+        refusal = self.budget.open_session(who)
+        if refusal is not None:
+            await write_refusal(send, None, refusal)
             return
-        if len(self.sessions) >= self.max_sessions:
-            await _rpc_error(send, 503, -32603, "Too many open sessions")
+        opened = False
+        try:
+            body = await _body(receive, min(MAX_OPENING_BODY, self.limits.max_body_bytes))
+            if body is None or not _is_initialize(body):
+                await _rpc_error(send, 400, -32600, "Bad Request: Missing session ID")
+                return
+            opened = await self._open(scope, _replay(body), send, who)
+        finally:
+            if not opened:
+                self.budget.close_session(who)
+
+    async def _in_session(
+        self, session_id: str, scope: Any, receive: Any, send: Any, headers: dict[str, str]
+    ) -> None:
+        """A request naming a session: 404 when there is none, or when its credential is not
+        the one that opened it (none when it was opened without one), before its body is
+        read; else the session's transport answers it."""
+        session = self.sessions.get(session_id)
+        if session is not None:
+            who = self.budget.client(headers.get("authorization"), scope.get("client"))
+            if who.credential != session.owner.credential:
+                logger.warning(
+                    "session %s…: a request from %s, not the client that opened it: answered "
+                    "as an unknown session",
+                    session_id[:8],
+                    shown(who),
+                )
+                session = None
+        if session is None:
+            await _rpc_error(send, 404, -32600, "Session not found")
             return
-        await self._open(scope, _replay(body), send)
+        post = scope.get("method") == "POST"
+        if post:
+            session.posts += 1
+        try:
+            await session.transport.handle_request(scope, receive, send)
+        finally:
+            if post:
+                session.posts -= 1
+                session.idle_since = anyio.current_time()
+        if session.transport.is_terminated:
+            self._forget(session_id, session)
+
+    def _forget(self, session_id: str, session: _Session) -> None:
+        """`session_id` is no longer open: out of the table, out of its owner's count."""
+        if self.sessions.get(session_id) is session:
+            del self.sessions[session_id]
+        if session.counted:
+            session.counted = False
+            self.budget.close_session(session.owner)
+
+    def _reap(self, refusal: Refusal, who: Who) -> bool:
+        """Make room past a session cap: close the session, among those that count against
+        `refusal`'s cap, idle (no POST in flight) the longest, when it has been idle at least
+        `idle_under_pressure` seconds. Returns whether one was closed."""
+        if refusal.reason == "too_many_sessions_per_client":
+
+            def under(owner: Who) -> bool:
+                return owner.key == who.key
+
+        elif refusal.reason == "too_many_sessions_per_address":
+
+            def under(owner: Who) -> bool:
+                return owner.address == who.address
+
+        else:
+
+            def under(owner: Who) -> bool:
+                return True
+
+        latest = anyio.current_time() - self.idle_under_pressure
+        candidates = [
+            (session.idle_since, session_id)
+            for session_id, session in self.sessions.items()
+            if session.posts == 0 and session.idle_since <= latest and under(session.owner)
+        ]
+        if not candidates:
+            return False
+        _, session_id = min(candidates)
+        session = self.sessions[session_id]
+        logger.info(
+            "session %s… closed to make room (%s): idle the longest", session_id[:8], refusal.reason
+        )
+        self._forget(session_id, session)
+        scope = session.transport.idle_scope
+        if scope is not None:
+            scope.cancel()  # the session's task ends as at its idle timeout
+        return True
 
     async def _stateless(
         self,
@@ -185,8 +329,9 @@ class Listener:
         raw: list[tuple[str, str]],
         headers: dict[str, str],
     ) -> None:
-        """A 2026-07-28 request: checked like a new session's (Host, Origin), then routed.
-        `headers`: `raw` as a dict (the last of repeats)."""
+        """A 2026-07-28 request: checked like a new session's (Host, Origin) and counted in
+        its client's budget (by its `Mcp-Method` header) before its body is read, then
+        routed. `headers`: `raw` as a dict (the last of repeats)."""
         post = scope.get("method") == "POST"
         # The SDK's check reads the first Content-Type, Host and Origin: a combination it
         # passed once passes again (the settings never change); a refusal is never cached.
@@ -204,34 +349,54 @@ class Listener:
         if not post:
             await _json(send, 405, {"error": "method not allowed"}, [(b"allow", b"POST")])
             return
-        body = await _body(receive, MAX_BODY)
-        if body is None:
-            await _rpc_error(send, 413, -32600, "Request body too large")
+        who = self.budget.client(headers.get("authorization"), scope.get("client"))
+        listen = headers.get("mcp-method") == "subscriptions/listen"
+        refusal = self.budget.admit(who, listen)
+        if refusal is not None:
+            await write_refusal(send, None, refusal)
             return
-        assert self._task_group is not None
-        if self.metrics is not None and b'"tools/call"' in body:
-            self.metrics.call()
-        await self.modern.handle(
-            self._task_group, raw, body, receive, send, scope.get("client"), headers
-        )
+        try:
+            body = await _body(receive, min(MAX_BODY, self.limits.max_body_bytes))
+            if body is None:
+                await _rpc_error(send, 413, -32600, "Request body too large")
+                return
+            assert self._task_group is not None
+            if self.metrics is not None and b'"tools/call"' in body:
+                self.metrics.call()
+            await self.modern.handle(
+                self._task_group,
+                raw,
+                body,
+                receive,
+                send,
+                scope.get("client"),
+                headers,
+                admitted=True,
+            )
+        finally:
+            self.budget.release(who, listen)
 
-    async def _open(self, scope: Any, receive: Any, send: Any) -> None:
+    async def _open(self, scope: Any, receive: Any, send: Any, who: Who) -> bool:
+        """Open a session for `who` (counted in the budget already) with the initialize
+        request in `receive`; whether it opened (its upstream started and the initialize was
+        accepted): from then on the session owns the count."""
         session_id = secrets.token_hex(16)
         transport = StreamableHTTPServerTransport(
             mcp_session_id=session_id,
             security_settings=self.security,
             idle_timeout=SESSION_IDLE_TIMEOUT,
         )
+        session = _Session(transport, who)
         assert self._task_group is not None
         opening = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         forwarded = {k: opening[k] for k in _FORWARDED if k in opening}
         try:
-            await self._task_group.start(self._session, session_id, transport, forwarded)
+            await self._task_group.start(self._session, session_id, session, forwarded)
         except Exception as exc:
             logger.error("cannot open the upstream for a new session: %s", type(exc).__name__)
             await _rpc_error(send, 502, -32603, "The upstream server could not be reached")
-            return
-        self.sessions[session_id] = transport
+            return False
+        self.sessions[session_id] = session
         status: list[int] = []
 
         async def watch(message: Any) -> None:
@@ -239,18 +404,26 @@ class Listener:
                 status.append(message["status"])
             await send(message)
 
+        session.posts += 1
         try:
             await transport.handle_request(scope, receive, watch)
         finally:
+            session.posts -= 1
+            session.idle_since = anyio.current_time()
             if not status or status[0] >= 400:  # only an accepted initialize opens a session
-                self.sessions.pop(session_id, None)
+                if self.sessions.get(session_id) is session:
+                    del self.sessions[session_id]
                 with anyio.CancelScope(shield=True):
                     await transport.terminate()
+        # From here the session holds its owner's count (unless it ended meanwhile: then
+        # the caller gives the count back).
+        session.counted = self.sessions.get(session_id) is session
+        return session.counted
 
     async def _session(
         self,
         session_id: str,
-        transport: StreamableHTTPServerTransport,
+        session: _Session,
         forwarded: dict[str, str],
         *,
         task_status: Any = anyio.TASK_STATUS_IGNORED,
@@ -258,6 +431,7 @@ class Listener:
         """One downstream session: its upstream, the guard, the pumps, until either side ends.
         `forwarded`: headers of the opening request for every upstream request of the session
         (the GET stream and DELETE included)."""
+        transport = session.transport
         upstream: AbstractAsyncContextManager[tuple[Any, Any]]
         if isinstance(self.target, HttpUpstream):
             target = self.target
@@ -273,9 +447,11 @@ class Listener:
                 transport.connect() as (down_read, down_write),
             ):
                 if kind == "streamable-http":
-                    up_write = HeaderStamp(
-                        up_write, self.seam.raw_tool, lambda: self.seam.protocol_version
-                    )
+                    # This session's own negotiated version on its requests (the SDK's
+                    # client takes the stamped one): never the version of whichever session
+                    # initialized last.
+                    up_read = _Negotiated(up_read, session)
+                    up_write = HeaderStamp(up_write, self.seam.raw_tool, lambda: session.version)
                 guarded_read, guarded_write = self.seam.wrap(
                     up_read, up_write, transport=kind  # type: ignore[arg-type]
                 )
@@ -290,7 +466,13 @@ class Listener:
 
                         async def upward() -> None:
                             await _pump_down_to_up(
-                                down_read, guarded_write, related, kind, self.metrics, self.seam
+                                down_read,
+                                guarded_write,
+                                related,
+                                kind,
+                                self.metrics,
+                                self.seam,
+                                session,
                             )
                             tg.cancel_scope.cancel()
 
@@ -305,7 +487,7 @@ class Listener:
             # the pumps), stays in that session: the listener and the others go on.
             logger.debug("session %s… ended with an error", session_id[:8], exc_info=True)
         finally:
-            self.sessions.pop(session_id, None)
+            self._forget(session_id, session)
             if not transport.is_terminated:
                 with anyio.CancelScope(shield=True):
                     await transport.terminate()
@@ -313,6 +495,32 @@ class Listener:
                 logger.info("session %s… closed", session_id[:8])
                 if self.metrics is not None:
                     self.metrics.session_closed()
+
+
+class _Negotiated:
+    """An upstream read stream, watched: the answer to the session's `initialize` sets the
+    session's version (`_Session.version`)."""
+
+    def __init__(self, inner: Any, session: _Session) -> None:
+        self._inner = inner
+        self._session = session
+
+    async def receive(self) -> Any:
+        item = await self._inner.receive()
+        message = getattr(item, "message", None)
+        asked = self._session.initialize_ids
+        if asked and isinstance(message, JSONRPCResponse) and message.id in asked:
+            asked.discard(message.id)
+            version = message.result.get("protocolVersion")
+            if isinstance(version, str):
+                self._session.version = version
+        return item
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
 
 
 class _Related:
@@ -377,9 +585,11 @@ async def _pump_down_to_up(
     kind: str,
     metrics: Metrics | None,
     seam: GuardSeam,
+    session: _Session | None = None,
 ) -> None:
     """Client -> guard -> upstream, in order, each message stripped of the downstream
-    transport's metadata; `Authorization` kept for an HTTP upstream."""
+    transport's metadata; `Authorization` kept for an HTTP upstream; the id of an
+    `initialize` noted in `session` (its answer sets the session's version)."""
     while True:
         try:
             item = await down_read.receive()
@@ -390,6 +600,9 @@ async def _pump_down_to_up(
             continue
         message = item.message
         related.sent(message)
+        if session is not None and isinstance(message, JSONRPCRequest):
+            if message.method == "initialize" and len(session.initialize_ids) < 8:
+                session.initialize_ids.add(message.id)
         if metrics is not None and isinstance(message, JSONRPCRequest):
             if message.method == "tools/call":
                 metrics.call()
@@ -509,13 +722,18 @@ async def _rpc_error(send: Any, status: int, code: int, message: str, data: Any 
     await _json(send, status, {"jsonrpc": "2.0", "id": None, "error": error})
 
 
-async def _unsupported(send: Any) -> None:
+async def _unsupported(send: Any, requested: str) -> None:
+    """UNSUPPORTED_PROTOCOL_VERSION (MCP 2026-07-28 schema `UnsupportedProtocolVersionError`:
+    HTTP 400, `data.requested` and `data.supported` both required)."""
     await _rpc_error(
         send,
         400,
         UNSUPPORTED_PROTOCOL_VERSION,
         "Unsupported protocol version",
-        {"supported": sorted({*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS})},
+        {
+            "requested": requested,
+            "supported": sorted({*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS}),
+        },
     )
 
 
@@ -543,16 +761,27 @@ async def serve(
     port: int,
     metrics: Metrics | None = None,
     budget: ClientBudget | None = None,
+    limits: HttpLimits | None = None,
 ) -> int:
     """Listen on `host:port` until SIGINT/SIGTERM; returns 0. `metrics` are served at
-    `/metrics` when given; `budget`: each stateless client's caps (`_budget`).
+    `/metrics` when given; `budget`: each client's caps (`_budget`); `limits`: the HTTP
+    bounds (`_limits`).
 
     Raises:
         OSError: the address cannot be bound.
     """
     import uvicorn
 
-    listener = Listener(seam, target, host=host, port=port, metrics=metrics, budget=budget)
+    limits = limits if limits is not None else HttpLimits()
+    listener = Listener(
+        seam, target, host=host, port=port, metrics=metrics, budget=budget, limits=limits
+    )
+    protocol = http_protocol(limits, metrics.refused if metrics is not None else None)
+    if isinstance(protocol, str):
+        logger.warning(
+            "--listen without httptools (or with a uvicorn whose protocol changed): only the "
+            "request head's size is bounded; install the proxy extra for the other bounds"
+        )
     config = uvicorn.Config(
         listener,
         host=host,
@@ -563,7 +792,10 @@ async def serve(
         # X-Forwarded-For and so pass for another (each address has its own budget).
         proxy_headers=False,
         lifespan="on",
-        http=http_protocol(),  # a response's head and body in one socket write
+        http=protocol,  # bounded before it reads; a response's head and body in one write
+        h11_max_incomplete_event_size=limits.max_head_bytes,  # h11 only (the fallback)
+        timeout_keep_alive=limits.keep_alive_timeout,  # type: ignore[arg-type]
+        ws="none",  # no upgrade: nothing leaves the bounded protocol
     )
     server = uvicorn.Server(config)
     failed: OSError | None = None

@@ -3,6 +3,10 @@ share one upstream connection (one server process, or one client of the `--upstr
 and one guard connection; request ids and progress tokens are made unique on the way up and
 restored on the way down. An `--upstream` server reachable over plain `http`/`https` is served
 without the SDK's client: each request is one POST on a pooled connection (`upstream/_direct`).
+A server process is first asked `server/discover` (2026-07-28: servers MUST implement it): one
+that speaks no 2026-07-28 gets no stateless request (2025-11-25 lifecycle: nothing but pings
+before `initialize`); each is answered UNSUPPORTED_PROTOCOL_VERSION naming the versions the
+listener serves in a session, so the client falls back to `initialize`.
 
 Not a public module.
 
@@ -42,13 +46,24 @@ from mcp.shared.message import ClientMessageMetadata, SessionMessage
 from mcp.types.jsonrpc import (
     INVALID_REQUEST,
     PARSE_ERROR,
+    UNSUPPORTED_PROTOCOL_VERSION,
     JSONRPCError,
     JSONRPCNotification,
     JSONRPCRequest,
     JSONRPCResponse,
     jsonrpc_message_adapter,
 )
-from mcp_types import LOG_LEVEL_META_KEY
+from mcp_types import (
+    CLIENT_CAPABILITIES_META_KEY,
+    CLIENT_INFO_META_KEY,
+    LOG_LEVEL_META_KEY,
+    PROTOCOL_VERSION_META_KEY,
+)
+from mcp_types.version import (
+    HANDSHAKE_PROTOCOL_VERSIONS,
+    LATEST_MODERN_VERSION,
+    MODERN_PROTOCOL_VERSIONS,
+)
 from pydantic_core import PydanticSerializationError
 
 from .._message import _is_message
@@ -77,6 +92,9 @@ SSE_PING_INTERVAL: Final = 15.0
 #: Seconds into a request on the pooled POST path before its client's leaving is watched
 #: for (`_ClientWatch`): sooner, the answer has usually come and nothing needs watching.
 WATCH_AFTER: Final = 0.01
+#: Seconds a server process has to answer the proxy's `server/discover` (it may be starting).
+DISCOVER_TIMEOUT: Final = 30.0
+_DISCOVER_ID: Final = "conduit-mcp-discover"
 #: `_meta` key naming the `subscriptions/listen` request a notification belongs to.
 SUBSCRIPTION_ID_META_KEY: Final = "io.modelcontextprotocol/subscriptionId"
 
@@ -140,6 +158,9 @@ class ModernRouter:
         self._waiting: dict[str, _Exchange] = {}
         self._ids = itertools.count(1)
         self._ready = anyio.Event()
+        #: why the server process behind speaks no 2026-07-28 (`server/discover`'s answer),
+        #: once known: stateless requests are then refused at the front (`handle`).
+        self.legacy: str | None = None
         self._lock = anyio.Lock()
         #: the tasks that wait for the client of a request on the pooled POST path to leave
         self._watchers: set[asyncio.Task[None]] = set()
@@ -161,7 +182,7 @@ class ModernRouter:
 
     async def _connect(self, tg: anyio.abc.TaskGroup) -> None:
         async with self._lock:
-            if self._ready.is_set():
+            if self._ready.is_set() or self.legacy is not None:
                 return
             await tg.start(self._run)
 
@@ -174,6 +195,18 @@ class ModernRouter:
         async with upstream as (read, write):
             if kind == "streamable-http":
                 write = HeaderStamp(write, self.seam.raw_tool, lambda: None)
+            else:
+                legacy = await _speaks_no_modern_version(read, write)
+                if legacy is not None:
+                    self.legacy = legacy
+                    logger.warning(
+                        "the server speaks no 2026-07-28 (server/discover: %s): stateless "
+                        "requests are answered UNSUPPORTED_PROTOCOL_VERSION, clients start a "
+                        "session instead",
+                        legacy,
+                    )
+                    task_status.started()
+                    return  # the server process is closed: it would never be initialized
             guarded_read, self._write = self.seam.wrap(read, write, transport=kind)  # type: ignore[arg-type]
             self._ready.set()
             task_status.started()
@@ -246,6 +279,7 @@ class ModernRouter:
         send: Any,
         peer: Any = None,
         headers: dict[str, str] | None = None,
+        admitted: bool = False,
     ) -> None:
         """Answer one stateless POST body on the ASGI `send`: 202 for a notification, a JSON
         object, or an event stream when the client accepts `text/event-stream` and messages
@@ -260,6 +294,9 @@ class ModernRouter:
             send: the ASGI send callable.
             peer: the ASGI `scope["client"]` (who the client is, without credentials).
             headers: `raw_headers` as a dict (the last of repeats), when the caller has it.
+            admitted: the caller counted the request in the budget already (before reading
+                its body, by its `Mcp-Method` header, which the SDK's ladder then holds to
+                the body's method) and releases it: not counted again.
         """
         if headers is None:
             headers = dict(raw_headers)
@@ -272,7 +309,7 @@ class ModernRouter:
             return
         if self.direct is not None and _is_message(value):  # exactly what the SDK reads
             await self._handle_direct(
-                tg, self.direct, value, raw_headers, headers, send, receive, peer
+                tg, self.direct, value, raw_headers, headers, send, receive, peer, admitted
             )
             return
         rid = value.get("id") if isinstance(value, dict) else None
@@ -284,8 +321,15 @@ class ModernRouter:
         if self.direct is not None:  # the SDK's reading of it
             value = message.model_dump(by_alias=True, exclude_unset=True)
             await self._handle_direct(
-                tg, self.direct, value, raw_headers, headers, send, receive, peer
+                tg, self.direct, value, raw_headers, headers, send, receive, peer, admitted
             )
+            return
+        if not isinstance(self.target, HttpUpstream) and not self._ready.is_set():
+            await self._connect(tg)  # a server process: asked server/discover first
+        if self.legacy is not None:
+            rid = message.id if isinstance(message, JSONRPCRequest) else None
+            requested = headers.get("mcp-protocol-version") or LATEST_MODERN_VERSION
+            await write_json(send, 400, unsupported_version(rid, requested, self.legacy))
             return
         if not isinstance(message, JSONRPCRequest):
             if (
@@ -302,6 +346,9 @@ class ModernRouter:
         if rejection is not None:
             error = _error(message.id, rejection.code, rejection.message, rejection.data)
             await write_json(send, 400, error)
+            return
+        if admitted:
+            await self._exchange(tg, message, headers, receive, send)
             return
         client = self.budget.client(headers.get("authorization"), peer)
         listen = message.method == "subscriptions/listen"
@@ -324,6 +371,7 @@ class ModernRouter:
         send: Any,
         receive: Any,
         peer: Any,
+        admitted: bool = False,
     ) -> None:
         """`handle` over the pooled POST path for `value`, a JSON-RPC message as the SDK reads
         it (`_message._is_message`)."""
@@ -339,6 +387,9 @@ class ModernRouter:
         if rejection is not None:
             error = _error(value["id"], rejection.code, rejection.message, rejection.data)
             await write_json(send, 400, error)
+            return
+        if admitted:
+            await self._exchange_direct(tg, direct, value, headers, receive, send)
             return
         client = self.budget.client(headers.get("authorization"), peer)
         listen = method == "subscriptions/listen"
@@ -854,6 +905,58 @@ def _check_headers(
                 schema, arguments if isinstance(arguments, dict) else {}, dict(pairs)
             )
     return None
+
+
+async def _speaks_no_modern_version(read: Any, write: Any) -> str | None:
+    """Ask a server process `server/discover` (MCP 2026-07-28: servers MUST implement it; a
+    client MAY send it first, as the SDKs' clients do before falling back to `initialize`);
+    its answer, on the raw streams before the guard sees any message. Returns why the server
+    speaks no version of `MODERN_PROTOCOL_VERSIONS` (an error, or a result that names none),
+    or `None`: it does, or it did not answer within `DISCOVER_TIMEOUT` seconds (then its
+    requests go on as before). Other messages meanwhile are dropped (no client is waiting)."""
+    request = JSONRPCRequest(
+        jsonrpc="2.0",
+        id=_DISCOVER_ID,
+        method="server/discover",
+        params={
+            "_meta": {
+                PROTOCOL_VERSION_META_KEY: LATEST_MODERN_VERSION,
+                CLIENT_CAPABILITIES_META_KEY: {},
+                CLIENT_INFO_META_KEY: {"name": "conduit-mcp-proxy", "version": "0"},
+            }
+        },
+    )
+    try:
+        await write.send(SessionMessage(request))
+        with anyio.move_on_after(DISCOVER_TIMEOUT):
+            while True:
+                item = await read.receive()
+                message = getattr(item, "message", None)
+                if isinstance(message, JSONRPCError) and message.id == _DISCOVER_ID:
+                    return f"error {message.error.code}: {message.error.message}"[:200]
+                if isinstance(message, JSONRPCResponse) and message.id == _DISCOVER_ID:
+                    versions = message.result.get("supportedVersions")
+                    if isinstance(versions, list) and set(versions) & set(MODERN_PROTOCOL_VERSIONS):
+                        return None
+                    return f"supportedVersions {versions!r}"[:200]
+    except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+        return None  # the process ended: its requests fail as before
+    logger.warning("the server did not answer server/discover in %g s", DISCOVER_TIMEOUT)
+    return None
+
+
+def unsupported_version(rid: Any, requested: str, why: str) -> dict[str, Any]:
+    """The answer to a 2026-07-28 request when the server behind speaks no such version:
+    UNSUPPORTED_PROTOCOL_VERSION (-32022, MCP 2026-07-28 schema
+    `UnsupportedProtocolVersionError`: `data.requested`, `data.supported`) naming the versions
+    the listener still serves, in a session (an `initialize`), which the server may speak."""
+    return _error(
+        _plain_id(rid),
+        UNSUPPORTED_PROTOCOL_VERSION,
+        "Unsupported protocol version: the server behind this proxy does not speak "
+        f"{requested} ({why}); start a session with initialize at a version of data.supported",
+        {"requested": requested, "supported": sorted(HANDSHAKE_PROTOCOL_VERSIONS)},
+    )
 
 
 def _plain_id(rid: Any) -> Any:
