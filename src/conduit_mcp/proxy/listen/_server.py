@@ -168,7 +168,8 @@ class Listener:
                     await _json(send, 400, null_id_answer())
                     return
                 receive = _replay(body, receive)
-                scope[SCOPE_KEY] = send = RefusalSlot(send)  # an upstream 401 / 403 passed back
+                if isinstance(self.target, HttpUpstream):  # an upstream 401 / 403 passed back
+                    scope[SCOPE_KEY] = send = RefusalSlot(send)
             await transport.handle_request(scope, receive, send)
             if transport.is_terminated:
                 self.sessions.pop(session_id, None)
@@ -257,9 +258,11 @@ class Listener:
                 status.append(message["status"])
             await send(message)
 
-        scope[SCOPE_KEY] = slot = RefusalSlot(watch)  # an upstream 401 / 403, passed back
+        respond: Any = watch
+        if isinstance(self.target, HttpUpstream):  # an upstream 401 / 403, passed back
+            scope[SCOPE_KEY] = respond = RefusalSlot(watch)
         try:
-            await transport.handle_request(scope, receive, slot)
+            await transport.handle_request(scope, receive, respond)
         finally:
             if not status or status[0] >= 400:  # only an accepted initialize opens a session
                 self.sessions.pop(session_id, None)

@@ -402,6 +402,7 @@ class H1Pool:
         self, url: str, headers: dict[str, str], max_connections: int = MAX_CONNECTIONS
     ) -> None:
         parts = urllib.parse.urlsplit(url)
+        self.url = url
         self._tls = parts.scheme == "https"
         assert parts.hostname is not None
         self._host = parts.hostname
@@ -423,6 +424,21 @@ class H1Pool:
         #: whether the last drain ended in time (the server ends its streams): a request then
         #: waits for a draining connection rather than opening another one
         self._linger_pays = True
+
+    def moved_to(self, location: str) -> bool:
+        """Send to `location` from now on when it is on this pool's origin (a 307 / 308 to
+        the same scheme, host and port: RFC 9110 section 15.4.8, the SDK's client follows
+        those); returns whether it is."""
+        parts = urllib.parse.urlsplit(urllib.parse.urljoin(self.url, location))
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        if (parts.scheme == "https") != self._tls or parts.hostname != self._host:
+            return False
+        if port != self._port or not parts.path:
+            return False
+        self._path = parts.path + (f"?{parts.query}" if parts.query else "")
+        self.url = urllib.parse.urlunsplit(parts._replace(fragment=""))
+        self._prefix = "\r\n".join(self._lines({}))
+        return True
 
     async def _open(self) -> _Connection:
         loop = asyncio.get_running_loop()

@@ -118,7 +118,9 @@ class RefusalSlot:
     the SDK's transport writes, holding the response head until the first body, so that an
     upstream refusal (`refuse`) made before then replaces the whole response with the
     upstream's status, `WWW-Authenticate` and body (what the transport writes after is
-    dropped). After the first body a refusal stays a JSON-RPC error in the stream."""
+    dropped). After the first body a refusal stays a JSON-RPC error in the stream. The cost:
+    an event stream's head leaves with its first event (the answer, or the transport's
+    keep-alive comment after 15 s), not before; only requests to an HTTP upstream have one."""
 
     __slots__ = ("_head", "_refused", "_replaced", "_send", "_started")
 

@@ -74,6 +74,8 @@ DEFAULT_RETRY_MS: Final = 1000
 LISTEN_HEAD_WAIT: Final = 1.0
 #: Seconds the session's DELETE may take when the proxy ends.
 DELETE_TIMEOUT: Final = 5.0
+#: Redirect targets followed per session, at most (each once).
+_MOVES_KEPT: Final = 8
 #: Distinct warnings logged per session (the rest are counted only).
 _WARNINGS_KEPT: Final = 64
 _ACCEPT: Final = "application/json, text/event-stream"
@@ -85,6 +87,10 @@ _VERSION_KEY: Final = "io.modelcontextprotocol/protocolVersion"
 
 class _Lost(Exception):
     """The upstream answered 404 to a request carrying the session's id."""
+
+
+class _Moved(Exception):
+    """The upstream answered 307 / 308 to a place on its origin: sent there instead."""
 
 
 class _Post:
@@ -147,6 +153,7 @@ class UpstreamSession:
         self._reached = False  # a request was answered 2xx (the URL serves MCP)
         self._in_flight: dict[str, _Post] = {}  # 2026-07-28 requests, for cancellation
         self._warned: dict[str, int] = {}
+        self._moves: set[str] = set()  # redirect targets followed (each once)
         self._tg: anyio.abc.TaskGroup | None = None
         self._listening: anyio.CancelScope | None = None
         self._stack = AsyncExitStack()
@@ -232,17 +239,19 @@ class UpstreamSession:
             self._in_flight[key] = post
         try:
             with anyio.CancelScope() as post.scope:
-                for attempt in (1, 2):  # sent once, and once more to a session opened again
+                for attempt in (1, 2, 3):  # once, once more after a 404 or a redirect
                     generation = self._generation
                     try:
                         await self._post(post)
                         return
+                    except _Moved:
+                        continue
                     except _Lost:
                         if not post.is_request:  # the lost session's: nobody is answered
                             self._warn("lost", f"session lost (HTTP 404): {post.method} dropped")
                             await self._reopen(generation)
                             return
-                        if attempt == 2 or not await self._reopen(generation):
+                        if attempt == 3 or not await self._reopen(generation):
                             break
                 await self._fail(
                     post,
@@ -279,6 +288,8 @@ class UpstreamSession:
             status = response.status
             if status == 404 and "mcp-session-id" in headers:
                 raise _Lost
+            if status in (307, 308) and self._moved(response.headers.get("location")):
+                raise _Moved
             if status in REFUSALS:
                 await self._refused(post, response)
                 return
@@ -440,6 +451,19 @@ class UpstreamSession:
             await self._deliver({**message, "id": post.id})
             return
         await self._fail(post, text, {"url": self.where, "status": status})
+
+    def _moved(self, location: str | None) -> bool:
+        """A 307 / 308 to `location`: followed when it stays on the upstream's origin (once
+        per place), and said in the log (the URL to configure)."""
+        if not location or location in self._moves or len(self._moves) >= _MOVES_KEPT:
+            return False
+        self._moves.add(location)
+        if not self.pool.moved_to(location):
+            return False
+        where = shown_url(self.pool.url)
+        logger.warning("upstream %s redirects to %s: requests go there", self.where, where)
+        self.url, self.where = self.pool.url, where
+        return True
 
     def _status_text(self, status: int, method: str | None) -> str:
         if status in (404, 405) and not self._reached:

@@ -14,9 +14,10 @@ server naming its events otherwise is read alike).
 
 What an upstream cannot make the proxy do:
 
-- scan a byte more than twice: the next CR and the next LF are each searched for once, from
-  where the last search stopped, whatever the line lengths (a stream of short lines cost
-  quadratic time when each search ran to the end of what had arrived);
+- scan a byte more than three times: the next CR and the next LF are each searched for once,
+  from where the last search stopped, whatever the line lengths, and a line's colon within
+  that line (a stream of short lines cost quadratic time when each search ran to the end of
+  what had arrived);
 - hold an event that cannot be a JSON-RPC message: data whose first character other than JSON
   white space is not `{` is counted and dropped as it arrives (`dropped_events`,
   `dropped_bytes`), and so are comments and other fields longer than `LINE_PEEK`; only the
