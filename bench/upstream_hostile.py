@@ -14,6 +14,7 @@ proxy is measured), driven with 2026-07-28 stateless `ping` requests over the li
 Usage:
     python bench/upstream_hostile.py junk [--junk-mb 150]
     python bench/upstream_hostile.py comments [--comments-mb 16]
+    python bench/upstream_hostile.py junk --program /path/to/other/conduit-mcp   # before/after
 
 Prints one JSON object (the load average with it). Linux only (/proc).
 """
@@ -149,7 +150,7 @@ def _cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def measure(scenario: str, size_mb: int) -> dict[str, Any]:
+def measure(scenario: str, size_mb: int, program: str = str(CONDUIT)) -> dict[str, Any]:
     up_port, port = _free_port(), _free_port()
     upstream = subprocess.Popen(
         [sys.executable, __file__, "--serve", scenario, str(up_port), str(size_mb << 20)]
@@ -157,7 +158,7 @@ def measure(scenario: str, size_mb: int) -> dict[str, Any]:
     proxy = None
     try:
         _wait_port(up_port, upstream)
-        argv = [str(CONDUIT), "proxy", "--server-id", "hostile", "--quiet"]
+        argv = [program, "proxy", "--server-id", "hostile", "--quiet"]
         argv += ["--listen", f"127.0.0.1:{port}", "--upstream", f"http://127.0.0.1:{up_port}/mcp"]
         proxy = subprocess.Popen(argv, stderr=subprocess.DEVNULL)
         _wait_port(port, proxy)
@@ -204,9 +205,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("scenario", choices=("junk", "comments"))
     parser.add_argument("--junk-mb", type=int, default=150)
     parser.add_argument("--comments-mb", type=int, default=16)
+    parser.add_argument("--program", default=str(CONDUIT), help="the conduit-mcp to measure")
     options = parser.parse_args(args)
     size = options.junk_mb if options.scenario == "junk" else options.comments_mb
-    print(json.dumps(measure(options.scenario, size)))
+    print(json.dumps(measure(options.scenario, size, options.program)))
     return 0
 
 

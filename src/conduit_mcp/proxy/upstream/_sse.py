@@ -17,7 +17,8 @@ What an upstream cannot make the proxy do:
 - scan a byte more than three times: the next CR and the next LF are each searched for once,
   from where the last search stopped, whatever the line lengths, and a line's colon within
   that line (a stream of short lines cost quadratic time when each search ran to the end of
-  what had arrived);
+  what had arrived); a run of comments and fields the proxy does not read is passed over by
+  one regular-expression scan, not line by line in Python;
 - hold an event that cannot be a JSON-RPC message: data whose first character other than JSON
   white space is not `{` is counted and dropped as it arrives (`dropped_events`,
   `dropped_bytes`), and so are comments and other fields longer than `LINE_PEEK`; only the
@@ -29,6 +30,7 @@ What an upstream cannot make the proxy do:
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 #: The largest event data accepted (bytes); past it `EventTooLarge`.
@@ -39,6 +41,13 @@ LINE_PEEK: Final = 64 * 1024
 _LF: Final = 0x0A
 _CR: Final = 0x0D
 _BLANK: Final = b" \t\r\n"  # JSON white space
+#: A line naming a field the proxy reads (`data`, `id`, `retry`), from its start.
+_READ: Final = re.compile(rb"(?:data|id|retry)(?:[:\r\n]|\Z)")
+#: Whole lines the proxy does not read (comments, other fields), one after another: no blank
+#: line (it ends an event), no line of `_READ`'s, no CR last (it may start a CRLF).
+_IGNORED: Final = re.compile(
+    rb"(?:(?!(?:data|id|retry)(?:[:\r\n]|\Z))[^\r\n]+(?:\n|\r\n|\r(?!\Z)))+"
+)
 
 
 class EventTooLarge(ValueError):
@@ -154,6 +163,12 @@ class EventReader:
                 event = self._line(buffer, start, end)
                 if event is not None:
                     events.append(event)
+                elif end > start and (buffer[start] == 0x3A or not _READ.match(buffer, start)):
+                    # A comment or a field the proxy does not read: the whole lines of that
+                    # kind after it go in one scan of the regular expression engine.
+                    run = _IGNORED.match(buffer, after)
+                    if run is not None:
+                        after = run.end()
             start = after
         if self._skip is None and not self._kept and size - start > LINE_PEEK:
             self._peek(buffer, start, size)

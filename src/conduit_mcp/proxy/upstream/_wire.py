@@ -48,6 +48,8 @@ def parse(data: bytes | bytearray) -> dict[str, Any] | None:
         value = None
     if value is not None and _is_message(value):
         return value  # type: ignore[no-any-return]
+    if value is not None and (type(value) is not dict or value.get("jsonrpc") != "2.0"):
+        return None  # JSON, but no reading of it is a JSON-RPC 2.0 message: junk, cheaply
     del value
     parsed = read_message(data)  # type: ignore[arg-type]
     return parsed[0] if parsed is not None else None
