@@ -262,6 +262,9 @@ class UpstreamSession:
         except UpstreamUnreachable as exc:
             self._warn("unreachable", f"upstream {self.where} unreachable: {exc}")
             await self._fail(post, f"the upstream server {self.where} could not be reached ({exc})")
+        except Exception:  # a bug of the proxy's: this request fails, the session goes on
+            logger.exception("upstream %s: a request failed inside the proxy", self.where)
+            await self._fail(post, "the proxy failed on this request (see its log)")
         finally:
             if key is not None and self._in_flight.get(key) is post:
                 del self._in_flight[key]
