@@ -34,11 +34,14 @@ def decode(line: bytes) -> SessionMessage | Exception:
         A `SessionMessage`, or the validation error (never raises).
     """
     from mcp.shared.message import SessionMessage
-    from mcp.types.jsonrpc import jsonrpc_message_adapter
+    from mcp.types.jsonrpc import JSONRPCNotification, jsonrpc_message_adapter
 
     try:
         text = line.decode("utf-8", "replace")
-        return SessionMessage(jsonrpc_message_adapter.validate_json(text, by_name=False))
+        message = jsonrpc_message_adapter.validate_json(text, by_name=False)
+        if isinstance(message, JSONRPCNotification) and null_id_request(json.loads(text)):
+            return ValueError("a request whose id is null")
+        return SessionMessage(message)
     except Exception as exc:  # pydantic.ValidationError, recursion limits
         return exc
 
@@ -135,6 +138,8 @@ def _read(line: bytes) -> tuple[dict[str, Any], bytes] | None:
         value = None
     if value is not None and _is_message(value):
         return value, line if line[-1:] == b"\n" else bytes(line) + b"\n"
+    if value is not None and null_id_request(value):
+        return None  # never a notification with its id dropped, as the SDK's models read it
     item = decode(line)
     if isinstance(item, Exception):
         return None
@@ -234,10 +239,30 @@ def invalid_line_answer(line: bytes) -> dict[str, Any]:
         value = orjson.loads(line)
     except orjson.JSONDecodeError:
         return _error(None, PARSE_ERROR, "Parse error: the line is not JSON")
+    if null_id_request(value):
+        return null_id_answer()
     rid = value.get("id") if isinstance(value, dict) else None
     if isinstance(rid, bool) or not isinstance(rid, int | str):
         rid = None
     return _error(rid, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message")
+
+
+def null_id_request(value: Any) -> bool:
+    """Whether `value` is a request whose `id` is null: JSON-RPC 2.0 allows it, MCP does not
+    (2025-11-25 basic "Requests": the ID MUST NOT be null), and the SDK's models read it as a
+    notification with the id dropped, so a proxy passing it on leaves its sender unanswered.
+    It is answered `null_id_answer()` and never sent on."""
+    return type(value) is dict and "method" in value and "id" in value and value["id"] is None
+
+
+def null_id_answer() -> dict[str, Any]:
+    """The answer to a request whose id is null (JSON-RPC 2.0 section 5: -32600 Invalid
+    Request, `id` null as the request's own)."""
+    return _error(
+        None,
+        INVALID_REQUEST,
+        "Invalid Request: a request's id must be a string or an integer, not null",
+    )
 
 
 def _error(rid: Any, code: int, message: str) -> dict[str, Any]:

@@ -31,7 +31,7 @@ import anyio
 import orjson
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
-from mcp.shared.message import ClientMessageMetadata, ServerMessageMetadata, SessionMessage
+from mcp.shared.message import ServerMessageMetadata, SessionMessage
 from mcp.types.jsonrpc import (
     UNSUPPORTED_PROTOCOL_VERSION,
     JSONRPCNotification,
@@ -41,12 +41,14 @@ from mcp.types.jsonrpc import (
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from starlette.requests import Request
 
+from .._message import null_id_answer, null_id_request
 from .._metrics import Metrics
 from .._pump import pump
 from .._seam import GuardSeam
 from .._settings import HttpUpstream
 from ..stdio._child import child_upstream
 from ..upstream._headers import HeaderStamp
+from ..upstream._refused import SCOPE_KEY, RefusalSlot, UpstreamMetadata, serve_metadata
 from ..upstream._session import http_upstream
 from ._budget import MAX_SESSIONS, ClientBudget, Refusal, Who, shown, write_refusal
 from ._limits import HttpLimits
@@ -197,7 +199,11 @@ class Listener:
             await send({"type": "http.response.body", "body": exposition})
             return
         if path.rstrip("/") != MCP_PATH:
-            await _json(send, 404, {"error": "not found"})
+            # RFC 9728: an HTTP upstream's protected-resource metadata, served through.
+            if not isinstance(self.target, HttpUpstream) or not await serve_metadata(
+                self.target, scope, send
+            ):
+                await _json(send, 404, {"error": "not found"})
             return
         raw = _decoded(scope["headers"])
         headers = dict(raw)
@@ -235,6 +241,9 @@ class Listener:
         opened = False
         try:
             body = await _body(receive, min(MAX_OPENING_BODY, self.limits.max_body_bytes))
+            if body is not None and _null_id(body):
+                await _json(send, 400, null_id_answer())
+                return
             if body is None or not _is_initialize(body):
                 await _rpc_error(send, 400, -32600, "Bad Request: Missing session ID")
                 return
@@ -265,6 +274,15 @@ class Listener:
             return
         post = scope.get("method") == "POST"
         if post:
+            body = await _body(receive, None)  # bounded by the HTTP protocol's limits
+            if body is None:
+                return  # the client went away
+            if _null_id(body):
+                await _json(send, 400, null_id_answer())
+                return
+            receive = _replay(body, receive)
+            if isinstance(self.target, HttpUpstream):  # an upstream 401 / 403 passed back
+                scope[SCOPE_KEY] = send = RefusalSlot(send)
             session.posts += 1
         try:
             await session.transport.handle_request(scope, receive, send)
@@ -405,8 +423,11 @@ class Listener:
             await send(message)
 
         session.posts += 1
+        respond: Any = watch
+        if isinstance(self.target, HttpUpstream):  # an upstream 401 / 403, passed back
+            scope[SCOPE_KEY] = respond = RefusalSlot(watch)
         try:
-            await transport.handle_request(scope, receive, watch)
+            await transport.handle_request(scope, receive, respond)
         finally:
             session.posts -= 1
             session.idle_since = anyio.current_time()
@@ -611,8 +632,10 @@ async def _pump_down_to_up(
             request = getattr(item.metadata, "request_context", None)
             headers = getattr(request, "headers", None)
             forwarded = {k: headers[k] for k in _FORWARDED if headers is not None and k in headers}
-            if forwarded:
-                metadata = ClientMessageMetadata(headers=forwarded)
+            scope = getattr(request, "scope", None)
+            slot = scope.get(SCOPE_KEY) if isinstance(scope, dict) else None
+            if forwarded or slot is not None:
+                metadata = UpstreamMetadata(headers=forwarded or None, refusal=slot)
         try:
             await seam.before_call(message, guarded_write)
             await guarded_write.send(SessionMessage(message, metadata=metadata))
@@ -658,8 +681,9 @@ def _first_values(raw: list[tuple[str, str]], names: tuple[str, str, str]) -> tu
     return tuple(found.get(name) for name in names)
 
 
-async def _body(receive: Any, limit: int) -> bytes | None:
-    """The request body, or `None` past `limit` bytes or when the client went away."""
+async def _body(receive: Any, limit: int | None) -> bytes | None:
+    """The request body, or `None` past `limit` bytes (`None`: no limit of the listener's) or
+    when the client went away."""
     chunks: list[bytes] = []
     size = 0
     while True:
@@ -668,15 +692,16 @@ async def _body(receive: Any, limit: int) -> bytes | None:
             return None
         chunk = message.get("body", b"")
         size += len(chunk)
-        if size > limit:
+        if limit is not None and size > limit:
             return None
         chunks.append(chunk)
         if not message.get("more_body", False):
             return b"".join(chunks)
 
 
-def _replay(body: bytes) -> Any:
-    """An ASGI `receive` that gives `body` once, then waits like a live connection."""
+def _replay(body: bytes, then: Any = None) -> Any:
+    """An ASGI `receive` that gives `body` once, then the connection's own `then` (its
+    disconnect), or waits like a live connection."""
     sent = False
 
     async def receive() -> Any:
@@ -684,9 +709,23 @@ def _replay(body: bytes) -> Any:
         if not sent:
             sent = True
             return {"type": "http.request", "body": body, "more_body": False}
+        if then is not None:
+            return await then()
         await anyio.sleep_forever()
 
     return receive
+
+
+def _null_id(body: bytes) -> bool:
+    """Whether `body` is a request whose id is null (`_message.null_id_request`): answered
+    -32600 here, since the SDK's transport reads it as a notification and drops the id."""
+    if b"null" not in body:
+        return False
+    try:
+        value = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return False
+    return null_id_request(value)
 
 
 def _is_initialize(body: bytes) -> bool:

@@ -66,13 +66,14 @@ from mcp_types.version import (
 )
 from pydantic_core import PydanticSerializationError
 
-from .._message import _is_message
+from .._message import _is_message, null_id_answer, null_id_request
 from .._seam import GuardSeam
 from .._settings import HttpUpstream
 from ..stdio._child import child_upstream
-from ..upstream._direct import DirectUpstream, UpstreamFailed, restore
+from ..upstream._direct import DirectUpstream, UpstreamFailed, UpstreamRefused, restore
 from ..upstream._headers import HeaderStamp, mentions_x_mcp_header
 from ..upstream._pool import direct_available
+from ..upstream._refused import Refused, write_refused
 from ..upstream._session import http_upstream
 from ._budget import ClientBudget, write_refusal
 
@@ -307,6 +308,9 @@ class ModernRouter:
                 send, 400, _error(None, PARSE_ERROR, "Parse error: the body is not JSON")
             )
             return
+        if null_id_request(value):  # never a notification with its id dropped
+            await write_json(send, 400, null_id_answer())
+            return
         if self.direct is not None and _is_message(value):  # exactly what the SDK reads
             await self._handle_direct(
                 tg, self.direct, value, raw_headers, headers, send, receive, peer, admitted
@@ -472,6 +476,7 @@ class ModernRouter:
         stream = _EventStream(send, accepts_sse)
         answer: dict[str, Any] | None = None
         failure: str | None = None
+        refused: Refused | None = None
 
         async def related(message: dict[str, Any]) -> None:
             await stream.event(restore(message, upstream_id, client_id))
@@ -492,6 +497,9 @@ class ModernRouter:
                         failure = "the guard withheld the upstream server's answer"
                     else:
                         answer = restore(answer, upstream_id, client_id)
+                except UpstreamRefused as exc:  # 401 / 403: the client gets it as sent
+                    logger.warning("stateless upstream: %s", exc)
+                    refused, failure = exc.refused, str(exc)
                 except UpstreamFailed as exc:
                     if not (listen and stream.streaming):
                         logger.warning("stateless upstream: %s", exc)
@@ -507,6 +515,10 @@ class ModernRouter:
                     await direct.forget(upstream_id)
         if watch.gone:
             stream.done = True
+            return
+        if refused is not None and not stream.streaming:
+            stream.done = True
+            await write_refused(send, refused, client_id)
             return
         if answer is None and failure is not None:
             answer = _error(client_id, -32603, f"conduit-mcp proxy: {failure}")

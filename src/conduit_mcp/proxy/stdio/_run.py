@@ -2,7 +2,9 @@
 
 Not a public module; `run_stdio` is exported from `conduit_mcp.proxy`. A child server is
 served by the raw line relay (`_relay`: each line parsed once, passed as read); an HTTP
-upstream by the SDK's Streamable HTTP client behind `GuardSeam.wrap` (`upstream/_session`).
+upstream by `_remote` (each line parsed once, through the guard, to the session client of
+`upstream/_session`). A server that exits while its client is still connected (one that
+crashes at start, say) leaves one line on the proxy's log with its exit code.
 
 Spec: MCP 2025-11-25 basic/transports "stdio" (the client launches the server as a
 subprocess; newline-delimited JSON-RPC on stdin/stdout; the server MAY log to stderr) and
@@ -20,25 +22,18 @@ import stat
 import sys
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import anyio
 import anyio.abc
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from .._message import decode, dump_message, encode, invalid_line_error
+from .._message import dump_message
 from .._seam import GuardSeam
 from .._settings import HttpUpstream
 from ._child import SHUTDOWN_GRACE
-from ._framing import BlockingLineReader, LineReader, LineTooLong, chunk_size
+from ._framing import BlockingLineReader, chunk_size
 from ._relay import Outlet, Relay, read_chunk
-
-if TYPE_CHECKING:
-    from mcp.shared.message import SessionMessage
-
-# An HTTP upstream goes through the SDK's streams (`_run_http_upstream`), imported there: the
-# relay to a child server needs none of the SDK, and `import mcp` loads its client and server
-# whole (most of the proxy's start-up time otherwise; bench/proxy_start.py).
+from ._remote import serve_remote
 
 logger = logging.getLogger("conduit_mcp.proxy")
 
@@ -139,57 +134,6 @@ class _ClientStdio:
             view = view[written:]
 
 
-async def _read_client(
-    client: _ClientStdio, sink: MemoryObjectSendStream[SessionMessage | Exception]
-) -> None:
-    lines = LineReader(client.read_chunk)
-    async with sink:
-        while True:
-            try:
-                line = await lines.next_line()
-            except LineTooLong as exc:
-                await sink.send(exc)
-                continue
-            if line is None:
-                return
-            item = decode(line)
-            await sink.send(_BadLine(line) if isinstance(item, Exception) else item)
-
-
-class _BadLine(Exception):
-    """A client line that is not a JSON-RPC message (kept to answer it)."""
-
-    def __init__(self, line: bytes) -> None:
-        super().__init__("not a JSON-RPC message")
-        self.line = line
-
-
-async def _write_client(
-    client: _ClientStdio, source: MemoryObjectReceiveStream[SessionMessage], done: anyio.Event
-) -> None:
-    try:
-        await _write_all(client, source)
-    finally:
-        done.set()
-
-
-async def _write_all(
-    client: _ClientStdio, source: MemoryObjectReceiveStream[SessionMessage]
-) -> None:
-    async with source:
-        async for item in source:
-            try:
-                data = encode(item)
-            except Exception:
-                logger.exception("a server message could not be written as JSON: dropped")
-                continue
-            try:
-                await client.write(data)
-            except OSError:  # the client went away
-                logger.info("client stdout closed")
-                return
-
-
 async def run_stdio(
     seam: GuardSeam,
     command: Sequence[str] | None,
@@ -223,7 +167,7 @@ async def run_stdio(
         client = _ClientStdio(stdin_fd, stdout_fd)
         await client.open()
         try:
-            return await _run_http_upstream(seam, client, upstream)
+            return await serve_remote(seam, client, upstream)
         finally:
             client.close()
     if not command:
@@ -279,13 +223,20 @@ async def _run_child(
     relay.start()
     client_done = loop.create_future()
     server_done = loop.create_future()
+    # The client closed our stdin (not: its line had nowhere to go), and the signals sent on.
+    client_ended = threading.Event()
+    forwarded: list[int] = []
+
+    def read_client() -> bytes:
+        chunk = read_chunk(stdin_fd)
+        if not chunk:
+            client_ended.set()
+        return chunk
 
     def upward() -> None:
         error: BaseException | None = None
         try:
-            relay.client_to_server(
-                BlockingLineReader(lambda: read_chunk(stdin_fd), keep_newline=True)
-            )
+            relay.client_to_server(BlockingLineReader(read_client, keep_newline=True))
         except BaseException as exc:  # a bug: the proxy ends, the server is stopped
             error = exc
         finally:
@@ -321,7 +272,7 @@ async def _run_child(
     threading.Thread(target=downward, name="conduit-mcp server->client", daemon=True).start()
     try:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_forward_signals, process, signals)
+            tg.start_soon(_forward_signals, process, signals, forwarded)
             tg.start_soon(shut_down)
             # The server's output ended and what it said last is in the client's pipe
             # (each write is complete before the thread reads on).
@@ -337,7 +288,26 @@ async def _run_child(
         server.close(wait=False)  # its thread may still be writing (a grandchild's pipe)
         if server_done.done():
             os.close(down_read)  # else its thread still reads it: it ends with the child
-    return exit_code(process.returncode)
+    code = exit_code(process.returncode)
+    if not client_ended.is_set() and not forwarded:
+        _report_exit(command[0], process.returncode, code)
+    return code
+
+
+def _report_exit(program: str, returncode: int | None, code: int) -> None:
+    """The server exited on its own while its client was still connected (a crash at start, a
+    fatal error; not after a signal the proxy forwarded): one line on the proxy's log, with its
+    exit code (the client sees its pipe close
+    and, in a desktop client, shows this line in its MCP log). Only the program is named:
+    its arguments may hold a credential."""
+    if returncode is not None and returncode < 0:
+        try:
+            how = f"was ended by {signal.Signals(-returncode).name} (exit code {code})"
+        except ValueError:
+            how = f"was ended by signal {-returncode} (exit code {code})"
+    else:
+        how = f"exited with code {code}"
+    logger.error("the server %r %s while its client was connected", program, how)
 
 
 def _resolve(
@@ -370,89 +340,10 @@ def _server_writer(server: Outlet) -> Callable[[dict[str, Any]], Awaitable[None]
     return write
 
 
-async def _run_http_upstream(seam: GuardSeam, client: _ClientStdio, upstream: HttpUpstream) -> int:
-    """stdio downstream, Streamable HTTP upstream: until the client closes our stdin."""
-    from ..upstream._headers import HeaderStamp
-    from ..upstream._session import http_upstream
-
-    async with http_upstream(upstream) as (read, write):
-        stamped = HeaderStamp(write, seam.raw_tool, lambda: seam.protocol_version)
-        guarded = seam.wrap(read, stamped, transport="streamable-http")
-        async with anyio.create_task_group() as tg:
-
-            async def client_done() -> None:
-                tg.cancel_scope.cancel()  # the client is gone: end the session
-
-            await _serve(client, seam, guarded, client_done)
-            tg.cancel_scope.cancel()
-    return 0
-
-
-async def _serve(
-    client: _ClientStdio,
-    seam: GuardSeam,
-    guarded: tuple[Any, Any],
-    client_done: Callable[[], Awaitable[None]],
-) -> None:
-    """Pump both ways between the client's stdio and the guarded upstream pair. Returns when
-    the upstream's read side ends, after the client got everything it said; `client_done`
-    runs when the client's input ends."""
-    from mcp.shared.message import SessionMessage
-
-    from .._pump import pump
-
-    guarded_read, guarded_write = guarded
-    down_send, down_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    out_send, out_recv = anyio.create_memory_object_stream[SessionMessage](16)
-    written = anyio.Event()
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(_read_client, client, down_send)
-        tg.start_soon(_write_client, client, out_recv, written)
-
-        async def upward() -> None:
-            await pump_up(down_recv, guarded_write, out_send, seam)
-            await client_done()
-
-        tg.start_soon(upward)
-        await pump(guarded_read, out_send, seam)
-        await out_send.aclose()
-        # The writer drains what the server said last; then stop reading the client.
-        with anyio.move_on_after(SHUTDOWN_GRACE):
-            await written.wait()
-        tg.cancel_scope.cancel()
-
-
-async def pump_up(
-    source: MemoryObjectReceiveStream[SessionMessage | Exception],
-    upstream: Any,
-    answers: MemoryObjectSendStream[SessionMessage],
-    seam: GuardSeam,
-) -> None:
-    """Client -> guard -> server, in order; a line that is no message is answered with a
-    JSON-RPC error and not sent. Returns when the client's input ends (or the server's)."""
-    async with source:
-        async for item in source:
-            if isinstance(item, _BadLine):
-                logger.warning("client sent a line that is not a JSON-RPC message: answered")
-                try:
-                    await answers.send(invalid_line_error(item.line))
-                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                    return  # the server is gone and the proxy is ending
-                continue
-            if isinstance(item, Exception):
-                logger.warning("client input: %s: dropped", item)
-                continue
-            try:
-                await seam.before_call(item.message, upstream)
-                await upstream.send(item)
-            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                logger.info("the server's stdin is closed: client messages are no longer sent")
-                return
-
-
-async def _forward_signals(process: Any, signals: Any) -> None:
+async def _forward_signals(process: Any, signals: Any, forwarded: list[int]) -> None:
     async for signum in signals:
         logger.info("forwarding signal %s to the server", signal.Signals(signum).name)
+        forwarded.append(signum)
         _signal(process, signal.Signals(signum))
 
 

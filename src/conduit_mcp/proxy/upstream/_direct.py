@@ -20,18 +20,17 @@ from __future__ import annotations
 
 import contextvars
 import itertools
-import json
 import logging
 from collections.abc import Callable
 from typing import Any, Final
 
-import orjson
-
-from .._message import _is_message, read_message
 from .._seam import GuardSeam, MessageLink
 from .._settings import HttpUpstream
 from ._headers import request_headers_for
-from ._pool import H1Pool, UpstreamUnreachable
+from ._pool import H1Pool, UpstreamUnreachable, shown_url
+from ._refused import REFUSALS, Refused, refused_from
+from ._sse import EventReader, EventTooLarge
+from ._wire import answer_to, dump, parse
 
 logger = logging.getLogger("conduit_mcp.proxy")
 
@@ -48,8 +47,17 @@ _AUTHORIZATION: contextvars.ContextVar[tuple[str | None, str | None]] = contextv
 
 
 class UpstreamFailed(Exception):
-    """The upstream did not answer with a JSON-RPC message: `message` says how (no
-    credentials, no body content)."""
+    """The upstream did not answer with a JSON-RPC message: `message` says how (the URL and
+    the status; no credentials, no body content)."""
+
+
+class UpstreamRefused(UpstreamFailed):
+    """The upstream refused the request's credentials (HTTP 401 / 403): `refused` is its
+    answer, for the client as sent."""
+
+    def __init__(self, refused: Refused, method: str) -> None:
+        super().__init__(refused.describe(method))
+        self.refused = refused
 
 
 class DirectUpstream:
@@ -63,6 +71,8 @@ class DirectUpstream:
 
     def __init__(self, seam: GuardSeam, upstream: HttpUpstream) -> None:
         self.seam = seam
+        self.url = upstream.url
+        self.where = shown_url(upstream.url)
         self.pool = H1Pool(upstream.url, {**upstream.headers, "accept": _ACCEPT})
         self.link: MessageLink = seam.connect(self._own, transport="streamable-http")
         self._ids = itertools.count(1)
@@ -112,10 +122,10 @@ class DirectUpstream:
         sent = replaced if replaced is not None else message
         headers = _headers(sent, self.seam, authorization, version)
         try:
-            async with self.pool.post(_dump(sent), headers):
-                pass
+            async with self.pool.post(dump(sent), headers) as response:
+                response.done()
         except UpstreamUnreachable as exc:
-            logger.warning("a notification could not reach the upstream: %s", exc)
+            logger.warning("a notification could not reach the upstream %s: %s", self.where, exc)
 
     async def gate(
         self, request: dict[str, Any], authorization: str | None, version: str | None
@@ -155,46 +165,98 @@ class DirectUpstream:
         """POST `request` (already through the guard); each message of the answer through the
         guard; `await related(message)` for each one before the response (those the guard
         lets through); returns the response as the guard let it through, or `None` when the
-        guard kept it back (the answer to its own listing, or one it refused to pass).
+        guard kept it back (the answer to its own listing, or one it refused to pass). Only
+        a response naming this request is its answer: one naming another request (in flight
+        for another client, perhaps) is dropped before the guard reads it.
 
         Raises:
+            UpstreamRefused: the upstream answered 401 or 403.
             UpstreamFailed: unreachable, an HTTP error without a JSON-RPC answer, an answer
                 that is not JSON-RPC, or a stream that ended without the response.
         """
         upstream_id = request["id"]
+        method = request.get("method", "the request")
         try:
             async with self.pool.post(
-                _dump(request), _headers(request, self.seam, authorization, version)
+                dump(request), _headers(request, self.seam, authorization, version)
             ) as response:
+                status = response.status
+                if status in REFUSALS:
+                    refused = await refused_from(
+                        status, self.url, response.headers, response.read_all
+                    )
+                    raise UpstreamRefused(refused, method)
                 kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
-                if kind == "text/event-stream" and response.status == 200:
-                    async for data in _sse_data(response.body()):
-                        message = _parse(data)
-                        del data
-                        if message is None:
-                            logger.warning("an upstream event that is not JSON-RPC: dropped")
-                            continue
-                        answer = "method" not in message and message.get("id") == upstream_id
-                        seen = await self._guarded(message)
-                        if answer:
-                            return seen
-                        if seen is not None and "method" in seen:
-                            await related(seen)
-                    raise UpstreamFailed("the event stream ended without the response")
+                if kind == "text/event-stream" and status == 200:
+                    answer = await self._events(response, upstream_id, related)
+                    response.done()
+                    return answer
                 data = await response.read_all(MAX_ANSWER)
                 if data is None:
                     raise UpstreamFailed("the answer is larger than the proxy accepts")
                 if kind != "application/json":
-                    raise UpstreamFailed(f"HTTP {response.status} ({kind or 'no content type'})")
+                    raise UpstreamFailed(
+                        f"the upstream server {self.where} answered HTTP {status} to {method}"
+                        f" ({kind or 'no content type'})"
+                    )
         except UpstreamUnreachable as exc:
-            raise UpstreamFailed(f"the upstream server could not be reached ({exc})") from None
-        message = _parse(data)
+            raise UpstreamFailed(
+                f"the upstream server {self.where} could not be reached ({exc})"
+            ) from None
+        message = parse(data)
         del data  # the body is not held beside the parsed answer
         if message is None or "method" in message:
-            raise UpstreamFailed(f"HTTP {response.status}: no JSON-RPC response in the body")
-        if message.get("id") not in (upstream_id, None):
+            raise UpstreamFailed(
+                f"the upstream server {self.where} answered HTTP {status} to {method} with no"
+                " JSON-RPC response in the body"
+            )
+        answer = answer_to(message, upstream_id)
+        if answer is None:
             raise UpstreamFailed("the response names another request")
-        return await self._guarded(message)
+        return await self._guarded(answer)
+
+    async def _events(
+        self, response: Any, upstream_id: str, related: Callable[[dict[str, Any]], Any]
+    ) -> dict[str, Any] | None:
+        """The response to `upstream_id` in an event stream; the other messages through the
+        guard to `related`."""
+        reader = EventReader(MAX_ANSWER)
+        unread = 0  # events the reader kept that are no JSON-RPC message after all
+        try:
+            async for piece in response.body():
+                for data in reader.feed(piece):
+                    message = parse(data)
+                    del data
+                    if message is None:
+                        unread += 1
+                        continue
+                    if "method" not in message:
+                        answer = answer_to(message, upstream_id)
+                        if answer is None:
+                            logger.warning(
+                                "a response on another request's stream from %s: dropped",
+                                self.where,
+                            )
+                            continue
+                        return await self._guarded(answer)
+                    seen = await self._guarded(message)
+                    if seen is not None and "method" in seen:
+                        await related(seen)
+        except EventTooLarge:
+            raise UpstreamFailed("an event is larger than the proxy accepts") from None
+        finally:
+            if reader.dropped_events or unread:
+                logger.warning(
+                    "%s events that are no JSON-RPC message from %s: dropped",
+                    reader.dropped_events + unread,
+                    self.where,
+                )
+        last = reader.close()
+        if last is not None and (message := parse(last)) is not None:
+            answer = answer_to(message, upstream_id)
+            if answer is not None:
+                return await self._guarded(answer)
+        raise UpstreamFailed("the event stream ended without the response")
 
     async def _guarded(self, message: dict[str, Any]) -> dict[str, Any] | None:
         """One message from the upstream through the guard: what the client may see, or
@@ -228,84 +290,3 @@ def _headers(
     if authorization:
         headers["authorization"] = authorization
     return headers
-
-
-def _dump(message: dict[str, Any]) -> bytes:
-    try:
-        return orjson.dumps(message)
-    except orjson.JSONEncodeError:  # a lone surrogate read from a \\ud800 escape: escaped again
-        return json.dumps(message, separators=(",", ":"), allow_nan=False).encode()
-
-
-def _parse(data: bytes | bytearray) -> dict[str, Any] | None:
-    """One JSON-RPC message as the guard reads it (`_message.read_message`'s reading, without
-    its copy for the bytes to relay: the proxy writes each message itself)."""
-    try:
-        value = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        value = None
-    if value is not None and _is_message(value):
-        return value  # type: ignore[no-any-return]
-    del value
-    parsed = read_message(bytes(data))
-    return parsed[0] if parsed is not None else None
-
-
-async def _sse_data(pieces: Any) -> Any:
-    """The `data` of each event of an event stream (WHATWG HTML "Server-sent events":
-    lines end with CRLF, LF or CR; `data:` lines joined with LF; an event ends at a blank
-    line; comments and other fields ignored). Each byte is scanned once, and an event's data
-    is held once (the buffer is trimmed before the event is handed on)."""
-    buffer = bytearray()
-    data: bytearray | None = None
-    scanned = 0  # no line end in buffer[:scanned] after the last line taken
-    async for piece in pieces:
-        buffer += piece
-        start = 0
-        events: list[bytearray] = []
-        while True:
-            cut = _line_end(buffer, max(start, scanned))
-            if cut is None:
-                scanned = max(start, len(buffer) - 1)  # a CR last may start a CRLF
-                break
-            end, after = cut
-            if end == start:  # a blank line: the event ends
-                if data is not None:
-                    events.append(data)
-                    data = None
-            elif buffer.startswith(b"data", start):
-                colon = buffer.find(b":", start, end)
-                if colon == start + 4 or (colon == -1 and end == start + 4):
-                    begin = end if colon == -1 else colon + 1
-                    if begin < end and buffer[begin] == 0x20:
-                        begin += 1
-                    if data is None:
-                        data = buffer[begin:end]
-                    else:
-                        data += b"\n"
-                        data += buffer[begin:end]
-                    if len(data) > MAX_ANSWER:
-                        raise UpstreamFailed("an event is larger than the proxy accepts")
-            start = scanned = after
-        if start:
-            del buffer[:start]
-            scanned -= start
-        events.reverse()
-        while events:  # popped: the generator keeps no reference while the event is read
-            yield events.pop()
-        if len(buffer) > MAX_ANSWER:
-            raise UpstreamFailed("an event is larger than the proxy accepts")
-    if data is not None:
-        yield data
-
-
-def _line_end(buffer: bytearray, start: int) -> tuple[int, int] | None:
-    """`(end of the line, start of the next)` for the first line end at or after `start`, or
-    `None` when there is none yet (a CR last might be the first half of CRLF)."""
-    cr = buffer.find(b"\r", start)
-    lf = buffer.find(b"\n", start, cr if cr != -1 else len(buffer))
-    if lf != -1:
-        return lf, lf + 1
-    if cr == -1 or cr + 1 >= len(buffer):
-        return None
-    return cr, cr + 2 if buffer[cr + 1] == 0x0A else cr + 1

@@ -12,6 +12,7 @@ nothing else is added.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -160,16 +161,12 @@ class HeaderStamp:
             if headers:
                 old = item.metadata if isinstance(item.metadata, ClientMessageMetadata) else None
                 merged = {**headers, **((old.headers or {}) if old is not None else {})}
-                item = SessionMessage(
-                    item.message,
-                    metadata=ClientMessageMetadata(
-                        resumption_token=old.resumption_token if old else None,
-                        on_resumption_token_update=(
-                            old.on_resumption_token_update if old else None
-                        ),
-                        headers=merged,
-                    ),
+                metadata = (  # a subclass's own fields kept (`_refused.UpstreamMetadata`)
+                    dataclasses.replace(old, headers=merged)
+                    if old is not None
+                    else ClientMessageMetadata(headers=merged)
                 )
+                item = SessionMessage(item.message, metadata=metadata)
         await self._inner.send(item)
 
     async def aclose(self) -> None:

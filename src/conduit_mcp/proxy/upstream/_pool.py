@@ -1,12 +1,14 @@
-"""A small pooled HTTP/1.1 client for POSTs to one Streamable HTTP upstream: keep-alive
-connections as asyncio protocols (TLS with the proxy's shared context), responses parsed by
-httptools (llhttp, the parser uvicorn uses) as the bytes arrive and read as a stream of body
-pieces.
+"""A small pooled HTTP/1.1 client for one Streamable HTTP upstream: keep-alive connections as
+asyncio protocols (TLS with the proxy's shared context), responses parsed by httptools (llhttp,
+the parser uvicorn uses) as the bytes arrive and read as a stream of body pieces.
 
-Not a public module. It exists for speed: a stateless 2026-07-28 request is one POST, and a
-general client (httpx2 under the SDK's transport) costs several times the proxy's own work
-per call. A protocol rather than a stream: the event loop hands each read straight to the
-parser, a request is one socket write (head and body together), and reading is paused only
+Not a public module. Every request the proxy makes to an `--upstream` goes through it: the
+session client's POSTs, GET stream and DELETE (`_session`), the stateless 2026-07-28 POSTs
+(`_direct`), the protected-resource metadata (`_refused`). It exists for speed and for reuse:
+a general client (httpx2 under the SDK's transport) costs several times the proxy's own work
+per call, and the SDK's transport opened a connection per request (54 for 53 requests). A
+protocol rather than a stream: the event loop hands each read straight to the parser, a
+request is one socket write (head and body together), and reading is paused only
 when a consumer falls behind (a stream pauses and resumes the socket around every read: two
 more system calls per request). It sends only what the caller gives (no redirects, no cookies,
 no environment proxies: `direct_available` says when the listener must keep the SDK's path
@@ -18,12 +20,15 @@ merged into it, RFC 9110 section 6.5.1), persistent connections; section 9.3: a 
 an idle connection, so an idle one it closed or sent anything on is closed before use, never
 written to); RFC 9110 section 15.2 (interim 1xx responses are skipped for the final one).
 A POST is never retried: a `tools/call` is not idempotent (RFC 9110 section
-9.2.2), and a request that failed after it was written may have run.
+9.2.2), and a request that failed after it was written may have run. A caller that has read
+what it needs (`H1Response.done`) leaves the rest of the body to be read in the background
+(at most `LINGER_BYTES` and `LINGER_SECONDS`), so the connection is reused instead of closed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import select
 import time
 import urllib.parse
@@ -58,6 +63,11 @@ MAX_HEAD: Final = 64 * 1024
 #: closed it (sooner, the event loop has already told the protocol of a close that arrived
 #: before the loop's last poll).
 IDLE_RECHECK: Final = 0.5
+#: What is read of a body after its caller is done with it (`H1Response.done`), so the
+#: connection can be reused: an event stream's end after its response event. Past either
+#: bound the connection is closed.
+LINGER_BYTES: Final = 64 * 1024
+LINGER_SECONDS: Final = 2.0
 
 
 class UpstreamUnreachable(Exception):
@@ -80,6 +90,26 @@ def direct_available(url: str) -> bool:
     return True
 
 
+def shown_url(url: str) -> str:
+    """`url` fit for a log line or an error message: scheme, host, port and path, without
+    user information and with a query string shown as `?...` (either may hold a credential)."""
+    parts = urllib.parse.urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    query = "?..." if parts.query else ""
+    return f"{parts.scheme}://{host}{parts.path}{query}"
+
+
+@functools.cache
+def tls_context() -> Any:
+    """The TLS client context every upstream connection shares (httpx2's defaults: certifi's
+    CA bundle, `SSL_CERT_FILE` / `SSL_CERT_DIR` honoured): built once, since loading the CA
+    bundle costs about a megabyte of memory per context and a listener opens an upstream
+    client per session."""
+    import httpx2
+
+    return httpx2.create_ssl_context()
+
+
 class H1Response:
     """One response: `status`, `headers` (names lower-cased, the last of repeats), `body()`."""
 
@@ -87,6 +117,13 @@ class H1Response:
         self._connection = connection
         self.status = connection.status
         self.headers = connection.response_headers
+        self.finished = False
+
+    def done(self) -> None:
+        """The caller has what it needs: leaving the block now drains the rest of the body in
+        the background (bounded) and keeps the connection, instead of closing it (which, for
+        a request still being answered, is its cancellation)."""
+        self.finished = True
 
     async def read_all(self, limit: int) -> bytes | bytearray | None:
         """The whole body (chunked framing removed), or `None` past `limit` bytes. A body
@@ -305,6 +342,16 @@ class _Connection(asyncio.Protocol):
             and not self.unasked
         )
 
+    def may_finish(self) -> bool:
+        """Whether reading the rest of this response could make the connection reusable."""
+        return (
+            self.head_done
+            and self.keep_alive
+            and not self.lost
+            and self.failure is None
+            and not self.unasked
+        )
+
     def idle_and_open(self) -> bool:
         """Whether this idle keep-alive connection can take a request: the server neither
         closed it nor sent anything on it since its last response. Past `IDLE_RECHECK` the
@@ -355,6 +402,7 @@ class H1Pool:
         self, url: str, headers: dict[str, str], max_connections: int = MAX_CONNECTIONS
     ) -> None:
         parts = urllib.parse.urlsplit(url)
+        self.url = url
         self._tls = parts.scheme == "https"
         assert parts.hostname is not None
         self._host = parts.hostname
@@ -371,12 +419,30 @@ class H1Pool:
         #: the request line, `host` and `headers` as `_head` writes them when a request's own
         #: headers name none of `headers` (made once: they never change)
         self._prefix = "\r\n".join(self._lines({}))
+        #: connections whose body is being drained after their caller was done (`_linger`)
+        self._lingering: set[asyncio.Task[None]] = set()
+        #: whether the last drain ended in time (the server ends its streams): a request then
+        #: waits for a draining connection rather than opening another one
+        self._linger_pays = True
+
+    def moved_to(self, location: str) -> bool:
+        """Send to `location` from now on when it is on this pool's origin (a 307 / 308 to
+        the same scheme, host and port: RFC 9110 section 15.4.8, the SDK's client follows
+        those); returns whether it is."""
+        parts = urllib.parse.urlsplit(urllib.parse.urljoin(self.url, location))
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        if (parts.scheme == "https") != self._tls or parts.hostname != self._host:
+            return False
+        if port != self._port or not parts.path:
+            return False
+        self._path = parts.path + (f"?{parts.query}" if parts.query else "")
+        self.url = urllib.parse.urlunsplit(parts._replace(fragment=""))
+        self._prefix = "\r\n".join(self._lines({}))
+        return True
 
     async def _open(self) -> _Connection:
-        from ._session import _tls_context
-
         loop = asyncio.get_running_loop()
-        ssl: Any = _tls_context() if self._tls else None
+        ssl: Any = tls_context() if self._tls else None
         try:
             with anyio.fail_after(CONNECT_TIMEOUT):
                 _, connection = await loop.create_connection(
@@ -404,19 +470,31 @@ class H1Pool:
         lines += _header_lines({**self._headers, **own})
         return lines
 
+    def post(self, body: bytes, headers: dict[str, str]) -> Any:
+        """`request("POST", body, headers)` to the upstream's path."""
+        return self.request("POST", body, headers)
+
     @asynccontextmanager
-    async def post(self, body: bytes, headers: dict[str, str]) -> AsyncIterator[H1Response]:
-        """POST `body` with `headers`; yields the response once its head arrived. Leaving the
-        block before the body was read (or on an error, or cancelled) closes the connection:
-        for a 2026-07-28 request that is its cancellation.
+    async def request(
+        self, method: str, body: bytes, headers: dict[str, str], path: str | None = None
+    ) -> AsyncIterator[H1Response]:
+        """Send one request (`body` with a `content-length`, none for an empty GET or DELETE)
+        to the upstream's path, or to `path` on its origin; yields the response once its head
+        arrived. Leaving the block before the body was read (or on an error, or cancelled)
+        closes the connection: for a 2026-07-28 request that is its cancellation. Leaving
+        after `H1Response.done` drains the rest in the background and keeps the connection.
 
         Raises:
             UpstreamUnreachable: no connection, or it failed before the response head.
         """
-        head = self._head(body, headers)
+        if method == "POST" and path is None:
+            head = self._head(body, headers)
+        else:
+            head = self._other_head(method, path or self._path, body, headers)
         connection = await self._checkout()
         connection.in_use = True
         reuse = False
+        linger = False
         try:
             try:
                 await connection.send(head + body)
@@ -424,17 +502,59 @@ class H1Pool:
                     await connection.read_more()
             except (UpstreamUnreachable, OSError) as exc:
                 raise UpstreamUnreachable(type(exc).__name__) from None
-            yield H1Response(connection)
+            response = H1Response(connection)
+            yield response
             reuse = connection.reusable()
+            linger = not reuse and response.finished and connection.may_finish()
         finally:
             if reuse:
-                connection.reset()
-                connection.in_use = False
-                connection.idle_since = time.monotonic()
-                self._pass_on(connection)
+                self._release(connection)
+            elif linger:
+                task = asyncio.get_running_loop().create_task(self._linger(connection))
+                self._lingering.add(task)
+                task.add_done_callback(self._lingering.discard)
             else:
                 connection.close()
                 self._pass_on(None)
+
+    def _release(self, connection: _Connection) -> None:
+        connection.reset()
+        connection.in_use = False
+        connection.idle_since = time.monotonic()
+        self._pass_on(connection)
+
+    async def _linger(self, connection: _Connection) -> None:
+        """Read what is left of a body its caller is done with (at most `LINGER_BYTES` in
+        `LINGER_SECONDS`): the connection is kept when it ends in time, else closed."""
+        kept = False
+        try:
+            with anyio.move_on_after(LINGER_SECONDS):
+                read = 0
+                while not connection.complete and read <= LINGER_BYTES:
+                    while connection.pieces:
+                        read += len(connection.take())
+                    if not connection.complete:
+                        await connection.read_more()
+                while connection.pieces:
+                    connection.take()
+            kept = connection.reusable()
+        except UpstreamUnreachable:
+            pass
+        finally:
+            self._linger_pays = kept
+            self._lingering.discard(asyncio.current_task())  # type: ignore[arg-type,unused-ignore]
+            if kept:
+                self._release(connection)
+            else:
+                connection.close()
+                self._pass_on(None)
+
+    def _other_head(self, method: str, path: str, body: bytes, headers: dict[str, str]) -> bytes:
+        lines = [f"{method} {path} HTTP/1.1", f"host: {self._authority}"]
+        lines += _header_lines({**self._headers, **{k.lower(): v for k, v in headers.items()}})
+        if body or method == "POST":
+            lines.append(f"content-length: {len(body)}")
+        return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", "replace")
 
     async def _checkout(self) -> _Connection:
         """A connection for one request: an idle one still open, else a new one while fewer
@@ -450,7 +570,11 @@ class H1Pool:
                 return candidate
             candidate.close()  # the server closed it (or broke the protocol) while idle
             self._count -= 1
-        if self._count < self._max:
+        # A connection whose last body is being drained (`_linger`) is usually free within a
+        # moment: waited for (one request per such connection) while draining has paid off,
+        # instead of opening a second connection beside it.
+        lingering = self._linger_pays and len(self._waiters) < len(self._lingering)
+        if self._count < self._max and not lingering:
             self._count += 1
         else:
             handed = await self._wait()
@@ -502,7 +626,9 @@ class H1Pool:
         self._count -= 1
 
     async def aclose(self) -> None:
-        """Close the idle connections."""
+        """Close the idle connections (and those being drained)."""
+        for task in list(self._lingering):
+            task.cancel()
         idle, self._idle = self._idle, []
         self._count -= len(idle)
         for connection in idle:
