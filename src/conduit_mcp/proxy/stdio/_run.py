@@ -33,7 +33,10 @@ from .._settings import HttpUpstream
 from ._child import SHUTDOWN_GRACE
 from ._framing import BlockingLineReader, chunk_size
 from ._relay import Outlet, Relay, read_chunk
-from ._remote import serve_remote
+
+# An HTTP upstream's client (`._remote`) is imported when one is named: it reads the SDK's
+# header rules, and `import mcp` loads the SDK's client and server whole (most of the proxy's
+# start-up time otherwise; bench/proxy_start.py). The relay to a child server needs none of it.
 
 logger = logging.getLogger("conduit_mcp.proxy")
 
@@ -164,6 +167,8 @@ async def run_stdio(
     how to end.
     """
     if upstream is not None:
+        from ._remote import serve_remote
+
         client = _ClientStdio(stdin_fd, stdout_fd)
         await client.open()
         try:
