@@ -29,6 +29,32 @@ APPROVER_PLACEHOLDER: Final = "WHO"
 #: `conduit-mcp wrap` writes it into a client config; `conduit-mcp proxy` reads it.
 HEADERS_ENV: Final = "CONDUIT_MCP_UPSTREAM_HEADERS"
 
+#: What `conduit-mcp proxy` needs to serve every target, all from the `proxy` extra (and the
+#: `mcp` one it includes): the MCP SDK and its wire types (the guard, an HTTP upstream,
+#: `--listen`), anyio (the relay). Checked by name before the proxy starts (without importing
+#: them: the stdio relay to a child imports no SDK), so a missing one is the install line, not
+#: a traceback when the first request reaches the code that needs it.
+PROXY_MODULES: Final = ("mcp", "mcp_types", "anyio")
+
+
+def missing_modules(names: tuple[str, ...]) -> list[str]:
+    """The names among `names` that cannot be imported here (found without importing them).
+
+    Returns:
+        The missing top-level module names, in the order given (empty when all are found).
+    """
+    from importlib.util import find_spec
+
+    missing = []
+    for name in names:
+        try:
+            found = find_spec(name)
+        except (ImportError, ValueError):  # a parent package that is no package, no __spec__
+            found = None
+        if found is None:
+            missing.append(name)
+    return missing
+
 
 def install_command(extra: str) -> str:
     """The command line that adds `extra` (e.g. `"proxy"`) to this installation.

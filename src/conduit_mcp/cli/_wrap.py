@@ -8,7 +8,6 @@ not exist); each refusal is one line and exit code 2.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shlex
 import sys
@@ -17,17 +16,16 @@ from typing import Annotated, Any
 
 import typer
 
-from .._program import install_command, program_name
+from .._program import PROXY_MODULES, install_command, missing_modules, program_name
 from ..wrap import ConfigSyntaxError, ServerCheck, doctor_config, unwrap_config, wrap_config
 from ._help import PlainHelpCommand, typer_app
 
 EXIT_OK = 0
 EXIT_FINDING = 1
 EXIT_USAGE = 2
-#: What a wrapped entry's `conduit-mcp proxy` imports to start, all from the `proxy` extra (and
-#: the `mcp` one it includes): the MCP SDK and its wire types (the guard), anyio (the relay),
-#: tomlkit (a Codex config).
-PROXY_MODULES = ("mcp", "mcp_types", "anyio", "tomlkit")
+#: What a wrapped entry's `conduit-mcp proxy` needs (`_program.PROXY_MODULES`), and tomlkit (a
+#: Codex config), all from the `proxy` extra.
+WRAP_MODULES = (*PROXY_MODULES, "tomlkit")
 
 app = typer_app()
 
@@ -103,7 +101,7 @@ def wrap_command(
 def _require_proxy_extra(command: str) -> None:
     """Exit 2 with the install line when the proxy cannot start here (a module of the proxy
     extra is missing): a config wrapped to it would name servers that never start."""
-    missing = [name for name in PROXY_MODULES if importlib.util.find_spec(name) is None]
+    missing = missing_modules(WRAP_MODULES)
     if missing:
         _fail(
             f"{command} needs the proxy extra (missing: {', '.join(missing)}); without it the "

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .._program import install_command
+from .._program import PROXY_MODULES, install_command, missing_modules
 from ._settings import GuardSettings, HttpUpstream
 
 EXIT_USAGE = 2
@@ -61,6 +61,12 @@ def run(
     from ._logs import configure
 
     configure(log, logging.WARNING if quiet else logging.INFO)
+    missing = missing_modules(PROXY_MODULES)
+    if missing:
+        _fail(
+            f"the proxy needs the proxy extra (missing: {', '.join(missing)}):"
+            f" {install_command('proxy')}"
+        )
     try:
         import anyio
 

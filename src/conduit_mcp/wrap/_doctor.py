@@ -346,7 +346,9 @@ class _Proxy:
         if not failure.detail:  # the proxy exited: its code, once it has
             with contextlib.suppress(subprocess.TimeoutExpired):
                 code = self.process.wait(GRACE)
-        said = _last_error(log) or _last_line(self._err_path)
+        said = _last_error(log)
+        if not said or said.endswith(_SERVER_EXITED):  # the server's own last words say more
+            said = _last_line(self._err_path) or said
         parts = [failure.detail or f"exited before answering {failure.what}"]
         if code is not None:
             parts[0] = f"exited with code {code} before answering {failure.what}"
@@ -382,6 +384,11 @@ class _Proxy:
                 os.killpg(self.process.pid, number)
             else:
                 self.process.send_signal(number)
+
+
+#: How the proxy's error record ends when the server exited under it (`proxy/stdio/_run.py`
+#: `_report_exit`): the exit code is in doctor's line already, the server's stderr says why.
+_SERVER_EXITED: Final = " while its client was connected"
 
 
 def _last_error(log: Path) -> str:
