@@ -132,6 +132,12 @@ PINS_GROUPS: dict[str, list[str]] = {
         "AuditEntry",
         "redacted_location",
     ],
+    "Decisions and the review console": [
+        "RejectedDefinition",
+        "Revocation",
+        "ServerSummary",
+        "Account",
+    ],
     "Changes": [
         "ToolDiff",
         "diff_tools",

@@ -17,8 +17,10 @@ the API and every SQL statement on its tables, written once for sqlite and Postg
 * `_pending.py` — the pending queue (`pending`);
 * `_audit.py` — the audit log (`audit_log`, `audit_since`, `prune_checks`);
 * `_feed.py` — the change feed (`changes_since`, `watch`; the watcher thread: `_watch.py`);
-* `_accounts.py` — the console's accounts, and `_policy.py` — the stored policy: not yet
-  written (later work adds each as a room of its own, with its tables' statements).
+* `_rejected.py` — rejected definitions (`reject`, `rejections`);
+* `_servers.py` — the servers the store knows (`servers`; a guard's listing noted);
+* `_accounts.py` — the review console's accounts and API tokens (`add_account`, `login`, ...);
+* `_policy.py` — the stored policy: not yet written (later work adds it as a room of its own).
 
 Beneath them: `_migrations.py` (the schema, migrations numbered in one list), `_dialect.py`
 (the dialect table: the only SQL that differs between the two databases), `_database.py`
@@ -30,14 +32,17 @@ moved).
 """
 
 from ..client._contenthash import CONTENT_HASH_PREFIX, content_hash
+from ._accounts import Account
 from ._async import AsyncPinStore
 from ._audit import AuditEntry
 from ._changes import DEFAULT_COSMETIC, ChangeOp, FieldChange
 from ._checks import PinCheck, PinOutcome, PinStatus
 from ._drift import ToolDiff, diff_tools
 from ._pending import Pending
-from ._pins import Pin
+from ._pins import Pin, Revocation
+from ._rejected import RejectedDefinition
 from ._schemadelta import SchemaChange, schema_change, schema_changes
+from ._servers import ServerSummary
 from ._store import PinStore, redacted_location
 from ._watch import PinWatcher
 
@@ -54,6 +59,11 @@ __all__ = [  # noqa: RUF022
     "Pending",
     "AuditEntry",
     "redacted_location",
+    # Decisions and the review console: rejections, revocations, servers, accounts
+    "RejectedDefinition",
+    "Revocation",
+    "ServerSummary",
+    "Account",
     # Changes: what changed between two definitions of a tool, field by field
     "ToolDiff",
     "diff_tools",
