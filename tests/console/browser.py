@@ -120,7 +120,7 @@ class IconServer:
         hits = self.hits
 
         class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
+            def do_GET(self) -> None:
                 hits.append(self.path)
                 self.send_response(200)
                 self.send_header("content-type", "image/png")

@@ -74,7 +74,7 @@ def hostile(icon_base: str, size: int = 200_000) -> dict[str, Any]:
             {"src": "javascript:window.__pwned=5"},
             {"src": "file:///etc/passwd"},
             {"src": f"{icon_base}/icon.png", "mimeType": "image/png"},
-            {"src": f"data:image/svg+xml,<svg xmlns='http://www.w3.org/2000/svg'/>"},
+            {"src": "data:image/svg+xml,<svg xmlns='http://www.w3.org/2000/svg'/>"},
         ],
     }
 
