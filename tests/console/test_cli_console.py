@@ -25,7 +25,8 @@ def test_add_user_from_stdin_with_a_token_then_remove_it(tmp_path: Path) -> None
     with PinStore(store) as pins:
         assert pins.login("alice", "correct horse") is not None
         assert pins.token_account(token) is not None
-        (entry, issued) = pins.audit_log(action="account")
+        entry, issued = pins.audit_log(action="account")
+        assert issued.outcome == "token"
         assert entry.approver is not None and "conduit-mcp console" in entry.approver
     short = runner.invoke(app, [*add, "--password-stdin"], input="short\n")
     assert short.exit_code == 2 and "10 to" in short.stderr

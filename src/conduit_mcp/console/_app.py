@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import functools
 import io
 import ipaddress
 import json
@@ -24,6 +25,7 @@ from typing import Any, Final
 
 import anyio.to_thread
 import jinja2
+from markupsafe import Markup, escape
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import (
@@ -330,7 +332,9 @@ def _page(console: Console, build: Callable[..., Any]) -> Handler:
             template, values = await console.call(build, console, request, account)
         except Problem as problem:
             return _error_page(console, problem, account, session)
-        count = len(await console.call(console.pins.pending, brief=True))
+        count = values.get("pending_total")
+        if count is None:
+            count = len(await console.call(console.pins.pending, brief=True))
         fragment = request.headers.get("x-console-fragment") == "1"
         html = console.templates.get_template(template).render(
             account=account,
@@ -338,7 +342,7 @@ def _page(console: Console, build: Callable[..., Any]) -> Handler:
             pending_count=count,
             fragment=fragment,
             done=request.query_params.get("done"),
-            **values,
+            **{k: v for k, v in values.items() if k != "pending_total"},
         )
         response = HTMLResponse(html, headers={"x-pending-count": str(count)})
         if new_sid:
@@ -368,24 +372,48 @@ def _error_page(
 def _queue_page(console: Console, request: Request, account: Account) -> tuple[str, Any]:
     server_id = request.query_params.get("server_id") or None
     status = request.query_params.get("status") or None
-    rows = console.queue(server_id, status)
+    everything = list(console.pins.pending(brief=True))
+    rows = everything
+    if server_id:
+        rows = [p for p in rows if p.server_id == server_id]
+    if status:
+        rows = [p for p in rows if _review.status_of(p) == status]
     servers = [s.server_id for s in console.pins.servers()]
-    items = [
-        {
-            "entry": p,
-            "status": _review.status_of(p),
-            "value": json.dumps([p.server_id, p.name, p.fingerprint]),
-            "link": "/review?" + urllib.parse.urlencode({"server_id": p.server_id, "tool": p.name}),
-        }
-        for p in rows
-    ]
+    approver = account.role == "approver"
+    rows_html = Markup("").join(_queue_row(p, approver) for p in rows)
     return "queue.html", {
-        "items": items,
+        "rows": rows_html,
+        "row_count": len(rows),
         "servers": servers,
         "server_id": server_id or "",
         "status": status or "",
         "statuses": ["new", "changed", "cosmetic", "revoked"],
+        "pending_total": len(everything),
     }
+
+
+def _queue_row(p: Pending, approver: bool) -> Markup:
+    """One row of the queue table (built here, not in the template: a thousand rows through
+    Jinja's per-value machinery cost most of the page). Every value is escaped; server text
+    goes through `shown` (hidden characters marked)."""
+    quote = urllib.parse.quote
+    status = escape(_review.status_of(p))
+    link = f"/review?server_id={quote(p.server_id, safe='')}&tool={quote(p.name, safe='')}"
+    value = json.dumps([p.server_id, p.name, p.fingerprint])
+    pick = (
+        f'<td><input type="checkbox" name="item" value="{escape(value)}" class="pick"'
+        ' aria-label="select"></td>'
+        if approver
+        else ""
+    )
+    server = _review.shown(_review.clipped(p.server_id, 300))[0]
+    name = _review.shown(_review.clipped(p.name, 300))[0]
+    return Markup(
+        f'<tr>{pick}<td><span class="badge {status}">{status}</span></td><td>{server}</td>'
+        f'<td><a class="tool" href="{escape(link)}">{name}</a></td>'
+        f"<td><code>{escape(_short_fingerprint(p.fingerprint))}</code></td>"
+        f"<td>{_utc(p.first_seen)}</td><td>{_utc(p.last_seen)}</td><td>{p.seen}×</td></tr>\n"
+    )
 
 
 def _review_page(console: Console, request: Request, account: Account) -> tuple[str, Any]:
@@ -862,11 +890,17 @@ def _first(form: dict[str, list[str]], key: str) -> str:
     return values[0]
 
 
+@functools.lru_cache(maxsize=4096)
+def _utc_second(second: int) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(second))
+
+
 def _utc(seconds: Any) -> str:
+    """Seconds since the epoch as a UTC date and time (to the second); `never` for `None`."""
     if seconds is None:
         return "never"
     try:
-        return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(float(seconds)))
+        return _utc_second(int(float(seconds)))
     except (OverflowError, OSError, ValueError, TypeError):
         return repr(seconds)
 

@@ -200,6 +200,8 @@ class PendingQueue(Room):
 def _pending(row: tuple[Any, ...]) -> Pending:
     r = Row("conduit_mcp_pending", row)
     changes = r.text(6, "changes")
+    if changes == "[]":  # no change (a new tool), or read `brief`
+        return _pending_row(r, row, ())
     try:
         items = json.loads(changes)
         parsed = tuple(
@@ -208,6 +210,10 @@ def _pending(row: tuple[Any, ...]) -> Pending:
         )
     except (ValueError, TypeError, KeyError, RecursionError):
         raise r.fail("changes", changes, "a JSON array of field changes") from None
+    return _pending_row(r, row, parsed)
+
+
+def _pending_row(r: Row, row: tuple[Any, ...], parsed: tuple[FieldChange, ...]) -> Pending:
     return Pending(
         r.name(0, "server_id"),
         r.name(1, "name"),
