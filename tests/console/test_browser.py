@@ -28,6 +28,9 @@ from conduit_mcp.pins import PinStore
 from .browser import CLI, IconServer, chromium, console_process
 from .seed import PASSWORD, RUG_PULL, fleet
 
+#: One worker runs both tests: they share one console process and one browser.
+pytestmark = pytest.mark.xdist_group("console-browser")
+
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 SHOTS = {"queue": DOCS / "console-queue.png", "review": DOCS / "console-review.png"}
 #: Seconds a page may take to show what it waits for (a loaded 2-core machine).
