@@ -121,9 +121,9 @@ def test_review_approve_reject_and_follow_the_audit_live(scene: Any, tmp_path: P
     driver.find_element(By.LINK_TEXT, "Audit log").click()
     wait_for(driver, lambda d: d.title.startswith("(1) Audit log"))
     audit = rows(driver, "#audit-table tbody tr")
-    assert any("approve" in r and "get_weather" in r and "alice" in r for r in audit)
+    assert any("approved" in r and "get_weather" in r and "alice" in r for r in audit)
     assert any(
-        "reject" in r and "send_mail" in r and "alice" in r and "mails anyone" in r for r in audit
+        "rejected" in r and "send_mail" in r and "alice" in r and "mails anyone" in r for r in audit
     )
     with PinStore(store) as pins:  # the CLI, the proxies and the console read one store
         pin = pins.pin("weather", "get_weather")
@@ -142,7 +142,7 @@ def test_review_approve_reject_and_follow_the_audit_live(scene: Any, tmp_path: P
     wait_for(
         driver,
         lambda d: any(
-            "revoke" in r and "bob" in r and "seen exfiltrating" in r
+            "revoked" in r and "bob" in r and "seen exfiltrating" in r
             for r in rows(d, "#audit-table tbody tr")
         ),
     )

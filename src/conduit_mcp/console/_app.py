@@ -129,6 +129,7 @@ class Console:
         loader = jinja2.PackageLoader("conduit_mcp.console", "templates")
         self.templates = jinja2.Environment(loader=loader, autoescape=True)
         self.templates.filters["utc"] = _utc
+        self.templates.filters["action"] = _action_label
         self.templates.filters["short"] = _short_fingerprint
         self.templates.filters["shown"] = lambda text: _review.shown(
             _review.clipped(str(text), 300)
@@ -903,6 +904,29 @@ def _utc(seconds: Any) -> str:
         return _utc_second(int(float(seconds)))
     except (OverflowError, OSError, ValueError, TypeError):
         return repr(seconds)
+
+
+#: How the audit page names an entry for a person (action, outcome) -> words.
+_LABELS: Final = {
+    ("check", "new"): "held: new",
+    ("check", "changed"): "held: changed",
+    ("check", "cosmetic"): "held: cosmetic",
+    ("check", "approved"): "left the queue: approved again",
+    ("check", "rejected"): "left the queue: rejected",
+    ("approve", None): "approved",
+    ("reject", None): "rejected",
+    ("revoke", None): "revoked",
+    ("account", "added"): "account added",
+    ("account", "removed"): "account removed",
+    ("account", "token"): "API token issued",
+}
+
+
+def _action_label(entry: AuditEntry) -> str:
+    found = _LABELS.get((entry.action, entry.outcome))
+    if found is not None:
+        return found
+    return entry.action if entry.outcome is None else f"{entry.action} {entry.outcome}"
 
 
 def _short_fingerprint(value: str | None) -> str:
