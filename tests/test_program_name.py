@@ -77,6 +77,7 @@ def test_refusal_hint_names_the_program(
     guard = GuardSeam(GuardSettings("w", pins=str(tmp_path / "pins.db"), held_dir=tmp_path))
     expected = "conduit-mcp" if on_path else str(SCRIPT.absolute())
     assert guard.review_hint("echo").startswith(f"review it with: {expected} pins pending ")
+    guard._raw["echo"] = {"name": "echo", "inputSchema": {"type": "object"}}  # listed once
     assert f"approve it with: {expected} pins approve --store" in guard.review_hint("echo")
     memory = GuardSeam(GuardSettings("w", pins=None, held_dir=tmp_path))
     assert f"approve with {expected} pins approve)" in memory.approve_hint("echo")

@@ -133,6 +133,12 @@ PINS_GROUPS: dict[str, list[str]] = {
         "redacted_location",
     ],
     "Instructions": ["InstructionsCheck", "PendingInstructions"],
+    "Decisions and the review console": [
+        "RejectedDefinition",
+        "Revocation",
+        "ServerSummary",
+        "Account",
+    ],
     "Changes": [
         "ToolDiff",
         "diff_tools",

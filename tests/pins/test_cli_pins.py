@@ -131,7 +131,9 @@ def test_approve_check_changes_list_revoke_round_trip(store: str, tmp_path: Path
     code, out, _ = run("pins", "check", str(EVERYTHING), "--store", store,
                        "--server-id", "everything", "--tool", name, "--json")  # fmt: skip
     assert code == 1
-    assert [t["status"] for t in json.loads(out)["tools"]] == ["new"]
+    assert [t["status"] for t in json.loads(out)["tools"]] == [
+        "revoked"
+    ]  # issue 29: a revoked tool says so
 
 
 def test_unchanged_page_has_no_changes_and_exit_code_0(tmp_path: Path) -> None:
@@ -216,12 +218,16 @@ def test_approve_on_an_empty_postgresql_schema_creates_the_store(
     code, _, _ = run("pins", "approve", str(EVERYTHING), "--store", url, "--server-id", "e")
     assert code == 0
     assert tables_in(url) == [
+        "conduit_mcp_accounts",
         "conduit_mcp_audit",
         "conduit_mcp_instructions",
         "conduit_mcp_migrations",
         "conduit_mcp_pending",
         "conduit_mcp_pins",
+        "conduit_mcp_rejected",
         "conduit_mcp_revoked",
+        "conduit_mcp_servers",
+        "conduit_mcp_tokens",
     ]
     assert run("pins", "list", "--store", url)[0] == 0
 

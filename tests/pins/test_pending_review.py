@@ -129,6 +129,8 @@ def test_exit_code_says_whether_anything_waits(tmp_path: Path) -> None:
     assert run("pins", "pending", "--store", str(store), "--exit-code")[0] == 1
     assert run("pins", "pending", "--store", str(store), "--exit-code", "--json")[0] == 1
     assert run("pins", "pending", "--store", str(store))[0] == 0  # a listing, like pins list
+    with PinStore(store) as pins:  # a server the store knows, with nothing waiting
+        pins.approve("x", Tool.from_wire("x", WEATHER), approver="alice")
     assert run("pins", "pending", "--store", str(store), "--server-id", "x", "--exit-code")[0] == 0
 
 

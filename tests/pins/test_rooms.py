@@ -18,7 +18,12 @@ ROOMS = {
     "conduit_mcp_pending": "_pending.py",
     "conduit_mcp_audit": "_audit.py",
     "conduit_mcp_instructions": "_instructions.py",
+    "conduit_mcp_rejected": "_rejected.py",
+    "conduit_mcp_servers": "_servers.py",
+    "conduit_mcp_accounts": "_accounts.py",
+    "conduit_mcp_tokens": "_accounts.py",
     "conduit_mcp_migrations": "_migrations.py",
+    "conduit_mcp_audit5": "_migrations.py",  # migration 5's rebuild of the audit log (sqlite)
 }
 
 _WRITE = re.compile(r"\b(?:INSERT INTO|UPDATE|DELETE FROM)\s+(conduit_mcp_\w+)")

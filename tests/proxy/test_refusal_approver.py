@@ -19,6 +19,7 @@ from conduit_mcp.client import Tool
 from conduit_mcp.pins import PinStore
 from conduit_mcp.proxy import GuardSettings
 from conduit_mcp.proxy._seam import GuardSeam
+from tests.pins.test_pins import independent_fingerprint
 
 ADD: dict[str, Any] = {"name": "add", "inputSchema": {"type": "object"}}
 ECHO: dict[str, Any] = {"name": "echo", "inputSchema": {"type": "object"}}
@@ -119,6 +120,11 @@ def test_the_blocked_line_says_a_revoked_tool_is_queued_only_once_listed_again(
     seam = GuardSeam(GuardSettings("s", pins=str(tmp_path / "pins.db"), held_dir=tmp_path))
     hint = seam.review_hint("echo")
     assert hint.startswith("review it with: conduit-mcp pins pending --store ")
-    note = "(a revoked tool is queued there once the tools are listed again); approve it with: "
-    assert note in hint
-    assert shlex.split(hint.split("approve it with: ", 1)[1])[-2:] == ["--approver", "WHO"]
+    # Never listed through this proxy: no definition to name, so no approve line of its own
+    # (issue 30 item 5: every approve line names the fingerprint it approves).
+    note = "(a revoked tool is queued there once the tools are listed again); it prints the"
+    assert note in hint and "approve it with" not in hint
+    seam._raw["echo"] = ECHO = {"name": "echo", "inputSchema": {"type": "object"}}
+    hint = seam.review_hint("echo")
+    line = shlex.split(hint.split("approve it with: ", 1)[1])
+    assert line[-4:] == ["--fingerprint", independent_fingerprint(ECHO), "--approver", "WHO"]

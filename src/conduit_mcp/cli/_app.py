@@ -36,6 +36,7 @@ COMMANDS: Mapping[str, tuple[str, str]] = {
     "doctor": ("._wrap", "Start each wrapped server of a client config: ok, held, or why not."),
     "proxy": ("._proxy", "Run an MCP server behind the guard (stdio or HTTP)."),
     "pins": ("._pins", "Approve, check, list, audit and revoke pinned tools."),
+    "console": ("._console", "Review held tools in a web page: approve, reject, audit."),
 }
 
 

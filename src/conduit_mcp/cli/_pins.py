@@ -312,9 +312,10 @@ def pins_approve_command(
         typer.Option(
             "--fingerprint",
             metavar="FINGERPRINT",
-            help="With one --tool and no PAGE: approve only if the pending definition is still "
-            "this one (the fingerprint `pins pending` showed); otherwise nothing is approved, "
-            "exit 2. With --instructions: the same for the server's instructions.",
+            help="With one --tool: approve only if the definition is this one (the fingerprint "
+            "`pins pending` or the proxy's refusal showed): the pending definition, or the "
+            "tool's on PAGE; otherwise nothing is approved, exit 2. With --instructions: the "
+            "same for the server's instructions.",
         ),
     ] = None,
     instructions: Annotated[
@@ -353,15 +354,23 @@ def pins_approve_command(
             "give a PAGE, or --tool NAME / --all-pending to approve pending tools",
             param_hint="PAGE",
         )
-    if reviewed is not None and (page is not None or all_pending or len(tool or []) != 1):
+    if reviewed is not None and (all_pending or len(tool or []) != 1):
         raise typer.BadParameter(
-            "--fingerprint goes with one --tool NAME from the pending queue (no PAGE)",
-            param_hint="--fingerprint",
+            "--fingerprint goes with one --tool NAME", param_hint="--fingerprint"
         )
+    if reviewed is not None and not reviewed.startswith("jcs-sha256:"):
+        reviewed = "jcs-sha256:" + reviewed
     if page is None:
         approved = _approve_pending(store, server_id, tool, approver, yes, reviewed)
     else:
         _, tools, version = _page_tools(page, server_id, transport, protocol_version, tool)
+        if reviewed is not None:
+            listed = tools[0].fingerprint or fingerprint(tools[0].raw)
+            if listed != reviewed:
+                fail(
+                    f"{page}: the definition of {tools[0].name!r} there is {listed}, not the "
+                    f"one reviewed ({reviewed}): nothing approved; review it again"
+                )
         with _store(store, create=True) as pins:
             try:
                 checks = pins.check_page(server_id, tools, audit=False)
@@ -432,9 +441,11 @@ def _approve_pending(
     reviewed: str | None = None,
 ) -> list[tuple[str, str]]:
     """Approve the pending definitions of `names` (or all of the server's); each is exactly
-    what was shown, whatever the queue holds by the time the person answers. `reviewed`: the
-    fingerprint the one named tool must still have (a server may re-list another definition
-    between a review and its approval)."""
+    the definition read and shown (`PinStore.approve_pending` by its fingerprint), whatever
+    the queue holds by the time the person answers. `reviewed`: the fingerprint the one named
+    tool must have (a server may list another definition between a review and its approval).
+    A definition that changed since it was read, or left the queue (its server went back to
+    the approved one), is not approved: said, and exit code 1 after the others."""
     with _store(store) as pins:
         pending = {p.name: p for p in pins.pending(server_id)}
         wanted = list(names) if names else sorted(pending)
@@ -447,7 +458,7 @@ def _approve_pending(
             )
         if reviewed is not None:
             now = pending[wanted[0]].fingerprint
-            if now.removeprefix("jcs-sha256:") != reviewed.removeprefix("jcs-sha256:"):
+            if now != reviewed:
                 fail(
                     f"the pending definition of {wanted[0]!r} is now {now}, not the one "
                     f"reviewed ({reviewed}): nothing approved; review it again (pins pending)"
@@ -463,25 +474,30 @@ def _approve_pending(
                 if item.revoked_at is not None:  # a person took it back: say who, before asking
                     emit("          " + _revocation_line(item))
         _confirm(f"Approve {len(wanted)} pending tool(s) as {visible(approver)}?", yes)
-        tools: list[Tool] = []
+        done: list[str] = []
+        moved: list[str] = []
         for name in wanted:
-            item = pending[name]
-            if item.definition is None:  # checked by fingerprint alone
-                pins.approve(
-                    server_id,
-                    name,
-                    item.fingerprint,
-                    approver=approver,
-                    protocol_version=item.protocol_version,
-                )
-                continue
-            raw = parse_json(item.definition)
-            if not isinstance(raw, dict) or fingerprint(raw) != item.fingerprint:
-                fail(f"the pending definition of {name!r} does not match its fingerprint")
-            tools.append(Tool.from_wire(server_id, raw))
-        if tools:
-            pins.approve_all(server_id, tools, approver=approver)
-    return [(name, pending[name].fingerprint) for name in wanted]
+            value = pending[name].fingerprint
+            try:
+                taken = pins.approve_pending(server_id, name, fingerprint=value, approver=approver)
+            except ValueError as exc:
+                fail(f"{name!r}: {exc}")
+            (done if taken else moved).append(name)
+    for name in moved:
+        emit(
+            f"not approved {visible(name)}: its pending definition changed or left the queue "
+            "since it was read (see pins pending)"
+        )
+    if moved and reviewed is not None:
+        fail(
+            f"the pending definition of {wanted[0]!r} changed while it was approved: nothing "
+            "approved"
+        )
+    if moved:
+        for name in done:
+            emit(f"approved {pending[name].fingerprint}  {visible(name)}")
+        raise typer.Exit(EXIT_FINDINGS)
+    return [(name, pending[name].fingerprint) for name in done]
 
 
 @app.command("pending", cls=PlainHelpCommand, short_help="List the tools awaiting approval.")
@@ -496,6 +512,14 @@ def pins_pending_command(
             help="Exit code 1 when any tool waits, 0 when none (as git diff --exit-code).",
         ),
     ] = False,
+    full: Annotated[
+        bool,
+        typer.Option(
+            "--full",
+            help="Show every changed field whole (hidden characters escaped), not cut to a "
+            "line: the whole injected text of a rewritten description.",
+        ),
+    ] = False,
 ) -> None:
     """List what awaits a person's approval: tools held or blocked as new (or revoked: new
     again since a person revoked the pin, with who did and when), changed or cosmetic, and a
@@ -507,6 +531,8 @@ def pins_pending_command(
     with _store(store) as pins:
         found = pins.pending(server_id)
         said = pins.pending_instructions(server_id)
+        if server_id is not None and not found and not said:
+            _refuse_unknown_server(pins, store, server_id)
         moves = {
             (p.server_id, p.name): _schema_moves(
                 pins,
@@ -576,7 +602,7 @@ def pins_pending_command(
             for line in _schema_lines(moves.get((p.server_id, p.name), {})):
                 emit(line)
             for change in p.changes:
-                emit("          " + change_line(change))
+                emit("          " + change_line(change, sys.maxsize if full else 60))
             emit(f"          approve: {visible(row['approve'])}")
         for i, row in zip(said, told, strict=True):
             emit(
@@ -592,20 +618,44 @@ def pins_pending_command(
         raise typer.Exit(EXIT_FINDINGS)
 
 
+def _refuse_unknown_server(pins: PinStore, store: str, server_id: str) -> None:
+    """A `--server-id` the store does not know is a usage error (exit 2) naming the ids it
+    knows (the closest first), never "nothing pending": a typo must not read as all clear."""
+    import difflib
+
+    known = [summary.server_id for summary in pins.servers()]
+    if server_id in known:
+        return
+    where = clipped(redacted_location(store))
+    if not known:
+        fail(f"--server-id {clipped(server_id)}: {where} knows no server yet")
+    close = difflib.get_close_matches(server_id, known, n=1, cutoff=0.6)
+    hint = f" (did you mean {clipped(close[0])}?)" if close else ""
+    listed = ", ".join(clipped(k, 60) for k in known[:20]) + (" ..." if len(known) > 20 else "")
+    fail(f"--server-id {clipped(server_id)}: no such server in {where}{hint}; it knows: {listed}")
+
+
 def _revocation_json(item: Pending) -> dict[str, Any] | None:
     """The revocation a pending tool is under, for --json: `at` (seconds since the Unix
     epoch), `by` (who revoked it) and `fingerprint` (the pin revoked); `None` when none."""
     if item.revoked_at is None:
         return None
-    return {"at": item.revoked_at, "by": item.revoked_by, "fingerprint": item.revoked_fingerprint}
+    return {
+        "at": item.revoked_at,
+        "by": item.revoked_by,
+        "fingerprint": item.revoked_fingerprint,
+        "reason": item.revoked_reason,
+    }
 
 
 def _revocation_line(item: Pending) -> str:
-    """Who revoked a pending tool's pin and when, and whether it lists the revoked definition
-    again (the store keeps no reason for a revocation)."""
+    """Who revoked a pending tool's pin, when and why, and whether it lists the revoked
+    definition again."""
     if item.revoked_at is None:
         return ""
     line = f"pin revoked {_utc(item.revoked_at)} by {clipped(item.revoked_by or '-')}"
+    if item.revoked_reason:
+        line += f" ({clipped(item.revoked_reason)})"
     if item.revoked_fingerprint == item.fingerprint:
         return line + " (the server lists the revoked definition again)"
     if item.revoked_fingerprint is not None:
@@ -744,6 +794,15 @@ def pins_revoke_command(
     ],
     approver: ApproverOption,
     yes: YesOption = False,
+    reason: Annotated[
+        str | None,
+        typer.Option(
+            "--reason",
+            metavar="TEXT",
+            callback=lambda v: None if v is None else _utf8_text(v),
+            help="Why (kept with the revocation, shown by pins pending and pins audit).",
+        ),
+    ] = None,
 ) -> None:
     """Remove pins (the tools check as new again; a guard never pins them automatically until
     a person approves again); exit code 1 when a tool had no pin.
@@ -761,12 +820,71 @@ def pins_revoke_command(
                         f"  by {clipped(pin.approver or '-')}"
                     )
         _confirm(f"Revoke {len(tool)} pin(s) as {visible(approver)}?", yes)
-        missing = [n for n in tool if not pins.revoke(server_id, n, approver=approver)]
+        try:
+            missing = [
+                n for n in tool if not pins.revoke(server_id, n, approver=approver, reason=reason)
+            ]
+        except ValueError as exc:  # a reason too long
+            fail(f"--reason: {exc}")
     for name in tool:
         state = "no pin" if name in missing else "revoked"
         emit(f"{state:<8} {visible(name)}")
     if missing:
         raise typer.Exit(EXIT_FINDINGS)
+
+
+@app.command(
+    "reject", cls=PlainHelpCommand, short_help="Reject a pending definition: it stays blocked."
+)
+def pins_reject_command(
+    store: StoreOption,
+    server_id: ServerIdOption,
+    tool: Annotated[
+        str,
+        typer.Option("--tool", metavar="NAME", callback=_utf8_text, help="The tool (exact name)."),
+    ],
+    reviewed: Annotated[
+        str,
+        typer.Option(
+            "--fingerprint",
+            metavar="FINGERPRINT",
+            help="The pending definition's fingerprint, as `pins pending` showed it: nothing "
+            "is rejected when another definition is pending now (exit 2).",
+        ),
+    ],
+    approver: ApproverOption,
+    reason: Annotated[
+        str,
+        typer.Option(
+            "--reason",
+            metavar="TEXT",
+            callback=_utf8_text,
+            help="Why (required; kept with the rejection and in the audit log).",
+        ),
+    ],
+) -> None:
+    """Reject the pending definition of one tool: it leaves the queue and stays blocked (a
+    guard refuses its calls, reason tool_rejected); the same definition listed again does not
+    come back to the queue, a different one does. Audited with the reason."""
+    if not reviewed.startswith("jcs-sha256:"):
+        reviewed = "jcs-sha256:" + reviewed
+    if not reason.strip():
+        raise typer.BadParameter("say why (it must not be empty)", param_hint="--reason")
+    with _store(store) as pins:
+        try:
+            done = pins.reject(
+                server_id, tool, fingerprint=reviewed, approver=approver, reason=reason
+            )
+        except ValueError as exc:
+            fail(str(exc))
+        if not done:
+            now = pins.pending(server_id, tool)
+            said = f"{now[0].fingerprint} is pending" if now else "nothing is pending for it"
+            fail(
+                f"{tool!r}: {said}, not the definition reviewed ({reviewed}): nothing "
+                "rejected; review it again (pins pending)"
+            )
+    emit(f"rejected {reviewed}  {visible(tool)}")
 
 
 @app.command("prune", cls=PlainHelpCommand, short_help="Delete old check entries of the audit log.")
@@ -798,7 +916,10 @@ def _checked(
     transport: str | None,
     protocol_version: str | None,
     audit: bool,
+    decisions: bool = False,
 ) -> tuple[Intake, list[dict[str, Any]]]:
+    """The page's checks as rows; with `decisions`, a tool new because a person revoked its
+    pin says `revoked`, a definition a person rejected `rejected`."""
     result, tools, version = _page_tools(page, server_id, transport, protocol_version, tool)
     schemas: dict[str, dict[str, str]] = {}
     with _store(store) as pins:
@@ -809,10 +930,21 @@ def _checked(
         for check, listed in zip(checks, tools, strict=True):
             if check.status in ("changed", "cosmetic"):
                 schemas[check.name] = _schema_moves(pins, server_id, check.name, listed.raw)
+        # What a person decided: a revoked pin, a rejected definition.
+        revoked = {r.name for r in pins.revocations(server_id)}
+        rejected = {(r.name, r.fingerprint) for r in pins.rejections(server_id)}
+    decided = {
+        c.name: (
+            "rejected"
+            if (c.name, c.fingerprint) in rejected
+            else "revoked" if c.status == "new" and c.name in revoked else c.status
+        )
+        for c in checks
+    }
     return result, [
         {
             "name": c.name,
-            "status": c.status,
+            "status": decided[c.name] if decisions else c.status,
             "fingerprint": c.fingerprint,
             "pinned": c.pinned,
             "changes": [change.to_json() for change in c.changes],
@@ -864,11 +996,14 @@ def pins_check_command(
     audit: AuditOption = True,
     as_json: JsonOption = False,
 ) -> None:
-    """Check a page against the pins: approved, new, changed (material) or cosmetic.
+    """Check a page against the pins: approved, new, changed (material) or cosmetic; revoked
+    (new again: a person revoked its pin) or rejected (a person rejected this definition).
 
     Exit code 1 when a tool is not approved, or intake rejected one.
     """
-    result, checks = _checked(page, store, server_id, tool, transport, protocol_version, audit)
+    result, checks = _checked(
+        page, store, server_id, tool, transport, protocol_version, audit, decisions=True
+    )
     rejected = _rejections(result) if not tool else []
     if as_json:
         report = {"server_id": server_id, "tools": checks, "rejected": rejected}
@@ -961,6 +1096,7 @@ def pins_audit_command(
             "approver": e.approver,
             "protocol_version": e.protocol_version,
             "definition": e.definition,
+            "reason": e.reason,
         }
         for e in entries
     ]
@@ -986,6 +1122,8 @@ def _audit_line(row: dict[str, Any]) -> str:
         line += f"  {label} {_short_fingerprint(row['previous_fingerprint'])}"
     if row["approver"] is not None:
         line += f"  by {clipped(row['approver'])}"
+    if row.get("reason") and row["action"] in ("reject", "revoke"):
+        line += f"  reason {clipped(row['reason'])}"
     return line
 
 

@@ -187,12 +187,13 @@ def json_report(report: dict[str, Any]) -> str:
         fail("a changed value nests too deeply to be written as JSON")
 
 
-def change_line(change: FieldChange) -> str:
-    """One change for a person: pointer, kind, and short old/new values (escaped)."""
+def change_line(change: FieldChange, limit: int = 60) -> str:
+    """One change for a person: pointer, kind, and old/new values (escaped), each cut to
+    `limit` characters (`pins pending --full`: whole)."""
     kind = "material" if change.material else "cosmetic"
     where = visible(change.path) or "(whole definition)"
-    old = "" if change.op == "add" else short(change.old)
-    new = "" if change.op == "remove" else short(change.new)
+    old = "" if change.op == "add" else short(change.old, limit)
+    new = "" if change.op == "remove" else short(change.new, limit)
     arrow = {"add": f"+ {new}", "remove": f"- {old}", "replace": f"{old} -> {new}"}[change.op]
     return f"{where}  [{kind}] {arrow}"
 

@@ -490,9 +490,17 @@ _STATUS_REFUSAL: Final[dict[str, Callable[[ToolState], tuple[str, tuple[PathItem
             )
             if s.reason == "pin_store_unavailable"
             else (
-                "tool_blocked",
-                ("name",),
-                (_BLOCKED_WHY.get(s.reason, "new tools are blocked for this server")),
+                (
+                    "tool_rejected",
+                    ("name",),
+                    "a person rejected this definition of the tool in the pin store",
+                )
+                if s.reason == "rejected"
+                else (
+                    "tool_blocked",
+                    ("name",),
+                    (_BLOCKED_WHY.get(s.reason, "new tools are blocked for this server")),
+                )
             )
         )
     ),

@@ -270,7 +270,8 @@ def _walk_linear(schema: object) -> bool:
 class PinVerdict:
     """What the pin store says about one tool of a page."""
 
-    status: str  # "approved" | "new" | "changed" | "cosmetic" | "revoked" (new, pin revoked)
+    # "approved" | "new" | "changed" | "cosmetic" | "revoked" (new, pin revoked) | "rejected"
+    status: str
     pinned: bool  # the guard pinned it now (new + "pin", changed + "allow", cosmetic)
     changes: tuple[Any, ...] = ()  # FieldChange: RFC 6901 path, op, old, new, material
 
@@ -320,6 +321,9 @@ def pin_page(
     verdicts: list[PinVerdict] = []
     for check in outcome.checks:
         status, name = str(check.status), check.name
+        if name in outcome.rejected:  # a person rejected this definition: blocked
+            verdicts.append(PinVerdict("rejected", False, tuple(check.changes)))
+            continue
         pinned = name in outcome.pinned
         if status == "new" and pin_new and not pinned:
             verdicts.append(PinVerdict("revoked", False))
@@ -359,6 +363,7 @@ def apply_pin_change(guard: Any, entry: Any) -> None:
     (called from the watcher's thread; each change is one attribute assignment):
 
     - a revocation blocks the tool (reason `"revoked"`): its next call is refused;
+    - a rejection of the definition the guard holds blocks it (reason `"rejected"`);
     - an approval of exactly the definition the guard holds or blocks lets its next call
       through; an approval of another definition than the one the guard allows blocks it
       (reason `"changed"`) until the next listing is checked.
@@ -420,6 +425,12 @@ def _apply(book: Any, entry: Any) -> None:
         if state is not None and state.status == "ok":
             state.reason = "revoked"
             state.status = "blocked"
+        return
+    if entry.action == "reject":  # the definition the guard holds was rejected: blocked
+        if state is not None and state.tool is not None and state.status in ("held", "blocked"):
+            if (state.tool.fingerprint or _fingerprint(state.tool.raw)) == entry.fingerprint:
+                state.reason = "rejected"
+                state.status = "blocked"
         return
     if entry.action != "approve" or state is None or state.tool is None:
         return

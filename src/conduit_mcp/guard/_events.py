@@ -103,7 +103,10 @@ GUARD_REASONS: Final = frozenset(
         # call_refused / request_refused: the connection's table of requests in flight is full
         "too_many_outstanding_requests",
         "unknown_tool",  # call_refused: never listed, or removed
-        "tool_rejected",  # call_refused: the tool was rejected at intake
+        # call_refused: the tool was rejected at intake, or a person rejected its definition
+        # in the pin store (`PinStore.reject`); tool_new / tool_changed: that definition was
+        # listed again (blocked)
+        "tool_rejected",
         "tool_blocked",  # call_refused: new/changed policy "block", or a revoked pin
         "tool_held",  # call_refused: new/changed policy "hold", awaiting `Guard.approve`
         "invalid_arguments",  # call_refused: arguments fail the tool's inputSchema

@@ -363,6 +363,18 @@ class Listing(EngineBase):
                 removed.add(index)
                 _set_state(book.tools, name, "blocked", tool, "revoked")
                 continue
+            if status == "rejected":  # a person rejected this definition in the store
+                self.emit(
+                    "tool_changed" if verdict.changes else "tool_new",
+                    name,
+                    "tool_rejected",
+                    "blocked",
+                    path=("tools", index),
+                    message="a person rejected this definition in the pin store (blocked)",
+                )
+                removed.add(index)
+                _set_state(book.tools, name, "blocked", tool, "rejected")
+                continue
             if status == "new":
                 outcome = OUTCOMES[("new", policy.new)]
                 self.emit(

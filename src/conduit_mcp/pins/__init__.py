@@ -19,8 +19,10 @@ the API and every SQL statement on its tables, written once for sqlite and Postg
 * `_feed.py` — the change feed (`changes_since`, `watch`; the watcher thread: `_watch.py`);
 * `_instructions.py` — servers' instructions (`check_instructions`, `approve_instructions`,
   `pending_instructions`);
-* `_accounts.py` — the console's accounts, and `_policy.py` — the stored policy: not yet
-  written (later work adds each as a room of its own, with its tables' statements).
+* `_rejected.py` — rejected definitions (`reject`, `rejections`);
+* `_servers.py` — the servers the store knows (`servers`; a guard's listing noted);
+* `_accounts.py` — the review console's accounts and API tokens (`add_account`, `login`, ...);
+* `_policy.py` — the stored policy: not yet written (later work adds it as a room of its own).
 
 Beneath them: `_migrations.py` (the schema, migrations numbered in one list), `_dialect.py`
 (the dialect table: the only SQL that differs between the two databases), `_database.py`
@@ -32,6 +34,7 @@ moved).
 """
 
 from ..client._contenthash import CONTENT_HASH_PREFIX, content_hash
+from ._accounts import Account
 from ._async import AsyncPinStore
 from ._audit import AuditEntry
 from ._changes import DEFAULT_COSMETIC, ChangeOp, FieldChange
@@ -39,8 +42,10 @@ from ._checks import PinCheck, PinOutcome, PinStatus
 from ._drift import ToolDiff, diff_tools
 from ._instructions import InstructionsCheck, PendingInstructions
 from ._pending import Pending
-from ._pins import Pin
+from ._pins import Pin, Revocation
+from ._rejected import RejectedDefinition
 from ._schemadelta import SchemaChange, schema_change, schema_changes
+from ._servers import ServerSummary
 from ._store import PinStore, redacted_location
 from ._watch import PinWatcher
 
@@ -60,6 +65,11 @@ __all__ = [  # noqa: RUF022
     # Instructions: a server's instructions pinned like a tool
     "InstructionsCheck",
     "PendingInstructions",
+    # Decisions and the review console: rejections, revocations, servers, accounts
+    "RejectedDefinition",
+    "Revocation",
+    "ServerSummary",
+    "Account",
     # Changes: what changed between two definitions of a tool, field by field
     "ToolDiff",
     "diff_tools",

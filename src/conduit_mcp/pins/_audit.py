@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from ..client._tool import check_server_id
 from ._database import Database, Room
-from ._rows import Row, filters, store_text
+from ._rows import Row, filters, store_text, stored_approver, stored_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,16 +28,23 @@ class AuditEntry:
             `PinStore.audit_since` and `PinStore.changes_since`.
         at: seconds since the Unix epoch (UTC), taken by the writer.
         server_id, name: the pin concerned.
-        action: `"approve"`, `"revoke"` or `"check"`.
-        outcome: for a check, `"new"`, `"changed"` or `"cosmetic"` (approved checks are not
-            logged); `None` otherwise.
-        fingerprint: approve: the fingerprint pinned; revoke: the one removed; check: the one
-            listed.
+        action: `"approve"`, `"revoke"`, `"reject"` (a person refused a pending definition:
+            that fingerprint stays blocked), `"check"`, or `"account"` (a console account
+            added or removed: `server_id` is `""`, `name` the account).
+        outcome: for a check, `"new"`, `"changed"` or `"cosmetic"` (a definition awaiting a
+            person), `"approved"` (the server lists the approved definition again: its pending
+            entry left the queue) or `"rejected"` (it lists a rejected definition: the
+            tool's pending entry left the queue); for an account, `"added"`, `"removed"` or
+            `"token"`; `None` otherwise.
+        fingerprint: approve: the fingerprint pinned; revoke: the one removed; reject: the one
+            rejected; check: the one listed.
         previous_fingerprint: approve: the pin it replaced (`None` for a first approval);
             check: the pinned fingerprint (`None` for a new tool); revoke: `None`.
         definition: approve: the approved definition (canonical JSON), else `None`.
-        approver: approve and revoke: who did it, or `None`.
+        approver: approve, revoke, reject and account: who did it, or `None`.
         protocol_version: approve and check: the protocol version given, or `None`.
+        reason: reject and revoke: the person's reason (`None` when none was given); a check
+            that took an entry out of the queue: why; account: the role.
     """
 
     id: int
@@ -51,15 +58,21 @@ class AuditEntry:
     definition: str | None
     approver: str | None
     protocol_version: str | None
+    reason: str | None = None
 
+
+#: The audit log's actions (`AuditEntry.action`).
+ACTIONS: Final = ("approve", "revoke", "reject", "check", "account")
 
 _WRITTEN: Final = (
     "at, server_id, name, action, outcome, fingerprint, previous_fingerprint, definition,"
-    " approver, protocol_version"
+    " approver, protocol_version, reason"
 )
 _COLUMNS: Final = "id, " + _WRITTEN
 
-_APPEND: Final = f"INSERT INTO conduit_mcp_audit ({_WRITTEN}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_APPEND: Final = (
+    f"INSERT INTO conduit_mcp_audit ({_WRITTEN}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 _READ: Final = f"SELECT {_COLUMNS} FROM conduit_mcp_audit"
 _AFTER: Final = _READ + " WHERE id > ? ORDER BY id LIMIT ?"
 _PRUNE_CHECKS: Final = "DELETE FROM conduit_mcp_audit WHERE action = 'check' AND at < ?"
@@ -77,6 +90,7 @@ def audit_row(
     definition: str | None = None,
     approver: str | None = None,
     protocol_version: str | None = None,
+    reason: str | None = None,
 ) -> tuple[Any, ...]:
     """One audit row as `append` writes it (values already stored: escaped names)."""
     return (
@@ -90,6 +104,7 @@ def audit_row(
         definition,
         approver,
         protocol_version,
+        reason,
     )
 
 
@@ -104,23 +119,57 @@ class AuditLog(Room):
     """`PinStore`'s reading of the audit log, and its retention of check rows."""
 
     def audit_log(
-        self, server_id: str | None = None, *, limit: int | None = None
+        self,
+        server_id: str | None = None,
+        *,
+        limit: int | None = None,
+        name: str | None = None,
+        approver: str | None = None,
+        action: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
     ) -> tuple[AuditEntry, ...]:
-        """The audit log (of one server, or all), oldest first.
+        """The audit log (of one server, or all), oldest first, optionally filtered.
 
         Args:
             server_id: only this server's entries, or `None` for all.
             limit: only the newest `limit` entries (still oldest first), or `None` for all.
+            name: only entries about this tool (or account) name.
+            approver: only entries made by this person (`AuditEntry.approver`, exactly).
+            action: only this action (one of `"approve"`, `"revoke"`, `"reject"`, `"check"`,
+                `"account"`).
+            since, until: only entries with `since <= at < until` (seconds since the Unix
+                epoch, UTC).
 
         Raises:
-            TypeError, ValueError: bad `server_id` or `limit`; the store is closed.
+            TypeError, ValueError: bad `server_id`, `name`, `approver`, `action`, times or
+                `limit`; the store is closed.
             sqlite3.Error, psycopg.Error: the database cannot be read.
         """
         stored = None if server_id is None else store_text(check_server_id(server_id))
         if limit is not None and (type(limit) is not int or limit < 0):
             raise ValueError("limit must be a non-negative int or None")
-        where, args = filters(stored, None)
-        sql = f"{_READ}{where} ORDER BY id DESC"
+        where, args = filters(stored, None if name is None else stored_name(name))
+        clauses = [where[len(" WHERE ") :]] if where else []
+        if approver is not None:
+            who = stored_approver(approver)
+            clauses.append("approver = ?")
+            args.append(who)
+        if action is not None:
+            if action not in ACTIONS:
+                raise ValueError(f"action must be one of {', '.join(ACTIONS)}")
+            clauses.append("action = ?")
+            args.append(action)
+        for bound, clause in ((since, "at >= ?"), (until, "at < ?")):
+            if bound is None:
+                continue
+            if isinstance(bound, bool) or not isinstance(bound, (int, float)):
+                raise ValueError("since and until are seconds since the Unix epoch")
+            if not math.isfinite(bound):
+                raise ValueError("since and until must be finite")
+            clauses.append(clause)
+            args.append(float(bound))
+        sql = _READ + (" WHERE " + " AND ".join(clauses) if clauses else "") + " ORDER BY id DESC"
         if limit is not None:
             sql += " LIMIT ?"
             args.append(limit)
@@ -194,4 +243,5 @@ def _entry(row: Sequence[Any]) -> AuditEntry:
         r.text(10, "definition", optional=True),
         r.name(11, "approver", optional=True),
         r.text(12, "protocol_version", optional=True),
+        r.text(13, "reason", optional=True),
     )

@@ -20,7 +20,7 @@ from ..client._jcs import canonical_json
 from ..client._json import parse_json
 from ..client._tool import Tool, check_server_id
 from ..client._versions import check_version
-from . import _audit, _feed, _pending, _pins
+from . import _audit, _feed, _pending, _pins, _rejected
 from ._audit import audit_row
 from ._changes import FieldChange, field_changes, normalized
 from ._database import Database
@@ -28,6 +28,7 @@ from ._drift import ToolDiff, diff_tools
 from ._pending import PendingRow
 from ._pins import Found, PinRow, Pins, approval, pin_key
 from ._rows import check_unicode, store_text, stored_approver, stored_names
+from ._servers import ServerFacts
 
 PinStatus = Literal["approved", "new", "changed", "cosmetic"]
 """`PinStore.check`'s answer: the pinned definition; no pin; a material change; or a change
@@ -65,11 +66,14 @@ class PinOutcome(NamedTuple):
         checks: one `PinCheck` per tool, in page order, as read under the lock.
         pinned: names whose automatic pin (or accepted cosmetic variant) was written.
         revoked: names with no pin whose last pin was revoked (never pinned automatically).
+        rejected: names whose listed definition a person rejected (`PinStore.reject`):
+            never pinned automatically, never queued again; a guard blocks them.
     """
 
     checks: tuple[PinCheck, ...]
     pinned: frozenset[str]
     revoked: frozenset[str]
+    rejected: frozenset[str] = frozenset()
 
 
 class _Auto(NamedTuple):
@@ -108,10 +112,11 @@ class _Writes(NamedTuple):
     pending: list[PendingRow]
     bump: list[tuple[str, str, float]]  # (name, fingerprint, at): the same pending state seen again
     unpend: list[str]  # names whose pending row is settled
+    stale: list[str]  # names listed as approved (or rejected) whose pending row leaves the queue
     audit: list[tuple[tuple[Any, ...], str | None]]  # (audit row, name of the write it needs)
 
 
-class Checks(Pins):
+class Checks(Pins, ServerFacts):
     """`PinStore`'s checks of listed tools against their pins."""
 
     _cosmetic: frozenset[str]
@@ -161,8 +166,8 @@ class Checks(Pins):
             if protocol_version is not None:
                 check_version(protocol_version)
             auto = _Auto(False, False, False, None, protocol_version)
-            self._settle(stored_id, page, [0], found, out, auto, set())
-        elif found:
+            self._settle(stored_id, page, [0], found, out, auto, set(), set())
+        elif found and not found[0][3]:
             out[0] = self._verdict(name, value, found[0][1], None, None)
         return out[0].status
 
@@ -214,18 +219,19 @@ class Checks(Pins):
         if not found:
             return tuple(out)
         if not audit:
-            for i, pinned, definition in found:
-                out[i] = self._verdict(
-                    page.names[i], page.values[i], pinned, definition, page.raw(i)
-                )
+            for i, pinned, definition, approved in found:
+                if not approved:
+                    out[i] = self._verdict(
+                        page.names[i], page.values[i], pinned, definition, page.raw(i)
+                    )
             return tuple(out)
         if protocol_version is not None:
             check_version(protocol_version)
-        indexes = sorted(index for index, _, _ in found)
+        indexes = sorted(index for index, _, _, _ in found)
         position = {index: k for k, index in enumerate(indexes)}
-        relative = [(position[index], pinned, definition) for index, pinned, definition in found]
+        relative = [(position[i], pinned, text, approved) for i, pinned, text, approved in found]
         auto = _Auto(False, False, False, None, protocol_version)
-        self._settle(stored_id, page, indexes, relative, out, auto, set())
+        self._settle(stored_id, page, indexes, relative, out, auto, set(), set())
         return tuple(out)
 
     def check_and_pin(
@@ -289,15 +295,17 @@ class Checks(Pins):
             return PinOutcome((), frozenset(), frozenset())
         stored_id = store_text(server_id)
         found = self._lookup(stored_id, page.stored, page.values)
+        self._note_listed(stored_id)
         out = _all_approved(page.names, page.values)
         if not found:
             return PinOutcome(tuple(out), frozenset(), frozenset())
-        indexes = sorted(index for index, _, _ in found)
+        indexes = sorted(index for index, _, _, _ in found)
         revoked: set[str] = set()
+        rejected: set[str] = set()
         auto = _Auto(pin_new, accept_cosmetic, pin_changed, auto_approver, protocol_version, queue)
-        applied = self._settle(stored_id, page, indexes, None, out, auto, revoked)
+        applied = self._settle(stored_id, page, indexes, None, out, auto, revoked, rejected)
         pinned = frozenset(page.names[i] for i in indexes if page.stored[i] in applied)
-        return PinOutcome(tuple(out), pinned, frozenset(revoked))
+        return PinOutcome(tuple(out), pinned, frozenset(revoked), frozenset(rejected))
 
     def changes(self, server_id: str, tool: Tool) -> tuple[FieldChange, ...]:
         """The field-level changes between the approved definition and `tool`.
@@ -326,9 +334,9 @@ class Checks(Pins):
             raise TypeError(f"tool must be a Tool, got {type(tool).__name__}")
         name, value = pin_key(server_id, tool, None)
         found = self._lookup(store_text(server_id), [store_text(name)], [value])
-        if not found:
+        if not found or found[0][3]:
             return ()
-        _, pinned, definition = found[0]
+        _, pinned, definition, _ = found[0]
         if pinned is None:
             whole = _normalized_or_none(tool.raw)
             return (FieldChange("", "add", None, tool.raw if whole is None else whole, True),)
@@ -389,29 +397,50 @@ class Checks(Pins):
         out: list[PinCheck],
         auto: _Auto,
         revoked: set[str],
+        rejected: set[str],
     ) -> set[str]:
         """One check-and-pin transaction over the page entries `indexes`, under the server's
         lock: look them up again (unless `found`, relative to `indexes`, is given), read their
-        revocations and pending rows, decide, and write (each pin write conditional). Fills
-        `out` (and `revoked`) from what the transaction read; returns the stored names whose
-        conditional pin writes took effect."""
+        revocations, rejections and pending rows, decide, and write (each pin write
+        conditional). Fills `out` (and `revoked`, `rejected`) from what the transaction read;
+        returns the stored names whose conditional pin writes took effect.
+
+        A tool listed with its approved definition while the queue holds a row for it (the
+        server went back after a change) leaves the queue here; so does the row of a tool
+        whose listed definition a person rejected (it is not queued again)."""
         db = self._open()
         sub_names = [page.stored[i] for i in indexes]
         sub_values = [page.values[i] for i in indexes]
         with db.writing(stored_id):
             if found is None:
                 found = _pins.lookup_in(db, stored_id, sub_names, sub_values)
-            wanted = [sub_names[k] for k, _, _ in found]
+            wanted = [sub_names[k] for k, _, _, _ in found]
             was_revoked = _pins.revoked_among(db, stored_id, wanted)
             was_pending = _pending.states(db, stored_id, wanted)
+            was_rejected = _rejected.rejected_among(
+                db, stored_id, [(sub_names[k], sub_values[k]) for k, _, _, _ in found]
+            )
             now = time.time()
-            writes = _Writes([], [], [], [], [], [], [])
+            writes = _Writes([], [], [], [], [], [], [], [])
             version = auto.protocol_version
-            for k, pinned, definition in sorted(found):
+            for k, pinned, definition, approved in sorted(found):
                 i = indexes[k]
                 name, key, value, raw = page.names[i], page.stored[i], page.values[i], page.raw(i)
+                if approved:  # the approved definition again: a pending row is stale
+                    if key in was_pending:
+                        _leave_queue(
+                            writes, stored_id, key, value, was_pending[key], now, "approved"
+                        )
+                    continue
                 check = self._verdict(name, value, pinned, definition, raw)
                 out[i] = check
+                if key in was_rejected:  # a person rejected this definition: blocked, not queued
+                    rejected.add(name)
+                    if key in was_pending:
+                        _leave_queue(
+                            writes, stored_id, key, value, was_pending[key], now, "rejected"
+                        )
+                    continue
                 listed = _definition_or_none(raw)
                 if check.status == "new" and key in was_revoked:
                     revoked.add(name)
@@ -468,7 +497,7 @@ class Checks(Pins):
                 )
                 writes.audit.append((held, None))
             applied = _apply(db, stored_id, writes)
-            if applied:
+            if applied or writes.audit:
                 _feed.notify(db)
         return applied
 
@@ -503,10 +532,43 @@ def _apply(db: Database, server_id: str, writes: _Writes) -> set[str]:
         if _pins.accept_cosmetic(db, server_id, name, expected, value, definition, at):
             applied.add(name)
     _pending.settle(db, server_id, writes.unpend)
+    _pending.settle(db, server_id, writes.stale)
     _pending.hold(db, writes.pending)
     _pending.bump(db, server_id, writes.bump)
     _audit.append(db, [row for row, needs in writes.audit if needs is None or needs in applied])
     return applied
+
+
+#: Why a check takes a pending entry out of the queue (the audit row's reason).
+_LEFT_QUEUE: Final = {
+    "approved": "listed with its approved definition again: the pending entry left the queue",
+    "rejected": "listed with a definition a person rejected: the pending entry left the queue",
+}
+
+
+def _leave_queue(
+    writes: _Writes,
+    server_id: str,
+    key: str,
+    listed: str,
+    pending: tuple[str, str],
+    at: float,
+    outcome: str,
+) -> None:
+    """A stale pending row (`pending`: its status and fingerprint) leaves the queue: the tool
+    is listed with its approved definition, or with a rejected one. One audit row says so."""
+    writes.stale.append(key)
+    row = audit_row(
+        at,
+        server_id,
+        key,
+        "check",
+        outcome=outcome,
+        fingerprint=listed,
+        previous=pending[1],
+        reason=_LEFT_QUEUE[outcome],
+    )
+    writes.audit.append((row, None))
 
 
 def _definition_or_none(raw: Any) -> str | None:

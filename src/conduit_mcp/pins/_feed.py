@@ -23,6 +23,9 @@ CHANNEL: Final = "conduit_mcp_pins"
 
 _NOTIFY: Final = "SELECT pg_notify(?, '')"
 
+#: The audit actions the change feed delivers (`changes_since`, `watch`).
+DECISIONS: Final = frozenset({"approve", "revoke", "reject"})
+
 
 def notify(db: Database) -> None:
     """Wake the watchers when the caller's write transaction commits (PostgreSQL only)."""
@@ -36,22 +39,23 @@ class ChangeFeed(AuditLog):
     def changes_since(
         self, cursor: int = 0, *, limit: int = 1000
     ) -> tuple[tuple[AuditEntry, ...], int]:
-        """The approvals and revocations committed after `cursor`: the change feed.
+        """The decisions committed after `cursor`: the change feed.
 
         What a running guard needs to learn from other processes and hosts: each entry is an
-        `"approve"` or `"revoke"` (a check, a pending row or an accepted cosmetic variant
-        changes nothing a guard decides on). Read through `audit_since`, so the cursor and its
-        guarantee are the same.
+        `"approve"`, `"revoke"` or `"reject"` (a check, a pending row or an accepted cosmetic
+        variant changes nothing a guard decides on). Read through `audit_since`, so the cursor
+        and its guarantee are the same.
 
         Returns:
-            `(entries, cursor)`: the approve and revoke entries among the next `limit` audit
-            entries, and the cursor to pass next time (the last id read, whatever its action).
+            `(entries, cursor)`: the approve, revoke and reject entries among the next `limit`
+            audit entries, and the cursor to pass next time (the last id read, whatever its
+            action).
 
         Raises:
             As `audit_since`.
         """
         batch = self.audit_since(cursor, limit=limit)
-        changes = tuple(e for e in batch if e.action in ("approve", "revoke"))
+        changes = tuple(e for e in batch if e.action in DECISIONS)
         return changes, (batch[-1].id if batch else cursor)
 
     def watch(
@@ -60,6 +64,7 @@ class ChangeFeed(AuditLog):
         *,
         cursor: int | None = None,
         interval: float = 0.05,
+        every_entry: bool = False,
     ) -> PinWatcher:
         """Call `callback` with every approval and revocation committed to this store, by any
         process or host, from a daemon thread: the change feed.
@@ -75,11 +80,14 @@ class ChangeFeed(AuditLog):
         is closed.
 
         Args:
-            callback: called with each `AuditEntry` whose action is `"approve"` or `"revoke"`
-                (from the watcher's thread: keep it short and thread-safe).
+            callback: called with each `AuditEntry` whose action is `"approve"`, `"revoke"` or
+                `"reject"` (from the watcher's thread: keep it short and thread-safe).
             cursor: deliver entries after this audit id; `None` (default): from now.
             interval: seconds between sqlite `data_version` reads, and the longest a PostgreSQL
                 wait lasts before the watcher checks whether it was closed.
+            every_entry: deliver every audit entry (checks that put a tool in the queue or
+                took it out, account changes), not only the decisions: what a page showing
+                the queue and the audit log follows.
 
         Returns:
             The running `PinWatcher` (`close()` stops it).
@@ -104,4 +112,10 @@ class ChangeFeed(AuditLog):
             wake = _SqliteWake(db.path)
         else:
             raise ValueError("a private in-memory store has no other writer to watch")
-        return PinWatcher(self, wake, callback, cursor, float(interval))
+        read = self._every_entry if every_entry else self.changes_since
+        return PinWatcher(self, wake, callback, cursor, float(interval), read)
+
+    def _every_entry(self, cursor: int) -> tuple[tuple[AuditEntry, ...], int]:
+        """`changes_since` with every action (`watch(every_entry=True)`)."""
+        batch = self.audit_since(cursor)
+        return batch, (batch[-1].id if batch else cursor)

@@ -14,7 +14,9 @@ saying what it does; never edit one that has shipped (databases recorded it as a
 
 Tables, as of the last migration: `conduit_mcp_pins` (`_pins.py`), `conduit_mcp_revoked`
 (`_pins.py`), `conduit_mcp_pending` (`_pending.py`), `conduit_mcp_audit` (`_audit.py`),
-`conduit_mcp_instructions` (`_instructions.py`), `conduit_mcp_migrations` (here).
+`conduit_mcp_instructions` (`_instructions.py`), `conduit_mcp_rejected` (`_rejected.py`),
+`conduit_mcp_servers` (`_servers.py`), `conduit_mcp_accounts` and `conduit_mcp_tokens`
+(`_accounts.py`), `conduit_mcp_migrations` (here).
 """
 
 from __future__ import annotations
@@ -50,6 +52,66 @@ WHERE a.action = 'revoke' AND a.id = (
 AND NOT EXISTS (
     SELECT 1 FROM conduit_mcp_pins AS p WHERE p.server_id = a.server_id AND p.name = a.name)
 """
+
+#: The audit log's actions from migration 5 on.
+_ACTIONS_5: Final = "('approve', 'revoke', 'check', 'reject', 'account')"
+
+#: sqlite cannot change a CHECK constraint: migration 5 rebuilds the audit log (ids, and the
+#: AUTOINCREMENT sequence, kept: a tailing reader's cursor stays valid), then its index and
+#: its append-only triggers. DROP TABLE fires no trigger.
+_AUDIT_REBUILT: Final = (
+    Spelled(
+        f"""CREATE TABLE conduit_mcp_audit5 (
+            id                   INTEGER PRIMARY KEY AUTOINCREMENT,
+            at                   REAL NOT NULL,
+            server_id            TEXT NOT NULL,
+            name                 TEXT NOT NULL,
+            action               TEXT NOT NULL CHECK (action IN {_ACTIONS_5}),
+            outcome              TEXT,
+            fingerprint          TEXT,
+            previous_fingerprint TEXT,
+            definition           TEXT,
+            approver             TEXT,
+            protocol_version     TEXT,
+            reason               TEXT
+        )""",
+        "ALTER TABLE conduit_mcp_audit ADD COLUMN reason TEXT",
+    ),
+    Spelled(
+        """INSERT INTO conduit_mcp_audit5 (id, at, server_id, name, action, outcome,
+            fingerprint, previous_fingerprint, definition, approver, protocol_version)
+        SELECT id, at, server_id, name, action, outcome, fingerprint, previous_fingerprint,
+            definition, approver, protocol_version FROM conduit_mcp_audit""",
+        "ALTER TABLE conduit_mcp_audit DROP CONSTRAINT conduit_mcp_audit_action_check",
+    ),
+    Spelled(
+        """INSERT INTO sqlite_sequence (name, seq)
+        SELECT 'conduit_mcp_audit5', 0 WHERE NOT EXISTS
+            (SELECT 1 FROM sqlite_sequence WHERE name = 'conduit_mcp_audit5')""",
+        f"""ALTER TABLE conduit_mcp_audit ADD CONSTRAINT conduit_mcp_audit_action_check
+        CHECK (action IN {_ACTIONS_5})""",
+    ),
+    Spelled(
+        """UPDATE sqlite_sequence SET seq = max(seq, coalesce(
+            (SELECT seq FROM sqlite_sequence WHERE name = 'conduit_mcp_audit'), 0))
+        WHERE name = 'conduit_mcp_audit5'""",
+        None,
+    ),
+    Spelled("DROP TABLE conduit_mcp_audit", None),
+    Spelled("ALTER TABLE conduit_mcp_audit5 RENAME TO conduit_mcp_audit", None),
+    Spelled("CREATE INDEX conduit_mcp_audit_server ON conduit_mcp_audit (server_id, id)", None),
+    Spelled(
+        """CREATE TRIGGER conduit_mcp_audit_no_update BEFORE UPDATE ON conduit_mcp_audit
+        BEGIN SELECT RAISE(ABORT, 'conduit_mcp_audit is append-only'); END""",
+        None,
+    ),
+    Spelled(
+        """CREATE TRIGGER conduit_mcp_audit_no_delete BEFORE DELETE ON conduit_mcp_audit
+        WHEN OLD.action <> 'check'
+        BEGIN SELECT RAISE(ABORT, 'conduit_mcp_audit is append-only'); END""",
+        None,
+    ),
+)
 
 MIGRATIONS: Final[tuple[Migration, ...]] = (
     Migration(
@@ -175,6 +237,41 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
             seen                 {bigint} NOT NULL,
             pending_version      TEXT
         ){without_rowid}""",
+        ),
+    ),
+    Migration(
+        5,
+        "decisions and the console: rejected definitions (per fingerprint, with a reason);"
+        " a reason on revocations and audit rows, and the audit actions reject and account;"
+        " each server's last listing; the console's accounts and their API tokens (hashed)",
+        (
+            *_AUDIT_REBUILT,
+            "ALTER TABLE conduit_mcp_revoked ADD COLUMN reason TEXT",
+            """CREATE TABLE conduit_mcp_rejected (
+            server_id   TEXT NOT NULL,
+            name        TEXT NOT NULL,
+            fingerprint TEXT NOT NULL,
+            rejected_at {real} NOT NULL,
+            approver    TEXT,
+            reason      TEXT NOT NULL,
+            PRIMARY KEY (server_id, name, fingerprint)
+        ){without_rowid}""",
+            """CREATE TABLE conduit_mcp_servers (
+            server_id   TEXT NOT NULL PRIMARY KEY,
+            last_listed {real} NOT NULL
+        ){without_rowid}""",
+            """CREATE TABLE conduit_mcp_accounts (
+            name          TEXT NOT NULL PRIMARY KEY,
+            role          TEXT NOT NULL CHECK (role IN ('approver', 'viewer')),
+            password_hash TEXT,
+            created_at    {real} NOT NULL
+        ){without_rowid}""",
+            """CREATE TABLE conduit_mcp_tokens (
+            token_hash TEXT NOT NULL PRIMARY KEY,
+            name       TEXT NOT NULL,
+            created_at {real} NOT NULL
+        ){without_rowid}""",
+            "CREATE INDEX conduit_mcp_audit_name ON conduit_mcp_audit (name, id)",
         ),
     ),
 )

@@ -46,6 +46,7 @@ class Pending:
             else `None`. The audit log keeps the same revocation (`action="revoke"`).
         revoked_by: who revoked it (the revocation's approver), or `None`.
         revoked_fingerprint: the fingerprint whose pin was revoked, or `None`.
+        revoked_reason: the reason given with the revocation, or `None`.
     """
 
     server_id: str
@@ -62,6 +63,7 @@ class Pending:
     revoked_at: float | None = None
     revoked_by: str | None = None
     revoked_fingerprint: str | None = None
+    revoked_reason: str | None = None
 
 
 class PendingRow(NamedTuple):
@@ -87,7 +89,7 @@ _COLUMNS: Final = (
 _READ: Final = (
     "SELECT "
     + ", ".join(f"p.{column.strip()}" for column in _COLUMNS.split(","))
-    + ", r.revoked_at, r.approver, r.fingerprint FROM conduit_mcp_pending AS p"
+    + ", r.revoked_at, r.approver, r.fingerprint, r.reason FROM conduit_mcp_pending AS p"
     " LEFT JOIN conduit_mcp_revoked AS r ON r.server_id = p.server_id AND r.name = p.name"
 )
 _STATES: Final = (
@@ -107,6 +109,12 @@ UPDATE conduit_mcp_pending SET seen = seen + 1, last_seen = ?
 WHERE server_id = ? AND name = ? AND fingerprint = ?
 """
 _SETTLE: Final = "DELETE FROM conduit_mcp_pending WHERE server_id = ? AND name = ?"
+_ONE: Final = (
+    "SELECT fingerprint, definition, protocol_version FROM conduit_mcp_pending"
+    " WHERE server_id = ? AND name = ?"
+)
+#: The queue without the definitions and field changes (`pending(..., brief=True)`).
+_BRIEF: Final = _READ.replace("p.definition, p.changes", "NULL, '[]'")
 
 
 def states(db: Database, server_id: str, names: list[str]) -> dict[str, tuple[str, str]]:
@@ -142,6 +150,18 @@ def bump(db: Database, server_id: str, seen: Sequence[tuple[str, str, float]]) -
     db.many(_BUMP, [(at, server_id, name, value) for name, value, at in seen])
 
 
+def fingerprint_of(db: Database, server_id: str, name: str) -> str | None:
+    """The fingerprint the pending row of one tool holds (stored names), or `None`."""
+    row = db.run(_ONE, (server_id, name)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def entry_of(db: Database, server_id: str, name: str) -> tuple[str, str | None, str | None] | None:
+    """(fingerprint, definition, protocol version) of one tool's pending row, or `None`."""
+    row = db.run(_ONE, (server_id, name)).fetchone()
+    return None if row is None else (row[0], row[1], row[2])
+
+
 def settle(db: Database, server_id: str, names: Sequence[str]) -> None:
     """Remove the pending rows of `names` (approved or pinned now)."""
     db.many(_SETTLE, [(server_id, name) for name in names])
@@ -150,12 +170,17 @@ def settle(db: Database, server_id: str, names: Sequence[str]) -> None:
 class PendingQueue(Room):
     """`PinStore`'s reading of the pending queue."""
 
-    def pending(self, server_id: str | None = None, name: str | None = None) -> tuple[Pending, ...]:
+    def pending(
+        self, server_id: str | None = None, name: str | None = None, *, brief: bool = False
+    ) -> tuple[Pending, ...]:
         """The pending queue: tools awaiting a person's approval, by server id and name.
 
         Args:
             server_id: only this server's, or `None` for all.
             name: only this tool (with `server_id`), or `None`.
+            brief: leave the definitions and field changes out (`definition` is `None` and
+                `changes` is `()` in every row): a queue of a thousand tools with large
+                definitions, read for a list.
 
         Returns:
             `Pending` rows ordered by server id and name.
@@ -168,13 +193,15 @@ class PendingQueue(Room):
         stored = None if server_id is None else store_text(check_server_id(server_id))
         key = None if name is None else stored_name(name)
         where, args = filters(stored, key, "p.")
-        sql = f"{_READ}{where} ORDER BY p.server_id, p.name"
+        sql = f"{_BRIEF if brief else _READ}{where} ORDER BY p.server_id, p.name"
         return tuple(_pending(row) for row in self._open().fetch(sql, args))
 
 
 def _pending(row: tuple[Any, ...]) -> Pending:
     r = Row("conduit_mcp_pending", row)
     changes = r.text(6, "changes")
+    if changes == "[]":  # no change (a new tool), or read `brief`
+        return _pending_row(r, row, ())
     try:
         items = json.loads(changes)
         parsed = tuple(
@@ -183,6 +210,10 @@ def _pending(row: tuple[Any, ...]) -> Pending:
         )
     except (ValueError, TypeError, KeyError, RecursionError):
         raise r.fail("changes", changes, "a JSON array of field changes") from None
+    return _pending_row(r, row, parsed)
+
+
+def _pending_row(r: Row, row: tuple[Any, ...], parsed: tuple[FieldChange, ...]) -> Pending:
     return Pending(
         r.name(0, "server_id"),
         r.name(1, "name"),
@@ -199,14 +230,17 @@ def _pending(row: tuple[Any, ...]) -> Pending:
     )
 
 
-def _revocation(row: tuple[Any, ...]) -> tuple[float | None, str | None, str | None]:
-    """The revocation columns of a pending row: (revoked_at, revoked_by, fingerprint), each
-    `None` when the tool was never revoked."""
+def _revocation(
+    row: tuple[Any, ...],
+) -> tuple[float | None, str | None, str | None, str | None]:
+    """The revocation columns of a pending row: (revoked_at, revoked_by, fingerprint, reason),
+    each `None` when the tool was never revoked."""
     r = Row("conduit_mcp_revoked", row)
-    if len(row) < 14 or row[11] is None:
-        return None, None, None
+    if len(row) < 15 or row[11] is None:
+        return None, None, None, None
     return (
         r.number(11, "revoked_at"),
         r.name(12, "approver", optional=True),
         r.text(13, "fingerprint", optional=True),
+        r.name(14, "reason", optional=True),
     )

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -20,13 +19,22 @@ from typing import Any, Final, NamedTuple
 from ..client._errors import Error
 from ..client._fingerprint import fingerprint as _fingerprint
 from ..client._jcs import canonical_json
+from ..client._json import parse_json
 from ..client._tool import Tool, check_server_id
 from ..client._versions import check_version
-from . import _audit, _feed, _pending
+from . import _audit, _feed, _pending, _rejected
 from ._audit import audit_row
 from ._database import Database, Room
 from ._dialect import Dialect
-from ._rows import Row, check_unicode, filters, store_text, stored_approver, stored_name
+from ._rows import (
+    Row,
+    check_fingerprint,
+    check_unicode,
+    filters,
+    store_text,
+    stored_approver,
+    stored_name,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +68,26 @@ class Pin:
     cosmetic_definition: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Revocation:
+    """A pin a person revoked (and nobody approved since). Immutable.
+
+    Attributes:
+        server_id, name: the tool.
+        fingerprint: the fingerprint whose pin was revoked, or `None` (an old store's row).
+        revoked_at: seconds since the Unix epoch (UTC).
+        approver: who revoked it, or `None`.
+        reason: the reason given, or `None`.
+    """
+
+    server_id: str
+    name: str
+    fingerprint: str | None
+    revoked_at: float
+    approver: str | None
+    reason: str | None
+
+
 class PinRow(NamedTuple):
     """One pin as written (values stored: escaped names)."""
 
@@ -73,8 +101,10 @@ class PinRow(NamedTuple):
 
 
 #: What `lookup` returns per differing tool: (index in the page, the pinned fingerprint or
-#: `None` when the tool has no pin, the approved definition or `None`).
-Found = tuple[int, str | None, str | None]
+#: `None` when the tool has no pin, the approved definition or `None`, and whether the listed
+#: fingerprint is approved after all: a tool listing its approved definition again while a
+#: pending row still holds another one, which the check then settles).
+Found = tuple[int, str | None, str | None, bool]
 
 _WRITTEN: Final = (
     "server_id, name, fingerprint, definition, approver, approved_at, protocol_version"
@@ -86,17 +116,24 @@ _READ: Final = f"SELECT {_WRITTEN}, cosmetic_fingerprint, cosmetic_definition FR
 # only entries whose pin differs come back, so an approved page moves no rows. The definition
 # is a correlated subquery, evaluated only for the rows returned (an indexed column join
 # would read every row's definition: sqlite's WITHOUT ROWID table has no deferred seek;
-# PostgreSQL's hash join took 7 times the memory). Marks: the page's, then the server id twice.
+# PostgreSQL's hash join took 7 times the memory). An approved entry also comes back while
+# the pending queue holds a row for its name (a server that went back to the approved
+# definition after a change: the check takes the stale row out of the queue; the join is
+# on the queue's primary key). Marks: the page's, then the server id three times.
 _LOOKUP: Final = """{page}
 SELECT page.ord, pin.fingerprint,
     CASE WHEN pin.fingerprint IS NULL THEN NULL ELSE (
         SELECT old.definition FROM conduit_mcp_pins AS old
         WHERE old.server_id = ? AND old.name = page.name
-    ) END
+    ) END,
+    CASE WHEN pin.fingerprint = page.fingerprint OR pin.cosmetic_fingerprint = page.fingerprint
+        THEN 1 ELSE 0 END
 FROM page LEFT JOIN conduit_mcp_pins AS pin{lookup_index}
     ON pin.server_id = ? AND pin.name = page.name
-WHERE pin.fingerprint {is_not} page.fingerprint
-AND pin.cosmetic_fingerprint {is_not} page.fingerprint"""
+LEFT JOIN conduit_mcp_pending AS queued ON queued.server_id = ? AND queued.name = page.name
+WHERE (pin.fingerprint {is_not} page.fingerprint
+    AND pin.cosmetic_fingerprint {is_not} page.fingerprint)
+OR queued.name IS NOT NULL"""
 
 _PREVIOUS: Final = (
     "SELECT name, fingerprint FROM conduit_mcp_pins WHERE server_id = ? AND name {in_json}"
@@ -129,17 +166,21 @@ UPDATE conduit_mcp_pins SET cosmetic_fingerprint = ?, cosmetic_definition = ?, c
 WHERE server_id = ? AND name = ? AND fingerprint = ?
 """
 _REVOKED: Final = """
-INSERT INTO conduit_mcp_revoked (server_id, name, fingerprint, revoked_at, approver)
-VALUES (?, ?, ?, ?, ?)
+INSERT INTO conduit_mcp_revoked (server_id, name, fingerprint, revoked_at, approver, reason)
+VALUES (?, ?, ?, ?, ?, ?)
 ON CONFLICT (server_id, name) DO UPDATE SET fingerprint = excluded.fingerprint,
-    revoked_at = excluded.revoked_at, approver = excluded.approver
+    revoked_at = excluded.revoked_at, approver = excluded.approver, reason = excluded.reason
 """
+_PINNED_FINGERPRINT: Final = (
+    "SELECT fingerprint FROM conduit_mcp_pins WHERE server_id = ? AND name = ?"
+)
+_REVOCATIONS: Final = (
+    "SELECT server_id, name, fingerprint, revoked_at, approver, reason FROM conduit_mcp_revoked"
+)
 _UNREVOKE: Final = "DELETE FROM conduit_mcp_revoked WHERE server_id = ? AND name = ?"
 _REVOKED_AMONG: Final = (
     "SELECT name FROM conduit_mcp_revoked WHERE server_id = ? AND name {in_json}"
 )
-
-_FINGERPRINT: Final = re.compile(r"jcs-sha256:[0-9a-f]{64}\Z")
 
 
 # -- statements run inside the callers' transactions -----------------------------------------
@@ -173,16 +214,16 @@ def lookup_in(
         args = dialect.page.args(
             names[start : start + size], fingerprints[start : start + size], rows
         )
-        args += (server_id, server_id)
+        args += (server_id, server_id, server_id)
         # Never prepared (psycopg would prepare it from the fifth call): a generic plan
         # cannot see the page's length, guesses 100 rows and probes the index once per
         # tool. Measured against 50,000 pins (50 servers): 4.1 ms of server CPU per
         # 1,000-tool page prepared, 2.2 ms planned for the actual page (a hash join).
         cursor = db.run(_lookup_text(dialect, rows), args, prepare=False)
-        if start:
-            out.extend((start + ord_, pinned, definition) for ord_, pinned, definition in cursor)
-        else:
-            out.extend(cursor.fetchall())
+        out.extend(
+            (start + ord_, pinned, definition, bool(approved))
+            for ord_, pinned, definition, approved in cursor
+        )
     return out
 
 
@@ -326,38 +367,118 @@ class Pins(Room):
         if rows:
             _approve(self._open(), store_text(server_id), list(rows.values()))
 
-    def revoke(self, server_id: str, name: str, *, approver: str | None = None) -> bool:
+    def revoke(
+        self,
+        server_id: str,
+        name: str,
+        *,
+        approver: str | None = None,
+        reason: str | None = None,
+        fingerprint: str | None = None,
+    ) -> bool:
         """Remove the pin of one tool (it will check as `"new"` again), and audit it.
 
         Args:
             server_id: the operator-assigned id of the server.
             name: the tool name.
             approver: who revokes.
+            reason: why (at most 2,000 characters), kept with the revocation and its audit row.
+            fingerprint: revoke only while the pin is this fingerprint (the one a person
+                reviewed); `None`: whatever is pinned.
 
         Returns:
-            `True` when a pin was removed, `False` when there was none (nothing is logged).
+            `True` when a pin was removed, `False` when there was none, or not `fingerprint`
+            (nothing is logged).
 
         Raises:
-            TypeError, ValueError: `server_id`/`name`/`approver` of the wrong type, an empty
-                `server_id`, a name with a lone surrogate, or the store is closed.
+            TypeError, ValueError: `server_id`/`name`/`approver`/`reason` of the wrong type, an
+                empty `server_id`, a name with a lone surrogate, a malformed `fingerprint`, or
+                the store is closed.
             sqlite3.Error, psycopg.Error: the database cannot be written.
         """
         check_server_id(server_id)
         key = stored_name(name)
         who = stored_approver(approver)
+        why = _rejected.check_reason(reason, required=False)
+        if fingerprint is not None:
+            check_fingerprint(fingerprint)
         stored_id = store_text(server_id)
         db = self._open()
         at = time.time()
         with db.writing(stored_id):
+            if fingerprint is not None:
+                now = db.run(_PINNED_FINGERPRINT, (stored_id, key)).fetchone()
+                if now is None or now[0] != fingerprint:
+                    return False
             row = db.run(_REVOKE, (stored_id, key)).fetchone()
             if row is not None:
-                db.run(_REVOKED, (stored_id, key, row[0], at, who))
+                db.run(_REVOKED, (stored_id, key, row[0], at, who, why))
                 revocation = audit_row(
-                    at, stored_id, key, "revoke", fingerprint=row[0], approver=who
+                    at, stored_id, key, "revoke", fingerprint=row[0], approver=who, reason=why
                 )
                 _audit.append(db, [revocation])
                 _feed.notify(db)
         return row is not None
+
+    def approve_pending(
+        self, server_id: str, name: str, *, fingerprint: str, approver: str
+    ) -> bool:
+        """Approve exactly the pending definition a person reviewed, by its fingerprint.
+
+        One transaction under the server's lock: only when the tool's pending row still holds
+        `fingerprint` is its definition pinned (as `approve` would, with the protocol version
+        it was listed under), the row settled and the approval audited. A server that listed
+        another definition since, or went back to the approved one (its check took the row
+        out of the queue), gets nothing approved.
+
+        Args:
+            server_id: the operator-assigned id of the server.
+            name: the tool name.
+            fingerprint: the `"jcs-sha256:"` fingerprint reviewed.
+            approver: who approves (non-empty text).
+
+        Returns:
+            `True` when approved; `False` when that fingerprint is not pending for the tool
+            (nothing written).
+
+        Raises:
+            TypeError, ValueError: a bad argument; the store is closed; a pending definition
+                whose fingerprint is not `fingerprint` (a corrupted row: nothing written).
+            sqlite3.Error, psycopg.Error: the database cannot be written.
+        """
+        check_server_id(server_id)
+        key = stored_name(name)
+        check_fingerprint(fingerprint)
+        if not isinstance(approver, str) or not approver.strip():
+            raise ValueError("approver must name who approves (non-empty)")
+        who = stored_approver(approver)
+        stored_id = store_text(server_id)
+        db = self._open()
+        with db.writing(stored_id):
+            entry = _pending.entry_of(db, stored_id, key)
+            if entry is None or entry[0] != fingerprint:
+                return False
+            _, definition, version = entry
+            if definition is not None:
+                if _fingerprint(parse_json(definition)) != fingerprint:
+                    raise ValueError(
+                        "the pending definition does not match its fingerprint: nothing approved"
+                    )
+            row = PinRow(stored_id, key, fingerprint, definition, who, time.time(), version)
+            _approve_in(db, stored_id, [row])
+        return True
+
+    def revocations(self, server_id: str | None = None) -> tuple[Revocation, ...]:
+        """The pins revoked and not approved since (of one server, or all), by server and name.
+
+        Raises:
+            TypeError, ValueError: bad `server_id`; the store is closed.
+            sqlite3.Error, psycopg.Error: the database cannot be read.
+        """
+        stored = None if server_id is None else store_text(check_server_id(server_id))
+        where, args = filters(stored, None)
+        rows = self._open().fetch(f"{_REVOCATIONS}{where} ORDER BY server_id, name", args)
+        return tuple(_revocation(row) for row in rows)
 
     def pin(self, server_id: str, name: str) -> Pin | None:
         """The pin of one tool, or `None`.
@@ -398,15 +519,33 @@ class Pins(Room):
 
 def _approve(db: Database, server_id: str, rows: list[PinRow]) -> None:
     """Pin `rows` over whatever pins they replace, each with its audit row, in one
-    transaction; their revocations and pending rows are settled."""
+    transaction; their revocations, rejections and pending rows are settled."""
     with db.writing(server_id):
-        previous = dict(db.run(_PREVIOUS, (server_id, json.dumps([r.name for r in rows]))))
-        keys = [(row.server_id, row.name) for row in rows]
-        db.many(_APPROVE, rows)
-        db.many(_UNREVOKE, keys)
-        _pending.settle(db, server_id, [row.name for row in rows])
-        _audit.append(db, [approval(row, previous.get(row.name)) for row in rows])
-        _feed.notify(db)
+        _approve_in(db, server_id, rows)
+
+
+def _approve_in(db: Database, server_id: str, rows: list[PinRow]) -> None:
+    """`_approve`'s statements, in the caller's write transaction."""
+    previous = dict(db.run(_PREVIOUS, (server_id, json.dumps([r.name for r in rows]))))
+    keys = [(row.server_id, row.name) for row in rows]
+    db.many(_APPROVE, rows)
+    db.many(_UNREVOKE, keys)
+    _rejected.unreject(db, [(row.server_id, row.name, row.fingerprint) for row in rows])
+    _pending.settle(db, server_id, [row.name for row in rows])
+    _audit.append(db, [approval(row, previous.get(row.name)) for row in rows])
+    _feed.notify(db)
+
+
+def _revocation(row: tuple[Any, ...]) -> Revocation:
+    r = Row("conduit_mcp_revoked", row)
+    return Revocation(
+        r.name(0, "server_id"),
+        r.name(1, "name"),
+        r.text(2, "fingerprint", optional=True),
+        r.number(3, "revoked_at"),
+        r.name(4, "approver", optional=True),
+        r.name(5, "reason", optional=True),
+    )
 
 
 def _read(db: Database, server_id: str | None, name: str | None) -> list[tuple[Any, ...]]:
@@ -476,8 +615,7 @@ def pin_key(server_id: Any, tool: Any, fingerprint: Any) -> tuple[str, str]:
         name, value = tool, fingerprint
     else:
         raise TypeError(f"tool must be a Tool or a str name, got {type(tool).__name__}")
-    if not isinstance(value, str) or _FINGERPRINT.match(value) is None:
-        raise ValueError("fingerprint must be 'jcs-sha256:' followed by 64 lowercase hex digits")
+    check_fingerprint(value)
     check_unicode(server_id, "server_id")
     if not name.isascii():
         try:

@@ -14,6 +14,19 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+_FINGERPRINT = re.compile(r"jcs-sha256:[0-9a-f]{64}\Z")
+
+
+def check_fingerprint(value: object) -> str:
+    """`value` when it is a fingerprint: `jcs-sha256:` + 64 lowercase hex digits.
+
+    Raises:
+        ValueError: anything else.
+    """
+    if not isinstance(value, str) or _FINGERPRINT.match(value) is None:
+        raise ValueError("fingerprint must be 'jcs-sha256:' followed by 64 lowercase hex digits")
+    return value
+
 
 def store_text(text: str) -> str:
     """`text` as stored: `\\` -> `\\\\`, U+0000 -> `\\0` (PostgreSQL text cannot hold U+0000)."""

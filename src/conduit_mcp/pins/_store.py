@@ -11,7 +11,10 @@ closing, and the class that gathers the store's rooms, one concern each:
 * `_audit.py` — the audit log: `audit_log`, `audit_since`, `prune_checks`;
 * `_feed.py` — the change feed: `changes_since`, `watch`;
 * `_instructions.py` — servers' instructions: `check_instructions`, `approve_instructions`,
-  `pending_instructions`.
+  `pending_instructions`;
+* `_rejected.py` — rejected definitions: `reject`, `rejections`;
+* `_servers.py` — the servers the store knows: `servers`;
+* `_accounts.py` — the review console's accounts: `add_account`, `login`, `add_token`, ...
 
 Each room's module holds the SQL of the tables it keeps, written once for both databases.
 """
@@ -23,6 +26,7 @@ import threading
 from collections.abc import Iterable
 from types import TracebackType
 
+from ._accounts import Accounts
 from ._audit import AuditLog
 from ._changes import DEFAULT_COSMETIC
 from ._checks import Checks
@@ -39,9 +43,21 @@ from ._location import StoreLocation
 from ._migrations import migrate
 from ._pending import PendingQueue
 from ._pins import Pins
+from ._rejected import Rejections
+from ._servers import ServerFacts
 
 
-class PinStore(Checks, Pins, PendingQueue, ChangeFeed, AuditLog, Instructions):
+class PinStore(
+    Checks,
+    Pins,
+    PendingQueue,
+    Rejections,
+    ServerFacts,
+    Accounts,
+    ChangeFeed,
+    AuditLog,
+    Instructions,
+):
     """Approved tool definitions per (`server_id`, tool name), in sqlite or PostgreSQL.
 
     Trust on first use, made explicit and reviewable. `approve` keeps the approved definition
@@ -136,6 +152,7 @@ class PinStore(Checks, Pins, PendingQueue, ChangeFeed, AuditLog, Instructions):
                 raise ValueError("cosmetic pointers must be RFC 6901 JSON Pointers")
         self._lock = threading.Lock()
         self._closed = False
+        self._noted: dict[str, float] = {}
         self._backend: Database
         text = os.fspath(location)
         self._location: str

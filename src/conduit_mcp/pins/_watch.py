@@ -97,7 +97,8 @@ class PinWatcher:
     """A running watch of a pin store (see `PinStore.watch`); stop it with `close`.
 
     Built by `PinStore.watch` (its arguments: the store, the wake-up source, the callback
-    taking an `AuditEntry`, the first cursor and the interval in seconds), never directly.
+    taking an `AuditEntry`, the first cursor, the interval in seconds and what reads the
+    entries after a cursor), never directly.
 
     Attributes:
         cursor: the last audit id delivered (or skipped as not a change).
@@ -110,8 +111,10 @@ class PinWatcher:
         callback: Callable[[Any], object],
         cursor: int,
         interval: float,
+        read: Callable[[int], tuple[tuple[Any, ...], int]] | None = None,
     ) -> None:
         self.cursor = cursor
+        self._read = read if read is not None else store.changes_since
         self._store = store
         self._wake = wake
         self._callback = callback
@@ -140,7 +143,7 @@ class PinWatcher:
         """Deliver every change after the cursor; `False` once the store is closed."""
         while True:
             try:
-                changes, cursor = self._store.changes_since(self.cursor)
+                changes, cursor = self._read(self.cursor)
             except ValueError:  # the store was closed (or a malformed row: reported once)
                 if self._store._closed:
                     return False

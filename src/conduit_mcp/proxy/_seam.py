@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 import anyio
 
 from .._program import APPROVER_PLACEHOLDER, program_name
+from ..client import Error, fingerprint
 from ..guard import Guard, GuardEvent
 from ..pins import PinStore, redacted_location
 from ._settings import GuardSettings
@@ -356,23 +357,32 @@ class GuardSeam:
         logger.warning("%s held for approval (not listed to the client): %s", count, where)
 
     def review_hint(self, tool: str) -> str:
-        """What a person runs to review and approve a blocked `tool` from the pending queue."""
+        """What a person runs to review and approve a blocked `tool` from the pending queue.
+
+        The approve line carries `--fingerprint` of the definition this proxy was refused for:
+        a server that lists another definition later gets nothing approved by it. Without a
+        definition seen here, `pins pending` prints the line (with its fingerprint)."""
         assert self.settings.pins is not None
         store = ["--store", _store_for_hint(self.settings.pins)]
         server = ["--server-id", self.settings.server_id]
         pending = shlex.join([program_name(), "pins", "pending", *store, *server])
+        # A revoked tool is queued again only when it is next listed: until then the queue
+        # is empty for it and `pins approve --tool` says "nothing pending".
+        review = (
+            f"review it with: {pending} (a revoked tool is queued there once the tools are "
+            "listed again)"
+        )
+        definition = self._raw.get(tool)
+        if definition is None:
+            return f"{review}; it prints the command that approves the definition shown"
         approve = shlex.join(
             [
                 *(program_name(), "pins", "approve", *store, *server),
-                *("--tool", tool, "--approver", APPROVER_PLACEHOLDER),
+                *("--tool", tool, "--fingerprint", _fingerprint_or_none(definition) or "-"),
+                *("--approver", APPROVER_PLACEHOLDER),
             ]
         )
-        # A revoked tool is queued again only when it is next listed: until then the queue
-        # is empty for it and `pins approve --tool` says "nothing pending".
-        return (
-            f"review it with: {pending} (a revoked tool is queued there once the tools are "
-            f"listed again); approve it with: {approve}"
-        )
+        return f"{review}; approve it with: {approve}"
 
     def approve_hint(self, tool: str) -> str:
         """What a person runs to approve the held `tool` (one sentence, no credentials).
@@ -403,11 +413,13 @@ class GuardSeam:
             tool,
             "--transport",
             self._transport,
+            "--fingerprint",
+            _fingerprint_or_none(definition) or "-",
             "--approver",
             APPROVER_PLACEHOLDER,
         ]
         if self._version is not None:
-            command[-2:-2] = ["--protocol-version", self._version]
+            command[-4:-4] = ["--protocol-version", self._version]
         return f"approve it with: {shlex.join(command)} (then list the tools again)"
 
     def _write_page(self, tool: str, definition: Any) -> Path:
@@ -827,3 +839,12 @@ def _store_for_hint(location: str) -> str:
     if location != ":memory:" and "://" not in location and "=" not in location:
         return str(Path(location).expanduser().resolve())
     return redacted_location(location)
+
+
+def _fingerprint_or_none(definition: Any) -> str | None:
+    """The fingerprint of a definition the proxy saw, or `None` when it has none (not JSON
+    the canonical form can write): an approve line then names no definition to approve."""
+    try:
+        return fingerprint(definition)
+    except (Error, ValueError, TypeError, RecursionError):
+        return None
