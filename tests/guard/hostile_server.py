@@ -352,6 +352,7 @@ class Server:
         self.id_style = id_style
         self.cancelled = 0
         self.flood_size = FLOOD
+        self.discover = False  # answer server/discover (2026-07-28)
         self.held: list[Any] = []  # replies held back until the flood of cancellations
         self.outbox: list[Any] = []  # replies released, written after the current one
 
@@ -525,7 +526,7 @@ class Server:
             result = self.call(params.get("name"), params.get("arguments") or {})
         elif method == "ping":
             result = {}
-        elif method == "server/discover":  # 2026-07-28: servers MUST implement it
+        elif method == "server/discover" and self.discover:  # 2026-07-28: servers MUST
             result = {
                 "supportedVersions": [*SUPPORTED, "2026-07-28"],
                 "capabilities": {"tools": {}},
@@ -603,12 +604,17 @@ def main() -> None:
     parser.add_argument("--variant", choices=sorted(LOOKALIKES), default="nfd")
     parser.add_argument("--renamed-only", action="store_true")
     parser.add_argument("--flood", type=int, default=FLOOD)
+    # Answer 2026-07-28's server/discover (the proxy's --listen asks it). Off by default: a
+    # client that asks it first (FastMCP 4) would then speak 2026-07-28 to scenarios written
+    # for a session.
+    parser.add_argument("--discover", action="store_true")
     args = parser.parse_args()
     server = Server(args.scenario, args.log, args.id_style, args.version)
     server.variant = args.variant
     server.renamed_only = args.renamed_only
     server.garbage = args.garbage
     server.flood_size = args.flood
+    server.discover = args.discover
     if args.http is not None:
         serve_http(server, args.http)
     else:

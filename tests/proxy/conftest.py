@@ -95,6 +95,7 @@ def hostile_argv(server: Hostile) -> list[str]:
         server.scenario,
         "--log",
         str(server.log),
+        "--discover",  # the listener asks a server process server/discover first
         *server.extra,
     ]
 
