@@ -35,6 +35,7 @@ COMMANDS: Mapping[str, tuple[str, str]] = {
     "unwrap": ("._wrap", "Undo wrap: the client config as it was."),
     "proxy": ("._proxy", "Run an MCP server behind the guard (stdio or HTTP)."),
     "pins": ("._pins", "Approve, check, list, audit and revoke pinned tools."),
+    "policy": ("._policy", "Set and show which tools each caller may list and call."),
 }
 
 

@@ -17,8 +17,10 @@ the API and every SQL statement on its tables, written once for sqlite and Postg
 * `_pending.py` — the pending queue (`pending`);
 * `_audit.py` — the audit log (`audit_log`, `audit_since`, `prune_checks`);
 * `_feed.py` — the change feed (`changes_since`, `watch`; the watcher thread: `_watch.py`);
-* `_accounts.py` — the console's accounts, and `_policy.py` — the stored policy: not yet
-  written (later work adds each as a room of its own, with its tables' statements).
+* `_policy.py` — the stored policy (`set_policy`, `policy`, `policy_history`,
+  `policies_since`, `watch_policy`), each version a row of its own;
+* `_accounts.py` — the console's accounts: not yet written (later work adds it as a room of
+  its own, with its tables' statements).
 
 Beneath them: `_migrations.py` (the schema, migrations numbered in one list), `_dialect.py`
 (the dialect table: the only SQL that differs between the two databases), `_database.py`
@@ -37,6 +39,7 @@ from ._checks import PinCheck, PinOutcome, PinStatus
 from ._drift import ToolDiff, diff_tools
 from ._pending import Pending
 from ._pins import Pin
+from ._policy import StoredPolicy
 from ._schemadelta import SchemaChange, schema_change, schema_changes
 from ._store import PinStore, redacted_location
 from ._watch import PinWatcher
@@ -53,6 +56,7 @@ __all__ = [  # noqa: RUF022
     "PinStatus",
     "Pending",
     "AuditEntry",
+    "StoredPolicy",
     "redacted_location",
     # Changes: what changed between two definitions of a tool, field by field
     "ToolDiff",

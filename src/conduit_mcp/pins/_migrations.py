@@ -14,7 +14,7 @@ saying what it does; never edit one that has shipped (databases recorded it as a
 
 Tables, as of the last migration: `conduit_mcp_pins` (`_pins.py`), `conduit_mcp_revoked`
 (`_pins.py`), `conduit_mcp_pending` (`_pending.py`), `conduit_mcp_audit` (`_audit.py`),
-`conduit_mcp_migrations` (here).
+`conduit_mcp_policy` (`_policy.py`), `conduit_mcp_migrations` (here).
 """
 
 from __future__ import annotations
@@ -154,6 +154,33 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
         END $$""",
             ),
             Spelled(f"PRAGMA application_id = {APPLICATION_ID}", None),
+        ),
+    ),
+    Migration(
+        4,
+        "the stored policy: one row per version, append-only (its own audit)",
+        (
+            """CREATE TABLE conduit_mcp_policy (
+            version  {bigint} PRIMARY KEY,
+            at       {real} NOT NULL,
+            digest   TEXT NOT NULL,
+            source   TEXT,
+            approver TEXT,
+            text     TEXT NOT NULL
+        )""",
+            Spelled(
+                """CREATE TRIGGER conduit_mcp_policy_no_update BEFORE UPDATE ON conduit_mcp_policy
+        BEGIN SELECT RAISE(ABORT, 'conduit_mcp_policy is append-only'); END""",
+                """CREATE FUNCTION conduit_mcp_policy_append_only() RETURNS trigger
+        LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'conduit_mcp_policy is append-only'; END $$""",
+            ),
+            Spelled(
+                """CREATE TRIGGER conduit_mcp_policy_no_delete BEFORE DELETE ON conduit_mcp_policy
+        BEGIN SELECT RAISE(ABORT, 'conduit_mcp_policy is append-only'); END""",
+                """CREATE TRIGGER conduit_mcp_policy_append_only BEFORE UPDATE OR DELETE
+        ON conduit_mcp_policy FOR EACH ROW EXECUTE FUNCTION conduit_mcp_policy_append_only()""",
+            ),
         ),
     ),
 )

@@ -9,7 +9,9 @@ closing, and the class that gathers the store's rooms, one concern each:
   `changes`, `diff`;
 * `_pending.py` — the pending queue: `pending`;
 * `_audit.py` — the audit log: `audit_log`, `audit_since`, `prune_checks`;
-* `_feed.py` — the change feed: `changes_since`, `watch`.
+* `_feed.py` — the change feed: `changes_since`, `watch`;
+* `_policy.py` — the stored policy: `set_policy`, `policy`, `policy_history`,
+  `policies_since`, `watch_policy`.
 
 Each room's module holds the SQL of the tables it keeps, written once for both databases.
 """
@@ -36,9 +38,10 @@ from ._location import StoreLocation
 from ._migrations import migrate
 from ._pending import PendingQueue
 from ._pins import Pins
+from ._policy import PolicyRoom
 
 
-class PinStore(Checks, Pins, PendingQueue, ChangeFeed, AuditLog):
+class PinStore(Checks, Pins, PendingQueue, ChangeFeed, AuditLog, PolicyRoom):
     """Approved tool definitions per (`server_id`, tool name), in sqlite or PostgreSQL.
 
     Trust on first use, made explicit and reviewable. `approve` keeps the approved definition
