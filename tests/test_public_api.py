@@ -130,6 +130,7 @@ PINS_GROUPS: dict[str, list[str]] = {
         "PinStatus",
         "Pending",
         "AuditEntry",
+        "StoredPolicy",
         "redacted_location",
     ],
     "Changes": [
@@ -180,7 +181,19 @@ def _groups_in_source(path: Path) -> dict[str, list[str]]:
     return groups
 
 
-FACES = {"client": CLIENT_GROUPS, "llm": LLM_GROUPS, "pins": PINS_GROUPS}
+#: conduit_mcp.policy's `__all__` (issue 32).
+POLICY_GROUPS: dict[str, list[str]] = {
+    "Policies": ["Policy", "PolicyRule", "PolicyError", "MAX_POLICY_BYTES"],
+    "Decisions": ["Caller", "PolicyView", "Decision", "DECISION_REASONS"],
+    "A fleet": ["PolicyFollower", "from_stored"],
+}
+
+FACES = {
+    "client": CLIENT_GROUPS,
+    "llm": LLM_GROUPS,
+    "pins": PINS_GROUPS,
+    "policy": POLICY_GROUPS,
+}
 
 
 @pytest.mark.parametrize("face", sorted(FACES))
@@ -233,7 +246,14 @@ def test_guard_all_is_pinned() -> None:
 
 
 @pytest.mark.parametrize(
-    "module", ["conduit_mcp.client", "conduit_mcp.llm", "conduit_mcp.pins", "conduit_mcp.guard"]
+    "module",
+    [
+        "conduit_mcp.client",
+        "conduit_mcp.llm",
+        "conduit_mcp.pins",
+        "conduit_mcp.policy",
+        "conduit_mcp.guard",
+    ],
 )
 def test_every_public_attribute_is_in_all_and_every_name_resolves(module: str) -> None:
     """conduit-defined: nothing public by accident (submodules aside, but for the namespaces),
