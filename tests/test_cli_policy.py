@@ -15,17 +15,17 @@ from conduit_mcp.pins import PinStore
 
 runner = CliRunner()
 
-GOOD = '''default = "deny"
+GOOD = """default = "deny"
 [[rule]]
 groups = ["ops"]
 allow = ["files/*", "everything/echo"]
 deny = ["*/delete_*"]
-'''
-BAD = '''default = "deny"
+"""
+BAD = """default = "deny"
 [[rule]]
 groups = ["ops"]
 allow = ["files"]
-'''
+"""
 
 
 def run(*args: str) -> tuple[int, str, str]:
