@@ -220,6 +220,7 @@ def test_approve_on_an_empty_postgresql_schema_creates_the_store(
         "conduit_mcp_migrations",
         "conduit_mcp_pending",
         "conduit_mcp_pins",
+        "conduit_mcp_policy",
         "conduit_mcp_revoked",
     ]
     assert run("pins", "list", "--store", url)[0] == 0
