@@ -196,6 +196,7 @@ async def run_stdio(
     cwd: str | None = None,
     stdin_fd: int = 0,
     stdout_fd: int = 1,
+    ending: list[str] | None = None,
 ) -> int:
     """Serve the client on stdio until the server exits (or the client closes our stdin and
     the server then exits); returns the exit code to use.
@@ -208,6 +209,7 @@ async def run_stdio(
         env: the server's environment (default: ours).
         cwd: the server's working directory (default: ours).
         stdin_fd, stdout_fd: the client's side of the transport (default: our 0 and 1).
+        ending: given, why the proxy stopped is appended to it (one line for a person).
 
     Returns:
         The server's exit code (128 + N when signal N ended it), or 127 when it could not be
@@ -220,16 +222,21 @@ async def run_stdio(
         client = _ClientStdio(stdin_fd, stdout_fd)
         await client.open()
         try:
-            return await _run_http_upstream(seam, client, upstream)
+            code = await _run_http_upstream(seam, client, upstream)
+            if ending is not None:
+                ending.append("the client closed the connection")
+            return code
         finally:
             client.close()
     if not command:
         raise ValueError("a server command or an upstream URL is required")
     if sys.platform == "win32":  # pragma: no cover - no POSIX signals to forward
-        return await _run_child(seam, (stdin_fd, stdout_fd), command, env, cwd, _no_signals())
+        return await _run_child(
+            seam, (stdin_fd, stdout_fd), command, env, cwd, _no_signals(), ending
+        )
     # Signals are caught before the server starts: none can end the proxy without reaching it.
     with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        return await _run_child(seam, (stdin_fd, stdout_fd), command, env, cwd, signals)
+        return await _run_child(seam, (stdin_fd, stdout_fd), command, env, cwd, signals, ending)
 
 
 async def _no_signals() -> AsyncIterator[int]:
@@ -244,6 +251,7 @@ async def _run_child(
     env: Mapping[str, str] | None,
     cwd: str | None,
     signals: Any,
+    ending: list[str] | None = None,
 ) -> int:
     """The stdio proxy over a child process (see `run_stdio`): the raw line relay, its two
     directions on blocking threads (`_relay`); the loop waits for the child, forwards
@@ -264,6 +272,8 @@ async def _run_child(
         for fd in (up_read, up_write, down_read, down_write):
             os.close(fd)
         logger.error("cannot start the server %r: %s", command[0], exc.strerror or exc)
+        if ending is not None:
+            ending.append(f"the server could not be started ({exc.strerror or exc})")
         return EXIT_NOT_STARTED
     # The child holds its ends now: ours closed, so its exit ends our reads.
     os.close(up_read)
@@ -271,11 +281,17 @@ async def _run_child(
     loop = asyncio.get_running_loop()
     server = Outlet(up_write, owned=True)
     relay = Relay(
-        seam.connect(_server_writer(server)), Outlet(stdout_fd, owned=False), server, loop
+        seam.connect(_server_writer(server)),
+        Outlet(stdout_fd, owned=False),
+        server,
+        loop,
+        tracing=getattr(seam, "tracing", None),
+        on_call=getattr(seam, "on_call", None),
     )
     relay.start()
     client_done = loop.create_future()
     server_done = loop.create_future()
+    forwarded: list[str] = []  # the names of the signals sent on to the server
 
     def upward() -> None:
         error: BaseException | None = None
@@ -318,7 +334,7 @@ async def _run_child(
     threading.Thread(target=downward, name="conduit-mcp server->client", daemon=True).start()
     try:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_forward_signals, process, signals)
+            tg.start_soon(_forward_signals, process, signals, forwarded)
             tg.start_soon(shut_down)
             # The server's output ended and what it said last is in the client's pipe
             # (each write is complete before the thread reads on).
@@ -334,7 +350,22 @@ async def _run_child(
         server.close(wait=False)  # its thread may still be writing (a grandchild's pipe)
         if server_done.done():
             os.close(down_read)  # else its thread still reads it: it ends with the child
+    if ending is not None:
+        ending.append(_why(process.returncode, client_done.done(), forwarded))
     return exit_code(process.returncode)
+
+
+def _why(returncode: int | None, client_left: bool, forwarded: list[str]) -> str:
+    """Why a stdio proxy over a child stopped, for the line it leaves on stderr."""
+    if returncode is not None and returncode < 0:
+        server = f"the server was ended by {signal.Signals(-returncode).name}"
+    else:
+        server = f"the server exited with code {returncode}"
+    if forwarded:
+        return f"{forwarded[-1]} received and sent on to the server; {server}"
+    if client_left:
+        return f"the client closed the connection; {server}"
+    return server
 
 
 def _resolve(
@@ -440,9 +471,11 @@ async def pump_up(
                 return
 
 
-async def _forward_signals(process: Any, signals: Any) -> None:
+async def _forward_signals(process: Any, signals: Any, forwarded: list[str] | None = None) -> None:
     async for signum in signals:
         logger.info("forwarding signal %s to the server", signal.Signals(signum).name)
+        if forwarded is not None:
+            forwarded.append(signal.Signals(signum).name)
         _signal(process, signal.Signals(signum))
 
 
