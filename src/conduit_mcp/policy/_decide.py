@@ -2,9 +2,9 @@
 
 Not a public module: `Policy`, `PolicyView`, `Caller` and `Decision` are exported by
 `conduit_mcp.policy`. A caller's view (the rules that apply to it, their deny globs and their
-allow globs each compiled into one regular expression) is made once per distinct caller and
-kept in a bounded table; a decision is then two regular-expression matches at most, whatever
-the number of rules (`bench/policy.py` measures it).
+allow globs indexed by server id: `_globs.GlobSet`) is made once per distinct caller and
+kept in a bounded table; a decision is then two dict lookups and a few regular-expression
+matches, whatever the number of rules (`bench/policy.py` measures it).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from ._file import ParsedPolicy, PolicyRule, parse_text, read_file
-from ._globs import SEPARATOR, compile_globs, key
+from ._globs import SEPARATOR, GlobSet
 
 #: The most callers whose views a `Policy` keeps (the table is emptied when full): memory
 #: follows the callers active now, never every caller seen.
@@ -79,17 +79,17 @@ class PolicyView:
         rules: the rules that apply to the caller, in file order.
     """
 
-    __slots__ = ("_allow", "_allow_tags", "_default", "_deny", "_deny_tags", "rules")
+    __slots__ = ("_allow", "_default", "_deny", "rules")
 
     def __init__(self, rules: tuple[PolicyRule, ...], default: Decision) -> None:
         self.rules = rules
         self._default = default
-        denies = [(rule, glob) for rule in rules for glob in rule.deny]
-        allows = [(rule, glob) for rule in rules for glob in rule.allow]
-        self._deny = compile_globs([(rule.number, glob) for rule, glob in denies])
-        self._allow = compile_globs([(rule.number, glob) for rule, glob in allows])
-        self._deny_tags = [Decision(False, "denied_by_rule", rule, glob) for rule, glob in denies]
-        self._allow_tags = [Decision(True, "allowed_by_rule", rule, glob) for rule, glob in allows]
+        self._deny = GlobSet(
+            [(Decision(False, "denied_by_rule", r, g), g) for r in rules for g in r.deny]
+        )
+        self._allow = GlobSet(
+            [(Decision(True, "allowed_by_rule", r, g), g) for r in rules for g in r.allow]
+        )
 
     def decide(self, server_id: str, tool: str) -> Decision:
         """The decision for `tool` of `server_id`: a deny glob of any rule that applies wins,
@@ -105,16 +105,9 @@ class PolicyView:
         """
         if SEPARATOR in server_id:
             return _UNNAMEABLE
-        text = key(server_id, tool)
-        if self._deny is not None:
-            found = self._deny.fullmatch(text)
-            if found is not None:
-                return self._deny_tags[found.lastindex - 1]  # type: ignore[operator]
-        if self._allow is not None:
-            found = self._allow.fullmatch(text)
-            if found is not None:
-                return self._allow_tags[found.lastindex - 1]  # type: ignore[operator]
-        return self._default
+        return (
+            self._deny.find(server_id, tool) or self._allow.find(server_id, tool) or (self._default)
+        )
 
     def allows(self, server_id: str, tool: str) -> bool:
         """`decide(server_id, tool).allowed`."""

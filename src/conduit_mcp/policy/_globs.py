@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Final
+from typing import Final, Generic, TypeVar
+
+T = TypeVar("T")
 
 #: The separator between a server id and a tool name in the key a compiled glob matches: a
 #: character no server id holds (`Policy.decide` refuses one that does), so the split is exact.
@@ -49,16 +51,78 @@ def glob_regex(glob: str) -> str:
     return _part(server, "[^\\x00]*") + "\\x00" + _part(tool, ".*")
 
 
-def compile_globs(globs: Sequence[tuple[int, str]]) -> re.Pattern[str] | None:
-    """One pattern over `(tag, glob)` pairs: a full match's `lastindex` is the position of the
-    first glob that matched (1-based), so the caller maps it back to its tag. `None` for no
-    globs."""
-    if not globs:
+class GlobSet(Generic[T]):
+    """Globs, each with a tag, found by server id and tool name in few steps whatever their
+    number: a glob without `*` or `?` is a dict entry; one whose server part is literal is in
+    one regular expression per server id (over the tool name); one whose server part is `*`
+    in one over the tool name; the rest (another wildcard in the server part) in one over
+    `key(server_id, tool)`.
+
+    `find` gives the tag of a glob that matches (exact ones first, then the server's, then
+    every server's, then the rest; within one expression the first listed), or `None`.
+    """
+
+    __slots__ = ("_any_server", "_by_server", "_exact", "_wild")
+
+    def __init__(self, globs: Sequence[tuple[T, str]]) -> None:
+        self._exact: dict[tuple[str, str], T] = {}
+        servers: dict[str, list[tuple[T, str]]] = {}
+        wild: list[tuple[T, str]] = []
+        any_server: list[tuple[T, str]] = []
+        for tag, glob in globs:
+            server, tool = glob.split("/", 1)
+            if server.strip("*") == "":  # every server: matched on the tool name alone
+                any_server.append((tag, _part(tool, ".*")))
+            elif any(c in server for c in "*?"):
+                wild.append((tag, glob))
+            elif any(c in tool for c in "*?"):
+                servers.setdefault(server, []).append((tag, tool))
+            else:
+                self._exact.setdefault((server, tool), tag)
+        self._by_server = {
+            server: _Alternation([(tag, _part(tool, ".*")) for tag, tool in tools])
+            for server, tools in servers.items()
+        }
+        self._wild = _Alternation([(tag, glob_regex(glob)) for tag, glob in wild]) if wild else None
+        self._any_server = _Alternation(any_server) if any_server else None
+
+    def find(self, server_id: str, tool: str) -> T | None:
+        """The tag of a glob matching `tool` of `server_id`, or `None`."""
+        found = self._exact.get((server_id, tool))
+        if found is not None:
+            return found
+        alternation = self._by_server.get(server_id)
+        if alternation is not None:
+            found = alternation.find(tool)
+            if found is not None:
+                return found
+        if self._any_server is not None:
+            found = self._any_server.find(tool)
+            if found is not None:
+                return found
+        if self._wild is not None:
+            return self._wild.find(key(server_id, tool))
         return None
-    alternatives = "|".join(f"({glob_regex(glob)})" for _, glob in globs)
-    return re.compile(f"(?:{alternatives})", re.DOTALL)
+
+
+class _Alternation(Generic[T]):
+    """Regular expressions (no groups of their own) as one, full matches told apart by
+    `lastindex`."""
+
+    __slots__ = ("_pattern", "_tags")
+
+    def __init__(self, parts: Sequence[tuple[T, str]]) -> None:
+        self._tags = [tag for tag, _ in parts]
+        alternatives = "|".join(f"({regex})" for _, regex in parts)
+        self._pattern = re.compile(f"(?:{alternatives})", re.DOTALL)
+
+    def find(self, text: str) -> T | None:
+        found = self._pattern.fullmatch(text)
+        if found is None:
+            return None
+        return self._tags[found.lastindex - 1]  # type: ignore[operator]
 
 
 def key(server_id: str, tool: str) -> str:
-    """What a compiled glob matches for `tool` of `server_id`."""
+    """What a glob with a wildcard in its server part is matched against."""
     return server_id + SEPARATOR + tool
