@@ -20,6 +20,7 @@ OWN_TEST = {
     "proxy.md": "tests/proxy/test_docs.py",
     "pins-workflow.md": "tests/pins/test_docs_pins.py",
     "integrations.md": "tests/integrations/test_docs.py",
+    "identity.md": "tests/test_docs_identity.py",
 }
 
 
