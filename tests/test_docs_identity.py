@@ -12,10 +12,10 @@ import os
 import re
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from conduit_mcp.client import Tool
 from conduit_mcp.pins import PinStore
