@@ -167,3 +167,50 @@ def test_without_otel_variables_nothing_is_traced_and_bytes_pass_as_sent(tmp_pat
     records = [json.loads(line) for line in seen.read_text().splitlines()]
     (call,) = [r for r in records if r["method"] == "tools/call"]
     assert call["meta"] == {"traceparent": TRACEPARENT}
+
+
+def test_an_http_upstream_gets_the_traceparent_header(
+    tmp_path: Path, sdk_http_server: tuple[str, Path]
+) -> None:
+    """Real parts: the stdio proxy in front of the official SDK's server over Streamable HTTP
+    (tests/proxy/http_server.py records each request's headers); the tools/call goes upstream
+    with a `traceparent` header (W3C Trace Context) continuing the client's trace from the
+    proxy's span, and the spans reach the OTLP receiver."""
+    url, log = sdk_http_server
+    command = [sys.executable, "-c", "from conduit_mcp.cli import main; main()"]
+    call = {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "method": "tools/call",
+        "params": {
+            "name": "add",
+            "arguments": {"a": 2, "b": 3},
+            "_meta": {"traceparent": TRACEPARENT},
+        },
+    }
+    with otlp_receiver() as receiver:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+        env["OTEL_EXPORTER_OTLP_ENDPOINT"] = receiver.url
+        proxy = subprocess.Popen(
+            [*command, "proxy", "--server-id", "sdk", "--upstream", url],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        assert proxy.stdin is not None and proxy.stdout is not None
+        for message in [*_messages()[:3], call]:
+            proxy.stdin.write(json.dumps(message).encode() + b"\n")
+            proxy.stdin.flush()
+            if "id" in message:
+                answer = json.loads(proxy.stdout.readline())
+        assert answer["result"]["content"][0]["text"] == "5"
+        proxy.communicate(timeout=60)
+    (span,) = [s for s in receiver.spans if s["name"] == "tools/call add"]
+    assert (span["trace_id"], span["parent_span_id"]) == (TRACE_ID, PARENT_ID)
+    assert span["attributes"]["conduit_mcp.verdict"] == "passed"
+    from tests.proxy.conftest import header_log
+
+    sent = [r for r in header_log(log) if (r.get("headers") or {}).get("traceparent")]
+    traceparents = [r["headers"]["traceparent"] for r in sent]
+    assert f"00-{TRACE_ID}-{span['span_id']}-01" in traceparents

@@ -258,3 +258,47 @@ def _otlp_provider() -> Any:
     provider = TracerProvider(resource=resource)
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
     return provider
+
+
+class TraceStamp:
+    """An upstream send stream (of the SDK's `SessionMessage`s) that adds the `traceparent`
+    header of the request's open span (`Tracing.span_of`) to each request it sends to an HTTP
+    upstream; everything else passes unchanged.
+
+    Args:
+        inner: the send stream (the `HeaderStamp` in front of the SDK's transport).
+        tracing: the proxy's `Tracing`.
+    """
+
+    def __init__(self, inner: Any, tracing: Tracing) -> None:
+        self._inner = inner
+        self._tracing = tracing
+
+    async def send(self, item: Any, /) -> None:
+        from mcp.shared.message import ClientMessageMetadata, SessionMessage
+        from mcp.types.jsonrpc import JSONRPCRequest
+
+        message = getattr(item, "message", None)
+        if isinstance(item, SessionMessage) and isinstance(message, JSONRPCRequest):
+            span = self._tracing.span_of(message.id)
+            if span is not None:
+                old = item.metadata if isinstance(item.metadata, ClientMessageMetadata) else None
+                headers = {**((old.headers or {}) if old is not None else {})}
+                headers.update(self._tracing.traceparent(span))
+                item = SessionMessage(
+                    message,
+                    metadata=ClientMessageMetadata(
+                        resumption_token=old.resumption_token if old else None,
+                        on_resumption_token_update=(
+                            old.on_resumption_token_update if old else None
+                        ),
+                        headers=headers,
+                    ),
+                )
+        await self._inner.send(item)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)

@@ -26,6 +26,7 @@ import anyio
 import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
+from mcp.types.jsonrpc import JSONRPCRequest
 
 from .._message import decode, dump_message, encode, invalid_line_error
 from .._pump import pump
@@ -162,19 +163,41 @@ class _BadLine(Exception):
 
 
 async def _write_client(
-    client: _ClientStdio, source: MemoryObjectReceiveStream[SessionMessage], done: anyio.Event
+    client: _ClientStdio,
+    source: MemoryObjectReceiveStream[SessionMessage],
+    done: anyio.Event,
+    tracing: Any = None,
 ) -> None:
     try:
-        await _write_all(client, source)
+        await _write_all(client, source, tracing)
     finally:
         done.set()
 
 
+def _answered(tracing: Any, message: Any) -> None:
+    """End the span of the request `message` answers: `refused` when the guard's reason is in
+    the error (`error.data.reason`), `error` for the server's own error, else `passed`."""
+    request_id = getattr(message, "id", None)
+    if request_id is None or getattr(message, "method", None) is not None:
+        return
+    error = getattr(message, "error", None)
+    if error is None:
+        tracing.answered(request_id, "passed")
+        return
+    data = getattr(error, "data", None)
+    reason = data.get("reason") if isinstance(data, dict) else None
+    tracing.answered(request_id, "refused" if isinstance(reason, str) else "error", reason)
+
+
 async def _write_all(
-    client: _ClientStdio, source: MemoryObjectReceiveStream[SessionMessage]
+    client: _ClientStdio,
+    source: MemoryObjectReceiveStream[SessionMessage],
+    tracing: Any = None,
 ) -> None:
     async with source:
         async for item in source:
+            if tracing is not None:
+                _answered(tracing, item.message)
             try:
                 data = encode(item)
             except Exception:
@@ -401,7 +424,12 @@ def _server_writer(server: Outlet) -> Callable[[dict[str, Any]], Awaitable[None]
 async def _run_http_upstream(seam: GuardSeam, client: _ClientStdio, upstream: HttpUpstream) -> int:
     """stdio downstream, Streamable HTTP upstream: until the client closes our stdin."""
     async with http_upstream(upstream) as (read, write):
-        stamped = HeaderStamp(write, seam.raw_tool, lambda: seam.protocol_version)
+        stamped: Any = HeaderStamp(write, seam.raw_tool, lambda: seam.protocol_version)
+        tracing = getattr(seam, "tracing", None)
+        if tracing is not None:  # the request's span goes on as the traceparent header
+            from .._tracing import TraceStamp
+
+            stamped = TraceStamp(stamped, tracing)
         guarded = seam.wrap(read, stamped, transport="streamable-http")
         async with anyio.create_task_group() as tg:
 
@@ -428,7 +456,7 @@ async def _serve(
     written = anyio.Event()
     async with anyio.create_task_group() as tg:
         tg.start_soon(_read_client, client, down_send)
-        tg.start_soon(_write_client, client, out_recv, written)
+        tg.start_soon(_write_client, client, out_recv, written, getattr(seam, "tracing", None))
 
         async def upward() -> None:
             await pump_up(down_recv, guarded_write, out_send, seam)
@@ -463,12 +491,21 @@ async def pump_up(
             if isinstance(item, Exception):
                 logger.warning("client input: %s: dropped", item)
                 continue
+            tracing: Any = getattr(seam, "tracing", None)
+            token = None
+            if tracing is not None and isinstance(item.message, JSONRPCRequest):
+                raw = item.message.model_dump(by_alias=True, exclude_none=True)
+                span = tracing.request(raw)
+                token = tracing.enter(span) if span is not None else None
             try:
                 await seam.before_call(item.message, upstream)
                 await upstream.send(item)
             except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                 logger.info("the server's stdin is closed: client messages are no longer sent")
                 return
+            finally:
+                if token is not None:
+                    tracing.leave(token)
 
 
 async def _forward_signals(process: Any, signals: Any, forwarded: list[str] | None = None) -> None:
