@@ -131,6 +131,8 @@ PINS_GROUPS: dict[str, list[str]] = {
         "Pending",
         "AuditEntry",
         "StoredPolicy",
+        "CallRecord",
+        "arguments_digest",
         "redacted_location",
     ],
     "Changes": [

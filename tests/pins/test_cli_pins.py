@@ -217,6 +217,7 @@ def test_approve_on_an_empty_postgresql_schema_creates_the_store(
     assert code == 0
     assert tables_in(url) == [
         "conduit_mcp_audit",
+        "conduit_mcp_calls",
         "conduit_mcp_migrations",
         "conduit_mcp_pending",
         "conduit_mcp_pins",

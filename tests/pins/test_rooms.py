@@ -18,6 +18,7 @@ ROOMS = {
     "conduit_mcp_pending": "_pending.py",
     "conduit_mcp_audit": "_audit.py",
     "conduit_mcp_policy": "_policy.py",
+    "conduit_mcp_calls": "_calls.py",
     "conduit_mcp_migrations": "_migrations.py",
 }
 

@@ -19,6 +19,7 @@ the API and every SQL statement on its tables, written once for sqlite and Postg
 * `_feed.py` — the change feed (`changes_since`, `watch`; the watcher thread: `_watch.py`);
 * `_policy.py` — the stored policy (`set_policy`, `policy`, `policy_history`,
   `policies_since`, `watch_policy`), each version a row of its own;
+* `_calls.py` — the call audit (`record_calls`, `calls_since`, `prune_calls`);
 * `_accounts.py` — the console's accounts: not yet written (later work adds it as a room of
   its own, with its tables' statements).
 
@@ -34,6 +35,7 @@ moved).
 from ..client._contenthash import CONTENT_HASH_PREFIX, content_hash
 from ._async import AsyncPinStore
 from ._audit import AuditEntry
+from ._calls import CallRecord, arguments_digest
 from ._changes import DEFAULT_COSMETIC, ChangeOp, FieldChange
 from ._checks import PinCheck, PinOutcome, PinStatus
 from ._drift import ToolDiff, diff_tools
@@ -57,6 +59,8 @@ __all__ = [  # noqa: RUF022
     "Pending",
     "AuditEntry",
     "StoredPolicy",
+    "CallRecord",
+    "arguments_digest",
     "redacted_location",
     # Changes: what changed between two definitions of a tool, field by field
     "ToolDiff",

@@ -14,7 +14,8 @@ saying what it does; never edit one that has shipped (databases recorded it as a
 
 Tables, as of the last migration: `conduit_mcp_pins` (`_pins.py`), `conduit_mcp_revoked`
 (`_pins.py`), `conduit_mcp_pending` (`_pending.py`), `conduit_mcp_audit` (`_audit.py`),
-`conduit_mcp_policy` (`_policy.py`), `conduit_mcp_migrations` (here).
+`conduit_mcp_policy` (`_policy.py`), `conduit_mcp_calls` (`_calls.py`),
+`conduit_mcp_migrations` (here).
 """
 
 from __future__ import annotations
@@ -158,7 +159,8 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
     ),
     Migration(
         4,
-        "the stored policy: one row per version, append-only (its own audit)",
+        "the stored policy, one row per version, append-only (its own audit); the call"
+        " audit, whose rows the database refuses to update (old ones may be deleted)",
         (
             """CREATE TABLE conduit_mcp_policy (
             version  {bigint} PRIMARY KEY,
@@ -180,6 +182,32 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
         BEGIN SELECT RAISE(ABORT, 'conduit_mcp_policy is append-only'); END""",
                 """CREATE TRIGGER conduit_mcp_policy_append_only BEFORE UPDATE OR DELETE
         ON conduit_mcp_policy FOR EACH ROW EXECUTE FUNCTION conduit_mcp_policy_append_only()""",
+            ),
+            """CREATE TABLE conduit_mcp_calls (
+            id               {audit_id},
+            at               {real} NOT NULL,
+            server_id        TEXT NOT NULL,
+            tool             TEXT NOT NULL,
+            subject          TEXT,
+            caller_groups    TEXT,
+            verdict          TEXT NOT NULL,
+            reason           TEXT,
+            arguments_digest TEXT NOT NULL,
+            arguments        TEXT,
+            request_id       TEXT
+        )""",
+            "CREATE INDEX conduit_mcp_calls_at ON conduit_mcp_calls (at)",
+            Spelled(
+                """CREATE TRIGGER conduit_mcp_calls_no_update BEFORE UPDATE ON conduit_mcp_calls
+        BEGIN SELECT RAISE(ABORT, 'conduit_mcp_calls is append-only'); END""",
+                """CREATE FUNCTION conduit_mcp_calls_append_only() RETURNS trigger
+        LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'conduit_mcp_calls is append-only'; END $$""",
+            ),
+            Spelled(
+                None,
+                """CREATE TRIGGER conduit_mcp_calls_append_only BEFORE UPDATE
+        ON conduit_mcp_calls FOR EACH ROW EXECUTE FUNCTION conduit_mcp_calls_append_only()""",
             ),
         ),
     ),

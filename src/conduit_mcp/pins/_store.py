@@ -11,7 +11,8 @@ closing, and the class that gathers the store's rooms, one concern each:
 * `_audit.py` — the audit log: `audit_log`, `audit_since`, `prune_checks`;
 * `_feed.py` — the change feed: `changes_since`, `watch`;
 * `_policy.py` — the stored policy: `set_policy`, `policy`, `policy_history`,
-  `policies_since`, `watch_policy`.
+  `policies_since`, `watch_policy`;
+* `_calls.py` — the call audit: `record_calls`, `calls_since`, `prune_calls`.
 
 Each room's module holds the SQL of the tables it keeps, written once for both databases.
 """
@@ -24,6 +25,7 @@ from collections.abc import Iterable
 from types import TracebackType
 
 from ._audit import AuditLog
+from ._calls import CallAudit
 from ._changes import DEFAULT_COSMETIC
 from ._checks import Checks
 from ._database import (
@@ -41,7 +43,7 @@ from ._pins import Pins
 from ._policy import PolicyRoom
 
 
-class PinStore(Checks, Pins, PendingQueue, ChangeFeed, AuditLog, PolicyRoom):
+class PinStore(Checks, Pins, PendingQueue, ChangeFeed, AuditLog, PolicyRoom, CallAudit):
     """Approved tool definitions per (`server_id`, tool name), in sqlite or PostgreSQL.
 
     Trust on first use, made explicit and reviewable. `approve` keeps the approved definition
