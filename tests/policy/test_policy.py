@@ -212,3 +212,14 @@ def test_views_are_bounded_and_shared_by_equal_callers() -> None:
     for n in range(MAX_VIEWS + 10):
         policy.view(Caller(f"user{n}"))
     assert len(policy._views) <= MAX_VIEWS
+
+
+def test_a_caller_from_a_tokens_claims() -> None:
+    """conduit-defined: `sub`, the groups claim (a list or one string; non-strings ignored),
+    every claim kept for `claims` rules."""
+    caller = Caller.from_claims(
+        {"sub": "alice", "roles": ["ops", 7, "dev"], "dept": "eng"}, groups_claim="roles"
+    )
+    assert (caller.subject, caller.groups) == ("alice", frozenset({"ops", "dev"}))
+    assert caller.claims["dept"] == "eng"
+    assert Caller.from_claims({"sub": 5, "groups": "ops"}) == Caller(None, frozenset({"ops"}))

@@ -41,6 +41,8 @@ for line in sys.stdin:
     sys.stdout.flush()
 """
 
+#: An argument value no span may carry.
+SECRET = "s3cr3t-argument-value"
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 PARENT_ID = "00f067aa0ba902b7"
 TRACEPARENT = f"00-{TRACE_ID}-{PARENT_ID}-01"
@@ -66,7 +68,7 @@ def _messages() -> list[dict[str, Any]]:
             "method": "tools/call",
             "params": {
                 "name": "echo",
-                "arguments": {"text": "hi"},
+                "arguments": {"text": SECRET},
                 "_meta": {"traceparent": TRACEPARENT},
             },
         },
@@ -118,7 +120,7 @@ def test_spans_arrive_at_an_otlp_receiver_continuing_the_clients_trace(tmp_path:
             tmp_path,
             {"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url, "OTEL_SERVICE_NAME": "proxy-demo"},
         )
-    assert answers[2]["result"]["content"][0]["text"] == "hi"
+    assert answers[2]["result"]["content"][0]["text"] == SECRET
     assert answers[3]["error"]["data"]["reason"] == "invalid_arguments"
     spans = {(s["name"], s["attributes"].get("jsonrpc.request.id")): s for s in receiver.spans}
     passed = spans[("tools/call echo", "3")]
@@ -131,6 +133,7 @@ def test_spans_arrive_at_an_otlp_receiver_continuing_the_clients_trace(tmp_path:
         assert span["resource"]["service.name"] == "proxy-demo"
         assert span["kind"] == 2  # SPAN_KIND_SERVER (opentelemetry-proto trace.proto)
     assert passed["attributes"]["conduit_mcp.verdict"] == "passed"
+    assert SECRET not in json.dumps(receiver.spans)  # never an argument in a span
     assert refused["attributes"]["conduit_mcp.verdict"] == "refused"
     assert refused["attributes"]["conduit_mcp.reason"] == "invalid_arguments"
     assert refused["status"] == 2  # STATUS_CODE_ERROR
@@ -163,7 +166,7 @@ def test_without_otel_variables_nothing_is_traced_and_bytes_pass_as_sent(tmp_pat
     """conduit-defined: traces are off unless configured; the server gets `_meta` exactly as
     the client sent it."""
     answers, _, seen = _run_proxy(tmp_path, {})
-    assert answers[2]["result"]["content"][0]["text"] == "hi"
+    assert answers[2]["result"]["content"][0]["text"] == SECRET
     records = [json.loads(line) for line in seen.read_text().splitlines()]
     (call,) = [r for r in records if r["method"] == "tools/call"]
     assert call["meta"] == {"traceparent": TRACEPARENT}

@@ -36,6 +36,25 @@ class Caller:
     groups: frozenset[str] = frozenset()
     claims: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
+    @classmethod
+    def from_claims(cls, claims: Mapping[str, Any], groups_claim: str = "groups") -> Caller:
+        """The caller a verified token's claims describe: `sub` (when a string), the strings
+        of `groups_claim` (a list of strings, or one string), and every claim.
+
+        Args:
+            claims: the token's claims (JSON values), already verified.
+            groups_claim: the claim holding the groups (`--groups-claim`).
+        """
+        subject = claims.get("sub")
+        raw = claims.get(groups_claim)
+        if isinstance(raw, str):
+            groups = frozenset({raw})
+        elif isinstance(raw, list):
+            groups = frozenset(g for g in raw if isinstance(g, str))
+        else:
+            groups = frozenset()
+        return cls(subject if isinstance(subject, str) else None, groups, dict(claims))
+
 
 #: Every `Decision.reason`.
 DECISION_REASONS: Final = frozenset(
