@@ -103,3 +103,29 @@ def test_a_new_version_notifies_only_the_sessions_whose_view_changed() -> None:
     assert told == ["ops"]
     assert sessions.changed() == 0  # told once: its shown set is now the new one
     assert len(sessions) == 2
+
+
+def test_caller_metrics_are_labelled_by_group_never_by_subject() -> None:
+    """conduit-defined (issue 32: bounded cardinality): a thousand subjects make no new
+    series; a group the policy does not name counts as `other`. Read back with
+    prometheus-client's own parser."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from conduit_mcp.proxy._metrics import Metrics
+
+    metrics = Metrics("files")
+    named = frozenset({"ops", "dev"})
+    for n in range(1000):
+        metrics.caller_call(frozenset({"ops", f"personal-{n}"}), named, "allowed")
+    metrics.caller_call(frozenset(), named, "refused")
+    samples = {
+        tuple(sorted(s.labels.items())): s.value
+        for family in text_string_to_metric_families(metrics.render().decode())
+        if family.name == "conduit_mcp_proxy_caller_calls"
+        for s in family.samples
+        if s.name.endswith("_total")
+    }
+    assert samples == {
+        (("group", "ops"), ("server_id", "files"), ("verdict", "allowed")): 1000,
+        (("group", "other"), ("server_id", "files"), ("verdict", "refused")): 1,
+    }
