@@ -7,6 +7,9 @@ Rows:
 - I1b: the same through `Policy.decide(caller, ...)` with a new, equal `Caller` object per call
   (the view found by the caller's signature); target <= 20 µs.
 - I1c: a caller's first view (its rules found and compiled), reported, no target.
+- I3: a bearer token's first check (`Authenticator.verify`: header, key by `kid`, the RS256
+  or ES256 signature, claims), the keys held; I3b: the same token again (remembered: its
+  times re-checked), what a caller's every later request pays; reported, no target.
 - I2: a `set_policy` committed through one connection of a sqlite store to the moment a
   `PolicyFollower` on another connection applied it; target <= 1 s (the PostgreSQL fleet's
   own figure: tests/proxy/test_fleet_policy.py and docs/identity.md).
@@ -161,9 +164,56 @@ def spread_row(quick: bool) -> dict[str, Any]:
     }
 
 
+def token_rows(quick: bool) -> list[dict[str, Any]]:
+    """I3: `Authenticator.verify` with the keys held, RS256 (2048-bit) and ES256."""
+    import jwt
+    from cryptography.hazmat.primitives.asymmetric import ec, rsa
+
+    from conduit_mcp.proxy.listen._auth import Authenticator, AuthSettings
+
+    calls, rounds = (200, 3) if quick else (3_000, 7)
+    found = []
+    now = time.time()
+    for alg, private in (
+        ("RS256", rsa.generate_private_key(public_exponent=65537, key_size=2048)),
+        ("ES256", ec.generate_private_key(ec.SECP256R1())),
+    ):
+        jwk = json.loads(jwt.algorithms.get_default_algorithms()[alg].to_jwk(private.public_key()))
+        jwk["kid"] = "k1"
+        auth = Authenticator(
+            AuthSettings(issuer="https://issuer", audience="mcp", jwks_url="http://unused"),
+            fetch=lambda url, jwk=jwk: {"keys": [jwk]},
+        )
+        auth._keys = {"k1": jwk}
+        claims = {
+            "iss": "https://issuer",
+            "aud": "mcp",
+            "sub": "a",
+            "groups": ["ops"],
+            "exp": now + 3600,
+        }
+        token = jwt.encode(claims, private, algorithm=alg, headers={"kid": "k1"})
+
+        def first(n: int, auth: Any = auth, token: str = token) -> None:
+            for _ in range(n):
+                auth._verified.clear()  # as a token never seen
+                auth.verify(token)
+
+        def again(n: int, auth: Any = auth, token: str = token) -> None:
+            for _ in range(n):
+                auth.verify(token)
+
+        figures = _per_call(first, calls, rounds)
+        found.append({"id": "I3", "row": f"a bearer token's first check, {alg}", **figures})
+        figures = _per_call(again, calls, rounds)
+        found.append({"id": "I3b", "row": f"a bearer token checked again, {alg}", **figures})
+    return found
+
+
 def rows(quick: bool = False) -> list[dict[str, Any]]:
     """The rows of this script, for `make bench` (bench/run.py)."""
     found = decision_rows(quick)
+    found += token_rows(quick)
     found.append(spread_row(quick))
     for row in found:
         row["load_average_1m"] = round(os.getloadavg()[0], 2)

@@ -256,3 +256,23 @@ async def test_the_middleware_answers_401_with_the_metadata_and_forwards_nothing
         assert reached[0].subject == "alice"
         twice = [("authorization", good["authorization"]), ("authorization", good["authorization"])]
         assert (await client.post("/mcp", headers=twice)).status_code == 401
+
+
+async def test_a_remembered_token_is_still_checked_on_every_request(issuer: Issuer) -> None:
+    """conduit-defined: a token verified once is remembered, but its expiry is checked on each
+    request, and a key the issuer removed stops verifying it after the next fetch."""
+    clock = Clock()
+    auth = await _started(issuer, clock)
+    token = "Bearer " + EC_KEY.sign(issuer.claims(exp=NOW + 700))
+    assert (await auth.authenticate(token)).subject == "alice"
+    assert (await auth.authenticate(token)).subject == "alice"  # remembered
+    clock.now = NOW + 650
+    issuer.keys = [KEY]  # the issuer rotated k2 out
+    with pytest.raises(AuthError, match="not the issuer's"):
+        await auth.authenticate(token)  # older than max_age: fetched again, k2 gone
+    assert auth._verified == {}
+    good = "Bearer " + KEY.sign(issuer.claims(exp=NOW + 700))
+    assert (await auth.authenticate(good)).subject == "alice"
+    clock.now = NOW + 761  # past exp + 60 s of skew
+    with pytest.raises(AuthError, match="expired"):
+        await auth.authenticate(good)

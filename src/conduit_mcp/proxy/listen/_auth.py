@@ -23,12 +23,15 @@ whatever the tokens say (a flood of made-up `kid`s costs one fetch per interval)
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import logging
 import math
+import secrets
 import time
 import urllib.error
 import urllib.request
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -60,6 +63,8 @@ _KTY: Final = {"RS": "RSA", "PS": "RSA", "ES": "EC", "Ed": "OKP"}
 MAX_TOKEN_BYTES: Final = 16 * 1024
 #: The largest JWKS or discovery document read, in bytes.
 MAX_DOCUMENT_BYTES: Final = 1024 * 1024
+#: Verified tokens remembered (their claims; see `Authenticator.verify`).
+MAX_VERIFIED: Final = 4096
 #: The largest clock skew allowed, in seconds.
 MAX_LEEWAY: Final = 300.0
 #: The path of the protected-resource metadata (RFC 9728 section 3).
@@ -207,6 +212,9 @@ class Authenticator:
         self._fetch = fetch or (lambda url: _fetch_json(url, 5.0))
         self._jwks_url = settings.jwks_url
         self._keys: dict[str, dict[str, Any]] = {}
+        self._parsed: dict[tuple[int, str], Any] = {}
+        self._verified: OrderedDict[bytes, dict[str, Any]] = OrderedDict()
+        self._salt = secrets.token_bytes(32)
         self._fetched_at = -math.inf
         self._tried_at = -math.inf
         self._refreshing: anyio.Event | None = None
@@ -253,6 +261,8 @@ class Authenticator:
             self._refreshing = None
             done.set()
         self._keys = keys
+        self._parsed = {}
+        self._verified.clear()
         self._fetched_at = self._clock()
         return True
 
@@ -277,9 +287,27 @@ class Authenticator:
     def verify(self, token: str) -> Identity:
         """Check `token` with the keys held now (no fetch).
 
+        A token whose signature, issuer and audience were verified with the keys held now is
+        remembered (by a keyed BLAKE2b hash, the key random per process; at most
+        `MAX_VERIFIED`, forgotten when the keys change): its next use re-checks only the
+        times (`exp`, `nbf`, `iat`) against the clock.
+
         Raises:
             AuthError: refused, with why.
         """
+        digest = hashlib.blake2b(token.encode("utf-8", "surrogatepass"), key=self._salt).digest()
+        claims = self._verified.get(digest)
+        if claims is not None:
+            return self._identity(claims)
+        claims = self._check(token)
+        identity = self._identity(claims)
+        if len(self._verified) >= MAX_VERIFIED:
+            self._verified.popitem(last=False)
+        self._verified[digest] = claims
+        return identity
+
+    def _check(self, token: str) -> dict[str, Any]:
+        """The claims of `token`, its signature, issuer and audience verified."""
         import jwt
 
         header = _header(token, self.settings.algorithms)
@@ -292,10 +320,12 @@ class Authenticator:
                 "invalid_token", f"the issuer's key {jwk.get('kid')!r} is not for {alg}"
             )
         try:
-            key = jwt.PyJWK(jwk, algorithm=alg)
+            parsed = self._parsed.get((id(jwk), alg))
+            if parsed is None:  # parsed once per key and algorithm, until the keys change
+                parsed = self._parsed[(id(jwk), alg)] = jwt.PyJWK(jwk, algorithm=alg).key
             claims = jwt.decode(
                 token,
-                key=key.key,
+                key=parsed,
                 algorithms=[alg],
                 audience=self.settings.audience,
                 issuer=self.settings.issuer,
@@ -318,7 +348,7 @@ class Authenticator:
             raise AuthError(
                 "invalid_token", f"the token is not valid: {type(exc).__name__}"
             ) from None
-        return self._identity(claims)
+        return dict(claims)
 
     def _identity(self, claims: dict[str, Any]) -> Identity:
         now = self._clock()
