@@ -121,4 +121,16 @@ def test_policy_rows_run_once() -> None:
     every = Policy.parse(bench_policy.hundred_rules("everyone"))
     assert len(every.view(Caller("x", frozenset({"everyone"}))).rules) == 100
     rows = bench_policy.rows(quick=True)
-    assert [row["id"] for row in rows] == ["I1", "I1b", "I1c", "I1", "I1b", "I1c", "I3", "I3b", "I3", "I3b", "I2"]
+    assert [row["id"] for row in rows] == [
+        "I1",
+        "I1b",
+        "I1c",
+        "I1",
+        "I1b",
+        "I1c",
+        "I3",
+        "I3b",
+        "I3",
+        "I3b",
+        "I2",
+    ]
