@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 # A complete dev venv: every extra, at the versions of constraints-dev.txt.
-EXTRAS := cli,mcp,fastmcp,pydantic-ai,postgresql,proxy,console,openai-agents,agent-framework,codegen,test,release,dev,bench,fuzz
+EXTRAS := cli,mcp,fastmcp,pydantic-ai,postgresql,proxy,console,auth,otel,openai-agents,agent-framework,codegen,test,release,dev,bench,fuzz
 SOURCES := $(wildcard src tests codegen bench)
 TESTS ?=
 

@@ -108,3 +108,29 @@ def test_every_side_row_module_exposes_rows() -> None:
     """conduit-defined: each module `make bench` names gives its rows through `rows(quick)`."""
     for name in run.SIDE_ROWS:
         assert callable(importlib.import_module(f"bench.{name}").rows)
+
+
+def test_policy_rows_run_once() -> None:
+    """conduit-defined: bench/policy.py's rows run (one tiny round; no speed asserted), and
+    its policy of 100 rules is one the policy room accepts, every rule applying in its second
+    form."""
+    from bench import policy as bench_policy
+    from conduit_mcp.policy import Caller, Policy
+
+    assert len(Policy.parse(bench_policy.hundred_rules()).rules) == 100
+    every = Policy.parse(bench_policy.hundred_rules("everyone"))
+    assert len(every.view(Caller("x", frozenset({"everyone"}))).rules) == 100
+    rows = bench_policy.rows(quick=True)
+    assert [row["id"] for row in rows] == [
+        "I1",
+        "I1b",
+        "I1c",
+        "I1",
+        "I1b",
+        "I1c",
+        "I3",
+        "I3b",
+        "I3",
+        "I3b",
+        "I2",
+    ]

@@ -21,6 +21,7 @@ OWN_TEST = {
     "pins-workflow.md": "tests/pins/test_docs_pins.py",
     "integrations.md": "tests/integrations/test_docs.py",
     "wrap.md": "tests/wrap/test_docs.py",
+    "identity.md": "tests/test_docs_identity.py",
 }
 
 

@@ -25,15 +25,16 @@ PACKAGE = SRC / "conduit_mcp"
 
 #: Each room of the package (`conduit_mcp.<room>`) and the rooms it may import besides itself:
 #: the core imports nothing of ours; `llm` and `pins` build on the core; the guard on those
-#: three; the proxy on the guard and below; the config rewriting writes the proxy's command
-#: lines as strings and builds on the core alone; the CLI on everything. `console` and `policy`
-#: (a face may use the core and the pins; nothing else crosses) are placed for the coming work.
+#: three; the proxy on the guard and below, and on the tool policy it applies per caller
+#: (issue 32); the config rewriting writes the proxy's command lines as strings and builds on
+#: the core alone; the CLI on everything. `console` and `policy` each use the core and the pins
+#: (a face may; nothing else crosses).
 ROOMS: dict[str, frozenset[str]] = {
     "client": frozenset(),
     "llm": frozenset({"client"}),
     "pins": frozenset({"client"}),
     "guard": frozenset({"client", "llm", "pins"}),
-    "proxy": frozenset({"client", "llm", "pins", "guard"}),
+    "proxy": frozenset({"client", "llm", "pins", "guard", "policy"}),
     "wrap": frozenset({"client"}),
     "console": frozenset({"client", "pins"}),
     "policy": frozenset({"client", "pins"}),

@@ -130,6 +130,9 @@ PINS_GROUPS: dict[str, list[str]] = {
         "PinStatus",
         "Pending",
         "AuditEntry",
+        "StoredPolicy",
+        "CallRecord",
+        "arguments_digest",
         "redacted_location",
     ],
     "Instructions": ["InstructionsCheck", "PendingInstructions"],
@@ -193,7 +196,20 @@ def _groups_in_source(path: Path) -> dict[str, list[str]]:
     return groups
 
 
-FACES = {"client": CLIENT_GROUPS, "llm": LLM_GROUPS, "pins": PINS_GROUPS, "wrap": WRAP_GROUPS}
+#: conduit_mcp.policy's `__all__` (issue 32).
+POLICY_GROUPS: dict[str, list[str]] = {
+    "Policies": ["Policy", "PolicyRule", "PolicyError", "MAX_POLICY_BYTES"],
+    "Decisions": ["Caller", "PolicyView", "Decision", "DECISION_REASONS"],
+    "A fleet": ["PolicyFollower", "from_stored"],
+}
+
+FACES = {
+    "client": CLIENT_GROUPS,
+    "llm": LLM_GROUPS,
+    "pins": PINS_GROUPS,
+    "policy": POLICY_GROUPS,
+    "wrap": WRAP_GROUPS,
+}
 
 
 @pytest.mark.parametrize("face", sorted(FACES))
@@ -251,6 +267,7 @@ def test_guard_all_is_pinned() -> None:
         "conduit_mcp.client",
         "conduit_mcp.llm",
         "conduit_mcp.pins",
+        "conduit_mcp.policy",
         "conduit_mcp.guard",
         "conduit_mcp.wrap",
     ],

@@ -220,10 +220,12 @@ def test_approve_on_an_empty_postgresql_schema_creates_the_store(
     assert tables_in(url) == [
         "conduit_mcp_accounts",
         "conduit_mcp_audit",
+        "conduit_mcp_calls",
         "conduit_mcp_instructions",
         "conduit_mcp_migrations",
         "conduit_mcp_pending",
         "conduit_mcp_pins",
+        "conduit_mcp_policy",
         "conduit_mcp_rejected",
         "conduit_mcp_revoked",
         "conduit_mcp_servers",

@@ -22,6 +22,8 @@ ROOMS = {
     "conduit_mcp_servers": "_servers.py",
     "conduit_mcp_accounts": "_accounts.py",
     "conduit_mcp_tokens": "_accounts.py",
+    "conduit_mcp_policy": "_policy.py",
+    "conduit_mcp_calls": "_calls.py",
     "conduit_mcp_migrations": "_migrations.py",
     "conduit_mcp_audit5": "_migrations.py",  # migration 5's rebuild of the audit log (sqlite)
 }

@@ -34,6 +34,7 @@ HEADERS = (
     "mcp-name",
     "mcp-param-region",
     "x-team",
+    "traceparent",
 )
 
 server = MCPServer("conduit-proxy-http-test")

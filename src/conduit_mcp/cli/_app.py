@@ -37,6 +37,7 @@ COMMANDS: Mapping[str, tuple[str, str]] = {
     "proxy": ("._proxy", "Run an MCP server behind the guard (stdio or HTTP)."),
     "pins": ("._pins", "Approve, check, list, audit and revoke pinned tools."),
     "console": ("._console", "Review held tools in a web page: approve, reject, audit."),
+    "policy": ("._policy", "Set and show which tools each caller may list and call."),
 }
 
 

@@ -1060,6 +1060,12 @@ def pins_changes_command(
         raise typer.Exit(EXIT_FINDINGS)
 
 
+def _check_format(value: str) -> str:
+    if value not in ("text", "jsonl"):
+        raise typer.BadParameter(f"{visible(value)!r} is not text or jsonl")
+    return value
+
+
 @app.command(
     "audit", cls=PlainHelpCommand, short_help="Show the audit log: approvals, revocations, checks."
 )
@@ -1068,6 +1074,22 @@ def pins_audit_command(
     server_id: OnlyServerOption = None,
     tool: ToolsOption = None,
     as_json: JsonOption = False,
+    output: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            metavar="text|jsonl",
+            callback=_check_format,
+            help="jsonl: one JSON object a line, in commit order, for a log shipper.",
+        ),
+    ] = "text",
+    follow: Annotated[
+        bool, typer.Option("--follow", help="Keep writing new entries (jsonl) until stopped.")
+    ] = False,
+    since: Annotated[
+        int,
+        typer.Option("--since", metavar="CURSOR", min=0, help="Only entries after this id."),
+    ] = 0,
 ) -> None:
     """Show the audit log, oldest first: approvals, revocations, and checks not approved.
 
@@ -1076,10 +1098,19 @@ def pins_audit_command(
     server; tool; the pin an approval replaced or a check compared with; who approved or
     revoked. --json gives every field: id, at (seconds since the Unix epoch), server_id, name,
     action, outcome, fingerprint, previous_fingerprint, approver, protocol_version and
-    definition (the approved definition as RFC 8785 canonical JSON text).
+    definition (the approved definition as RFC 8785 canonical JSON text). --format jsonl
+    writes the same fields one entry a line; its id is the cursor: --since ID resumes after
+    it, and --follow keeps writing new entries as they are committed (until SIGINT/SIGTERM).
     """
+    if output == "jsonl" or follow:
+        from ._audit_stream import stream
+
+        with _store(store) as pins:
+            stream(pins, since=since, server_id=server_id, tools=tool, follow=follow)
+        return
     with _store(store) as pins:
         entries = pins.audit_log(server_id)
+    entries = tuple(e for e in entries if e.id > since)
     if tool:
         wanted = set(tool)
         entries = tuple(e for e in entries if e.name in wanted)

@@ -306,6 +306,15 @@ def proxy_command(
             "(default: ~/.local/state/conduit-mcp/held).",
         ),
     ] = None,
+    metrics: Annotated[
+        str | None,
+        typer.Option(
+            "--metrics",
+            metavar="HOST:PORT",
+            help="Serve Prometheus metrics at http://HOST:PORT/metrics (a stdio proxy; "
+            "--listen serves /metrics on its own port).",
+        ),
+    ] = None,
     log: Annotated[
         Path | None,
         typer.Option(
@@ -378,15 +387,25 @@ def proxy_command(
         "keep_alive_timeout": keep_alive_timeout,
     }
     limits = {name: bound for name, bound in bounds.items() if bound is not None}
+    metrics_address = _address(metrics, "--metrics") if metrics is not None else None
     sys.exit(
-        run(settings, target, log=log, quiet=quiet, listen=address, budget=budget, limits=limits)
+        run(
+            settings,
+            target,
+            log=log,
+            quiet=quiet,
+            listen=address,
+            budget=budget,
+            limits=limits,
+            metrics_address=metrics_address,
+        )
     )
 
 
-def _address(value: str) -> tuple[str, int]:
+def _address(value: str, option: str = "--listen") -> tuple[str, int]:
     host, colon, port = value.rpartition(":")
     if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise typer.BadParameter(f"expected HOST:PORT, got {value!r}", param_hint="--listen")
+        raise typer.BadParameter(f"expected HOST:PORT, got {value!r}", param_hint=option)
     return host.strip("[]"), int(port)
 
 

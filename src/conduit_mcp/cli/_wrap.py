@@ -63,6 +63,14 @@ def wrap_command(
             help="The conduit-mcp program clients launch (default: this one, absolute path).",
         ),
     ] = None,
+    log: Annotated[
+        Path | None,
+        typer.Option(
+            "--log",
+            metavar="DIR",
+            help="Each proxy writes its own event log, DIR/SERVER_ID.log (JSON lines).",
+        ),
+    ] = None,
     dry_run: DryRunOption = False,
 ) -> None:
     """Rewrite each MCP server entry of a client config to run through `conduit-mcp proxy`.
@@ -86,7 +94,12 @@ def wrap_command(
         if value is not None:
             options += [flag, value]
     try:
-        outcome = wrap_config(config, proxy=proxy_command, options=options, dry_run=dry_run)
+        log_dir = None if log is None else log.expanduser().resolve()  # as --pins: absolute
+        if log_dir is not None and not dry_run:
+            log_dir.mkdir(parents=True, exist_ok=True)
+        outcome = wrap_config(
+            config, proxy=proxy_command, options=options, dry_run=dry_run, log_dir=log_dir
+        )
     except ImportError as exc:  # tomlkit, for a Codex config
         _fail(f"wrap needs the proxy extra: {install_command('proxy')} ({exc})")
     except ConfigSyntaxError as exc:

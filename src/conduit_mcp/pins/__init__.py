@@ -22,7 +22,9 @@ the API and every SQL statement on its tables, written once for sqlite and Postg
 * `_rejected.py` — rejected definitions (`reject`, `rejections`);
 * `_servers.py` — the servers the store knows (`servers`; a guard's listing noted);
 * `_accounts.py` — the review console's accounts and API tokens (`add_account`, `login`, ...);
-* `_policy.py` — the stored policy: not yet written (later work adds it as a room of its own).
+* `_policy.py` — the stored policy (`set_policy`, `policy`, `policy_history`,
+  `policies_since`, `watch_policy`), each version a row of its own;
+* `_calls.py` — the call audit (`record_calls`, `calls_since`, `prune_calls`);
 
 Beneath them: `_migrations.py` (the schema, migrations numbered in one list), `_dialect.py`
 (the dialect table: the only SQL that differs between the two databases), `_database.py`
@@ -37,12 +39,14 @@ from ..client._contenthash import CONTENT_HASH_PREFIX, content_hash
 from ._accounts import Account
 from ._async import AsyncPinStore
 from ._audit import AuditEntry
+from ._calls import CallRecord, arguments_digest
 from ._changes import DEFAULT_COSMETIC, ChangeOp, FieldChange
 from ._checks import PinCheck, PinOutcome, PinStatus
 from ._drift import ToolDiff, diff_tools
 from ._instructions import InstructionsCheck, PendingInstructions
 from ._pending import Pending
 from ._pins import Pin, Revocation
+from ._policy import StoredPolicy
 from ._rejected import RejectedDefinition
 from ._schemadelta import SchemaChange, schema_change, schema_changes
 from ._servers import ServerSummary
@@ -61,6 +65,9 @@ __all__ = [  # noqa: RUF022
     "PinStatus",
     "Pending",
     "AuditEntry",
+    "StoredPolicy",
+    "CallRecord",
+    "arguments_digest",
     "redacted_location",
     # Instructions: a server's instructions pinned like a tool
     "InstructionsCheck",

@@ -16,7 +16,8 @@ Tables, as of the last migration: `conduit_mcp_pins` (`_pins.py`), `conduit_mcp_
 (`_pins.py`), `conduit_mcp_pending` (`_pending.py`), `conduit_mcp_audit` (`_audit.py`),
 `conduit_mcp_instructions` (`_instructions.py`), `conduit_mcp_rejected` (`_rejected.py`),
 `conduit_mcp_servers` (`_servers.py`), `conduit_mcp_accounts` and `conduit_mcp_tokens`
-(`_accounts.py`), `conduit_mcp_migrations` (here).
+(`_accounts.py`), `conduit_mcp_policy` (`_policy.py`), `conduit_mcp_calls` (`_calls.py`),
+`conduit_mcp_migrations` (here).
 """
 
 from __future__ import annotations
@@ -272,6 +273,60 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
             created_at {real} NOT NULL
         ){without_rowid}""",
             "CREATE INDEX conduit_mcp_audit_name ON conduit_mcp_audit (name, id)",
+        ),
+    ),
+    Migration(
+        6,
+        "the stored policy, one row per version, append-only (its own audit); the call"
+        " audit, whose rows the database refuses to update (old ones may be deleted)",
+        (
+            """CREATE TABLE conduit_mcp_policy (
+            version  {bigint} PRIMARY KEY,
+            at       {real} NOT NULL,
+            digest   TEXT NOT NULL,
+            source   TEXT,
+            approver TEXT,
+            text     TEXT NOT NULL
+        )""",
+            Spelled(
+                """CREATE TRIGGER conduit_mcp_policy_no_update BEFORE UPDATE ON conduit_mcp_policy
+        BEGIN SELECT RAISE(ABORT, 'conduit_mcp_policy is append-only'); END""",
+                """CREATE FUNCTION conduit_mcp_policy_append_only() RETURNS trigger
+        LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'conduit_mcp_policy is append-only'; END $$""",
+            ),
+            Spelled(
+                """CREATE TRIGGER conduit_mcp_policy_no_delete BEFORE DELETE ON conduit_mcp_policy
+        BEGIN SELECT RAISE(ABORT, 'conduit_mcp_policy is append-only'); END""",
+                """CREATE TRIGGER conduit_mcp_policy_append_only BEFORE UPDATE OR DELETE
+        ON conduit_mcp_policy FOR EACH ROW EXECUTE FUNCTION conduit_mcp_policy_append_only()""",
+            ),
+            """CREATE TABLE conduit_mcp_calls (
+            id               {audit_id},
+            at               {real} NOT NULL,
+            server_id        TEXT NOT NULL,
+            tool             TEXT NOT NULL,
+            subject          TEXT,
+            caller_groups    TEXT,
+            verdict          TEXT NOT NULL,
+            reason           TEXT,
+            arguments_digest TEXT NOT NULL,
+            arguments        TEXT,
+            request_id       TEXT
+        )""",
+            "CREATE INDEX conduit_mcp_calls_at ON conduit_mcp_calls (at)",
+            Spelled(
+                """CREATE TRIGGER conduit_mcp_calls_no_update BEFORE UPDATE ON conduit_mcp_calls
+        BEGIN SELECT RAISE(ABORT, 'conduit_mcp_calls is append-only'); END""",
+                """CREATE FUNCTION conduit_mcp_calls_append_only() RETURNS trigger
+        LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'conduit_mcp_calls is append-only'; END $$""",
+            ),
+            Spelled(
+                None,
+                """CREATE TRIGGER conduit_mcp_calls_append_only BEFORE UPDATE
+        ON conduit_mcp_calls FOR EACH ROW EXECUTE FUNCTION conduit_mcp_calls_append_only()""",
+            ),
         ),
     ),
 )

@@ -14,7 +14,10 @@ closing, and the class that gathers the store's rooms, one concern each:
   `pending_instructions`;
 * `_rejected.py` — rejected definitions: `reject`, `rejections`;
 * `_servers.py` — the servers the store knows: `servers`;
-* `_accounts.py` — the review console's accounts: `add_account`, `login`, `add_token`, ...
+* `_accounts.py` — the review console's accounts: `add_account`, `login`, `add_token`, ;
+* `_policy.py` — the stored policy: `set_policy`, `policy`, `policy_history`,
+  `policies_since`, `watch_policy`;
+* `_calls.py` — the call audit: `record_calls`, `calls_since`, `prune_calls`.
 
 Each room's module holds the SQL of the tables it keeps, written once for both databases.
 """
@@ -28,6 +31,7 @@ from types import TracebackType
 
 from ._accounts import Accounts
 from ._audit import AuditLog
+from ._calls import CallAudit
 from ._changes import DEFAULT_COSMETIC
 from ._checks import Checks
 from ._database import (
@@ -43,6 +47,7 @@ from ._location import StoreLocation
 from ._migrations import migrate
 from ._pending import PendingQueue
 from ._pins import Pins
+from ._policy import PolicyRoom
 from ._rejected import Rejections
 from ._servers import ServerFacts
 
@@ -57,6 +62,8 @@ class PinStore(
     ChangeFeed,
     AuditLog,
     Instructions,
+    PolicyRoom,
+    CallAudit,
 ):
     """Approved tool definitions per (`server_id`, tool name), in sqlite or PostgreSQL.
 

@@ -1,5 +1,6 @@
-"""Start a proxy: its logs, the guard's seam, metrics for the HTTP listener, then the stdio
-relay or the HTTP listener; the exit code.
+"""Start a proxy: its logs, the guard's seam, metrics (the HTTP listener's, or a stdio proxy's
+own `/metrics` port), traces, then the stdio relay or the HTTP listener; the exit code and the
+line that says why it stopped.
 
 Not a public module; `run` is exported from `conduit_mcp.proxy` (the `conduit-mcp proxy`
 command calls it with the settings its options give). The MCP SDK and the running parts are
@@ -29,6 +30,7 @@ def run(
     listen: tuple[str, int] | None = None,
     budget: dict[str, int] | None = None,
     limits: dict[str, float] | None = None,
+    metrics_address: tuple[str, int] | None = None,
 ) -> int:
     """Run a proxy, as `conduit-mcp proxy` runs it: the guard, then the stdio proxy until the
     server exits or the client goes (or, with `listen`, the HTTP listener until SIGINT or
@@ -46,6 +48,13 @@ def run(
         limits: the listener's HTTP bounds by `HttpLimits` field name (`max_head_bytes`,
             `head_timeout`, `max_body_bytes`, `max_connections_per_address`,
             `keep_alive_timeout`; those not given keep their defaults).
+        metrics_address: `(host, port)` to serve `/metrics` (Prometheus text) on its own HTTP
+            port, for a stdio proxy (the listener serves `/metrics` itself).
+
+    Traces are exported when the standard `OTEL_*` variables configure an exporter (the
+    `otel` extra; `_tracing.py`). When the proxy stops, one line on stderr says why (the
+    server exited with its code, the client closed the connection, a signal, the server
+    could not be started), under `--quiet` and `--log` too.
 
     Returns:
         The exit code: with a child server on stdio, the server's (128 + N when signal N ended
@@ -75,18 +84,22 @@ def run(
     except ImportError as exc:
         _fail(f"the proxy needs the proxy extra: {install_command('proxy')} ({exc})")
     metrics = None
-    if listen is not None:
+    if listen is not None or metrics_address is not None:
         try:
             from ._metrics import Metrics
         except ImportError as exc:  # prometheus-client
             _fail(f"the proxy needs the proxy extra: {install_command('proxy')} ({exc})")
         metrics = Metrics(settings.server_id)
+    tracing = _tracing(settings.server_id)
+    on_event = _both(metrics.on_event if metrics else None, tracing.on_event if tracing else None)
     try:
         seam = GuardSeam(
             settings,
-            on_event=metrics.on_event if metrics else None,
+            on_event=on_event,
             on_exchange=metrics.exchange if metrics else None,
         )
+        seam.tracing = tracing  # type: ignore[attr-defined]
+        seam.on_call = metrics.call if metrics else None  # type: ignore[attr-defined]
     except (TypeError, ValueError) as exc:
         _fail(str(exc))
     except Exception as exc:  # the pin store: FileNotFoundError, sqlite3.Error, psycopg.Error
@@ -108,21 +121,82 @@ def run(
             seam.close()
             _fail(str(exc))
         try:
-            return anyio.run(
+            code = anyio.run(
                 lambda: serve(seam, target, *listen, metrics=metrics, budget=caps, limits=bounds),
                 backend_options=_loop_options(),
             )
+            _stopped(settings.server_id, "asked to stop (SIGINT or SIGTERM)", code)
+            return code
         except OSError as exc:
             _fail(f"--listen {listen[0]}:{listen[1]}: {exc.strerror or exc}")
         finally:
             seam.close()
+            if tracing is not None:
+                tracing.shutdown()
+    if metrics is not None and metrics_address is not None:
+        _serve_metrics(metrics, metrics_address)
     wire = _claim_stdout()
+    ending: list[str] = []
     try:
         if isinstance(target, HttpUpstream):
-            return anyio.run(lambda: run_stdio(seam, None, upstream=target, stdout_fd=wire))
-        return anyio.run(lambda: run_stdio(seam, target, stdout_fd=wire))
+            code = anyio.run(
+                lambda: run_stdio(seam, None, upstream=target, stdout_fd=wire, ending=ending)
+            )
+        else:
+            code = anyio.run(lambda: run_stdio(seam, target, stdout_fd=wire, ending=ending))
     finally:
         seam.close()
+        if tracing is not None:
+            tracing.shutdown()
+    _stopped(settings.server_id, "; ".join(ending) or "the server's output ended", code)
+    return code
+
+
+def _stopped(server_id: str, why: str, code: int) -> None:
+    """The one line a proxy leaves on stderr when it stops (a desktop client shows it in its
+    MCP log): which server, why, the exit code. A warning, so `--quiet` keeps it; with
+    `--log FILE` it goes to the file and to stderr."""
+    log = logging.getLogger("conduit_mcp.proxy")
+    log.warning("stopped (server %r): %s; exit code %d", server_id, why, code)
+    if any(isinstance(handler, logging.FileHandler) for handler in log.handlers):
+        line = f"conduit-mcp proxy: stopped (server {server_id!r}): {why}; exit code {code}"
+        print(line, file=sys.stderr, flush=True)
+
+
+def _tracing(server_id: str) -> Any:
+    """The proxy's `Tracing` when the `OTEL_*` variables configure one, else `None`."""
+    from ._tracing import Tracing, configured
+
+    if not configured():
+        return None
+    try:
+        return Tracing(server_id)
+    except ImportError as exc:
+        _fail(str(exc))
+
+
+def _both(first: Any, second: Any) -> Any:
+    """One `on_event` callback calling each given one."""
+    if first is None or second is None:
+        return first or second
+
+    def both(event: Any) -> None:
+        first(event)
+        second(event)
+
+    return both
+
+
+def _serve_metrics(metrics: Any, address: tuple[str, int]) -> None:
+    """`/metrics` of a stdio proxy on its own port (prometheus-client's server, a daemon
+    thread). Exits 2 with one line when the address cannot be bound."""
+    from prometheus_client import start_http_server
+
+    host, port = address
+    try:
+        start_http_server(port, addr=host, registry=metrics.registry)
+    except OSError as exc:
+        _fail(f"--metrics {host}:{port}: {exc.strerror or exc}")
 
 
 def _claim_stdout() -> int:

@@ -8,6 +8,7 @@ grow with traffic. Never a header, argument or result value in a label.
 
 from __future__ import annotations
 
+from collections.abc import Container, Iterable
 from typing import Any, Final
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
@@ -119,3 +120,27 @@ class Metrics:
     def render(self) -> bytes:
         """The exposition text of every series."""
         return bytes(generate_latest(self.registry))
+
+    def caller_call(self, groups: Iterable[str], named: Container[str], verdict: str) -> None:
+        """Count one tools/call of an authenticated caller by group, never by subject (issue
+        32: bounded cardinality): once under each of its groups the policy names (`named`),
+        or under `"other"` when it has none of those; `verdict` is `"allowed"` or
+        `"refused"`."""
+        series = self._by_group
+        if series is None:
+            series = self._by_group = Counter(
+                "conduit_mcp_proxy_caller_calls",
+                "tools/call requests of authenticated callers by group (the groups the policy "
+                "names, else other) and verdict (allowed, refused by the policy).",
+                ["server_id", "group", "verdict"],
+                registry=self.registry,
+            )
+        counted = False
+        for group in groups:
+            if group in named:
+                series.labels(self.server_id, group, verdict).inc()
+                counted = True
+        if not counted:
+            series.labels(self.server_id, "other", verdict).inc()
+
+    _by_group: Counter | None = None

@@ -31,6 +31,7 @@ and otherwise restores each wrapped entry alone, with its client's own field nam
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 import os
 import re
@@ -299,12 +300,21 @@ def _decode(path: Path, data: bytes) -> str:
         raise ConfigSyntaxError(path, line, column, reason) from None
 
 
+def log_name(server_id: str) -> str:
+    """The file name of a server's event log under `wrap --log DIR`."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", server_id).lstrip(".") or "_"
+    if safe != server_id:
+        safe += "-" + hashlib.sha256(server_id.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return safe[:120] + ".log"
+
+
 def wrap_config(
     path: Path,
     *,
     proxy: str | None = None,
     options: list[str] | None = None,
     dry_run: bool = False,
+    log_dir: Path | None = None,
 ) -> Outcome:
     """Rewrite every server entry of the config at `path` to run through the proxy.
 
@@ -314,6 +324,9 @@ def wrap_config(
         proxy: the program the client launches (default `default_proxy_command()`).
         options: proxy options put before `--` in every entry (e.g. `["--pins", "/p.db"]`).
         dry_run: compute and return the outcome; write nothing.
+        log_dir: each entry's proxy gets `--log DIR/SERVER_ID.log` (its own event log; a
+            server id with characters a file name should not hold is written with those as
+            `_` and 8 hex digits of its SHA-256, so two ids never share a log).
 
     Returns:
         An `Outcome`; entries already wrapped are skipped ("already wrapped"), so running it
@@ -341,8 +354,9 @@ def wrap_config(
                 (name, "already wrapped (to change its options: unwrap, then wrap)")
             )
             return None
+        own = extra if log_dir is None else [*extra, "--log", str(log_dir / log_name(name))]
         try:
-            wrapped = wrap_entry(name, entry, command, extra, url_is_sse=client.sse_url)
+            wrapped = wrap_entry(name, entry, command, own, url_is_sse=client.sse_url)
         except ValueError as exc:
             outcome.skipped.append((name, str(exc)))
             return None

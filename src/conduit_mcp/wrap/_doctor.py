@@ -390,6 +390,10 @@ class _Proxy:
 #: `_report_exit`): the exit code is in doctor's line already, the server's stderr says why.
 _SERVER_EXITED: Final = " while its client was connected"
 
+#: The line the proxy leaves on stderr when it stops (`proxy/_launch.py` `_stopped`): doctor
+#: says the exit code itself and quotes the server's own last line instead.
+_PROXY_STOPPED: Final = "conduit-mcp proxy: stopped "
+
 
 def _last_error(log: Path) -> str:
     """The message of the last error (or critical) record the proxy logged."""
@@ -406,7 +410,8 @@ def _last_error(log: Path) -> str:
 
 
 def _last_line(path: Path) -> str:
-    """The last line that is not blank of a file (among its last 64 KiB)."""
+    """The last line that is not blank of a file (among its last 64 KiB), other than the
+    proxy's own stop line."""
     try:
         with path.open("rb") as stream:
             stream.seek(0, os.SEEK_END)
@@ -415,5 +420,9 @@ def _last_line(path: Path) -> str:
             tail = stream.read().decode("utf-8", "replace")
     except OSError:
         return ""
-    lines = [line.strip() for line in tail.splitlines() if line.strip()]
+    lines = [
+        line.strip()
+        for line in tail.splitlines()
+        if line.strip() and not line.startswith(_PROXY_STOPPED)
+    ]
     return lines[-1] if lines else ""

@@ -121,6 +121,8 @@ class Relay:
         to_client: the client's input (our stdout).
         to_server: the server's stdin.
         loop: the event loop that finishes the decisions that must wait.
+        tracing: the proxy's `Tracing` (`_tracing.py`), or `None` (off: no cost but a test).
+        on_call: called once per `tools/call` request from the client (metrics), or `None`.
     """
 
     def __init__(
@@ -129,8 +131,13 @@ class Relay:
         to_client: Outlet,
         to_server: Outlet,
         loop: asyncio.AbstractEventLoop,
+        *,
+        tracing: Any = None,
+        on_call: Any = None,
     ) -> None:
         self._link = link
+        self._tracing = tracing
+        self._on_call = on_call
         self._to_client = to_client
         self._to_server = to_server
         self._loop = loop
@@ -191,6 +198,13 @@ class Relay:
                     continue
                 del line  # a large message is held once, as `data`
                 message, data = parsed
+                if self._on_call is not None and message.get("method") == "tools/call":
+                    self._on_call()
+                span = token = None
+                if self._tracing is not None:
+                    span = self._tracing.request(message)
+                    if span is not None:
+                        token = self._tracing.enter(span)
                 try:
                     now = link.from_client_now(message)
                     if not isinstance(now, tuple):  # it waits: what came before goes first
@@ -202,6 +216,8 @@ class Relay:
                         return
                     action, other = decided
                     if action == "answer":
+                        if span is not None:
+                            self._tracing.answered(message.get("id"), "refused", _reason(other))
                         if (answer := _dump(other)) is not None:
                             answers.add(answer)
                         continue
@@ -212,8 +228,13 @@ class Relay:
                         if replaced is None:
                             continue
                         data = replaced
+                    if span is not None:  # the server continues the trace (`_meta`)
+                        sent = other if action == "replace" else message
+                        data = _dump(self._tracing.with_meta(sent, span)) or data
                     server.add(data)
                 finally:
+                    if token is not None:
+                        self._tracing.leave(token)
                     del message, data, parsed
             server.flush()
         except Gone:
@@ -242,7 +263,19 @@ class Relay:
                 continue
             message, data = parsed
             del parsed
-            now = link.from_server_now(message)
+            tracing = self._tracing
+            span = token = None
+            if tracing is not None and "method" not in message:  # an answer to a request
+                span = tracing.span_of(message.get("id"))
+                if span is not None:
+                    token = tracing.enter(span)
+            try:
+                now = link.from_server_now(message)
+            finally:
+                if token is not None:
+                    tracing.leave(token)
+            answered = message.get("id")
+            failed = "error" in message
             del message
             if not isinstance(now, tuple):  # it waits: what came before goes first
                 client.flush()
@@ -251,6 +284,9 @@ class Relay:
             if decided is None:
                 continue  # the proxy is ending: nothing unread reaches the client
             action, other = decided
+            if span is not None:
+                verdict = "error" if failed else "passed" if action == "pass" else "withheld"
+                tracing.answered(answered, verdict)
             if action == "drop":
                 continue
             if action != "pass":
@@ -319,6 +355,14 @@ class _Batch:
                 if not self._quiet:
                     raise
                 logger.info("client stdout closed")
+
+
+def _reason(answer: Any) -> str | None:
+    """The guard's reason code in its error answer (`error.data.reason`), if any."""
+    error = answer.get("error") if isinstance(answer, dict) else None
+    data = error.get("data") if isinstance(error, dict) else None
+    reason = data.get("reason") if isinstance(data, dict) else None
+    return reason if isinstance(reason, str) else None
 
 
 async def _awaited(decided: Awaitable[Decision]) -> Decision:

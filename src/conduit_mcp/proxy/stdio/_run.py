@@ -146,6 +146,7 @@ async def run_stdio(
     cwd: str | None = None,
     stdin_fd: int = 0,
     stdout_fd: int = 1,
+    ending: list[str] | None = None,
 ) -> int:
     """Serve the client on stdio until the server exits (or the client closes our stdin and
     the server then exits); returns the exit code to use.
@@ -158,6 +159,7 @@ async def run_stdio(
         env: the server's environment (default: ours).
         cwd: the server's working directory (default: ours).
         stdin_fd, stdout_fd: the client's side of the transport (default: our 0 and 1).
+        ending: given, why the proxy stopped is appended to it (one line for a person).
 
     Returns:
         The server's exit code (128 + N when signal N ended it), or 127 when it could not be
@@ -172,16 +174,21 @@ async def run_stdio(
         client = _ClientStdio(stdin_fd, stdout_fd)
         await client.open()
         try:
-            return await serve_remote(seam, client, upstream)
+            code = await serve_remote(seam, client, upstream)
+            if ending is not None:
+                ending.append("the client closed the connection")
+            return code
         finally:
             client.close()
     if not command:
         raise ValueError("a server command or an upstream URL is required")
     if sys.platform == "win32":  # pragma: no cover - no POSIX signals to forward
-        return await _run_child(seam, (stdin_fd, stdout_fd), command, env, cwd, _no_signals())
+        return await _run_child(
+            seam, (stdin_fd, stdout_fd), command, env, cwd, _no_signals(), ending
+        )
     # Signals are caught before the server starts: none can end the proxy without reaching it.
     with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        return await _run_child(seam, (stdin_fd, stdout_fd), command, env, cwd, signals)
+        return await _run_child(seam, (stdin_fd, stdout_fd), command, env, cwd, signals, ending)
 
 
 async def _no_signals() -> AsyncIterator[int]:
@@ -196,6 +203,7 @@ async def _run_child(
     env: Mapping[str, str] | None,
     cwd: str | None,
     signals: Any,
+    ending: list[str] | None = None,
 ) -> int:
     """The stdio proxy over a child process (see `run_stdio`): the raw line relay, its two
     directions on blocking threads (`_relay`); the loop waits for the child, forwards
@@ -216,6 +224,8 @@ async def _run_child(
         for fd in (up_read, up_write, down_read, down_write):
             os.close(fd)
         logger.error("cannot start the server %r: %s", command[0], exc.strerror or exc)
+        if ending is not None:
+            ending.append(f"the server could not be started ({exc.strerror or exc})")
         return EXIT_NOT_STARTED
     # The child holds its ends now: ours closed, so its exit ends our reads.
     os.close(up_read)
@@ -223,14 +233,19 @@ async def _run_child(
     loop = asyncio.get_running_loop()
     server = Outlet(up_write, owned=True)
     relay = Relay(
-        seam.connect(_server_writer(server)), Outlet(stdout_fd, owned=False), server, loop
+        seam.connect(_server_writer(server)),
+        Outlet(stdout_fd, owned=False),
+        server,
+        loop,
+        tracing=getattr(seam, "tracing", None),
+        on_call=getattr(seam, "on_call", None),
     )
     relay.start()
     client_done = loop.create_future()
     server_done = loop.create_future()
     # The client closed our stdin (not: its line had nowhere to go), and the signals sent on.
     client_ended = threading.Event()
-    forwarded: list[int] = []
+    forwarded: list[int] = []  # the signals sent on to the server
 
     def read_client() -> bytes:
         chunk = read_chunk(stdin_fd)
@@ -296,6 +311,8 @@ async def _run_child(
     code = exit_code(process.returncode)
     if not client_ended.is_set() and not forwarded:
         _report_exit(command[0], process.returncode, code)
+    if ending is not None:
+        ending.append(_why(process.returncode, client_done.done(), forwarded))
     return code
 
 
@@ -313,6 +330,20 @@ def _report_exit(program: str, returncode: int | None, code: int) -> None:
     else:
         how = f"exited with code {code}"
     logger.error("the server %r %s while its client was connected", program, how)
+
+
+def _why(returncode: int | None, client_left: bool, forwarded: list[int]) -> str:
+    """Why a stdio proxy over a child stopped, for the line it leaves on stderr."""
+    if returncode is not None and returncode < 0:
+        server = f"the server was ended by {signal.Signals(-returncode).name}"
+    else:
+        server = f"the server exited with code {returncode}"
+    if forwarded:
+        name = signal.Signals(forwarded[-1]).name
+        return f"{name} received and sent on to the server; {server}"
+    if client_left:
+        return f"the client closed the connection; {server}"
+    return server
 
 
 def _resolve(

@@ -1,0 +1,92 @@
+"""`conduit-mcp pins audit --format jsonl [--follow] [--since CURSOR]`: the audit log as JSON
+lines in commit order, for shipping to a SIEM.
+
+Private to the pins group. Each line is one entry (the fields of `pins audit --json`, `id`
+first): its `id` is the cursor to resume from (`--since ID` writes the entries after it), so a
+shipper that records the last id it forwarded loses nothing and repeats nothing across a
+restart. Entries are read with `PinStore.audit_since`, whose ids ascend in commit order on both
+databases (an entry committed later never has a smaller id). `--follow` keeps reading every
+`interval` seconds until SIGINT or SIGTERM (exit 0), or until the reader goes (a closed pipe:
+exit 0).
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any, Final
+
+from ..pins import AuditEntry, PinStore
+from ._text import json_text
+
+#: Entries read per query.
+BATCH: Final = 1000
+
+
+def entry_row(entry: AuditEntry) -> dict[str, Any]:
+    """The fields of one entry, as `pins audit --json` writes them."""
+    return {
+        "id": entry.id,
+        "at": entry.at,
+        "server_id": entry.server_id,
+        "name": entry.name,
+        "action": entry.action,
+        "outcome": entry.outcome,
+        "fingerprint": entry.fingerprint,
+        "previous_fingerprint": entry.previous_fingerprint,
+        "approver": entry.approver,
+        "protocol_version": entry.protocol_version,
+        "definition": entry.definition,
+    }
+
+
+def _write_line(text: str) -> bool:
+    """Write one line and flush; `False` once the reader has gone."""
+    try:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return False
+    return True
+
+
+def stream(
+    pins: PinStore,
+    *,
+    since: int,
+    server_id: str | None,
+    tools: Iterable[str] | None,
+    follow: bool,
+    interval: float = 0.25,
+    write: Callable[[str], bool] = _write_line,
+) -> int:
+    """Write the entries after `since` as JSON lines; with `follow`, keep going. Returns the
+    last id written or skipped (the cursor)."""
+    stop = threading.Event()
+    previous = {}
+    if follow and threading.current_thread() is threading.main_thread():
+        for number in (signal.SIGINT, signal.SIGTERM):
+            previous[number] = signal.signal(number, lambda *_: stop.set())
+    wanted = set(tools) if tools else None
+    cursor = since
+    try:
+        while not stop.is_set():
+            batch = pins.audit_since(cursor, limit=BATCH)
+            for entry in batch:
+                if (server_id is None or entry.server_id == server_id) and (
+                    wanted is None or entry.name in wanted
+                ):
+                    if not write(json_text(entry_row(entry))):
+                        return cursor
+                cursor = entry.id
+            if len(batch) == BATCH:
+                continue
+            if not follow:
+                break
+            stop.wait(interval)
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+    return cursor
