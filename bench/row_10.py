@@ -1,24 +1,22 @@
-"""Row 10 of the benchmark alone, with `run.py`'s method and full sizes, and its instruction count.
+"""Row 10 of the benchmark alone, with `run.py`'s method and full sizes, and its instruction counts.
 
-`.venv/bin/python bench/row_10.py` prints JSON: the generated `v2026_07_28.Tool.model_validate`
-against `mcp_types.Tool.model_validate` on the 1,000 workload tools (median / min wall and median
-CPU µs per tool, the ratios, the memory 10,000 models of each retain). It writes nothing: `make
-bench` stays the record.
+`.venv/bin/python bench/row_10.py [--version V ...]` prints JSON: per spec version, the generated
+`Tool.model_validate` against `mcp_types.Tool.model_validate` on the real corpus tools both accept
+(median / min wall and median CPU µs per tool, the ratios; at 2026-07-28 also the memory 10,000
+models of each retain). It writes nothing: `make bench` stays the record.
 
-`--instructions` also counts the CPU instructions each candidate executes per tool under
-valgrind (`cachegrind`, no cache simulation): a child process reads the tools `--repeats` times
-and once with none, and the difference is divided by the tools read. Unlike time, the count
-does not move with the load of a shared machine (it takes about a minute per child).
+`--instructions` also counts the CPU instructions each candidate executes per tool under valgrind
+(callgrind, one child process: `bench/callgrind_segments.py`), `--repeats` passes over the tools
+after one warm-up pass. Unlike time, the count does not move with the load of a shared machine
+(about a minute). `bench/profile_models.py` breaks the count down (what each exactness costs).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
-import re
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,83 +26,92 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench import run as bench  # noqa: E402
-from bench import workload  # noqa: E402
-
-CANDIDATES = ("ours", "peer")
 
 
-def _validator(candidate: str) -> Any:
+def _child(versions: list[str], repeats: int) -> None:
+    """The callgrind child: per version, the generated model's passes, then the peer's."""
     import mcp_types
     from conduit_mcp_wire import module_for
 
-    if candidate == "ours":
-        return module_for(bench.GENERATED_VERSION).Tool.model_validate
-    return mcp_types.Tool.model_validate
+    from bench.callgrind_segments import mark
 
-
-def _read(candidate: str, repeats: int) -> None:
-    """The valgrind child: build both validators (one warm pass), then `repeats` passes."""
-    tools = workload.tools(bench.FULL.items, bench.FULL.seed)
-    validate = _validator(candidate)
-    for tool in tools:
-        validate(tool)
-    for _ in range(repeats):
+    work = []
+    for version in versions:
+        tools = bench.generated_tool_inputs(version)
+        work.append((module_for(version).Tool.model_validate, tools))
+        work.append((mcp_types.Tool.model_validate, tools))
+    for validate, tools in work:  # warm-up: every validator built, every cache touched
         for tool in tools:
             validate(tool)
+    gc.collect()  # as the timed rows: the collector off (it would run in any segment)
+    gc.disable()
+    mark()
+    for validate, tools in work:
+        for _ in range(repeats):  # as the timed row: every model kept until the pass ends
+            built = [validate(tool) for tool in tools]
+            del built
+        mark()
 
 
-def _instructions(candidate: str, repeats: int) -> int:
-    valgrind = shutil.which("valgrind")
-    if valgrind is None:
-        raise SystemExit("--instructions needs valgrind on PATH")
-    command = [valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
-    script = [sys.executable, __file__, "--child", candidate]
-    counts = []
-    for passes in (0, repeats):
-        done = subprocess.run(
-            [*command, *script, str(passes)], capture_output=True, text=True, check=True
-        )
-        found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
-        if found is None:
-            raise SystemExit(f"no instruction count in valgrind's output:\n{done.stderr}")
-        counts.append(int(found.group(1).replace(",", "")))
-    return (counts[1] - counts[0]) // (repeats * bench.FULL.items)
+def instructions(versions: list[str], repeats: int) -> dict[str, dict[str, int]]:
+    """Per version, the instructions per tool of `ours` and `peer` (callgrind)."""
+    from bench.callgrind_segments import count
+
+    labels = [f"{version} {who}" for version in versions for who in ("ours", "peer")]
+    script = [sys.executable, __file__, "--child", str(repeats), *versions]
+    counts = count(script, labels)
+    out: dict[str, dict[str, int]] = {}
+    for version in versions:
+        items = repeats * len(bench.generated_tool_inputs(version))
+        out[version] = {who: counts[f"{version} {who}"] // items for who in ("ours", "peer")}
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
     """Measure row 10 (and, on request, its instruction counts); print the JSON report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="append", help="a spec version (default: all)")
     parser.add_argument("--instructions", action="store_true", help="count under valgrind too")
-    parser.add_argument("--repeats", type=int, default=3, help="passes counted per child")
-    parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--repeats", type=int, default=3, help="passes counted per candidate")
+    parser.add_argument("--rounds", type=int, default=bench.FULL.rounds)
+    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        _read(args.child[0], int(args.child[1]))
+        _child(args.child[1:], int(args.child[0]))
         return 0
+    versions = args.version or list(bench.GENERATED_VERSIONS)
     report: dict[str, Any] = {"loadavg_start": list(os.getloadavg())}
-    row = bench.measure(bench.row_generated_tool(workload.tools(bench.FULL.items)), 11)
-    bench.finish_row_10(row)
-    report[row.id] = {
-        "candidates": {
-            c.name: {
-                "role": c.role,
-                "median_us": round(c.median, 3),
-                "min_us": round(c.min, 3),
-                "cpu_median_us": round(c.cpu_median, 3),
-            }
-            for c in row.candidates
-        },
-        "ratio_median": row.ratio,
-        "ratio_min": row.ratio_min,
-        "ratio_cpu": row.ratio_cpu,
-        "extra": row.extra,
-        "met": row.met,
-    }
+    for version in versions:
+        row = bench.row_generated_tool(
+            version,
+            bench.generated_tool_inputs(version),
+            memory=version == bench.GENERATED_VERSION,
+        )
+        bench.measure(row, args.rounds)
+        bench.finish_row_10(row)
+        report[row.id] = {
+            "candidates": {
+                c.name: {
+                    "role": c.role,
+                    "median_us": round(c.median, 3),
+                    "min_us": round(c.min, 3),
+                    "cpu_median_us": round(c.cpu_median, 3),
+                }
+                for c in row.candidates
+            },
+            "ratio_median": row.ratio,
+            "ratio_min": row.ratio_min,
+            "ratio_cpu": row.ratio_cpu,
+            "extra": row.extra,
+            "met": row.met,
+        }
     report["loadavg_end"] = list(os.getloadavg())
     if args.instructions:
-        counts = {c: _instructions(c, args.repeats) for c in CANDIDATES}
+        counts = instructions(versions, args.repeats)
         report["instructions_per_tool"] = counts
-        report["instructions_ratio"] = counts["peer"] / counts["ours"]
+        report["instructions_ratio"] = {
+            version: round(c["peer"] / c["ours"], 3) for version, c in counts.items()
+        }
     print(json.dumps(report, indent=1))
     return 0
 

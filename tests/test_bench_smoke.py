@@ -11,6 +11,8 @@ import sys
 import types
 from typing import Any
 
+from conduit_mcp_wire import VERSIONS
+
 from bench import run, workload
 
 
@@ -65,8 +67,9 @@ def test_one_tiny_round_of_every_row_runs_and_serializes() -> None:
         "5-fingerprint",
         "6-validate-structured",
         "7-shape-for-llm",
-        "10-generated-tool",
+        *(f"10-generated-tool-{version}" for version in run.GENERATED_VERSIONS),
     ]
+    assert run.GENERATED_VERSIONS == VERSIONS  # issue 33: one row-10 line per spec version
     for row in report["rows"]:
         assert all(c["median_us"] > 0 for c in row["candidates"])
         assert (row["ratio"] is None) == (row["id"] == "7-shape-for-llm")

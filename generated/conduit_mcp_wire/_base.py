@@ -16,6 +16,9 @@ Attributes are PEP 8 snake_case; the wire's names are their aliases, as in `mcp_
   unknown member (kept as an extra), not `isError`.
 - `model_dump(by_alias=True)` (and `model_dump_json(by_alias=True)`) writes the wire names, so a
   wire object read and dumped with `exclude_unset=True` comes back unchanged.
+- `model_validate` and `model_validate_json` are the compiled validator's own `validate_python`
+  and `validate_json` (the same options and results as pydantic's, without its Python wrapper:
+  `WireModel`).
 
 Exact to the schema by default: plain `model_validate` / `model_validate_json` run pydantic's strict
 mode (no `"true"` or `1` read as a boolean, no number read as a string), and an optional member
@@ -163,95 +166,25 @@ def result_type_tag(value: Any) -> str:
 #: Core-schema keys a fast check may ignore: they change neither what is accepted nor the value.
 _IGNORABLE_KEYS: Final = frozenset({"type", "metadata", "ref", "serialization", "strict"})
 
-_Check = Callable[[Any], bool]
+#: The core-schema kinds a fast check covers, and the keys each may have besides the ignorable.
+_CHECKED_KINDS: Final = {
+    "any": frozenset(),
+    "str": frozenset(),
+    "bool": frozenset(),
+    "literal": frozenset({"expected"}),
+    "list": frozenset({"items_schema"}),
+    "dict": frozenset({"keys_schema", "values_schema"}),
+    "nullable": frozenset({"schema"}),
+}
+
+#: What a fast check does when a value does not plainly fit: the exact validator decides.
+_EXACT: Final = "return exact(value)"
+
+_ANY: Final = {"type": "any"}
 
 
-def _accept_any(value: Any) -> bool:
-    return True
-
-
-def _fast_check(schema: Any) -> _Check | None:
-    """A Python predicate that is true only for values the strict core `schema` accepts unchanged.
-
-    Covers the shapes of the hand-filled JSON objects (`str`, `bool`, string literals, `any`,
-    lists, string-keyed dicts, `nullable`); anything else (constraints, references, functions)
-    gives None: no fast check, the exact validator always runs. A value the predicate refuses is
-    not necessarily invalid: it goes to the exact validator, which decides and explains.
-    """
-    if not isinstance(schema, dict):
-        return None
-    kind = schema.get("type")
-    known = {
-        "any": (),
-        "str": (),
-        "bool": (),
-        "literal": ("expected",),
-        "list": ("items_schema",),
-        "dict": ("keys_schema", "values_schema"),
-        "nullable": ("schema",),
-    }
-    if kind not in known or set(schema) - _IGNORABLE_KEYS - set(known[kind]):
-        return None
-    if kind == "any":
-        return _accept_any
-    if kind == "str":
-        return lambda value: value.__class__ is str
-    if kind == "bool":
-        return lambda value: value is True or value is False
-    if kind == "literal":
-        expected = schema["expected"]
-        if not all(item.__class__ is str for item in expected):
-            return None
-        allowed = frozenset(expected)
-        return lambda value: value.__class__ is str and value in allowed
-    if kind == "nullable":
-        inner = _fast_check(schema["schema"])
-        if inner is None:
-            return None
-        return lambda value: value is None or inner(value)
-    if kind == "list":
-        items = _fast_check(schema.get("items_schema", {"type": "any"}))
-        if items is None:
-            return None
-        if items is _accept_any:
-            return lambda value: value.__class__ is list
-        if _is_kind(schema.get("items_schema"), "str"):  # the types of all items at C speed
-            return lambda value: value.__class__ is list and set(map(type, value)) <= _ONLY_STR
-        return lambda value: value.__class__ is list and all(map(items, value))
-    keys = schema.get("keys_schema", {"type": "any"})
-    if keys.get("type") not in ("str", "any") or set(keys) - _IGNORABLE_KEYS:
-        return None
-    values_schema = schema.get("values_schema", {"type": "any"})
-    values = _fast_check(values_schema)
-    if values is None:
-        return None
-    string_keys = keys["type"] == "str"
-    if string_keys and values is _accept_any:
-        return lambda value: value.__class__ is dict and set(map(type, value)) <= _ONLY_STR
-    if string_keys and _is_string_keyed_dict_of_any(values_schema):
-        # e.g. `properties: dict[str, dict[str, Any]]`: every inner key at once.
-        return lambda value: (
-            value.__class__ is dict
-            and set(map(type, value)) <= _ONLY_STR
-            and set(map(type, value.values())) <= _ONLY_DICT
-            and set(map(type, set().union(*value.values()))) <= _ONLY_STR
-        )
-
-    def check_dict(value: Any) -> bool:
-        if value.__class__ is not dict:
-            return False
-        if string_keys and not set(map(type, value)) <= _ONLY_STR:
-            return False
-        return values is _accept_any or all(map(values, value.values()))
-
-    return check_dict
-
-
-_ONLY_STR: Final = frozenset({str})
-_ONLY_DICT: Final = frozenset({dict})
-
-
-def _is_kind(schema: Any, kind: str) -> bool:
+def _plain(schema: Any, kind: str) -> bool:
+    """Whether `schema` is the core schema of `kind` with nothing that changes what it accepts."""
     return (
         isinstance(schema, dict)
         and schema.get("type") == kind
@@ -259,67 +192,104 @@ def _is_kind(schema: Any, kind: str) -> bool:
     )
 
 
-def _is_string_keyed_dict_of_any(schema: Any) -> bool:
-    if not (isinstance(schema, dict) and schema.get("type") == "dict"):
-        return False
-    if set(schema) - _IGNORABLE_KEYS - {"keys_schema", "values_schema"}:
-        return False
-    keys, values = schema.get("keys_schema"), schema.get("values_schema", {"type": "any"})
-    return _is_kind(keys, "str") and _is_kind(values, "any")
+def _fast_check(schema: Any, name: str, depth: int, namespace: dict[str, Any]) -> list[str] | None:
+    """Python statements that fall through only when `name` holds a value the strict core
+    `schema` accepts unchanged, and otherwise `return exact(value)`.
 
+    Covers the shapes of the hand-filled JSON objects (`str`, `bool`, string literals, `any`,
+    lists, string-keyed dicts, `nullable`, nested to any depth); anything else (constraints,
+    references, functions) gives None: no fast check, the exact validator always runs. A value
+    that does not plainly fit is not necessarily invalid: the exact validator decides and
+    explains. The statements test classes with `is` (`bool` is not an `int`, a `str` subclass is
+    left to pydantic) and loop over containers inline: one frame for the whole object, which
+    costs far less than a call or a set per container (codegen/README.md, "Speed and size").
 
-def _member_test(schema: Any, check: _Check, name: str, namespace: dict[str, Any]) -> str:
-    """A Python expression on `m` equal to `check(m)`: inline for the common kinds, else a call."""
+    Args:
+        schema: a core schema (a member's, an item's or a value's).
+        name: the Python name holding the value; `depth` names the loop variables beneath it.
+        namespace: the generated function's globals; a literal's allowed values are added.
+    """
+    if not isinstance(schema, dict):
+        return None
     kind = schema.get("type")
-    if check is _accept_any:
-        return "True"
+    if kind not in _CHECKED_KINDS or set(schema) - _IGNORABLE_KEYS - _CHECKED_KINDS[kind]:
+        return None
+    if kind == "any":
+        return []
     if kind == "str":
-        return "m.__class__ is str"
+        return [f"if {name}.__class__ is not str: {_EXACT}"]
     if kind == "bool":
-        return "(m is True or m is False)"
+        return [f"if {name} is not True and {name} is not False: {_EXACT}"]
     if kind == "literal":
-        namespace[name] = frozenset(schema["expected"])
-        return f"(m.__class__ is str and m in {name})"
-    namespace[name] = check
-    return f"{name}(m)"
+        expected = schema["expected"]
+        if not all(item.__class__ is str for item in expected):
+            return None
+        allowed = f"allowed_{len(namespace)}"
+        namespace[allowed] = frozenset(expected)
+        return [f"if {name}.__class__ is not str or {name} not in {allowed}: {_EXACT}"]
+    if kind == "nullable":
+        inner = _fast_check(schema["schema"], name, depth, namespace)
+        if not inner:
+            return inner
+        return [f"if {name} is not None:", *_indented(inner)]
+    if kind == "list":
+        item = f"item_{depth}"
+        inner = _fast_check(schema.get("items_schema", _ANY), item, depth + 1, namespace)
+        if inner is None:
+            return None
+        head = [f"if {name}.__class__ is not list: {_EXACT}"]
+        return head + ([f"for {item} in {name}:", *_indented(inner)] if inner else [])
+    keys = schema.get("keys_schema", _ANY)
+    if not (_plain(keys, "str") or _plain(keys, "any")):
+        return None
+    key, item = f"key_{depth}", f"value_{depth}"
+    inner = _fast_check(schema.get("values_schema", _ANY), item, depth + 1, namespace)
+    if inner is None:
+        return None
+    head = [f"if {name}.__class__ is not dict: {_EXACT}"]
+    key_check = [f"if {key}.__class__ is not str: {_EXACT}"] if _plain(keys, "str") else []
+    if inner:
+        return head + [f"for {key}, {item} in {name}.items():", *_indented(key_check + inner)]
+    if key_check:
+        return head + [f"for {key} in {name}:", *_indented(key_check)]
+    return head
+
+
+def _indented(lines: list[str]) -> list[str]:
+    return ["    " + line for line in lines]
 
 
 def _compile_as_is_or_exact(
     members: list[tuple[str, bool, Any]], exact: Callable[[Any], Any]
-) -> Callable[[Any], Any]:
+) -> Callable[[Any], Any] | None:
     """One Python function: the dict itself when every member plainly fits, else `exact(value)`.
 
     Compiled from the members' core schemas (as `dataclasses` compiles `__init__`): one frame
     and inline tests keep the common case cheap, and no dict is built (codegen/README.md).
-    The member names are written with `repr`; they come from the generated models, not the wire.
+    Unknown members are kept as they are (their values are JSON `any`); every key must be an
+    exact `str`. The member names are written with `repr`; they come from the generated models,
+    not the wire.
 
     Args:
-        members: (wire name, required, core schema) of each declared member; every schema has a
-            fast check (`_fast_check` is not None).
+        members: (wire name, required, core schema) of each declared member.
         exact: the exact validator's `validate_python`, for everything else.
+
+    Returns:
+        The function, or None when a member's schema has no fast check (`_fast_check`).
     """
     namespace: dict[str, Any] = {"ABSENT": _ABSENT, "exact": exact}
-    tests = ["value.__class__ is dict"]
-    for index, (key, required, schema) in enumerate(members):
-        check = _fast_check(schema)
-        if check is None:
-            raise TypeError(f"no fast check for member {key!r}")
-        test = _member_test(schema, check, f"check_{index}", namespace)
+    body = [f"if value.__class__ is not dict: {_EXACT}"]
+    for key, required, schema in members:
+        checks = _fast_check(schema, "member", 0, namespace)
+        if checks is None:
+            return None
         if required:
-            tests.append(f"(m := value.get({key!r}, ABSENT)) is not ABSENT and {test}")
-        else:
-            tests.append(f"((m := value.get({key!r}, ABSENT)) is ABSENT or {test})")
-    # Then every key a string (an unknown member's name is a strict `str` too): a plain loop
-    # costs less than a set of the key types for the few keys such an object has.
-    source = (
-        "def as_is_or_exact(value):\n"
-        f"    if {' and '.join(tests)}:\n"
-        "        for key in value:\n"
-        "            if key.__class__ is not str:\n"
-        "                return exact(value)\n"
-        "        return value\n"
-        "    return exact(value)\n"
-    )
+            body += [f"member = value.get({key!r}, ABSENT)", f"if member is ABSENT: {_EXACT}"]
+            body += checks
+        elif checks:  # `in`, then the lookup: cheaper than `get` for a member usually absent
+            body += [f"if {key!r} in value:", f"    member = value[{key!r}]", *_indented(checks)]
+    body += ["for key in value:", f"    if key.__class__ is not str: {_EXACT}", "return value"]
+    source = "def as_is_or_exact(value):\n" + "".join(f"    {line}\n" for line in body)
     # The source is built above from the models' own member names, never from the wire.
     exec(source, namespace)
     function: Callable[[Any], Any] = namespace["as_is_or_exact"]
@@ -376,16 +346,14 @@ class AsDict:
             extras_schema=extras_schema,
             strict=config.get("strict", False),
         )
-        checks = [
-            (key, field["required"], _fast_check(field["schema"])) for key, field in fields.items()
-        ]
-        extras_as_is = _fast_check(extras_schema or {"type": "any"}) is _accept_any
-        if extra_behavior != "allow" or not extras_as_is or any(c is None for _, _, c in checks):
+        as_is_or_exact = None
+        if extra_behavior == "allow" and _plain(extras_schema or _ANY, "any"):
+            as_is_or_exact = _compile_as_is_or_exact(
+                [(key, field["required"], field["schema"]) for key, field in fields.items()],
+                SchemaValidator(exact).validate_python,
+            )
+        if as_is_or_exact is None:
             return exact  # no fast path: every value goes through the exact validator
-        as_is_or_exact = _compile_as_is_or_exact(
-            [(key, field["required"], field["schema"]) for key, field in fields.items()],
-            SchemaValidator(exact).validate_python,
-        )
         return core_schema.json_or_python_schema(
             json_schema=exact,
             python_schema=core_schema.no_info_plain_validator_function(
@@ -397,8 +365,38 @@ class AsDict:
         return f"AsDict({self.model.__name__})"
 
 
+class _CompiledValidator:
+    """A class attribute that is the model's compiled validator's method itself (e.g.
+    `Tool.model_validate` is `Tool.__pydantic_validator__.validate_python`).
+
+    pydantic's `model_validate` and `model_validate_json` are Python functions that pass their
+    options on to these methods; a call through them costs a Python frame and six keyword
+    arguments, about 3.5k CPU instructions, as much as validating a small model
+    (codegen/README.md, "Speed and size"). The methods take the same options with the same
+    meaning. The first access builds the model's validator as pydantic's own call would.
+
+    Args:
+        method: the `SchemaValidator` method, `"validate_python"` or `"validate_json"`.
+    """
+
+    def __init__(self, method: str) -> None:
+        self.method = method
+
+    def __get__(self, instance: object, owner: type[BaseModel]) -> Any:
+        return getattr(owner.__pydantic_validator__, self.method)
+
+    def __repr__(self) -> str:
+        return f"_CompiledValidator({self.method!r})"
+
+
 class WireModel(BaseModel):
-    """A model of one definition of an MCP schema: snake_case attributes, wire-name aliases."""
+    """A model of one definition of an MCP schema: snake_case attributes, wire-name aliases.
+
+    `model_validate(obj, *, strict, extra, from_attributes, context, by_alias, by_name)` and
+    `model_validate_json(...)` are pydantic's, with the same options and results, called
+    without pydantic's Python wrapper (`_CompiledValidator`); `by_alias=False` without
+    `by_name=True` raises pydantic-core's `ValueError` instead of `PydanticUserError`.
+    """
 
     # Validation by alias only: the strict reading of the wire. Names are accepted by __init__.
     # Strict: the schema's types, no coercion (JSON Schema has no "true" for a boolean).
@@ -417,6 +415,11 @@ class WireModel(BaseModel):
     # pydantic's own mark (RootModel.__init__ carries it too): this __init__ only validates, so
     # model_validate must not route wire input through it (which would accept names there too).
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
+
+# Set after the class is made: pydantic reads the class body for fields, and these are none.
+WireModel.model_validate = _CompiledValidator("validate_python")  # type: ignore[method-assign,assignment]
+WireModel.model_validate_json = _CompiledValidator("validate_json")  # type: ignore[method-assign,assignment]
 
 
 __all__ = [
