@@ -130,7 +130,10 @@ def test_the_library_requires_neither_the_cli_nor_an_sdk(wheel: Path) -> None:
     assert meta["Name"] == DISTRIBUTION
     requires = meta.get_all("Requires-Dist") or []
     core = {re.split(r"[<>=!\[; ]", r, maxsplit=1)[0] for r in requires if "extra ==" not in r}
-    assert core == {"pydantic", "orjson", "jsonschema-rs", "filetype"}
+    assert core == {"pydantic", "orjson", "jsonschema-rs", "filetype", "tomli"}
+    # tomli is the standard library's tomllib (the policy file) before Python 3.11 only.
+    (tomli,) = [r for r in requires if r.startswith("tomli")]
+    assert re.search(r"python_version\s*<\s*['\"]3\.11['\"]", tomli), tomli
     extras = set(meta.get_all("Provides-Extra") or [])
     assert {"cli", "mcp", "fastmcp", "pydantic-ai", "postgresql", "release", "test"} <= extras
 

@@ -13,6 +13,7 @@ on the guard's wrapped streams (tests/guard/scripted.py).
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import anyio
@@ -94,12 +95,14 @@ async def test_the_store_is_asked_again_with_a_growing_wait_and_the_probe_ends(
     once and the probe thread ends. Counted on a probe that fails three times (no clock)."""
     waits: list[float] = []
     answers = iter([OSError("down"), OSError("down"), OSError("down"), None])
+    go = threading.Event()
 
     class Stop:  # `threading.Event.wait`, recorded and never slept
         def __init__(self) -> None:
             self.stopped = False
 
         def wait(self, seconds: float) -> bool:
+            go.wait()  # not before both outages are told: one probe for both
             waits.append(seconds)
             return self.stopped
 
@@ -131,6 +134,7 @@ async def test_the_store_is_asked_again_with_a_growing_wait_and_the_probe_ends(
     connection = Connection()
     recheck.outage(connection)
     recheck.outage(connection)  # one probe, one hand-back, however many pages were withheld
+    go.set()
     with anyio.fail_after(30):
         await handed.wait()
     assert back == [[connection]]

@@ -154,10 +154,14 @@ def run(
 
 def _stopped(server_id: str, why: str, code: int) -> None:
     """The one line a proxy leaves on stderr when it stops (a desktop client shows it in its
-    MCP log): which server, why, the exit code. A warning, so `--quiet` keeps it; with
+    MCP log): which server, why, the exit code. A warning (an error when the server exited
+    under a connected client), so `--quiet` keeps it; with
     `--log FILE` it goes to the file and to stderr."""
+    from .stdio._run import SERVER_EXITED
+
     log = logging.getLogger("conduit_mcp.proxy")
-    log.warning("stopped (server %r): %s; exit code %d", server_id, why, code)
+    level = logging.ERROR if SERVER_EXITED in why else logging.WARNING  # it crashed under us
+    log.log(level, "stopped (server %r): %s; exit code %d", server_id, why, code)
     if any(isinstance(handler, logging.FileHandler) for handler in log.handlers):
         line = f"conduit-mcp proxy: stopped (server {server_id!r}): {why}; exit code {code}"
         print(line, file=sys.stderr, flush=True)

@@ -347,7 +347,7 @@ class _Proxy:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 code = self.process.wait(GRACE)
         said = _last_error(log)
-        if not said or said.endswith(_SERVER_EXITED):  # the server's own last words say more
+        if not said or _SERVER_EXITED in said:  # the server's own last words say more
             said = _last_line(self._err_path) or said
         parts = [failure.detail or f"exited before answering {failure.what}"]
         if code is not None:
@@ -386,8 +386,8 @@ class _Proxy:
                 self.process.send_signal(number)
 
 
-#: How the proxy's error record ends when the server exited under it (`proxy/stdio/_run.py`
-#: `_report_exit`): the exit code is in doctor's line already, the server's stderr says why.
+#: What the proxy's error record says when the server exited under it (`proxy/stdio/_run.py`
+#: `SERVER_EXITED`): the exit code is in doctor's line already, the server's stderr says why.
 _SERVER_EXITED: Final = " while its client was connected"
 
 #: The line the proxy leaves on stderr when it stops (`proxy/_launch.py` `_stopped`): doctor

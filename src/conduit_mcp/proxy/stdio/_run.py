@@ -310,18 +310,26 @@ async def _run_child(
             os.close(down_read)  # else its thread still reads it: it ends with the child
     code = exit_code(process.returncode)
     if not client_ended.is_set() and not forwarded:
-        _report_exit(command[0], process.returncode, code)
-    if ending is not None:
-        ending.append(_why(process.returncode, client_done.done(), forwarded))
+        crash = _crash(command[0], process.returncode, code)
+        if ending is None:
+            logger.error("%s", crash)
+        else:  # the proxy's one stop line says it (`_launch._stopped`)
+            ending.append(crash)
+    elif ending is not None:
+        ending.append(_why(process.returncode, client_ended.is_set(), forwarded))
     return code
 
 
-def _report_exit(program: str, returncode: int | None, code: int) -> None:
+#: How the line ends when the server exited on its own while its client was still connected:
+#: the proxy's stop line is then an error (`_launch._stopped`; `wrap/_doctor.py` reads it).
+SERVER_EXITED: Final = " while its client was connected"
+
+
+def _crash(program: str, returncode: int | None, code: int) -> str:
     """The server exited on its own while its client was still connected (a crash at start, a
-    fatal error; not after a signal the proxy forwarded): one line on the proxy's log, with its
-    exit code (the client sees its pipe close
-    and, in a desktop client, shows this line in its MCP log). Only the program is named:
-    its arguments may hold a credential."""
+    fatal error; not after a signal the proxy forwarded): the words for the proxy's line, with
+    its exit code (the client sees its pipe close and, in a desktop client, shows this line in
+    its MCP log). Only the program is named: its arguments may hold a credential."""
     if returncode is not None and returncode < 0:
         try:
             how = f"was ended by {signal.Signals(-returncode).name} (exit code {code})"
@@ -329,7 +337,7 @@ def _report_exit(program: str, returncode: int | None, code: int) -> None:
             how = f"was ended by signal {-returncode} (exit code {code})"
     else:
         how = f"exited with code {code}"
-    logger.error("the server %r %s while its client was connected", program, how)
+    return f"the server {program!r} {how}{SERVER_EXITED}"
 
 
 def _why(returncode: int | None, client_left: bool, forwarded: list[int]) -> str:
