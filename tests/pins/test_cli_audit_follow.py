@@ -44,14 +44,17 @@ def test_jsonl_is_the_audit_log_in_commit_order_and_since_resumes(tmp_path: Path
     with PinStore(store) as pins:
         pins.approve("files", _tool("read"), approver="alice")
         pins.approve("files", _tool("write"), approver="alice")
-        pins.revoke("files", "write", approver="bob")
+        pins.revoke("files", "write", approver="bob", reason="it mails anyone")
         expected = pins.audit_log()
     result = runner.invoke(app, ["pins", "audit", "--store", store, "--format", "jsonl"])
     assert result.exit_code == 0
     lines = [json.loads(line) for line in result.stdout.splitlines()]
-    assert [(r["id"], r["action"], r["name"], r["approver"]) for r in lines] == [
-        (e.id, e.action, e.name, e.approver) for e in expected
+    assert [(r["id"], r["action"], r["name"], r["approver"], r["reason"]) for r in lines] == [
+        (e.id, e.action, e.name, e.approver, e.reason) for e in expected
     ]
+    assert lines[-1]["reason"] == "it mails anyone"  # the revocation's reason is shipped
+    whole = runner.invoke(app, ["pins", "audit", "--store", store, "--json"])
+    assert json.loads(whole.stdout) == lines  # one shape for --json and jsonl
     cursor = str(lines[0]["id"])
     again = runner.invoke(
         app, ["pins", "audit", "--store", store, "--format", "jsonl", "--since", cursor]

@@ -1097,8 +1097,9 @@ def pins_audit_command(
     new, changed, cosmetic); the fingerprint approved, revoked or listed (first 16 hex digits);
     server; tool; the pin an approval replaced or a check compared with; who approved or
     revoked. --json gives every field: id, at (seconds since the Unix epoch), server_id, name,
-    action, outcome, fingerprint, previous_fingerprint, approver, protocol_version and
-    definition (the approved definition as RFC 8785 canonical JSON text). --format jsonl
+    action, outcome, fingerprint, previous_fingerprint, approver, protocol_version,
+    definition (the approved definition as RFC 8785 canonical JSON text) and reason (a
+    rejection's or revocation's; an account's role). --format jsonl
     writes the same fields one entry a line; its id is the cursor: --since ID resumes after
     it, and --follow keeps writing new entries as they are committed (until SIGINT/SIGTERM).
     """
@@ -1114,23 +1115,9 @@ def pins_audit_command(
     if tool:
         wanted = set(tool)
         entries = tuple(e for e in entries if e.name in wanted)
-    rows: list[dict[str, Any]] = [
-        {
-            "id": e.id,
-            "at": e.at,
-            "server_id": e.server_id,
-            "name": e.name,
-            "action": e.action,
-            "outcome": e.outcome,
-            "fingerprint": e.fingerprint,
-            "previous_fingerprint": e.previous_fingerprint,
-            "approver": e.approver,
-            "protocol_version": e.protocol_version,
-            "definition": e.definition,
-            "reason": e.reason,
-        }
-        for e in entries
-    ]
+    from ._audit_stream import entry_row
+
+    rows: list[dict[str, Any]] = [entry_row(e) for e in entries]
     if as_json:
         emit(json_text(rows))
         return

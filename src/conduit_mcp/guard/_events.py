@@ -207,10 +207,10 @@ class EventSink:
         if logger.isEnabledFor(level):
             logger.log(
                 level,
-                "%s %s tool=%r reason=%s at %s: %s",
+                "%s %s%s reason=%s at %s: %s",
                 event.server_id,
                 event.kind,
-                event.tool,
+                "" if event.tool is None else f" tool={event.tool!r}",  # none for instructions
                 event.reason,
                 event.json_path,
                 event.message,
