@@ -29,7 +29,7 @@ import functools
 import itertools
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Final
 
@@ -281,6 +281,7 @@ class ModernRouter:
         peer: Any = None,
         headers: dict[str, str] | None = None,
         admitted: bool = False,
+        on_answer: Callable[[Any], Any] | None = None,
     ) -> None:
         """Answer one stateless POST body on the ASGI `send`: 202 for a notification, a JSON
         object, or an event stream when the client accepts `text/event-stream` and messages
@@ -298,6 +299,9 @@ class ModernRouter:
             admitted: the caller counted the request in the budget already (before reading
                 its body, by its `Mcp-Method` header, which the SDK's ladder then holds to
                 the body's method) and releases it: not counted again.
+            on_answer: given the request's answer (a message model or a plain object, or
+                `None`), returns it as the client may see it (the tool policy of its caller:
+                `_callers.CallerGate`).
         """
         if headers is None:
             headers = dict(raw_headers)
@@ -313,7 +317,16 @@ class ModernRouter:
             return
         if self.direct is not None and _is_message(value):  # exactly what the SDK reads
             await self._handle_direct(
-                tg, self.direct, value, raw_headers, headers, send, receive, peer, admitted
+                tg,
+                self.direct,
+                value,
+                raw_headers,
+                headers,
+                send,
+                receive,
+                peer,
+                admitted,
+                on_answer,
             )
             return
         rid = value.get("id") if isinstance(value, dict) else None
@@ -325,7 +338,16 @@ class ModernRouter:
         if self.direct is not None:  # the SDK's reading of it
             value = message.model_dump(by_alias=True, exclude_unset=True)
             await self._handle_direct(
-                tg, self.direct, value, raw_headers, headers, send, receive, peer, admitted
+                tg,
+                self.direct,
+                value,
+                raw_headers,
+                headers,
+                send,
+                receive,
+                peer,
+                admitted,
+                on_answer,
             )
             return
         if not isinstance(self.target, HttpUpstream) and not self._ready.is_set():
@@ -352,7 +374,7 @@ class ModernRouter:
             await write_json(send, 400, error)
             return
         if admitted:
-            await self._exchange(tg, message, headers, receive, send)
+            await self._exchange(tg, message, headers, receive, send, on_answer)
             return
         client = self.budget.client(headers.get("authorization"), peer)
         listen = message.method == "subscriptions/listen"
@@ -361,7 +383,7 @@ class ModernRouter:
             await write_refusal(send, message.id, refusal)
             return
         try:
-            await self._exchange(tg, message, headers, receive, send)
+            await self._exchange(tg, message, headers, receive, send, on_answer)
         finally:
             self.budget.release(client, listen)
 
@@ -376,6 +398,7 @@ class ModernRouter:
         receive: Any,
         peer: Any,
         admitted: bool = False,
+        on_answer: Callable[[Any], Any] | None = None,
     ) -> None:
         """`handle` over the pooled POST path for `value`, a JSON-RPC message as the SDK reads
         it (`_message._is_message`)."""
@@ -393,7 +416,7 @@ class ModernRouter:
             await write_json(send, 400, error)
             return
         if admitted:
-            await self._exchange_direct(tg, direct, value, headers, receive, send)
+            await self._exchange_direct(tg, direct, value, headers, receive, send, on_answer)
             return
         client = self.budget.client(headers.get("authorization"), peer)
         listen = method == "subscriptions/listen"
@@ -402,7 +425,7 @@ class ModernRouter:
             await write_refusal(send, value["id"], refusal)
             return
         try:
-            await self._exchange_direct(tg, direct, value, headers, receive, send)
+            await self._exchange_direct(tg, direct, value, headers, receive, send, on_answer)
         finally:
             self.budget.release(client, listen)
 
@@ -413,6 +436,7 @@ class ModernRouter:
         headers: dict[str, str],
         receive: Any,
         send: Any,
+        on_answer: Callable[[Any], Any] | None = None,
     ) -> None:
         accepts_json, accepts_sse = accepted(headers.get("accept", ""))
         params = message.params or {}
@@ -448,6 +472,8 @@ class ModernRouter:
         answer = exchange.answer
         if answer is not None:
             answer = answer.model_copy(update={"id": message.id})
+        if on_answer is not None:
+            answer = on_answer(answer)
         await _answer(send, message.id, answer, streaming, listen, accepts_json, accepts_sse)
 
     async def _exchange_direct(
@@ -458,6 +484,7 @@ class ModernRouter:
         headers: dict[str, str],
         receive: Any,
         send: Any,
+        on_answer: Callable[[Any], Any] | None = None,
     ) -> None:
         """`_exchange` over the pooled POST path (`upstream/_direct`): the guard on the request, one
         POST, the answer's messages through the guard, the related ones streamed to the
@@ -470,7 +497,10 @@ class ModernRouter:
         action, request = await direct.gate({**value, "id": upstream_id}, authorization, version)
         assert request is not None
         if action == "answer":
-            await write_json(send, 200, restore(request, upstream_id, client_id))
+            refusal = restore(request, upstream_id, client_id)
+            if on_answer is not None:
+                refusal = on_answer(refusal)
+            await write_json(send, 200, refusal)
             return
         listen = value.get("method") == "subscriptions/listen"
         stream = _EventStream(send, accepts_sse)
@@ -522,6 +552,8 @@ class ModernRouter:
             return
         if answer is None and failure is not None:
             answer = _error(client_id, -32603, f"conduit-mcp proxy: {failure}")
+        if on_answer is not None:
+            answer = on_answer(answer)
         status = 502 if failure is not None else 200
         stream.done = True  # no event or keep-alive ping from now on
         if stream.lock is None:  # nothing else ever wrote: nothing to wait for
