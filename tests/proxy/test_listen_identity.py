@@ -333,3 +333,32 @@ def test_options_that_cannot_work_are_refused_before_anything_starts(
     done = conduit("proxy", "--server-id", "x", *args, "--", sys.executable, "-c", "pass")
     assert done.returncode == 2
     assert said in " ".join(done.stderr.split()), done.stderr
+
+
+def test_metrics_count_callers_by_group_never_by_subject(proxy: Proxy, issuer: Issuer) -> None:
+    """conduit-defined (issue 32 item 3: bounded cardinality): `/metrics` (behind the token
+    too) counts each caller's calls under its group and verdict; no subject appears. Read
+    back with prometheus-client's own parser."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    alice = token(issuer, "alice", "ops")
+    anyio.run(_listed_and_refused, proxy.url, alice, "2026-07-28", "weather")
+    anyio.run(_listed_and_refused, proxy.url, token(issuer, "bob", "dev"), "2026-07-28", "add")
+    metrics_url = proxy.url.rsplit("/mcp", 1)[0] + "/metrics"
+    with httpx.Client(timeout=30) as http:
+        assert http.get(metrics_url).status_code == 401
+        text = http.get(metrics_url, headers={"authorization": f"Bearer {alice}"}).text
+    counted = {
+        (s.labels["group"], s.labels["verdict"]): s.value
+        for family in text_string_to_metric_families(text)
+        if family.name == "conduit_mcp_proxy_caller_calls"
+        for s in family.samples
+        if s.name.endswith("_total")
+    }
+    assert counted == {
+        ("ops", "allowed"): 1,
+        ("ops", "refused"): 1,
+        ("dev", "allowed"): 1,
+        ("dev", "refused"): 1,
+    }
+    assert "alice" not in text and "bob" not in text
