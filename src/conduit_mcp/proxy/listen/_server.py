@@ -720,7 +720,10 @@ class _GatedSink:
     def _changed(self) -> None:
         """From the follower's thread: wake `tell_changes` (a change already waiting is
         enough: one list_changed tells of both)."""
-        self._loop.call_soon_threadsafe(self._wake)
+        try:
+            self._loop.call_soon_threadsafe(self._wake)
+        except RuntimeError:  # the loop is closed: the proxy is stopping
+            pass
 
     def _wake(self) -> None:
         try:
