@@ -362,3 +362,34 @@ def test_metrics_count_callers_by_group_never_by_subject(proxy: Proxy, issuer: I
         ("dev", "refused"): 1,
     }
     assert "alice" not in text and "bob" not in text
+
+
+def test_oidc_discovery_finds_the_keys(
+    issuer: Issuer, listening_proxy: Callable[..., str], tmp_path: Path
+) -> None:
+    """Spec-mandated (OpenID Connect Discovery 1.0 section 4): `--oidc-issuer URL` reads
+    `URL/.well-known/openid-configuration` (served by the test's issuer) for its `jwks_uri`;
+    a token of that issuer is accepted, with the policy given as `--policy FILE`."""
+    policy = tmp_path / "policy.toml"
+    policy.write_text(POLICY, encoding="utf-8")
+    server = Hostile("mixed", tmp_path / "server.jsonl")
+    url = listening_proxy(
+        "mixed",
+        "--new",
+        "pin",
+        "--oidc-issuer",
+        issuer.issuer,
+        "--audience",
+        "mcp-proxy",
+        "--policy",
+        str(policy),
+        "--",
+        *hostile_argv(server),
+    )
+    names, echoed, error = anyio.run(
+        _listed_and_refused, url, token(issuer, "carol", "dev"), "2026-07-28", "add"
+    )
+    assert (names, echoed) == (DEV_TOOLS, "hi")
+    assert error is not None and error.data["reason"] == "policy_denied"
+    assert "(policy version" not in error.message  # a file has no store version
+    assert issuer.hits >= 1
