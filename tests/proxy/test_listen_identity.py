@@ -144,6 +144,13 @@ def test_each_caller_sees_and_calls_only_its_tools(proxy: Proxy, issuer: Issuer,
             assert line in error.message and "(policy version 1)" in error.message
     assert "no rule allows it (default deny)" in dev[2].message
     assert [name for name, _ in proxy.server.calls()] == ["echo", "echo"]  # nothing refused sent
+    # the log names the subject of each refusal (and of each session), never a token
+    log = "".join(p.read_text() for p in proxy.store.parent.glob("proxy-*.jsonl"))
+    assert "call of 'weather' by 'alice' refused by the tool policy" in log
+    assert "call of 'add' by 'bob' refused by the tool policy" in log
+    if mode == "legacy":
+        assert "opened by subject 'alice'" in log
+    assert alice not in log and bob not in log and alice.split(".")[2] not in log
 
 
 def test_the_call_audit_says_who_called_what_with_the_arguments_digest(

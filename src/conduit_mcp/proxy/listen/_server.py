@@ -56,7 +56,7 @@ from ..upstream._refused import SCOPE_KEY, RefusalSlot, UpstreamMetadata, serve_
 from ..upstream._session import http_upstream
 from ._auth import Authenticator, AuthError, AuthMiddleware
 from ._budget import MAX_SESSIONS, ClientBudget, Refusal, Who, shown, write_refusal
-from ._callers import IDENTITY_KEY, CallerGate, caller_of
+from ._callers import IDENTITY_KEY, CallerGate, caller_of, shown_caller
 from ._limits import HttpLimits
 from ._protocol import http_protocol
 from ._stateless import MAX_BODY, ModernRouter
@@ -283,11 +283,12 @@ class Listener:
         if session is not None:
             who = self._who(scope, headers)
             if who.credential != session.owner.credential:
+                caller = caller_of(scope)
                 logger.warning(
                     "session %s…: a request from %s, not the client that opened it: answered "
                     "as an unknown session",
                     session_id[:8],
-                    shown(who),
+                    f"subject {shown_caller(caller)}" if caller is not None else shown(who),
                 )
                 session = None
         if session is None:
@@ -479,6 +480,10 @@ class Listener:
         # From here the session holds its owner's count (unless it ended meanwhile: then
         # the caller gives the count back).
         session.counted = self.sessions.get(session_id) is session
+        if session.counted and session.caller is not None:
+            logger.info(
+                "session %s… opened by subject %s", session_id[:8], shown_caller(session.caller)
+            )
         return session.counted
 
     async def _session(
@@ -563,7 +568,14 @@ class Listener:
                 with anyio.CancelScope(shield=True):
                     await transport.terminate()
             if started:
-                logger.info("session %s… closed", session_id[:8])
+                if session.caller is not None:
+                    logger.info(
+                        "session %s… of subject %s closed",
+                        session_id[:8],
+                        shown_caller(session.caller),
+                    )
+                else:
+                    logger.info("session %s… closed", session_id[:8])
                 if self.metrics is not None:
                     self.metrics.session_closed()
 
