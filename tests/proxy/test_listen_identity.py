@@ -400,3 +400,72 @@ def test_oidc_discovery_finds_the_keys(
     assert error is not None and error.data["reason"] == "policy_denied"
     assert "(policy version" not in error.message  # a file has no store version
     assert issuer.hits >= 1
+
+
+def test_an_upstream_gets_the_proxys_credential_never_the_callers_token(
+    issuer: Issuer,
+    listening_proxy: Callable[..., str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Spec-mandated (MCP 2025-11-25 security best practices, "Token Passthrough": a server
+    MUST NOT pass through the token it received from its client). Real parts: the official
+    SDK's server behind `--upstream`, requiring its own token (tests/proxy/http_server.py
+    `--token`). Without the proxy's credential its 401 is the proxy's failure, a JSON-RPC
+    error (never the upstream's challenge: the caller's token is the proxy's, no login the
+    caller could run there); with it (`CONDUIT_MCP_UPSTREAM_HEADERS`), the call goes through
+    and the upstream saw that credential alone."""
+    from tests.guard.conftest import free_port, start_http, stop
+    from tests.proxy.conftest import HERE, header_log
+
+    policy = tmp_path / "policy.toml"
+    policy.write_text('default = "allow"\n', encoding="utf-8")
+    port = free_port()
+    log = tmp_path / "upstream.jsonl"
+    server = start_http(
+        [sys.executable, str(HERE / "http_server.py"), "--port", str(port), "--log", str(log),
+         "--token", "upstream-secret"],
+        port,
+    )  # fmt: skip
+    upstream_url = f"http://127.0.0.1:{port}/mcp"
+    common = [*auth_args(issuer), "--policy", str(policy), "--upstream", upstream_url]
+    bearer = token(issuer, "alice", "ops")
+    try:
+        without = listening_proxy("sdk", *common)
+        monkeypatch.setenv(
+            "CONDUIT_MCP_UPSTREAM_HEADERS", '{"Authorization": "Bearer upstream-secret"}'
+        )
+        with_credential = listening_proxy("sdk", *common)
+        initialize = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        }
+        headers = {
+            "accept": "application/json, text/event-stream",
+            "authorization": f"Bearer {bearer}",
+        }
+        with httpx.Client(timeout=60) as http:
+            refused = http.post(without, json=initialize, headers=headers)
+        http_client, client = _client(with_credential, bearer, "legacy")
+
+        async def call() -> str:
+            async with http_client, client:
+                return str((await client.call_tool("add", {"a": 2, "b": 3})).content[0].text)
+
+        added = anyio.run(call)
+    finally:
+        stop(server)
+    assert refused.status_code != 401
+    assert "www-authenticate" not in refused.headers
+    assert "HTTP 401" in refused.text
+    assert added == "5"
+    sent = [r["headers"].get("authorization") for r in header_log(log) if r["method"] == "POST"]
+    assert sent and set(sent) <= {None, "Bearer upstream-secret"}
+    assert "Bearer upstream-secret" in sent
+    assert bearer not in log.read_text()

@@ -163,7 +163,13 @@ class Listener:
         self.idle_under_pressure = idle_under_pressure
         #: the tool policy per caller, the call audit (`--auth jwt`), else `None`
         self.gate = gate
+        #: an HTTP upstream's 401 / 403 reaches the client as sent, so it can log in there;
+        #: not with `--auth jwt`: the client's token is the proxy's, and an upstream refusing
+        #: the proxy's own credential is the proxy's failure (a JSON-RPC error, HTTP 502 when
+        #: stateless), never a login the client could run
+        self._passes_refusals = isinstance(target, HttpUpstream) and gate is None
         self.modern = ModernRouter(seam, target, budget)
+        self.modern.pass_refusals = self._passes_refusals
         self._task_group: anyio.abc.TaskGroup | None = None
         names = [host, "localhost", "127.0.0.1", "[::1]"]
         self.security = TransportSecuritySettings(
@@ -303,7 +309,7 @@ class Listener:
                 await _json(send, 400, null_id_answer())
                 return
             receive = _replay(body, receive)
-            if isinstance(self.target, HttpUpstream):  # an upstream 401 / 403 passed back
+            if self._passes_refusals:  # an upstream 401 / 403 passed back
                 scope[SCOPE_KEY] = send = RefusalSlot(send)
             session.posts += 1
         try:
@@ -465,7 +471,7 @@ class Listener:
 
         session.posts += 1
         respond: Any = watch
-        if isinstance(self.target, HttpUpstream):  # an upstream 401 / 403, passed back
+        if self._passes_refusals:  # an upstream 401 / 403, passed back
             scope[SCOPE_KEY] = respond = RefusalSlot(watch)
         try:
             await transport.handle_request(scope, receive, respond)

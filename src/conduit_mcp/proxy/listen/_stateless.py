@@ -155,6 +155,8 @@ class ModernRouter:
         self.target = target
         #: each client's share of the guard's table of requests in flight (`_budget`).
         self.budget = budget if budget is not None else ClientBudget()
+        #: an upstream's 401 / 403 answered to the client as sent (else as the proxy's error)
+        self.pass_refusals = True
         self._write: Any = None
         self._waiting: dict[str, _Exchange] = {}
         self._ids = itertools.count(1)
@@ -546,7 +548,7 @@ class ModernRouter:
         if watch.gone:
             stream.done = True
             return
-        if refused is not None and not stream.streaming:
+        if refused is not None and not stream.streaming and self.pass_refusals:
             stream.done = True
             await write_refused(send, refused, client_id)
             return
