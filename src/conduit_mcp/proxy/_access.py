@@ -144,14 +144,25 @@ class Sessions:
         self._access = access
         self._lock = threading.Lock()
         self._open: dict[int, tuple[Caller, frozenset[str], frozenset[str], Callable[[], Any]]] = {}
+        #: where a stream's tool names are read afresh at each change (a stateless listen
+        #: stream lists nothing itself: the names the guard knows now)
+        self._names: dict[int, Callable[[], Iterable[str]]] = {}
         self._next = 0
 
-    def opened(self, caller: Caller, notify: Callable[[], Any]) -> int:
+    def opened(
+        self,
+        caller: Caller,
+        notify: Callable[[], Any],
+        names: Callable[[], Iterable[str]] | None = None,
+    ) -> int:
         """Register a session of `caller`; `notify` is called (from the follower's thread)
-        when its view changes. Returns the session's key for `listed` and `closed`."""
+        when its view changes; `names`: read at each change for the tool names to compare
+        (else those `listed` gave). Returns the session's key for `listed` and `closed`."""
         with self._lock:
             self._next += 1
             self._open[self._next] = (caller, frozenset(), frozenset(), notify)
+            if names is not None:
+                self._names[self._next] = names
             return self._next
 
     def listed(
@@ -176,6 +187,7 @@ class Sessions:
         """Forget a session (idempotent)."""
         with self._lock:
             self._open.pop(key, None)
+            self._names.pop(key, None)
 
     def changed(self, policy: Any = None) -> int:
         """A new policy is in force: notify each session whose shown set differs from what it
@@ -183,8 +195,11 @@ class Sessions:
         del policy
         with self._lock:
             sessions = list(self._open.items())
+            fresh = dict(self._names)
         notified = 0
         for key, (caller, names, shown, notify) in sessions:
+            if key in fresh:
+                names = frozenset(fresh[key]())
             now = self._access.visible(caller, names)
             if now != shown:
                 with self._lock:

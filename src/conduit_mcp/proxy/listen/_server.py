@@ -409,7 +409,7 @@ class Listener:
             assert self._task_group is not None
             if self.metrics is not None and b'"tools/call"' in body:
                 self.metrics.call()
-            on_answer = None
+            per_caller = None
             caller = caller_of(scope) if self.gate is not None else None
             if caller is not None and self.gate is not None:
                 gate = self.gate
@@ -417,14 +417,13 @@ class Listener:
                     asked: Any = orjson.loads(body)
                 except orjson.JSONDecodeError:
                     asked = None  # the router answers it
-                if gate.watches(asked) and "id" in asked:
+                watched = gate.watches(asked) and "id" in asked
+                if watched:
                     denied = gate.refuse(asked, caller)
                     if denied is not None:
                         await _json(send, 200, denied)
                         return
-
-                    def on_answer(answer: Any) -> Any:
-                        return _as_caller(gate, asked, caller, answer)
+                per_caller = _StatelessCaller(gate, caller, asked if watched else None, self.seam)
 
             await self.modern.handle(
                 self._task_group,
@@ -435,7 +434,7 @@ class Listener:
                 scope.get("client"),
                 headers,
                 admitted=True,
-                on_answer=on_answer,
+                per_caller=per_caller,
             )
         finally:
             self.budget.release(who, listen)
@@ -797,15 +796,42 @@ class _GatedSink:
         await self._inner.aclose()
 
 
-def _as_caller(gate: CallerGate, request: Any, caller: Any, answer: Any) -> Any:
-    """A stateless request's answer (a model or a dict) as `gate` lets `caller` see it."""
-    if answer is None:
-        return None
-    plain = (
-        answer if isinstance(answer, dict) else answer.model_dump(by_alias=True, exclude_none=True)
-    )
-    seen = gate.answered(request, caller, plain)
-    return answer if seen is plain else seen
+class _StatelessCaller:
+    """A stateless request's caller (`_stateless.PerCaller`): its answer as the tool policy
+    lets it see it; its `subscriptions/listen` stream told when a new policy version changes
+    what it would see of the tools the guard knows (`Sessions`, as a session)."""
+
+    def __init__(self, gate: CallerGate, caller: Any, request: Any, seam: GuardSeam) -> None:
+        self._gate = gate
+        self._caller = caller
+        self._request = request  # a tools/list or tools/call request, else `None`
+        self._seam = seam
+
+    def answer(self, answer: Any) -> Any:
+        if answer is None or self._request is None:
+            return answer
+        plain = (
+            answer
+            if isinstance(answer, dict)
+            else answer.model_dump(by_alias=True, exclude_none=True)
+        )
+        seen = self._gate.answered(self._request, self._caller, plain)
+        return answer if seen is plain else seen
+
+    def listening(self, tell: Any) -> Any:
+        loop = asyncio.get_running_loop()
+
+        def notify() -> None:  # from the policy follower's thread
+            try:
+                loop.call_soon_threadsafe(tell)
+            except RuntimeError:  # the loop is closed: the proxy is stopping
+                pass
+
+        sessions = self._gate.sessions
+        key = sessions.opened(self._caller, notify, names=self._seam.tool_names)
+        names = self._seam.tool_names()
+        sessions.listed(key, names, self._gate.access.visible(self._caller, names))
+        return lambda: sessions.closed(key)
 
 
 def subject_key(identity: Any) -> str:
