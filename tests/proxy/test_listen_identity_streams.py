@@ -156,3 +156,56 @@ def test_a_listen_stream_on_the_pooled_post_path_is_told_when_its_view_changes()
         return found
 
     _check(anyio.run(main), ["echo"], ["echo", "slow"])
+
+
+def test_a_session_past_its_watched_requests_is_refused_never_answered_unfiltered(
+    monkeypatch: Any,
+) -> None:
+    """Security (fail closed): a session's tools/list and tools/call answers are filtered by
+    the ids the proxy watches; a client holding many requests open (slow calls) must not make
+    its next listing pass unwatched, so past `MAX_WATCHED` in flight a request is refused; a
+    cancelled one stops being watched; a listing's answer is filtered by the caller's policy."""
+    from mcp.shared.message import SessionMessage
+    from mcp.types.jsonrpc import JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
+
+    from conduit_mcp.policy import Caller
+    from conduit_mcp.proxy.listen import _server
+
+    monkeypatch.setattr(_server, "MAX_WATCHED", 2)
+    v1, _ = _policies("files", "read", "write")
+    gate, _ = _gate("files", v1)
+    bob = Caller("bob", frozenset({"dev"}))
+
+    class Sink:
+        def __init__(self) -> None:
+            self.sent: list[Any] = []
+
+        async def send(self, item: Any) -> None:
+            self.sent.append(item.message.model_dump(by_alias=True, exclude_none=True))
+
+    def request(rid: int, method: str, name: str | None = None) -> JSONRPCRequest:
+        params = {"name": name, "arguments": {}} if name else {}
+        return JSONRPCRequest(jsonrpc="2.0", id=rid, method=method, params=params)
+
+    async def main() -> Any:
+        sink = Sink()
+        gated = _server._GatedSink(sink, gate, bob)
+        slow = [await gated.refused(request(n, "tools/call", "read"), None) for n in (1, 2)]
+        listing = await gated.refused(request(3, "tools/list"), None)  # a third: refused
+        cancel = JSONRPCNotification(
+            jsonrpc="2.0", method="notifications/cancelled", params={"requestId": 1}
+        )
+        gated.cancelled(cancel)
+        again = await gated.refused(request(4, "tools/list"), None)  # room again: watched
+        tools = [{"name": n, "inputSchema": {"type": "object"}} for n in ("read", "write")]
+        await gated.send(
+            SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=4, result={"tools": tools}))
+        )
+        gated.close()
+        return slow, listing, again, sink.sent
+
+    slow, listing, again, sent = anyio.run(main)
+    assert slow == [False, False] and listing is True and again is False
+    assert sent[0]["id"] == 3 and "in flight" in sent[0]["error"]["message"]
+    read = {"name": "read", "inputSchema": {"type": "object"}}
+    assert sent[1] == {"jsonrpc": "2.0", "id": 4, "result": {"tools": [read]}}

@@ -702,6 +702,9 @@ async def _pump_down_to_up(
             if await gated.refused(message, caller_of(scope)):
                 related.answered(message.id)
                 continue
+        elif gated is not None and isinstance(message, JSONRPCNotification):
+            if message.method == "notifications/cancelled":
+                gated.cancelled(message)
         metadata = None
         if kind == "streamable-http":
             request = getattr(item.metadata, "request_context", None)
@@ -750,14 +753,14 @@ class _GatedSink:
 
     async def tell_changes(self) -> None:
         """Send `notifications/tools/list_changed` for each change (until the session ends)."""
-        async for _ in self._changes:
-            notice = JSONRPCNotification(
-                jsonrpc="2.0", method="notifications/tools/list_changed", params=None
-            )
-            try:
+        try:
+            async for _ in self._changes:
+                notice = JSONRPCNotification(
+                    jsonrpc="2.0", method="notifications/tools/list_changed", params=None
+                )
                 await self._inner.send(SessionMessage(notice))
-            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                return
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            return
 
     async def refused(self, message: JSONRPCRequest, caller: Any) -> bool:
         """Whether the gate answered `message` (a tools/call outside the policy of its
@@ -767,12 +770,29 @@ class _GatedSink:
         caller = caller if caller is not None else self._caller
         raw = message.model_dump(by_alias=True, exclude_none=True)
         refusal = self._gate.refuse(raw, caller)
+        if refusal is None and len(self._pending) >= MAX_WATCHED:
+            # Fail closed: an answer that is not watched would reach the client unfiltered.
+            refusal = {
+                "jsonrpc": "2.0",
+                "id": message.id,
+                "error": {
+                    "code": -32603,
+                    "message": f"conduit-mcp proxy: more than {MAX_WATCHED} tools/list and "
+                    "tools/call requests of this session in flight; wait for their answers",
+                },
+            }
         if refusal is not None:
             await self._inner.send(SessionMessage(jsonrpc_message_adapter.validate_python(refusal)))
             return True
-        if len(self._pending) < 4096:  # the guard's own table bounds what is in flight
-            self._pending[message.id] = (raw, caller)
+        self._pending[message.id] = (raw, caller)
         return False
+
+    def cancelled(self, message: JSONRPCNotification) -> None:
+        """The client cancelled a request (`notifications/cancelled`): its answer may never
+        come, so it is no longer watched for."""
+        request_id = (message.params or {}).get("requestId")
+        if isinstance(request_id, str | int) and not isinstance(request_id, bool):
+            self._pending.pop(request_id, None)
 
     async def send(self, item: SessionMessage) -> None:
         message = item.message
@@ -790,6 +810,7 @@ class _GatedSink:
     def close(self) -> None:
         self._gate.sessions.closed(self.key)
         self._changes_send.close()
+        self._changes.close()
 
     async def aclose(self) -> None:
         self.close()
@@ -835,13 +856,17 @@ class _StatelessCaller:
 
 
 def subject_key(identity: Any) -> str:
-    """What a session and a budget belong to with `--auth jwt`: the token's issuer and
-    subject; a token without `sub`, its claims (that token alone)."""
+    """What a session and a budget belong to with `--auth jwt`: the token's subject (one
+    issuer per proxy); a token without `sub`, its claims (that token alone)."""
     if identity.subject is not None:
         return "sub\x00" + str(identity.subject)
     claims = json.dumps(identity.claims, sort_keys=True, default=str)
     return "claims\x00" + hashlib.sha256(claims.encode()).hexdigest()
 
+
+#: A session's tools/list and tools/call requests whose answers its caller's policy is applied
+#: to, in flight at once (the guard's own table holds 4,096); past it a request is refused.
+MAX_WATCHED: Final = 4096
 
 #: Header lines `_decoded` remembers (each at most `_DECODED_LONGEST` bytes; 64 KiB in all at
 #: most): a client sends the same few, request after request.
