@@ -78,7 +78,7 @@ def proxies(store: str, folder: Path) -> Iterator[list[str]]:
                 str(CONDUIT), "proxy", "--server-id", "mixed", "--quiet", "--pins", store,
                 "--held-dir", str(folder / "held"), "--listen", f"127.0.0.1:{port}", "--",
                 sys.executable, str(HOSTILE), "--scenario", "mixed",
-                "--log", str(folder / f"server-{i}.jsonl"),
+                "--log", str(folder / f"server-{i}.jsonl"), "--discover",
             ]  # fmt: skip
             process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             started.append(process)

@@ -101,3 +101,40 @@ def test_the_quoted_stop_line_is_the_one_the_proxy_writes() -> None:
         "conduit-mcp proxy: WARNING stopped (server 'files'): the client closed the connection;"
         " the server exited with code 0; exit code 0"
     ) in text
+
+
+def test_the_shown_command_lines_name_real_commands_and_options() -> None:
+    """conduit-defined: the `text` blocks' `conduit-mcp` command lines (the fleet's, run by
+    tests/proxy/test_fleet_identity.py with a local issuer) name commands and options that
+    exist: a renamed option fails here until the page says the new name."""
+    import shlex
+
+    import typer
+
+    from conduit_mcp.cli import app
+
+    shown = [text for kind, text in _blocks() if kind == "text"]
+    lines = [
+        line
+        for text in shown
+        for line in text.replace("\\\n", " ").splitlines()
+        if line.startswith("conduit-mcp ")
+    ]
+    assert any("--auth jwt" in line for line in lines)
+    for line in lines:
+        words = shlex.split(line)[1:]
+        command: object = typer.main.get_command(app)
+        while words and hasattr(command, "commands") and words[0] in command.commands:
+            command = command.commands[words.pop(0)]
+        options = {
+            opt
+            for param in command.params  # type: ignore[attr-defined]
+            for opt in (*param.opts, *param.secondary_opts)
+        }
+        used = []
+        for word in words:
+            if word == "--":
+                break
+            if word.startswith("--"):
+                used.append(word)
+        assert [opt for opt in used if opt not in options] == [], line

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.proxy.conftest import header_log
 from tests.proxy.otlp_receiver import otlp_receiver
 
 #: A stdio MCP server without an SDK: answers initialize, tools/list (one tool), tools/call,
@@ -202,18 +203,30 @@ def test_an_http_upstream_gets_the_traceparent_header(
             env=env,
         )
         assert proxy.stdin is not None and proxy.stdout is not None
-        for message in [*_messages()[:3], call]:
+        bad = {
+            **call,
+            "id": 4,
+            "params": {**call["params"], "arguments": {"a": "two", "b": 3}},
+        }
+        answers = []
+        for message in [*_messages()[:3], call, bad]:
             proxy.stdin.write(json.dumps(message).encode() + b"\n")
             proxy.stdin.flush()
             if "id" in message:
-                answer = json.loads(proxy.stdout.readline())
-        assert answer["result"]["content"][0]["text"] == "5"
+                answers.append(json.loads(proxy.stdout.readline()))
+        assert answers[-2]["result"]["content"][0]["text"] == "5"
+        assert answers[-1]["error"]["data"]["reason"] == "invalid_arguments"
         proxy.communicate(timeout=60)
-    (span,) = [s for s in receiver.spans if s["name"] == "tools/call add"]
+    spans = {s["attributes"].get("jsonrpc.request.id"): s for s in receiver.spans}
+    span, refused = spans["3"], spans["4"]
+    assert span["name"] == refused["name"] == "tools/call add"
     assert (span["trace_id"], span["parent_span_id"]) == (TRACE_ID, PARENT_ID)
     assert span["attributes"]["conduit_mcp.verdict"] == "passed"
-    from tests.proxy.conftest import header_log
-
+    # refused by the guard: ended by its answer, with the guard's reason, and never sent
+    assert refused["attributes"]["conduit_mcp.verdict"] == "refused"
+    assert refused["attributes"]["conduit_mcp.reason"] == "invalid_arguments"
+    assert refused["status"] == 2  # STATUS_CODE_ERROR
+    assert f"00-{TRACE_ID}-{refused['span_id']}-01" not in json.dumps(header_log(log))
     sent = [r for r in header_log(log) if (r.get("headers") or {}).get("traceparent")]
     traceparents = [r["headers"]["traceparent"] for r in sent]
     assert f"00-{TRACE_ID}-{span['span_id']}-01" in traceparents

@@ -315,6 +315,81 @@ def proxy_command(
             "--listen serves /metrics on its own port).",
         ),
     ] = None,
+    auth: Annotated[
+        str | None,
+        typer.Option(
+            "--auth",
+            metavar="jwt|none",
+            help="With --listen: jwt checks a bearer JWT on every request (--jwks-url, --issuer, "
+            "--audience, or --oidc-issuer) and applies the tool policy per caller; none serves "
+            "without authentication (the default on a loopback address, and the only way to "
+            "run without it on any other).",
+        ),
+    ] = None,
+    jwks_url: Annotated[
+        str | None,
+        typer.Option("--jwks-url", metavar="URL", help="With --auth jwt: the issuer's JWKS."),
+    ] = None,
+    issuer: Annotated[
+        str | None,
+        typer.Option("--issuer", metavar="ISS", help="With --auth jwt: the tokens' iss."),
+    ] = None,
+    audience: Annotated[
+        str | None,
+        typer.Option(
+            "--audience", metavar="AUD", help="With --auth jwt: the tokens' aud (this proxy)."
+        ),
+    ] = None,
+    oidc_issuer: Annotated[
+        str | None,
+        typer.Option(
+            "--oidc-issuer",
+            metavar="URL",
+            help="With --listen: --auth jwt with the JWKS found by OpenID discovery "
+            "(URL/.well-known/openid-configuration); URL is also the tokens' iss.",
+        ),
+    ] = None,
+    groups_claim: Annotated[
+        str,
+        typer.Option(
+            "--groups-claim",
+            metavar="CLAIM",
+            help="With --auth jwt: the claim holding the caller's groups.",
+        ),
+    ] = "groups",
+    public_url: Annotated[
+        str | None,
+        typer.Option(
+            "--public-url",
+            metavar="URL",
+            help="With --auth jwt: the MCP endpoint's URL as clients reach it, named by the "
+            "protected-resource metadata and the 401 challenge (default: http://HOST:PORT/mcp).",
+        ),
+    ] = None,
+    policy_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--policy",
+            metavar="FILE",
+            help="With --auth jwt: a tool policy file applied for the proxy's life (default: "
+            "the policy the --pins store keeps, followed as `conduit-mcp policy set` changes it).",
+        ),
+    ] = None,
+    audit_calls: Annotated[
+        bool,
+        typer.Option(
+            "--audit-calls",
+            help="With --auth jwt: record each tools/call in the pin store's call audit (who, "
+            "which tool, when, the verdict and reason, the SHA-256 of the arguments).",
+        ),
+    ] = False,
+    audit_arguments: Annotated[
+        bool,
+        typer.Option(
+            "--audit-arguments",
+            help="With --audit-calls: keep the arguments' values too (canonical JSON).",
+        ),
+    ] = False,
     log: Annotated[
         Path | None,
         typer.Option(
@@ -388,6 +463,14 @@ def proxy_command(
     }
     limits = {name: bound for name, bound in bounds.items() if bound is not None}
     metrics_address = _address(metrics, "--metrics") if metrics is not None else None
+    auth_settings = _auth(auth, jwks_url, issuer, audience, oidc_issuer, groups_claim, address)
+    if auth_settings is None and (audit_calls or policy_file is not None):
+        raise typer.BadParameter(
+            "--audit-calls and --policy apply to callers: they need --auth jwt",
+            param_hint="--auth",
+        )
+    if audit_arguments and not audit_calls:
+        raise typer.BadParameter("--audit-arguments needs --audit-calls")
     sys.exit(
         run(
             settings,
@@ -398,8 +481,72 @@ def proxy_command(
             budget=budget,
             limits=limits,
             metrics_address=metrics_address,
+            auth=auth_settings,
+            public_url=public_url,
+            policy_file=policy_file,
+            audit_calls=audit_calls,
+            audit_arguments=audit_arguments,
         )
     )
+
+
+#: Addresses `--listen` may serve without `--auth` (this host only).
+_LOOPBACK = ("localhost", "::1")
+
+
+def _loopback(host: str) -> bool:
+    return host in _LOOPBACK or host.startswith("127.")
+
+
+def _auth(
+    auth: str | None,
+    jwks_url: str | None,
+    issuer: str | None,
+    audience: str | None,
+    oidc_issuer: str | None,
+    groups_claim: str,
+    address: tuple[str, int] | None,
+) -> dict[str, Any] | None:
+    """The `--auth jwt` settings (`AuthSettings` fields), or `None` (no authentication).
+    Raises `typer.BadParameter` for options that cannot work together, and for `--listen` on
+    an address other hosts reach without an explicit `--auth`."""
+    given = any(v is not None for v in (jwks_url, issuer, audience, oidc_issuer))
+    if auth is None and oidc_issuer is not None:
+        auth = "jwt"
+    if auth not in (None, "jwt", "none"):
+        raise typer.BadParameter(f"expected jwt or none, got {auth!r}", param_hint="--auth")
+    if address is None:
+        if auth is not None or given:
+            raise typer.BadParameter("authentication is for --listen", param_hint="--auth")
+        return None
+    if auth is None:
+        if given:
+            raise typer.BadParameter("give --auth jwt with them", param_hint="--jwks-url")
+        if not _loopback(address[0]):
+            raise typer.BadParameter(
+                f"--listen {address[0]} is reachable from other hosts: give --auth jwt "
+                "(--jwks-url, --issuer, --audience, or --oidc-issuer) or, to serve it without "
+                "authentication, --auth none",
+                param_hint="--auth",
+            )
+        return None
+    if auth == "none":
+        if given:
+            raise typer.BadParameter("--auth none takes no token options", param_hint="--auth")
+        return None
+    if audience is None or (oidc_issuer is None and (jwks_url is None or issuer is None)):
+        raise typer.BadParameter(
+            "--auth jwt needs --jwks-url URL --issuer ISS --audience AUD, "
+            "or --oidc-issuer URL --audience AUD",
+            param_hint="--auth",
+        )
+    return {
+        "issuer": issuer or oidc_issuer,
+        "audience": audience,
+        "jwks_url": jwks_url,
+        "oidc_issuer": oidc_issuer,
+        "groups_claim": groups_claim,
+    }
 
 
 def _address(value: str, option: str = "--listen") -> tuple[str, int]:

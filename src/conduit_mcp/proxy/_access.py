@@ -46,6 +46,10 @@ class Access:
         """An `Access` applying one policy for the proxy's life."""
         return cls(server_id, lambda: policy)
 
+    def policy(self) -> Policy | None:
+        """The policy in force now, or `None` while there is none."""
+        return self._policy()
+
     @property
     def version(self) -> int | None:
         """The version of the policy in force (`None`: none, or not from a store)."""
@@ -113,7 +117,9 @@ class Access:
             decision = policy.view(caller).decide(self.server_id, name)
             if decision.allowed:
                 return None
-            why = f"{decision.explain()} (policy version {policy.version})"
+            why = decision.explain()
+            if policy.version is not None:
+                why += f" (policy version {policy.version})"
         data = {"source": SOURCE, "reason": POLICY_DENIED, "tool": name, "path": "$.name"}
         return {
             "jsonrpc": "2.0",
@@ -138,28 +144,50 @@ class Sessions:
         self._access = access
         self._lock = threading.Lock()
         self._open: dict[int, tuple[Caller, frozenset[str], frozenset[str], Callable[[], Any]]] = {}
+        #: where a stream's tool names are read afresh at each change (a stateless listen
+        #: stream lists nothing itself: the names the guard knows now)
+        self._names: dict[int, Callable[[], Iterable[str]]] = {}
         self._next = 0
 
-    def opened(self, caller: Caller, notify: Callable[[], Any]) -> int:
+    def opened(
+        self,
+        caller: Caller,
+        notify: Callable[[], Any],
+        names: Callable[[], Iterable[str]] | None = None,
+    ) -> int:
         """Register a session of `caller`; `notify` is called (from the follower's thread)
-        when its view changes. Returns the session's key for `listed` and `closed`."""
+        when its view changes; `names`: read at each change for the tool names to compare
+        (else those `listed` gave). Returns the session's key for `listed` and `closed`."""
         with self._lock:
             self._next += 1
             self._open[self._next] = (caller, frozenset(), frozenset(), notify)
+            if names is not None:
+                self._names[self._next] = names
             return self._next
 
-    def listed(self, key: int, names: Iterable[str], shown: Iterable[str]) -> None:
-        """What the guard let through to this session's last listing (`names`) and what of it
-        the caller was shown (`shown`)."""
+    def listed(
+        self,
+        key: int,
+        names: Iterable[str],
+        shown: Iterable[str],
+        caller: Caller | None = None,
+    ) -> None:
+        """What the guard let through to a listing of this session (`names`: one page) and
+        what of it the caller was shown (`shown`), added to what it listed before; `caller`:
+        who listed (its token's groups may have changed since the session opened), else the
+        caller it was opened by."""
         with self._lock:
             found = self._open.get(key)
             if found is not None:
-                self._open[key] = (found[0], frozenset(names), frozenset(shown), found[3])
+                who = caller if caller is not None else found[0]
+                # a union: a listing may come in pages, each answered on its own
+                self._open[key] = (who, found[1] | set(names), found[2] | set(shown), found[3])
 
     def closed(self, key: int) -> None:
         """Forget a session (idempotent)."""
         with self._lock:
             self._open.pop(key, None)
+            self._names.pop(key, None)
 
     def changed(self, policy: Any = None) -> int:
         """A new policy is in force: notify each session whose shown set differs from what it
@@ -167,11 +195,16 @@ class Sessions:
         del policy
         with self._lock:
             sessions = list(self._open.items())
+            fresh = dict(self._names)
         notified = 0
         for key, (caller, names, shown, notify) in sessions:
+            if key in fresh:
+                names = frozenset(fresh[key]())
             now = self._access.visible(caller, names)
             if now != shown:
-                self.listed(key, names, now)
+                with self._lock:
+                    if key in self._open:  # what it would see now replaces what it saw
+                        self._open[key] = (caller, names, now, notify)
                 notify()
                 notified += 1
         return notified

@@ -20,6 +20,8 @@ from ._settings import GuardSettings, HttpUpstream
 
 EXIT_USAGE = 2
 
+logger = logging.getLogger("conduit_mcp.proxy")
+
 
 def run(
     settings: GuardSettings,
@@ -31,6 +33,11 @@ def run(
     budget: dict[str, int] | None = None,
     limits: dict[str, float] | None = None,
     metrics_address: tuple[str, int] | None = None,
+    auth: dict[str, Any] | None = None,
+    public_url: str | None = None,
+    policy_file: Path | None = None,
+    audit_calls: bool = False,
+    audit_arguments: bool = False,
 ) -> int:
     """Run a proxy, as `conduit-mcp proxy` runs it: the guard, then the stdio proxy until the
     server exits or the client goes (or, with `listen`, the HTTP listener until SIGINT or
@@ -50,6 +57,17 @@ def run(
             `keep_alive_timeout`; those not given keep their defaults).
         metrics_address: `(host, port)` to serve `/metrics` (Prometheus text) on its own HTTP
             port, for a stdio proxy (the listener serves `/metrics` itself).
+        auth: with `listen`, `--auth jwt`: the `listen._auth.AuthSettings` fields (issuer,
+            audience, jwks_url or oidc_issuer, groups_claim, ...): every request's bearer
+            token checked, the tool policy applied per caller (`policy_file`, else the policy
+            the pin store keeps, followed through its change feed).
+        public_url: the MCP endpoint's URL as clients reach it (the protected-resource
+            metadata's `resource`); default `http://HOST:PORT/mcp`.
+        policy_file: with `auth`, a policy file applied for the proxy's life instead of the
+            store's.
+        audit_calls: with `auth`, each tools/call recorded in the pin store's call audit.
+        audit_arguments: with `audit_calls`, the arguments' canonical JSON kept too (else
+            only their digest).
 
     Traces are exported when the standard `OTEL_*` variables configure an exporter (the
     `otel` extra; `_tracing.py`). When the proxy stops, one line on stderr says why (the
@@ -110,27 +128,44 @@ def run(
         reason = reason.replace(settings.pins or "", where)
         _fail(f"--pins {where}: cannot open the pin store: {reason}")
     if listen is not None:
+        from .listen._auth import AuthConfigError
         from .listen._budget import ClientBudget
         from .listen._limits import HttpLimits
         from .listen._server import serve
 
+        closing: list[Any] = [seam]
         try:
             caps = ClientBudget(**(budget or {}))
             bounds = HttpLimits(**(limits or {}))  # type: ignore[arg-type]
-        except (TypeError, ValueError) as exc:
-            seam.close()
-            _fail(str(exc))
+            authenticator, gate = _identity(
+                settings, auth, policy_file, audit_calls, audit_arguments, metrics, closing
+            )
+        except Exception as exc:  # a setting refused, the extra missing, the store unreadable
+            _close(closing)
+            _fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
         try:
             code = anyio.run(
-                lambda: serve(seam, target, *listen, metrics=metrics, budget=caps, limits=bounds),
+                lambda: serve(
+                    seam,
+                    target,
+                    *listen,
+                    metrics=metrics,
+                    budget=caps,
+                    limits=bounds,
+                    auth=authenticator,
+                    public_url=public_url,
+                    gate=gate,
+                ),
                 backend_options=_loop_options(),
             )
             _stopped(settings.server_id, "asked to stop (SIGINT or SIGTERM)", code)
             return code
+        except AuthConfigError as exc:
+            _fail(f"--auth jwt: {exc}")
         except OSError as exc:
             _fail(f"--listen {listen[0]}:{listen[1]}: {exc.strerror or exc}")
         finally:
-            seam.close()
+            _close(closing)
             if tracing is not None:
                 tracing.shutdown()
     if metrics is not None and metrics_address is not None:
@@ -150,6 +185,84 @@ def run(
             tracing.shutdown()
     _stopped(settings.server_id, "; ".join(ending) or "the server's output ended", code)
     return code
+
+
+def _identity(
+    settings: GuardSettings,
+    auth: dict[str, Any] | None,
+    policy_file: Path | None,
+    audit_calls: bool,
+    audit_arguments: bool,
+    metrics: Any,
+    closing: list[Any],
+) -> tuple[Any, Any]:
+    """`--auth jwt`'s parts: the `Authenticator` and the `CallerGate` (the tool policy per
+    caller, from `policy_file` or followed from the pin store; the call audit), or `(None,
+    None)` without `auth`. What is opened is appended to `closing`.
+
+    Raises:
+        ValueError: the options cannot work together (one line saying why), a bad policy file.
+        ImportError: PyJWT (the `auth` extra) is missing.
+    """
+    if auth is None:
+        if audit_calls:
+            raise ValueError("--audit-calls records who called: it needs --auth jwt")
+        return None, None
+    from ..pins import PinStore
+    from ..policy import Policy, PolicyError, PolicyFollower
+    from ._access import Access, Sessions
+    from .listen._auth import Authenticator, AuthSettings
+    from .listen._callers import CallerGate
+
+    authenticator = Authenticator(AuthSettings(**auth))
+    stored = settings.pins is not None and settings.pins != ":memory:"
+    sessions: list[Sessions] = []
+    if policy_file is not None:
+        try:
+            access = Access.fixed(settings.server_id, Policy.load(policy_file))
+        except PolicyError as exc:
+            raise ValueError(str(exc)) from None
+    elif stored:
+        assert settings.pins is not None
+        store = PinStore(settings.pins)
+        closing.append(store)
+        follower = PolicyFollower(store, on_change=lambda policy: sessions[0].changed(policy))
+        closing.insert(0, follower)
+        access = Access(settings.server_id, lambda: follower.current)
+        if follower.current is None:
+            logger.warning(
+                "no tool policy in the pin store yet: every tool is denied to every caller "
+                "until one is set (conduit-mcp policy set FILE --store STORE --approver WHO)"
+            )
+    else:
+        raise ValueError(
+            "--auth jwt applies a tool policy per caller: give --pins STORE (the policy "
+            "`conduit-mcp policy set` keeps there) or --policy FILE"
+        )
+    sessions.append(Sessions(access))
+    auditor = None
+    if audit_calls:
+        if not stored:
+            raise ValueError("--audit-calls writes to the pin store: give --pins STORE")
+        from ._callaudit import CallAuditor
+
+        assert settings.pins is not None
+        audit_store = PinStore(settings.pins)
+        closing.append(audit_store)
+        auditor = CallAuditor(audit_store, settings.server_id, keep_arguments=audit_arguments)
+        closing.insert(0, auditor)
+    gate = CallerGate(access, sessions=sessions[0], auditor=auditor, metrics=metrics)
+    return authenticator, gate
+
+
+def _close(things: list[Any]) -> None:
+    """Close each of `things` in order (the policy follower and the auditor before the
+    stores they use; the guard's seam)."""
+    for thing in things:
+        try:
+            thing.close()
+        except Exception:  # closing at exit: said, never raised
+            logging.getLogger("conduit_mcp.proxy").exception("closing %r failed", thing)
 
 
 def _stopped(server_id: str, why: str, code: int) -> None:

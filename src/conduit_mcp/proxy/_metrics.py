@@ -84,7 +84,8 @@ class Metrics:
             "too_many_in_flight_per_address, too_many_listen_streams_per_address, "
             "too_many_listen_streams, too_many_clients, too_many_sessions_per_client, "
             "too_many_sessions_per_address, too_many_sessions, head_too_large, head_timeout, "
-            "body_too_large, too_many_connections_per_address).",
+            "body_too_large, too_many_connections_per_address; with --auth jwt: auth_missing, "
+            "auth_invalid_request, auth_invalid_token).",
             ["server_id", "reason"],
             registry=self.registry,
         )

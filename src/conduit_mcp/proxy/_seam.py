@@ -154,6 +154,10 @@ class GuardSeam:
         """The definition the server last listed under `name`, as sent (or `None`)."""
         return self._raw.get(name)
 
+    def tool_names(self) -> list[str]:
+        """The names of the tools the server last listed (any thread)."""
+        return list(self._raw)
+
     async def before_call(self, message: Any, guarded_write: Any) -> None:
         """Before a `tools/call` naming a tool the guard has never seen: the proxy lists the
         tools itself (every page), through the guard, answered to nobody, so the call is gated

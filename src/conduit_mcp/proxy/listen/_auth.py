@@ -476,7 +476,8 @@ class AuthMiddleware:
     """An ASGI application in front of `app`: every HTTP request checked before its body is
     read, but the metadata (`METADATA_PATH`, and that path followed by the endpoint's path,
     RFC 9728 section 3.1) and `/healthz`. A checked request reaches `app` with its `Identity`
-    in `scope["conduit_mcp.identity"]`.
+    in `scope["conduit_mcp.identity"]` and without its `Authorization` header (the token is the
+    proxy's: never passed on to an upstream).
 
     Args:
         app: the ASGI application (the listener).
@@ -542,7 +543,10 @@ class AuthMiddleware:
             ]
             await _send(send, 401, body, headers)
             return
-        scope = {**scope, "conduit_mcp.identity": identity}
+        # The token is for this proxy (its audience): never passed on to an upstream (MCP
+        # 2025-11-25 security best practices, "Token Passthrough"), nor kept past this point.
+        headers = [line for line in scope.get("headers", ()) if line[0].lower() != b"authorization"]
+        scope = {**scope, "headers": headers, "conduit_mcp.identity": identity}
         await self.app(scope, receive, send)
 
 

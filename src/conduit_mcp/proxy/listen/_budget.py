@@ -91,7 +91,8 @@ class Who(NamedTuple):
 
     Attributes:
         credential: `"credential:<hash>"` (a keyed BLAKE2b of the `Authorization` header, 16
-            bytes in hex), `None` without one.
+            bytes in hex), or with `--auth jwt` `"subject:<hash>"` (of the verified subject),
+            `None` without one.
         address: `"peer:<address>"` (no port; an IPv6 address as its /64,
             `"peer:2001:db8::/64"`), or `"peer:unknown"`.
     """
@@ -201,15 +202,22 @@ class ClientBudget:
         """Clients with something in flight now."""
         return len(self._clients)
 
-    def client(self, authorization: str | None, peer: Any) -> Who:
+    def client(self, authorization: str | None, peer: Any, subject: str | None = None) -> Who:
         """Who sent a request: its credential (a keyed BLAKE2b of `authorization`) when it
         carries one, and its address (`peer`: the ASGI `scope["client"]`, `(host, port)`; the
         port is left out: a client's connections share a budget), `"peer:unknown"` without
-        one; an IPv6 address is its /64 network."""
+        one; an IPv6 address is its /64 network. `subject`: with `--auth jwt`, the verified
+        caller (`"subject:<keyed hash>"`), which then stands for the credential: each token
+        of one subject is the same client."""
         if isinstance(peer, list | tuple) and peer:
             address = f"peer:{_network(peer[0])}"
         else:
             address = "peer:unknown"
+        if subject is not None:
+            digest = hashlib.blake2b(
+                subject.encode("utf-8", "surrogatepass"), digest_size=16, key=self._key
+            )
+            return Who("subject:" + digest.hexdigest(), address)
         if authorization:
             digest = hashlib.blake2b(
                 authorization.encode("utf-8", "surrogatepass"), digest_size=16, key=self._key

@@ -20,6 +20,8 @@ is answered UNSUPPORTED_PROTOCOL_VERSION (-32022).
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import json
 import logging
 import secrets
@@ -34,9 +36,11 @@ from mcp.server.transport_security import TransportSecurityMiddleware, Transport
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
 from mcp.types.jsonrpc import (
     UNSUPPORTED_PROTOCOL_VERSION,
+    JSONRPCError,
     JSONRPCNotification,
     JSONRPCRequest,
     JSONRPCResponse,
+    jsonrpc_message_adapter,
 )
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from starlette.requests import Request
@@ -50,7 +54,9 @@ from ..stdio._child import child_upstream
 from ..upstream._headers import HeaderStamp
 from ..upstream._refused import SCOPE_KEY, RefusalSlot, UpstreamMetadata, serve_metadata
 from ..upstream._session import http_upstream
+from ._auth import Authenticator, AuthError, AuthMiddleware
 from ._budget import MAX_SESSIONS, ClientBudget, Refusal, Who, shown, write_refusal
+from ._callers import IDENTITY_KEY, CallerGate, caller_of, shown_caller
 from ._limits import HttpLimits
 from ._protocol import http_protocol
 from ._stateless import MAX_BODY, ModernRouter
@@ -92,6 +98,7 @@ class _Session:
     """
 
     __slots__ = (
+        "caller",
         "counted",
         "idle_since",
         "initialize_ids",
@@ -109,6 +116,8 @@ class _Session:
         self.idle_since = anyio.current_time()
         self.version: str | None = None
         self.initialize_ids: set[Any] = set()
+        #: who opened it (`--auth jwt`), else `None`
+        self.caller: Any = None
 
 
 class Listener:
@@ -140,6 +149,7 @@ class Listener:
         budget: ClientBudget | None = None,
         limits: HttpLimits | None = None,
         idle_under_pressure: float = SESSION_IDLE_UNDER_PRESSURE,
+        gate: CallerGate | None = None,
     ) -> None:
         self.seam = seam
         self.metrics = metrics
@@ -151,7 +161,15 @@ class Listener:
         self.budget = budget
         self.limits = limits if limits is not None else HttpLimits()
         self.idle_under_pressure = idle_under_pressure
+        #: the tool policy per caller, the call audit (`--auth jwt`), else `None`
+        self.gate = gate
+        #: an HTTP upstream's 401 / 403 reaches the client as sent, so it can log in there;
+        #: not with `--auth jwt`: the client's token is the proxy's, and an upstream refusing
+        #: the proxy's own credential is the proxy's failure (a JSON-RPC error, HTTP 502 when
+        #: stateless), never a login the client could run
+        self._passes_refusals = isinstance(target, HttpUpstream) and gate is None
         self.modern = ModernRouter(seam, target, budget)
+        self.modern.pass_refusals = self._passes_refusals
         self._task_group: anyio.abc.TaskGroup | None = None
         names = [host, "localhost", "127.0.0.1", "[::1]"]
         self.security = TransportSecuritySettings(
@@ -229,7 +247,7 @@ class Listener:
         if request.method != "POST":
             await _rpc_error(send, 400, -32600, "Bad Request: Missing session ID")
             return
-        who = self.budget.client(headers.get("authorization"), scope.get("client"))
+        who = self._who(scope, headers)
         for _cap in range(3):  # the client's, its address's, the total: room made in each
             refusal = self.budget.session_refusal(who)
             if refusal is None or not self._reap(refusal, who):
@@ -252,6 +270,15 @@ class Listener:
             if not opened:
                 self.budget.close_session(who)
 
+    def _who(self, scope: Any, headers: dict[str, str]) -> Who:
+        """Who sent a request: with `--auth jwt`, the verified subject (a session belongs to
+        it: a fresh token of the same subject continues it; another subject's is answered as
+        an unknown session), else its `Authorization` credential, else its address."""
+        identity = scope.get(IDENTITY_KEY)
+        if identity is not None:
+            return self.budget.client(None, scope.get("client"), subject=subject_key(identity))
+        return self.budget.client(headers.get("authorization"), scope.get("client"))
+
     async def _in_session(
         self, session_id: str, scope: Any, receive: Any, send: Any, headers: dict[str, str]
     ) -> None:
@@ -260,13 +287,14 @@ class Listener:
         read; else the session's transport answers it."""
         session = self.sessions.get(session_id)
         if session is not None:
-            who = self.budget.client(headers.get("authorization"), scope.get("client"))
+            who = self._who(scope, headers)
             if who.credential != session.owner.credential:
+                caller = caller_of(scope)
                 logger.warning(
                     "session %s…: a request from %s, not the client that opened it: answered "
                     "as an unknown session",
                     session_id[:8],
-                    shown(who),
+                    f"subject {shown_caller(caller)}" if caller is not None else shown(who),
                 )
                 session = None
         if session is None:
@@ -281,7 +309,7 @@ class Listener:
                 await _json(send, 400, null_id_answer())
                 return
             receive = _replay(body, receive)
-            if isinstance(self.target, HttpUpstream):  # an upstream 401 / 403 passed back
+            if self._passes_refusals:  # an upstream 401 / 403 passed back
                 scope[SCOPE_KEY] = send = RefusalSlot(send)
             session.posts += 1
         try:
@@ -367,7 +395,7 @@ class Listener:
         if not post:
             await _json(send, 405, {"error": "method not allowed"}, [(b"allow", b"POST")])
             return
-        who = self.budget.client(headers.get("authorization"), scope.get("client"))
+        who = self._who(scope, headers)
         listen = headers.get("mcp-method") == "subscriptions/listen"
         refusal = self.budget.admit(who, listen)
         if refusal is not None:
@@ -381,6 +409,22 @@ class Listener:
             assert self._task_group is not None
             if self.metrics is not None and b'"tools/call"' in body:
                 self.metrics.call()
+            per_caller = None
+            caller = caller_of(scope) if self.gate is not None else None
+            if caller is not None and self.gate is not None:
+                gate = self.gate
+                try:
+                    asked: Any = orjson.loads(body)
+                except orjson.JSONDecodeError:
+                    asked = None  # the router answers it
+                watched = gate.watches(asked) and "id" in asked
+                if watched:
+                    denied = gate.refuse(asked, caller)
+                    if denied is not None:
+                        await _json(send, 200, denied)
+                        return
+                per_caller = _StatelessCaller(gate, caller, asked if watched else None, self.seam)
+
             await self.modern.handle(
                 self._task_group,
                 raw,
@@ -390,6 +434,7 @@ class Listener:
                 scope.get("client"),
                 headers,
                 admitted=True,
+                per_caller=per_caller,
             )
         finally:
             self.budget.release(who, listen)
@@ -405,6 +450,7 @@ class Listener:
             idle_timeout=SESSION_IDLE_TIMEOUT,
         )
         session = _Session(transport, who)
+        session.caller = caller_of(scope)
         assert self._task_group is not None
         opening = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         forwarded = {k: opening[k] for k in _FORWARDED if k in opening}
@@ -424,7 +470,7 @@ class Listener:
 
         session.posts += 1
         respond: Any = watch
-        if isinstance(self.target, HttpUpstream):  # an upstream 401 / 403, passed back
+        if self._passes_refusals:  # an upstream 401 / 403, passed back
             scope[SCOPE_KEY] = respond = RefusalSlot(watch)
         try:
             await transport.handle_request(scope, receive, respond)
@@ -439,6 +485,10 @@ class Listener:
         # From here the session holds its owner's count (unless it ended meanwhile: then
         # the caller gives the count back).
         session.counted = self.sessions.get(session_id) is session
+        if session.counted and session.caller is not None:
+            logger.info(
+                "session %s… opened by subject %s", session_id[:8], shown_caller(session.caller)
+            )
         return session.counted
 
     async def _session(
@@ -484,6 +534,12 @@ class Listener:
                 with idle:
                     async with anyio.create_task_group() as tg:
                         related = _Related()
+                        sink: Any = _RelatingSink(down_write, related)
+                        gated = None
+                        if self.gate is not None and session.caller is not None:
+                            gated = _GatedSink(sink, self.gate, session.caller)
+                            sink = gated
+                            tg.start_soon(gated.tell_changes)
 
                         async def upward() -> None:
                             await _pump_down_to_up(
@@ -494,12 +550,16 @@ class Listener:
                                 self.metrics,
                                 self.seam,
                                 session,
+                                gated,
                             )
                             tg.cancel_scope.cancel()
 
                         tg.start_soon(upward)
-                        sink = _RelatingSink(down_write, related)
-                        await pump(guarded_read, sink, self.seam)  # type: ignore[arg-type]
+                        try:
+                            await pump(guarded_read, sink, self.seam)
+                        finally:
+                            if gated is not None:
+                                gated.close()
                         tg.cancel_scope.cancel()
         except Exception:
             if not started:
@@ -513,7 +573,14 @@ class Listener:
                 with anyio.CancelScope(shield=True):
                     await transport.terminate()
             if started:
-                logger.info("session %s… closed", session_id[:8])
+                if session.caller is not None:
+                    logger.info(
+                        "session %s… of subject %s closed",
+                        session_id[:8],
+                        shown_caller(session.caller),
+                    )
+                else:
+                    logger.info("session %s… closed", session_id[:8])
                 if self.metrics is not None:
                     self.metrics.session_closed()
 
@@ -607,10 +674,12 @@ async def _pump_down_to_up(
     metrics: Metrics | None,
     seam: GuardSeam,
     session: _Session | None = None,
+    gated: _GatedSink | None = None,
 ) -> None:
     """Client -> guard -> upstream, in order, each message stripped of the downstream
     transport's metadata; `Authorization` kept for an HTTP upstream; the id of an
-    `initialize` noted in `session` (its answer sets the session's version)."""
+    `initialize` noted in `session` (its answer sets the session's version); with `gated`
+    (`--auth jwt`), a `tools/call` outside the caller's policy answered at once, unsent."""
     while True:
         try:
             item = await down_read.receive()
@@ -627,6 +696,15 @@ async def _pump_down_to_up(
         if metrics is not None and isinstance(message, JSONRPCRequest):
             if message.method == "tools/call":
                 metrics.call()
+        if gated is not None and isinstance(message, JSONRPCRequest):
+            request = getattr(item.metadata, "request_context", None)
+            scope = getattr(request, "scope", None)
+            if await gated.refused(message, caller_of(scope)):
+                related.answered(message.id)
+                continue
+        elif gated is not None and isinstance(message, JSONRPCNotification):
+            if message.method == "notifications/cancelled":
+                gated.cancelled(message)
         metadata = None
         if kind == "streamable-http":
             request = getattr(item.metadata, "request_context", None)
@@ -642,6 +720,153 @@ async def _pump_down_to_up(
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             return
 
+
+class _GatedSink:
+    """A session's downstream write stream with the tool policy of its caller (`CallerGate`):
+    the answers to its `tools/list` and `tools/call` requests as that caller may see them, its
+    refusals, and `notifications/tools/list_changed` when a new policy version changes what it
+    would see (told from the policy follower's thread through `changed`)."""
+
+    def __init__(self, inner: Any, gate: CallerGate, caller: Any) -> None:
+        self._inner = inner
+        self._gate = gate
+        self._caller = caller
+        #: the session's requests the gate reads the answers of, with their caller
+        self._pending: dict[Any, tuple[dict[str, Any], Any]] = {}
+        self._loop = asyncio.get_running_loop()
+        self._changes_send, self._changes = anyio.create_memory_object_stream[None](1)
+        self.key = gate.sessions.opened(caller, self._changed)
+
+    def _changed(self) -> None:
+        """From the follower's thread: wake `tell_changes` (a change already waiting is
+        enough: one list_changed tells of both)."""
+        try:
+            self._loop.call_soon_threadsafe(self._wake)
+        except RuntimeError:  # the loop is closed: the proxy is stopping
+            pass
+
+    def _wake(self) -> None:
+        try:
+            self._changes_send.send_nowait(None)
+        except (anyio.WouldBlock, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
+
+    async def tell_changes(self) -> None:
+        """Send `notifications/tools/list_changed` for each change (until the session ends)."""
+        try:
+            async for _ in self._changes:
+                notice = JSONRPCNotification(
+                    jsonrpc="2.0", method="notifications/tools/list_changed", params=None
+                )
+                await self._inner.send(SessionMessage(notice))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            return
+
+    async def refused(self, message: JSONRPCRequest, caller: Any) -> bool:
+        """Whether the gate answered `message` (a tools/call outside the policy of its
+        caller: the request's own, else the session's); else its answer is watched."""
+        if message.method not in ("tools/list", "tools/call"):
+            return False
+        caller = caller if caller is not None else self._caller
+        raw = message.model_dump(by_alias=True, exclude_none=True)
+        refusal = self._gate.refuse(raw, caller)
+        if refusal is None and len(self._pending) >= MAX_WATCHED:
+            # Fail closed: an answer that is not watched would reach the client unfiltered.
+            refusal = {
+                "jsonrpc": "2.0",
+                "id": message.id,
+                "error": {
+                    "code": -32603,
+                    "message": f"conduit-mcp proxy: more than {MAX_WATCHED} tools/list and "
+                    "tools/call requests of this session in flight; wait for their answers",
+                },
+            }
+        if refusal is not None:
+            await self._inner.send(SessionMessage(jsonrpc_message_adapter.validate_python(refusal)))
+            return True
+        self._pending[message.id] = (raw, caller)
+        return False
+
+    def cancelled(self, message: JSONRPCNotification) -> None:
+        """The client cancelled a request (`notifications/cancelled`): its answer may never
+        come, so it is no longer watched for."""
+        request_id = (message.params or {}).get("requestId")
+        if isinstance(request_id, str | int) and not isinstance(request_id, bool):
+            self._pending.pop(request_id, None)
+
+    async def send(self, item: SessionMessage) -> None:
+        message = item.message
+        if isinstance(message, JSONRPCResponse | JSONRPCError) and self._pending:
+            found = self._pending.pop(message.id, None)
+            if found is not None:
+                answer = message.model_dump(by_alias=True, exclude_none=True)
+                seen = self._gate.answered(found[0], found[1], answer, self.key)
+                if seen is not answer:
+                    item = SessionMessage(
+                        jsonrpc_message_adapter.validate_python(seen), metadata=item.metadata
+                    )
+        await self._inner.send(item)
+
+    def close(self) -> None:
+        self._gate.sessions.closed(self.key)
+        self._changes_send.close()
+        self._changes.close()
+
+    async def aclose(self) -> None:
+        self.close()
+        await self._inner.aclose()
+
+
+class _StatelessCaller:
+    """A stateless request's caller (`_stateless.PerCaller`): its answer as the tool policy
+    lets it see it; its `subscriptions/listen` stream told when a new policy version changes
+    what it would see of the tools the guard knows (`Sessions`, as a session)."""
+
+    def __init__(self, gate: CallerGate, caller: Any, request: Any, seam: GuardSeam) -> None:
+        self._gate = gate
+        self._caller = caller
+        self._request = request  # a tools/list or tools/call request, else `None`
+        self._seam = seam
+
+    def answer(self, answer: Any) -> Any:
+        if answer is None or self._request is None:
+            return answer
+        plain = (
+            answer
+            if isinstance(answer, dict)
+            else answer.model_dump(by_alias=True, exclude_none=True)
+        )
+        seen = self._gate.answered(self._request, self._caller, plain)
+        return answer if seen is plain else seen
+
+    def listening(self, tell: Any) -> Any:
+        loop = asyncio.get_running_loop()
+
+        def notify() -> None:  # from the policy follower's thread
+            try:
+                loop.call_soon_threadsafe(tell)
+            except RuntimeError:  # the loop is closed: the proxy is stopping
+                pass
+
+        sessions = self._gate.sessions
+        key = sessions.opened(self._caller, notify, names=self._seam.tool_names)
+        names = self._seam.tool_names()
+        sessions.listed(key, names, self._gate.access.visible(self._caller, names))
+        return lambda: sessions.closed(key)
+
+
+def subject_key(identity: Any) -> str:
+    """What a session and a budget belong to with `--auth jwt`: the token's subject (one
+    issuer per proxy); a token without `sub`, its claims (that token alone)."""
+    if identity.subject is not None:
+        return "sub\x00" + str(identity.subject)
+    claims = json.dumps(identity.claims, sort_keys=True, default=str)
+    return "claims\x00" + hashlib.sha256(claims.encode()).hexdigest()
+
+
+#: A session's tools/list and tools/call requests whose answers its caller's policy is applied
+#: to, in flight at once (the guard's own table holds 4,096); past it a request is refused.
+MAX_WATCHED: Final = 4096
 
 #: Header lines `_decoded` remembers (each at most `_DECODED_LONGEST` bytes; 64 KiB in all at
 #: most): a client sends the same few, request after request.
@@ -793,6 +1018,18 @@ async def _announce(server: Any, url: str) -> None:
     logger.info("listening on %s", url)
 
 
+class _AuthRefused:
+    """An `AuthError` as the budget metrics count it: `reason` one of `auth_missing` (no
+    token), `auth_invalid_request`, `auth_invalid_token`."""
+
+    def __init__(self, refused: AuthError) -> None:
+        self.reason = f"auth_{refused.error or 'missing'}"
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
 async def serve(
     seam: GuardSeam,
     target: Sequence[str] | HttpUpstream,
@@ -801,20 +1038,47 @@ async def serve(
     metrics: Metrics | None = None,
     budget: ClientBudget | None = None,
     limits: HttpLimits | None = None,
+    auth: Authenticator | None = None,
+    public_url: str | None = None,
+    gate: CallerGate | None = None,
 ) -> int:
     """Listen on `host:port` until SIGINT/SIGTERM; returns 0. `metrics` are served at
     `/metrics` when given; `budget`: each client's caps (`_budget`); `limits`: the HTTP
-    bounds (`_limits`).
+    bounds (`_limits`); `auth`: every request's bearer token checked before anything else
+    reads it (`_auth.AuthMiddleware`; its keys fetched here first), the protected-resource
+    metadata of `public_url` (default `http://HOST:PORT/mcp`) served; `gate`: the tool
+    policy per caller and the call audit (`_callers`).
 
     Raises:
         OSError: the address cannot be bound.
+        AuthConfigError: `auth`'s keys (or its OpenID discovery) cannot be read.
     """
     import uvicorn
 
     limits = limits if limits is not None else HttpLimits()
     listener = Listener(
-        seam, target, host=host, port=port, metrics=metrics, budget=budget, limits=limits
+        seam,
+        target,
+        host=host,
+        port=port,
+        metrics=metrics,
+        budget=budget,
+        limits=limits,
+        gate=gate,
     )
+    app: Any = listener
+    if auth is not None:
+        await auth.start()
+        url = public_url or f"http://{_url_host(host)}:{port}{MCP_PATH}"
+        app = AuthMiddleware(
+            listener,
+            auth,
+            url,
+            on_refused=(
+                (lambda refused: metrics.refused(_AuthRefused(refused))) if metrics else None
+            ),
+        )
+        logger.info("bearer tokens checked on every request (issuer %s)", auth.settings.issuer)
     protocol = http_protocol(limits, metrics.refused if metrics is not None else None)
     if isinstance(protocol, str):
         logger.warning(
@@ -822,7 +1086,7 @@ async def serve(
             "request head's size is bounded; install the proxy extra for the other bounds"
         )
     config = uvicorn.Config(
-        listener,
+        app,
         host=host,
         port=port,
         log_level="warning",

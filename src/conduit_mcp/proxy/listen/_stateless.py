@@ -29,9 +29,9 @@ import functools
 import itertools
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 import anyio
 import orjson
@@ -109,6 +109,20 @@ _PING: Final = b": ping\r\n\r\n"
 BODY_PIECE: Final = 1024 * 1024
 
 
+class PerCaller(Protocol):
+    """What the listener asks of a request's caller (`_server`: the tool policy of the
+    authenticated caller, `_callers.CallerGate`)."""
+
+    def answer(self, answer: Any) -> Any:
+        """The request's answer (a message model, a plain object, or `None`) as the caller may
+        see it."""
+
+    def listening(self, tell: Callable[[], None]) -> Callable[[], None]:
+        """A `subscriptions/listen` stream that asked for `toolsListChanged` is open: `tell()`
+        (called on the event loop) writes `notifications/tools/list_changed` on it; returns
+        what to call when the stream ends."""
+
+
 class _Exchange:
     """One request in flight: its ids, what relates to it, its answer."""
 
@@ -155,6 +169,8 @@ class ModernRouter:
         self.target = target
         #: each client's share of the guard's table of requests in flight (`_budget`).
         self.budget = budget if budget is not None else ClientBudget()
+        #: an upstream's 401 / 403 answered to the client as sent (else as the proxy's error)
+        self.pass_refusals = True
         self._write: Any = None
         self._waiting: dict[str, _Exchange] = {}
         self._ids = itertools.count(1)
@@ -281,6 +297,7 @@ class ModernRouter:
         peer: Any = None,
         headers: dict[str, str] | None = None,
         admitted: bool = False,
+        per_caller: PerCaller | None = None,
     ) -> None:
         """Answer one stateless POST body on the ASGI `send`: 202 for a notification, a JSON
         object, or an event stream when the client accepts `text/event-stream` and messages
@@ -298,6 +315,8 @@ class ModernRouter:
             admitted: the caller counted the request in the budget already (before reading
                 its body, by its `Mcp-Method` header, which the SDK's ladder then holds to
                 the body's method) and releases it: not counted again.
+            per_caller: the caller's hooks: its answer as it may see it, its listen streams
+                told when a new tool policy changes its view (`PerCaller`).
         """
         if headers is None:
             headers = dict(raw_headers)
@@ -313,7 +332,16 @@ class ModernRouter:
             return
         if self.direct is not None and _is_message(value):  # exactly what the SDK reads
             await self._handle_direct(
-                tg, self.direct, value, raw_headers, headers, send, receive, peer, admitted
+                tg,
+                self.direct,
+                value,
+                raw_headers,
+                headers,
+                send,
+                receive,
+                peer,
+                admitted,
+                per_caller,
             )
             return
         rid = value.get("id") if isinstance(value, dict) else None
@@ -325,7 +353,16 @@ class ModernRouter:
         if self.direct is not None:  # the SDK's reading of it
             value = message.model_dump(by_alias=True, exclude_unset=True)
             await self._handle_direct(
-                tg, self.direct, value, raw_headers, headers, send, receive, peer, admitted
+                tg,
+                self.direct,
+                value,
+                raw_headers,
+                headers,
+                send,
+                receive,
+                peer,
+                admitted,
+                per_caller,
             )
             return
         if not isinstance(self.target, HttpUpstream) and not self._ready.is_set():
@@ -352,7 +389,7 @@ class ModernRouter:
             await write_json(send, 400, error)
             return
         if admitted:
-            await self._exchange(tg, message, headers, receive, send)
+            await self._exchange(tg, message, headers, receive, send, per_caller)
             return
         client = self.budget.client(headers.get("authorization"), peer)
         listen = message.method == "subscriptions/listen"
@@ -361,7 +398,7 @@ class ModernRouter:
             await write_refusal(send, message.id, refusal)
             return
         try:
-            await self._exchange(tg, message, headers, receive, send)
+            await self._exchange(tg, message, headers, receive, send, per_caller)
         finally:
             self.budget.release(client, listen)
 
@@ -376,6 +413,7 @@ class ModernRouter:
         receive: Any,
         peer: Any,
         admitted: bool = False,
+        per_caller: PerCaller | None = None,
     ) -> None:
         """`handle` over the pooled POST path for `value`, a JSON-RPC message as the SDK reads
         it (`_message._is_message`)."""
@@ -393,7 +431,7 @@ class ModernRouter:
             await write_json(send, 400, error)
             return
         if admitted:
-            await self._exchange_direct(tg, direct, value, headers, receive, send)
+            await self._exchange_direct(tg, direct, value, headers, receive, send, per_caller)
             return
         client = self.budget.client(headers.get("authorization"), peer)
         listen = method == "subscriptions/listen"
@@ -402,7 +440,7 @@ class ModernRouter:
             await write_refusal(send, value["id"], refusal)
             return
         try:
-            await self._exchange_direct(tg, direct, value, headers, receive, send)
+            await self._exchange_direct(tg, direct, value, headers, receive, send, per_caller)
         finally:
             self.budget.release(client, listen)
 
@@ -413,6 +451,7 @@ class ModernRouter:
         headers: dict[str, str],
         receive: Any,
         send: Any,
+        per_caller: PerCaller | None = None,
     ) -> None:
         accepts_json, accepts_sse = accepted(headers.get("accept", ""))
         params = message.params or {}
@@ -431,6 +470,14 @@ class ModernRouter:
         request = message.model_copy(update={"id": upstream_id, "params": params or message.params})
         self._waiting[upstream_id] = exchange
         streaming = gone = False
+        ended = None
+        if per_caller is not None and listen and _wants_list_changed(params):
+            notice = JSONRPCNotification(
+                jsonrpc="2.0",
+                method="notifications/tools/list_changed",
+                params={"_meta": {SUBSCRIPTION_ID_META_KEY: message.id}},
+            )
+            ended = per_caller.listening(lambda: exchange.relate(notice))
         try:
             if not self._ready.is_set():
                 await self._connect(tg)
@@ -438,6 +485,8 @@ class ModernRouter:
             await self._forward(tg, request, headers)
             streaming, gone = await _relay_related(exchange, receive, send, accepts_sse, listen)
         finally:
+            if ended is not None:
+                ended()
             still_waiting = self._waiting.pop(upstream_id, None) is not None
             exchange.send.close()
             exchange.receive.close()
@@ -448,6 +497,8 @@ class ModernRouter:
         answer = exchange.answer
         if answer is not None:
             answer = answer.model_copy(update={"id": message.id})
+        if per_caller is not None:
+            answer = per_caller.answer(answer)
         await _answer(send, message.id, answer, streaming, listen, accepts_json, accepts_sse)
 
     async def _exchange_direct(
@@ -458,6 +509,7 @@ class ModernRouter:
         headers: dict[str, str],
         receive: Any,
         send: Any,
+        per_caller: PerCaller | None = None,
     ) -> None:
         """`_exchange` over the pooled POST path (`upstream/_direct`): the guard on the request, one
         POST, the answer's messages through the guard, the related ones streamed to the
@@ -470,7 +522,10 @@ class ModernRouter:
         action, request = await direct.gate({**value, "id": upstream_id}, authorization, version)
         assert request is not None
         if action == "answer":
-            await write_json(send, 200, restore(request, upstream_id, client_id))
+            refusal = restore(request, upstream_id, client_id)
+            if per_caller is not None:
+                refusal = per_caller.answer(refusal)
+            await write_json(send, 200, refusal)
             return
         listen = value.get("method") == "subscriptions/listen"
         stream = _EventStream(send, accepts_sse)
@@ -485,6 +540,18 @@ class ModernRouter:
             direct.listening[upstream_id] = lambda message: tg.start_soon(
                 _notice, stream, restore(message, upstream_id, client_id)
             )
+        ended = None
+        if per_caller is not None and listen and _wants_list_changed(value.get("params")):
+            notice = {
+                "jsonrpc": "2.0",
+                "method": "notifications/tools/list_changed",
+                "params": {"_meta": {SUBSCRIPTION_ID_META_KEY: client_id}},
+            }
+
+            def tell() -> None:
+                tg.start_soon(_notice, stream, notice)
+
+            ended = per_caller.listening(tell)
 
         try:
             with anyio.CancelScope() as scope:
@@ -509,6 +576,8 @@ class ModernRouter:
             if watch.failure is not None and answer is None:
                 failure = watch.failure
         finally:
+            if ended is not None:
+                ended()
             direct.listening.pop(upstream_id, None)
             if answer is None:
                 with anyio.CancelScope(shield=True):
@@ -516,12 +585,14 @@ class ModernRouter:
         if watch.gone:
             stream.done = True
             return
-        if refused is not None and not stream.streaming:
+        if refused is not None and not stream.streaming and self.pass_refusals:
             stream.done = True
             await write_refused(send, refused, client_id)
             return
         if answer is None and failure is not None:
             answer = _error(client_id, -32603, f"conduit-mcp proxy: {failure}")
+        if per_caller is not None:
+            answer = per_caller.answer(answer)
         status = 502 if failure is not None else 200
         stream.done = True  # no event or keep-alive ping from now on
         if stream.lock is None:  # nothing else ever wrote: nothing to wait for
@@ -969,6 +1040,13 @@ def unsupported_version(rid: Any, requested: str, why: str) -> dict[str, Any]:
         f"{requested} ({why}); start a session with initialize at a version of data.supported",
         {"requested": requested, "supported": sorted(HANDSHAKE_PROTOCOL_VERSIONS)},
     )
+
+
+def _wants_list_changed(params: Any) -> bool:
+    """Whether a `subscriptions/listen` request's params ask for `toolsListChanged` (2026-07-28
+    schema `SubscriptionFilter`)."""
+    wanted = params.get("notifications") if isinstance(params, dict) else None
+    return isinstance(wanted, dict) and wanted.get("toolsListChanged") is True
 
 
 def _plain_id(rid: Any) -> Any:

@@ -10,7 +10,8 @@ no message is answered (-32700 / -32600, a request whose id is null included) an
 
 Spec: MCP 2025-11-25 basic/transports "stdio" (newline-delimited JSON-RPC on stdin/stdout) and
 "Streamable HTTP" (`upstream/_session`); 2026-07-28 requests carry their routing headers
-(`upstream/_headers.request_headers_for`).
+(`upstream/_headers.request_headers_for`). With traces on (`seam.tracing`, `_tracing.py`) each
+client request is a span, ended by its answer, and goes upstream with its `traceparent` header.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ async def serve_remote(seam: GuardSeam, client: ClientSide, upstream: HttpUpstre
     """
     session: UpstreamSession | None = None
     gone = anyio.Event()
+    tracing: Any = getattr(seam, "tracing", None)
 
     async def write(data: bytes) -> None:
         if gone.is_set():
@@ -70,7 +72,18 @@ async def serve_remote(seam: GuardSeam, client: ClientSide, upstream: HttpUpstre
 
     async def down(message: dict[str, Any]) -> None:
         """A message from the upstream: through the guard to the client."""
-        action, other = await link.from_server(message)
+        span = token = None
+        if tracing is not None and "method" not in message:  # an answer to a request
+            span = tracing.span_of(message.get("id"))
+            if span is not None:
+                token = tracing.enter(span)
+        try:
+            action, other = await link.from_server(message)
+        finally:
+            if token is not None:
+                tracing.leave(token)
+        if span is not None:
+            _answered(tracing, message, action, other)
         if action == "drop":
             return
         line = _line(message if action == "pass" else other)
@@ -87,7 +100,7 @@ async def serve_remote(seam: GuardSeam, client: ClientSide, upstream: HttpUpstre
     async with anyio.create_task_group() as tg:
         async with UpstreamSession(upstream, down) as session:
             link.send_notices_to(notices)
-            await _up(client, link, session, seam, write)
+            await _up(client, link, session, seam, write, tracing)
         tg.cancel_scope.cancel()
     return 0
 
@@ -98,8 +111,10 @@ async def _up(
     session: UpstreamSession,
     seam: GuardSeam,
     write: Callable[[bytes], Awaitable[None]],
+    tracing: Any = None,
 ) -> None:
-    """Client -> guard -> upstream, in order, until the client's input ends."""
+    """Client -> guard -> upstream, in order, until the client's input ends (each request a
+    span when `tracing` is on: see `_traced`)."""
     lines = LineReader(client.read_chunk, keep_newline=True)
     while True:
         try:
@@ -118,6 +133,9 @@ async def _up(
             continue
         del line
         message, data = parsed
+        if tracing is not None:
+            await _traced(message, data, link, session, seam, write, tracing)
+            continue
         action, other = await link.from_client(message)
         if action == "answer":
             answer = _line(other)
@@ -130,6 +148,68 @@ async def _up(
             await session.send(message, data.rstrip(b"\n"), _routing(message, seam))
         elif other is not None:
             await session.send(other, None, _routing(other, seam))
+
+
+async def _traced(
+    message: dict[str, Any],
+    data: bytes,
+    link: Any,
+    session: UpstreamSession,
+    seam: GuardSeam,
+    write: Callable[[bytes], Awaitable[None]],
+    tracing: Any,
+) -> None:
+    """One client message with traces on: a request's span is started (continuing the
+    client's `_meta.traceparent`) and current while the guard decides (its decisions are the
+    span's children); the guard's own answer ends it `refused`, and what goes upstream carries
+    the span's `traceparent` header (W3C Trace Context) beside its routing headers."""
+    span = tracing.request(message)
+    token = tracing.enter(span) if span is not None else None
+    try:
+        action, other = await link.from_client(message)
+        if action == "answer":
+            if span is not None:
+                tracing.answered(message.get("id"), "refused", _reason(other))
+            answer = _line(other)
+            if answer is not None:
+                await write(answer)
+            return
+        sent = message if action == "pass" else other
+        if action == "drop" or sent is None:  # nothing goes up, nothing will answer it
+            if span is not None:
+                tracing.answered(message.get("id"), "refused")
+            return
+        headers = _routing(sent, seam) or {}
+        if span is not None:
+            headers.update(tracing.traceparent(span))
+        body = data.rstrip(b"\n") if action == "pass" else None
+        await session.send(sent, body, headers or None)
+    finally:
+        if token is not None:
+            tracing.leave(token)
+
+
+def _answered(tracing: Any, message: dict[str, Any], action: str, other: Any) -> None:
+    """End the span of the request `message` answers: `error` for the server's own error,
+    `withheld` when the guard replaced the answer, else `passed`; an error the proxy wrote
+    for the upstream (unreachable, refused) with the guard's reason in `error.data.reason` is
+    `refused`."""
+    request_id = message.get("id")
+    if "error" in message:
+        reason = _reason(message)
+        tracing.answered(request_id, "refused" if reason else "error", reason)
+    elif action == "pass":
+        tracing.answered(request_id, "passed")
+    else:
+        tracing.answered(request_id, "withheld", _reason(other))
+
+
+def _reason(answer: Any) -> str | None:
+    """The guard's reason code in an error answer (`error.data.reason`), if any."""
+    error = answer.get("error") if isinstance(answer, dict) else None
+    data = error.get("data") if isinstance(error, dict) else None
+    reason = data.get("reason") if isinstance(data, dict) else None
+    return reason if isinstance(reason, str) else None
 
 
 def _routing(message: dict[str, Any], seam: GuardSeam) -> dict[str, str] | None:

@@ -1,0 +1,184 @@
+"""The caller of each `--listen` request: its tool policy applied, its calls audited and counted.
+
+Not a public module. With `--auth jwt` every request reaches the listener with the verified
+`Identity` of its token (`_auth.AuthMiddleware`, `scope[IDENTITY_KEY]`); `CallerGate` turns it
+into a `conduit_mcp.policy.Caller` and applies `proxy/_access.Access` to that caller's
+messages, in a session and stateless alike:
+
+- a `tools/call` of a tool outside the caller's policy is answered at once with the refusal
+  (`data.reason` `policy_denied`, the rule or default that decided and the policy version in
+  the message), never sent on (`refuse`);
+- a `tools/list` answer keeps only the tools the caller's policy allows (`answered`; after the
+  guard, which decided what any client may see);
+- each `tools/call` answered or refused is counted by group (`Metrics.caller_call`: the groups
+  the policy names, else `other`; never by subject) and, with `--audit-calls`, recorded in the
+  store's call audit (`_callaudit.CallAuditor`: subject, groups, tool, verdict, reason, the
+  RFC 8785 SHA-256 digest of the arguments);
+- the subject is in the log line of every refusal (never the token).
+
+A session registers with `Sessions` (`proxy/_access.py`): when a new policy version arrives
+from the store (`PolicyFollower`) and changes what its caller would see of its last listing,
+its client is sent `notifications/tools/list_changed`.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Final
+
+from ...policy import Caller, Policy
+from .._access import Access, Sessions
+from .._callaudit import CallAuditor
+from .._metrics import Metrics
+
+logger = logging.getLogger("conduit_mcp.proxy")
+
+#: Where `_auth.AuthMiddleware` puts the verified `Identity` in the ASGI scope.
+IDENTITY_KEY: Final = "conduit_mcp.identity"
+#: The methods whose answers the gate reads.
+_WATCHED: Final = frozenset({"tools/list", "tools/call"})
+
+
+def caller_of(scope: Any) -> Caller | None:
+    """The caller of an ASGI request (`None`: no authentication on this listener)."""
+    identity = scope.get(IDENTITY_KEY) if isinstance(scope, dict) else None
+    if identity is None:
+        return None
+    return Caller(identity.subject, identity.groups, identity.claims)
+
+
+def shown_caller(caller: Caller) -> str:
+    """A caller as logged: its subject (never a token), or that it has none."""
+    return repr(caller.subject[:128]) if caller.subject is not None else "(no subject)"
+
+
+class CallerGate:
+    """The policy per caller, the call audit and the metrics by group (see the module
+    docstring).
+
+    Args:
+        access: the policy in force, for this server id.
+        sessions: the open sessions, told when a new policy changes their view.
+        auditor: the call audit writer (`--audit-calls`), or `None`.
+        metrics: the listener's metrics, or `None`.
+    """
+
+    def __init__(
+        self,
+        access: Access,
+        *,
+        sessions: Sessions | None = None,
+        auditor: CallAuditor | None = None,
+        metrics: Metrics | None = None,
+    ) -> None:
+        self.access = access
+        self.sessions = sessions if sessions is not None else Sessions(access)
+        self.auditor = auditor
+        self.metrics = metrics
+        self._named: tuple[Policy | None, frozenset[str]] = (None, frozenset())
+
+    @staticmethod
+    def watches(message: Any) -> bool:
+        """Whether `refuse` / `answered` have anything to do with `message` (a request)."""
+        return isinstance(message, dict) and message.get("method") in _WATCHED
+
+    def refuse(self, message: dict[str, Any], caller: Caller) -> dict[str, Any] | None:
+        """The answer refusing a `tools/call` outside `caller`'s policy (counted, audited and
+        logged here), or `None` when it may go on."""
+        answer = self.access.refuse_call(message, caller)
+        if answer is None:
+            return None
+        params = message.get("params")
+        tool = params.get("name") if isinstance(params, dict) else None
+        logger.warning(
+            "call of %r by %s refused by the tool policy: %s",
+            tool,
+            shown_caller(caller),
+            answer["error"]["message"],
+        )
+        self._count(caller, "refused")
+        if self.auditor is not None:
+            self.auditor.record(
+                message,
+                subject=caller.subject,
+                groups=caller.groups,
+                verdict="refused",
+                reason="policy_denied",
+            )
+        return answer
+
+    def answered(
+        self,
+        request: dict[str, Any],
+        caller: Caller,
+        answer: dict[str, Any],
+        session: int | None = None,
+    ) -> dict[str, Any]:
+        """The answer to `request` as `caller` may see it: a `tools/list` result without the
+        tools outside its policy (what was listed and shown noted for `session`, a key of
+        `sessions`); a `tools/call` answer unchanged, counted and audited (its verdict:
+        `passed`, `refused` with the guard's `error.data.reason`, or `error`)."""
+        method = request.get("method")
+        if method == "tools/list":
+            result = answer.get("result")
+            filtered, removed = self.access.filter_listing(result, caller)
+            if session is not None and isinstance(filtered, dict) and isinstance(result, dict):
+                listed = [t.get("name") for t in result.get("tools", []) if isinstance(t, dict)]
+                shown = [t.get("name") for t in filtered.get("tools", []) if isinstance(t, dict)]
+                self.sessions.listed(
+                    session,
+                    [n for n in listed if isinstance(n, str)],
+                    [n for n in shown if isinstance(n, str)],
+                    caller,
+                )
+            if removed:
+                logger.info(
+                    "%d tools not listed to %s (the tool policy)",
+                    len(removed),
+                    shown_caller(caller),
+                )
+                return {**answer, "result": filtered}
+            return answer
+        if method == "tools/call":
+            verdict, reason = _verdict(answer)
+            self._count(caller, "allowed")
+            if self.auditor is not None:
+                self.auditor.record(
+                    request,
+                    subject=caller.subject,
+                    groups=caller.groups,
+                    verdict=verdict,
+                    reason=reason,
+                )
+        return answer
+
+    def _count(self, caller: Caller, verdict: str) -> None:
+        if self.metrics is None:
+            return
+        self.metrics.caller_call(caller.groups, self._groups_named(), verdict)
+
+    def _groups_named(self) -> frozenset[str]:
+        """The groups the policy in force names (the only values of the metrics' `group`
+        label besides `other`: bounded by the policy, never by the tokens)."""
+        policy = self.access.policy()
+        known, named = self._named
+        if policy is not known:
+            named = frozenset(g for rule in (policy.rules if policy else ()) for g in rule.groups)
+            self._named = (policy, named)
+        return named
+
+
+def _verdict(answer: dict[str, Any]) -> tuple[str, str | None]:
+    """A `tools/call` answer's verdict for the audit: `passed`; `refused` when the error
+    carries a reason code (`error.data.reason`: the guard's); else `error`."""
+    error = answer.get("error")
+    if error is None:
+        result = answer.get("result")
+        if isinstance(result, dict) and result.get("isError") is True:
+            return "error", None
+        return "passed", None
+    data = error.get("data") if isinstance(error, dict) else None
+    reason = data.get("reason") if isinstance(data, dict) else None
+    if isinstance(reason, str):
+        return "refused", reason[:64]
+    return "error", None
