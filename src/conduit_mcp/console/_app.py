@@ -516,13 +516,13 @@ def _login_page(console: Console) -> Handler:
 async def _login(console: Console, request: Request, name: str, password: str) -> str | Problem:
     """A new session id, or the problem (rate limited: 429; wrong: 401)."""
     peer = request.client.host if request.client else "?"
-    wait = console.limit.retry_after(peer, name)
+    wait, mark = console.limit.attempt(peer, name)
     if wait > 0:
         return Problem(429, f"too many failed logins: try again in {int(wait) + 1} s")
     account = await console.call(console.pins.login, name, password)
     if account is None:
-        console.limit.failed(peer, name)
         return Problem(401, "wrong name or password")
+    console.limit.succeeded(peer, name, mark)
     sid, _ = console.sessions.open(account.name)
     return sid
 

@@ -105,23 +105,50 @@ class LoginLimit:
     def retry_after(self, address: str, name: str) -> float:
         """Seconds until a login from `address` for `name` may be tried; 0 when now."""
         now = time.monotonic()
+        with self._lock:
+            return self._wait(address, name, now)
+
+    def _wait(self, address: str, name: str, now: float) -> float:
         wait = 0.0
+        for key in (f"addr:{address}", f"name:{name}"):
+            times = self._recent(key, now)
+            if len(times) >= FAILURES:
+                wait = max(wait, WINDOW - (now - times[-FAILURES]))
+        return wait
+
+    def attempt(self, address: str, name: str) -> tuple[float, float]:
+        """Start one login: (seconds to wait, 0 when it may go on; the attempt's mark).
+
+        An attempt that may go on is counted as failed at once, in the same lock as the
+        check, so logins sent together cannot all pass the check before the first password
+        check ends; `succeeded(address, name, mark)` takes it back.
+        """
+        now = time.monotonic()
+        with self._lock:
+            wait = self._wait(address, name, now)
+            if wait == 0:
+                self._count(address, name, now)
+        return wait, now
+
+    def succeeded(self, address: str, name: str, mark: float) -> None:
+        """Take back the attempt `mark` (from `attempt`): the password was right."""
         with self._lock:
             for key in (f"addr:{address}", f"name:{name}"):
-                times = self._recent(key, now)
-                if len(times) >= FAILURES:
-                    wait = max(wait, WINDOW - (now - times[-FAILURES]))
-        return wait
+                times = self._failures.get(key)
+                if times and mark in times:
+                    times.remove(mark)
 
     def failed(self, address: str, name: str) -> None:
         """Count one failed login."""
-        now = time.monotonic()
         with self._lock:
-            for key in (f"addr:{address}", f"name:{name}"):
-                self._failures.setdefault(key, []).append(now)
-                self._failures.move_to_end(key)
-            while len(self._failures) > 100_000:
-                self._failures.popitem(last=False)
+            self._count(address, name, time.monotonic())
+
+    def _count(self, address: str, name: str, now: float) -> None:
+        for key in (f"addr:{address}", f"name:{name}"):
+            self._failures.setdefault(key, []).append(now)
+            self._failures.move_to_end(key)
+        while len(self._failures) > 100_000:
+            self._failures.popitem(last=False)
 
 
 def is_loopback(host: str) -> bool:

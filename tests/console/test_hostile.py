@@ -1,0 +1,65 @@
+"""The console attacked the way a hostile web user and a hostile server would (a hostile review
+of issue 29's console): logins sent together, input a browser cannot send but a script can.
+
+Provenance: conduit-defined (docs/console.md: "a login rate limit"; the guide: bad input never
+crashes us). Each test failed before the fix beside it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import httpx
+import pytest
+from starlette.testclient import TestClient
+
+from conduit_mcp.console import create_app
+from conduit_mcp.console._auth import FAILURES
+
+from .seed import PASSWORD, fleet
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> str:
+    location = str(tmp_path / "pins.db")
+    fleet(location, "http://127.0.0.1:9")
+    return location
+
+
+@pytest.fixture
+def client(store: str) -> Iterator[TestClient]:
+    with TestClient(create_app(store), base_url="http://127.0.0.1") as test_client:
+        yield test_client
+
+
+@pytest.mark.anyio
+async def test_logins_sent_together_get_no_more_guesses_than_the_limit(store: str) -> None:
+    """conduit-defined: thirty wrong passwords sent at once from one address (each password
+    check takes a worker thread ~0.1 s) get at most `FAILURES` checks; the rest are 429. Before
+    the fix every one of them passed the limit's check before the first failure was counted."""
+    app = create_app(store)
+    statuses: list[int] = []
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
+
+            async def guess(i: int) -> None:
+                body = {"name": "alice", "password": f"wrong guess {i:03d}"}
+                statuses.append((await http.post("/api/login", json=body)).status_code)
+
+            async with anyio.create_task_group() as group:
+                for i in range(30):
+                    group.start_soon(guess, i)
+    counted = Counter(statuses)
+    assert counted[401] == FAILURES and counted[429] == 30 - FAILURES
+
+
+def test_a_right_password_is_not_counted_as_a_failure(client: TestClient) -> None:
+    """conduit-defined: the attempt counted up front is taken back when the password is right:
+    more good logins than `FAILURES` from one address all succeed."""
+    for _ in range(FAILURES + 2):
+        answer = client.post("/api/login", json={"name": "alice", "password": PASSWORD})
+        assert answer.status_code == 200
