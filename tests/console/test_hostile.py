@@ -63,3 +63,14 @@ def test_a_right_password_is_not_counted_as_a_failure(client: TestClient) -> Non
     for _ in range(FAILURES + 2):
         answer = client.post("/api/login", json={"name": "alice", "password": PASSWORD})
         assert answer.status_code == 200
+
+
+def test_a_login_name_no_account_can_have_is_a_wrong_login_not_a_crash(
+    client: TestClient,
+) -> None:
+    """conduit-defined: JSON can carry a lone surrogate (`"\\ud800"`, RFC 8259 section 8.2
+    allows it) that no store can hold; it is a wrong name (401), as the guide says bad input
+    is, where it was a 500 from the database driver."""
+    body = b'{"name": "al\\ud800ice", "password": "correct horse battery"}'
+    answer = client.post("/api/login", content=body, headers={"content-type": "application/json"})
+    assert answer.status_code == 401 and answer.json() == {"error": "wrong name or password"}
