@@ -74,3 +74,19 @@ def test_a_login_name_no_account_can_have_is_a_wrong_login_not_a_crash(
     body = b'{"name": "al\\ud800ice", "password": "correct horse battery"}'
     answer = client.post("/api/login", content=body, headers={"content-type": "application/json"})
     assert answer.status_code == 401 and answer.json() == {"error": "wrong name or password"}
+
+
+def test_the_login_limit_keeps_a_bounded_key_for_a_huge_name(client: TestClient) -> None:
+    """conduit-defined: the limit remembers each failed name for 5 minutes; a name of 500,000
+    characters (a body under the 1 MiB bound) is kept as a digest, not whole: what the limit
+    holds does not grow with what a client sends."""
+    huge = "n" * 500_000
+    answer = client.post("/api/login", json={"name": huge, "password": "wrong password"})
+    assert answer.status_code == 401
+    limit = client.app.state.console.limit  # type: ignore[attr-defined]
+    assert max(len(key) for key in limit._failures) < 100
+    for _ in range(FAILURES - 1):
+        client.post("/api/login", json={"name": huge, "password": "wrong password"})
+    other = TestClient(client.app, base_url="http://127.0.0.1", client=("192.0.2.7", 1))
+    answer = other.post("/api/login", json={"name": huge, "password": "wrong password"})
+    assert answer.status_code == 429  # the name is still limited, from another address

@@ -11,6 +11,7 @@ CSRF token: a browser never sends it by itself.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import ipaddress
 import secrets
@@ -110,7 +111,7 @@ class LoginLimit:
 
     def _wait(self, address: str, name: str, now: float) -> float:
         wait = 0.0
-        for key in (f"addr:{address}", f"name:{name}"):
+        for key in _keys(address, name):
             times = self._recent(key, now)
             if len(times) >= FAILURES:
                 wait = max(wait, WINDOW - (now - times[-FAILURES]))
@@ -133,7 +134,7 @@ class LoginLimit:
     def succeeded(self, address: str, name: str, mark: float) -> None:
         """Take back the attempt `mark` (from `attempt`): the password was right."""
         with self._lock:
-            for key in (f"addr:{address}", f"name:{name}"):
+            for key in _keys(address, name):
                 times = self._failures.get(key)
                 if times and mark in times:
                     times.remove(mark)
@@ -144,11 +145,18 @@ class LoginLimit:
             self._count(address, name, time.monotonic())
 
     def _count(self, address: str, name: str, now: float) -> None:
-        for key in (f"addr:{address}", f"name:{name}"):
+        for key in _keys(address, name):
             self._failures.setdefault(key, []).append(now)
             self._failures.move_to_end(key)
         while len(self._failures) > 100_000:
             self._failures.popitem(last=False)
+
+
+def _keys(address: str, name: str) -> tuple[str, str]:
+    """The limit's two keys of a login: its address and its name (the name's SHA-256: a name
+    is whatever the client sent, up to a request body, and is kept for `WINDOW`)."""
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"addr:{address}", f"name:{digest}"
 
 
 def is_loopback(host: str) -> bool:
