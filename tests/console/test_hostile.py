@@ -8,18 +8,27 @@ crashes us). Each test failed before the fix beside it.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import anyio
 import httpx
 import pytest
 from starlette.testclient import TestClient
 
-from conduit_mcp.console import create_app
+from conduit_mcp.console import _app, create_app
 from conduit_mcp.console._auth import FAILURES
+from conduit_mcp.pins import PinStore
 
 from .seed import PASSWORD, fleet
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """The console runs on uvicorn's asyncio loop (its event streams need one)."""
+    return "asyncio"
 
 
 @pytest.fixture
@@ -90,3 +99,122 @@ def test_the_login_limit_keeps_a_bounded_key_for_a_huge_name(client: TestClient)
     other = TestClient(client.app, base_url="http://127.0.0.1", client=("192.0.2.7", 1))
     answer = other.post("/api/login", json={"name": huge, "password": "wrong password"})
     assert answer.status_code == 429  # the name is still limited, from another address
+
+
+
+Step = Callable[[Any, httpx.AsyncClient], Awaitable[Any]]
+
+
+async def _events_after(store: str, opener: Step, end: Step) -> list[bytes]:
+    """What `/api/events` sends to a client whose header `opener` (the console, a client of
+    the app) returns ("cookie: ..." or "authorization: Bearer ..."), when `end` has run and an
+    audit entry is then published: the body pieces, once the stream ended or delivered it."""
+    app = create_app(store)
+    pieces: list[bytes] = []
+    opened = anyio.Event()
+    ended = anyio.Event()
+
+    async def send(message: Any) -> None:
+        if message["type"] == "http.response.body":
+            pieces.append(message.get("body", b""))
+            opened.set()
+            if not message.get("more_body") or b"event: audit" in message.get("body", b""):
+                ended.set()
+
+    async def receive() -> Any:
+        await anyio.sleep_forever()
+
+    async with app.router.lifespan_context(app):
+        console = app.state.console
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
+            name, _, value = (await opener(console, http)).partition(": ")
+            scope = {
+                "type": "http",
+                "method": "GET",
+                "path": "/api/events",
+                "raw_path": b"/api/events",
+                "query_string": b"",
+                "headers": [(name.encode(), value.encode()), (b"host", b"127.0.0.1")],
+                "client": ("127.0.0.1", 1),
+                "server": ("127.0.0.1", 80),
+                "scheme": "http",
+                "http_version": "1.1",
+                "root_path": "",
+                "app": app,
+            }
+            async with anyio.create_task_group() as group:
+                group.start_soon(app, scope, receive, send)
+                with anyio.fail_after(10):
+                    await opened.wait()
+                await end(console, http)
+                console.broadcast.publish(
+                    SimpleNamespace(
+                        id=99,
+                        at=1.0,
+                        action="approve",
+                        outcome=None,
+                        server_id="s",
+                        name="secret_tool",
+                        fingerprint=None,
+                        approver="bob",
+                    )
+                )
+                with anyio.move_on_after(10):
+                    await ended.wait()
+                group.cancel_scope.cancel()
+    return pieces
+
+
+async def _cookie(console: Any, http: httpx.AsyncClient) -> str:
+    answer = await http.post("/api/login", json={"name": "alice", "password": PASSWORD})
+    http.headers["x-csrf-token"] = answer.json()["csrf"]
+    return "cookie: conduit_console=" + answer.cookies["conduit_console"]
+
+
+async def _nothing(console: Any, http: httpx.AsyncClient) -> None:
+    return None
+
+
+@pytest.mark.anyio
+async def test_an_event_stream_delivers_while_its_session_lives(store: str) -> None:
+    """The control of the two below: the same stream, nobody logged out, gets the entry."""
+    pieces = await _events_after(store, _cookie, _nothing)
+    assert any(b"secret_tool" in piece for piece in pieces)
+
+
+@pytest.mark.anyio
+async def test_an_event_stream_ends_at_a_logout(store: str) -> None:
+    """conduit-defined (docs/console.md: who may read is decided on every request): an event
+    stream was checked once, at its start; after its session logged out it went on delivering
+    every audit entry (tool names, approvers) for as long as it stayed open."""
+
+    async def logout(console: Any, http: httpx.AsyncClient) -> None:
+        assert (await http.post("/api/logout")).status_code == 200
+
+    pieces = await _events_after(store, _cookie, logout)
+    assert pieces[-1] == b"" and not any(b"secret_tool" in piece for piece in pieces)
+
+
+@pytest.mark.anyio
+async def test_an_event_stream_ends_when_its_account_or_token_is_removed(
+    store: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """conduit-defined (docs/console.md: a removed account takes effect at once): a stream
+    opened with a session, or with an API token, ends when the account is removed (the store
+    is read again before an event at most every `RECHECK` seconds; 0 here)."""
+    monkeypatch.setattr(_app, "RECHECK", 0.0)
+
+    async def token(console: Any, http: httpx.AsyncClient) -> str:
+        issued = console.pins.add_token("alice", by="tests")
+        return "authorization: Bearer " + issued
+
+    async def remove(console: Any, http: httpx.AsyncClient) -> None:
+        console.pins.remove_account("alice", by="tests")
+
+    for opener in (_cookie, token):
+        with PinStore(store) as pins:
+            if pins.account("alice") is None:
+                pins.add_account("alice", role="approver", password=PASSWORD, by="tests")
+        pieces = await _events_after(store, opener, remove)
+        assert pieces[-1] == b"" and not any(b"secret_tool" in piece for piece in pieces)

@@ -61,6 +61,8 @@ MAX_BODY: Final = 1024 * 1024
 AUDIT_PAGE: Final = 500
 _STATIC: Final = {"console.js": "text/javascript", "console.css": "text/css"}
 _ACTIONS: Final = ("approve", "reject", "revoke")
+#: Seconds between an event stream's reads of its account (or token) in the store.
+RECHECK: Final = 1.0
 
 
 class JSONResponse(_StarletteJSON):
@@ -819,13 +821,33 @@ def _api_decisions(console: Console) -> Handler:
 def _api_events(console: Console) -> Handler:
     async def endpoint(request: Request) -> Response:
         try:
-            await console.identify(request)
+            account, session, new_sid = await console.identify(request)
         except Problem as problem:
             return JSONResponse({"error": problem.message}, problem.status)
         subscribed = console.broadcast.subscribe()
         if subscribed is None:
             return JSONResponse({"error": "too many open event streams"}, 503)
         key, queue = subscribed
+        sid = new_sid or request.cookies.get(COOKIE)
+        token = None if session is not None else request.headers["authorization"][7:].strip()
+
+        checked = [time.monotonic()]
+
+        async def still_allowed() -> bool:
+            """Whether whoever opened the stream may still read: their session not ended
+            (logout, idle: before every event), their account not removed, their token not
+            revoked (read from the store at most once every `RECHECK` seconds)."""
+            if session is not None and not console.sessions.alive(sid):
+                return False
+            now = time.monotonic()
+            if now - checked[0] < RECHECK:
+                return True
+            checked[0] = now
+            if session is not None:
+                found = await console.call(console.pins.account, account.name)
+            else:
+                found = await console.call(console.pins.token_account, token)
+            return found is not None and found.name == account.name
 
         async def stream() -> AsyncIterator[str]:
             try:
@@ -834,11 +856,13 @@ def _api_events(console: Console) -> Handler:
                     try:
                         data = await asyncio.wait_for(queue.get(), 15.0)
                     except asyncio.TimeoutError:
-                        yield ": keep-alive\n\n"
-                        continue
-                    if data is None:
+                        data = ": keep-alive"
+                    if data is None or not await still_allowed():
                         return
-                    yield f"event: audit\ndata: {data}\n\n"
+                    if data.startswith(":"):
+                        yield data + "\n\n"
+                    else:
+                        yield f"event: audit\ndata: {data}\n\n"
             finally:
                 console.broadcast.unsubscribe(key)
 

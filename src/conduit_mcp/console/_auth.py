@@ -75,6 +75,15 @@ class Sessions:
             self._by_id.move_to_end(sid)
             return session
 
+    def alive(self, sid: str | None) -> bool:
+        """Whether `sid` is a live session (its idle clock left as it is: an open event
+        stream is no activity of the person's)."""
+        if not sid:
+            return False
+        with self._lock:
+            session = self._by_id.get(sid)
+            return session is not None and time.monotonic() - session.seen <= IDLE
+
     def close(self, sid: str | None) -> None:
         """End a session (logout)."""
         if sid:
