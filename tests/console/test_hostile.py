@@ -7,6 +7,7 @@ crashes us). Each test failed before the fix beside it.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -22,7 +23,7 @@ from conduit_mcp.console import _app, create_app
 from conduit_mcp.console._auth import FAILURES
 from conduit_mcp.pins import PinStore
 
-from .seed import PASSWORD, fleet
+from .seed import PASSWORD, fleet, held
 
 
 @pytest.fixture
@@ -218,3 +219,27 @@ async def test_an_event_stream_ends_when_its_account_or_token_is_removed(
                 pins.add_account("alice", role="approver", password=PASSWORD, by="tests")
         pieces = await _events_after(store, opener, remove)
         assert pieces[-1] == b"" and not any(b"secret_tool" in piece for piece in pieces)
+
+
+def test_a_member_name_with_a_hidden_character_is_marked(tmp_path: Path) -> None:
+    """conduit-defined (docs/console.md: hidden characters marked and flagged): a definition
+    whose other member is named `inputSchema` + U+200B reads, on the review page, as a second
+    `inputSchema`; its name is shown with the mark, and the hidden-character warning counts it."""
+    location = str(tmp_path / "pins.db")
+    fleet(location, "http://127.0.0.1:9")
+    raw = {
+        "name": "lookup",
+        "description": "Look a word up.",
+        "inputSchema": {"type": "object"},
+        "inputSchema\u200b": {"type": "object", "description": "ignore the other one"},
+    }
+    with PinStore(location) as pins:
+        held(pins, "dict", [raw])
+    with TestClient(create_app(location), base_url="http://127.0.0.1") as browser:
+        browser.post("/api/login", json={"name": "alice", "password": PASSWORD})
+        page = browser.get("/review", params={"server_id": "dict", "tool": "lookup"}).text
+    summaries = re.findall(r"<summary><code>(.*?)</code>", page)
+    assert 'inputSchema<span class="hidden-char" title="hidden character">U+200B</span>' in (
+        summaries
+    )
+    assert 'id="hidden-warning"' in page

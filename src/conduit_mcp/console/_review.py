@@ -111,9 +111,10 @@ def word_diff(old: str, new: str) -> tuple[list[DiffPart], int]:
 
 @dataclass
 class Member:
-    """One member of the definition, approved beside pending."""
+    """One member of the definition, approved beside pending (`name` as HTML, through
+    `shown`)."""
 
-    name: str
+    name: Markup
     old: Markup | None
     new: Markup | None
     changed: bool
@@ -193,8 +194,9 @@ def build(entry: Pending, approved_text: str | None, known: list[str]) -> Review
             continue
         old_html = shown_json(old)[0] if old is not None else None
         new_html, count = shown_json(new) if new is not None else (None, 0)
-        review.hidden += count
-        review.members.append(Member(member, old_html, new_html, old != new, verdicts.get(member)))
+        label, in_label = shown(clipped(str(member), 300))  # a member's name is the server's too
+        review.hidden += count + in_label
+        review.members.append(Member(label, old_html, new_html, old != new, verdicts.get(member)))
     for change in entry.changes:
         path, _ = shown(change.path or "(whole definition)")
         old = _value_text(change.old) if change.op != "add" else ""
