@@ -39,6 +39,7 @@ def entry_row(entry: AuditEntry) -> dict[str, Any]:
         "approver": entry.approver,
         "protocol_version": entry.protocol_version,
         "definition": entry.definition,
+        "reason": entry.reason,
     }
 
 

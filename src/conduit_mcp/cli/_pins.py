@@ -1097,8 +1097,9 @@ def pins_audit_command(
     new, changed, cosmetic); the fingerprint approved, revoked or listed (first 16 hex digits);
     server; tool; the pin an approval replaced or a check compared with; who approved or
     revoked. --json gives every field: id, at (seconds since the Unix epoch), server_id, name,
-    action, outcome, fingerprint, previous_fingerprint, approver, protocol_version and
-    definition (the approved definition as RFC 8785 canonical JSON text). --format jsonl
+    action, outcome, fingerprint, previous_fingerprint, approver, protocol_version,
+    definition (the approved definition as RFC 8785 canonical JSON text) and reason (a
+    revocation's or rejection's). --format jsonl
     writes the same fields one entry a line; its id is the cursor: --since ID resumes after
     it, and --follow keeps writing new entries as they are committed (until SIGINT/SIGTERM).
     """
