@@ -243,3 +243,26 @@ def test_a_member_name_with_a_hidden_character_is_marked(tmp_path: Path) -> None
         summaries
     )
     assert 'id="hidden-warning"' in page
+
+
+def test_a_cross_site_page_cannot_log_a_browser_in(client: TestClient) -> None:
+    """conduit-defined (login CSRF, OWASP): another site's form that posts a login (to
+    `/login`, or `/api/login` as `text/plain` whose body reads as JSON) would put its own
+    account's session in the person's browser, and their decisions under that name. The
+    browser's `Sec-Fetch-Site: cross-site` is refused, and `/api/login` takes JSON only."""
+    form = {"name": "victor", "password": PASSWORD}
+    answer = client.post(
+        "/login", data=form, headers={"sec-fetch-site": "cross-site"}, follow_redirects=False
+    )
+    assert answer.status_code == 403 and "set-cookie" not in answer.headers
+    body = '{"name": "victor", "password": "' + PASSWORD + '", "x": "="}'
+    answer = client.post("/api/login", content=body, headers={"content-type": "text/plain"})
+    assert answer.status_code == 415 and "set-cookie" not in answer.headers
+    answer = client.post(
+        "/api/login", json=form, headers={"sec-fetch-site": "cross-site"}
+    )
+    assert answer.status_code == 415 and "set-cookie" not in answer.headers
+    same = client.post(
+        "/login", data=form, headers={"sec-fetch-site": "same-origin"}, follow_redirects=False
+    )
+    assert same.status_code == 303 and "set-cookie" in same.headers

@@ -498,7 +498,9 @@ def _login_page(console: Console) -> Handler:
             target = "/"
         message = None
         status = 200
-        if request.method == "POST":
+        if request.method == "POST" and _cross_site(request):
+            message, status = "a login must come from the console's own page", 403
+        elif request.method == "POST":
             form = await _form(request)
             name, password = form.get("name", ""), form.get("password", "")
             outcome = await _login(console, request, name, password)
@@ -747,6 +749,9 @@ def _csv_cell(value: Any) -> Any:
 
 def _api_login(console: Console) -> Handler:
     async def endpoint(request: Request) -> Response:
+        if _cross_site(request) or not _is_json(request):
+            error = {"error": "send JSON (content-type: application/json), not a cross-site form"}
+            return JSONResponse(error, 415)
         try:
             body = json.loads(await _body(request))
             name, password = body["name"], body["password"]
@@ -892,6 +897,18 @@ async def _body(request: Request) -> bytes:
             raise Problem(413, "the request is too large")
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+def _is_json(request: Request) -> bool:
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    return kind == "application/json"
+
+
+def _cross_site(request: Request) -> bool:
+    """Whether the browser says the request comes from another site (`Sec-Fetch-Site`, sent by
+    every current browser): a login there would log the person in as someone else's account
+    (login CSRF). A script sends no such header."""
+    return request.headers.get("sec-fetch-site", "").lower() == "cross-site"
 
 
 def _is_form(request: Request) -> bool:
