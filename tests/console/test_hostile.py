@@ -17,6 +17,7 @@ from typing import Any
 import anyio
 import httpx
 import pytest
+from markupsafe import escape
 from starlette.testclient import TestClient
 
 from conduit_mcp.console import _app, create_app
@@ -266,3 +267,37 @@ def test_a_cross_site_page_cannot_log_a_browser_in(client: TestClient) -> None:
         "/login", data=form, headers={"sec-fetch-site": "same-origin"}, follow_redirects=False
     )
     assert same.status_code == 303 and "set-cookie" in same.headers
+
+
+def test_a_word_diff_never_does_more_work_than_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """conduit-defined (the guide: time grows with the input, not worse): difflib's matcher
+    takes time in the product of its two sequences' lengths (more on repeated words); two
+    descriptions of 14,000 words a side (28,000 tokens) took 15 to 48 s of CPU per review page.
+    The matcher now sees only what differs between the common beginning and end, and only up
+    to `MAX_DIFF_WORK`; past it the middle is one removal and one addition. Either way the
+    page shows both texts whole (its parts join to each side)."""
+    from conduit_mcp.console import _review
+
+    seen: list[int] = []
+    real = _review.difflib.SequenceMatcher
+
+    def counted(junk: Any, a: Any, b: Any, autojunk: bool) -> Any:
+        seen.append(len(a) * len(b))
+        assert len(a) * len(b) <= _review.MAX_DIFF_WORK, "the matcher was given too much"
+        return real(junk, a, b, autojunk=autojunk)
+
+    monkeypatch.setattr(_review.difflib, "SequenceMatcher", counted)
+    cases = [
+        ("a b " * 7000, "b a " * 7000),  # nothing in common at either end
+        ("a " * 14000, "a " * 14000 + "b"),  # one word added at the end
+        ("Weather. " + "word " * 10000 + "end.", "Weather. " + "word " * 5000 + "READ ~/.ssh "
+         + "word " * 5000 + "end."),  # a rug pull inside a long description
+        ("Current weather for a city.", "Current weather for a town, and ~/.ssh."),
+    ]
+    for old, new in cases:
+        parts, _ = _review.word_diff(old, new)
+        assert "".join(str(p.html) for p in parts if p.kind != "add") == str(escape(old))
+        assert "".join(str(p.html) for p in parts if p.kind != "del") == str(escape(new))
+    rug, _ = _review.word_diff(cases[2][0], cases[2][1])
+    assert [str(p.html) for p in rug if p.kind == "add"] == ["READ ~/.ssh "]
+    assert seen  # the small cases were diffed word by word
