@@ -103,7 +103,6 @@ def test_the_login_limit_keeps_a_bounded_key_for_a_huge_name(client: TestClient)
     assert answer.status_code == 429  # the name is still limited, from another address
 
 
-
 Step = Callable[[Any, httpx.AsyncClient], Awaitable[Any]]
 
 
@@ -259,9 +258,7 @@ def test_a_cross_site_page_cannot_log_a_browser_in(client: TestClient) -> None:
     body = '{"name": "victor", "password": "' + PASSWORD + '", "x": "="}'
     answer = client.post("/api/login", content=body, headers={"content-type": "text/plain"})
     assert answer.status_code == 415 and "set-cookie" not in answer.headers
-    answer = client.post(
-        "/api/login", json=form, headers={"sec-fetch-site": "cross-site"}
-    )
+    answer = client.post("/api/login", json=form, headers={"sec-fetch-site": "cross-site"})
     assert answer.status_code == 415 and "set-cookie" not in answer.headers
     same = client.post(
         "/login", data=form, headers={"sec-fetch-site": "same-origin"}, follow_redirects=False
@@ -290,8 +287,10 @@ def test_a_word_diff_never_does_more_work_than_its_bound(monkeypatch: pytest.Mon
     cases = [
         ("a b " * 7000, "b a " * 7000),  # nothing in common at either end
         ("a " * 14000, "a " * 14000 + "b"),  # one word added at the end
-        ("Weather. " + "word " * 10000 + "end.", "Weather. " + "word " * 5000 + "READ ~/.ssh "
-         + "word " * 5000 + "end."),  # a rug pull inside a long description
+        (
+            "Weather. " + "word " * 10000 + "end.",
+            "Weather. " + "word " * 5000 + "READ ~/.ssh " + "word " * 5000 + "end.",
+        ),  # a rug pull inside a long description
         ("Current weather for a city.", "Current weather for a town, and ~/.ssh."),
     ]
     for old, new in cases:

@@ -61,7 +61,7 @@ MCP_PATH: Final = "/mcp"
 #: Headers of a downstream request passed on to an HTTP upstream with the message.
 _FORWARDED: Final = ("authorization",)
 #: Seconds a stopping listener (SIGINT / SIGTERM) waits for the requests under way.
-SHUTDOWN_GRACE: Final = 5.0
+SHUTDOWN_GRACE: Final = 5
 #: The largest body of a request that opens a session (an initialize request is small).
 MAX_OPENING_BODY: Final = 1024 * 1024
 #: Seconds a session may stay without a request in flight before it is closed.
