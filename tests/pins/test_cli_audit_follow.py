@@ -122,3 +122,19 @@ def test_follow_streams_new_entries_and_resumes_without_loss_or_repeat(location:
         finally:
             assert resumed.stop() == 0
         assert resumed.lines.empty()  # nothing repeated
+
+
+def test_jsonl_carries_every_field_of_json_the_reason_included(tmp_path: Path) -> None:
+    """conduit-defined (the help: "--format jsonl writes the same fields"; a hostile review):
+    a revocation's and a rejection's reason, kept with the entry, reaches the shipper too;
+    each line has exactly the keys of `--json`'s rows."""
+    store = str(tmp_path / "pins.db")
+    with PinStore(store) as pins:
+        pins.approve("files", _tool("write"), approver="alice")
+        pins.revoke("files", "write", approver="bob", reason="it wrote outside the sandbox")
+    as_json = runner.invoke(app, ["pins", "audit", "--store", store, "--json"])
+    jsonl = runner.invoke(app, ["pins", "audit", "--store", store, "--format", "jsonl"])
+    rows = json.loads(as_json.stdout)
+    lines = [json.loads(line) for line in jsonl.stdout.splitlines()]
+    assert [set(line) for line in lines] == [set(row) for row in rows]
+    assert lines[-1]["reason"] == "it wrote outside the sandbox"

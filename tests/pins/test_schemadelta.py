@@ -106,3 +106,31 @@ def test_pins_changes_says_narrows_inputs_at_a_glance(tmp_path: Path) -> None:
         app, ["pins", "changes", str(page), "--store", str(store), "--server-id", "w", "--json"]
     )
     assert json.loads(result.stdout)["schemas"] == {"get_weather": {"inputSchema": "narrows"}}
+
+
+def test_a_schema_too_large_for_the_algebra_is_unknown_without_asking_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """conduit-defined (a hostile review: the review page and `pins pending` ask this of a
+    server's schemas): the algebra's time grows faster than the schema (5,000 properties took
+    8.5 s of CPU, 500 took 0.1 s); a schema of more than `MAX_SCHEMA_NODES` JSON values is
+    "unknown" at once, and the algebra never sees it. A small change still gets its verdict."""
+    import jsonschema_rs
+
+    from conduit_mcp.pins._schemadelta import MAX_SCHEMA_NODES
+
+    asked: list[Any] = []
+    real = jsonschema_rs.canonicalize
+
+    def canonicalize(schema: Any) -> Any:
+        asked.append(schema)
+        return real(schema)
+
+    monkeypatch.setattr(jsonschema_rs, "canonicalize", canonicalize)
+    count = MAX_SCHEMA_NODES  # {"type": ...} per property: two values each, and more
+    wide = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(count)}}
+    wider = {**wide, "required": ["p0"]}
+    assert schema_change(wide, wider) == "unknown"
+    assert asked == []
+    assert schema_change({"type": "string"}, {"type": "string", "maxLength": 5}) == "narrows"
+    assert len(asked) == 2

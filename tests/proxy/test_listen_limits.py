@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import select
+import signal
 import socket
 import subprocess
 import sys
@@ -331,3 +332,23 @@ def test_host_origin_and_budgets_are_checked_before_any_body_is_read() -> None:
         assert _ask(listener, opening, peer) == (429, 0)
     finally:
         seam.close()
+
+
+def test_sigterm_stops_the_proxy_while_a_body_never_comes(proxy: Callable[..., Proxy]) -> None:
+    """conduit-defined (a hostile review): a client that sends a POST's head and only part of
+    its body holds the request open; SIGTERM waited for it for ever (uvicorn's graceful
+    shutdown has no limit unless given one), so one client kept the proxy from stopping. The
+    listener now waits `SHUTDOWN_GRACE` seconds (5), then ends the request and exits."""
+    running = proxy()
+    sock = running.connect()
+    head = (
+        b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+        b"Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n"
+    ) % running.port
+    sock.sendall(head + b'{"jsonrpc"')
+    with pytest.raises(socket.timeout):  # the request is open: nothing is answered yet
+        sock.settimeout(1.0)
+        sock.recv(1)
+    running.process.send_signal(signal.SIGTERM)
+    assert running.process.wait(timeout=DEADLINE) in (0, -signal.SIGTERM)  # uvicorn re-raises it
+    sock.close()

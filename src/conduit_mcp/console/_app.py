@@ -61,6 +61,8 @@ MAX_BODY: Final = 1024 * 1024
 AUDIT_PAGE: Final = 500
 _STATIC: Final = {"console.js": "text/javascript", "console.css": "text/css"}
 _ACTIONS: Final = ("approve", "reject", "revoke")
+#: Seconds between an event stream's reads of its account (or token) in the store.
+RECHECK: Final = 1.0
 
 
 class JSONResponse(_StarletteJSON):
@@ -496,7 +498,9 @@ def _login_page(console: Console) -> Handler:
             target = "/"
         message = None
         status = 200
-        if request.method == "POST":
+        if request.method == "POST" and _cross_site(request):
+            message, status = "a login must come from the console's own page", 403
+        elif request.method == "POST":
             form = await _form(request)
             name, password = form.get("name", ""), form.get("password", "")
             outcome = await _login(console, request, name, password)
@@ -516,13 +520,13 @@ def _login_page(console: Console) -> Handler:
 async def _login(console: Console, request: Request, name: str, password: str) -> str | Problem:
     """A new session id, or the problem (rate limited: 429; wrong: 401)."""
     peer = request.client.host if request.client else "?"
-    wait = console.limit.retry_after(peer, name)
+    wait, mark = console.limit.attempt(peer, name)
     if wait > 0:
         return Problem(429, f"too many failed logins: try again in {int(wait) + 1} s")
     account = await console.call(console.pins.login, name, password)
     if account is None:
-        console.limit.failed(peer, name)
         return Problem(401, "wrong name or password")
+    console.limit.succeeded(peer, name, mark)
     sid, _ = console.sessions.open(account.name)
     return sid
 
@@ -745,6 +749,9 @@ def _csv_cell(value: Any) -> Any:
 
 def _api_login(console: Console) -> Handler:
     async def endpoint(request: Request) -> Response:
+        if _cross_site(request) or not _is_json(request):
+            error = {"error": "send JSON (content-type: application/json), not a cross-site form"}
+            return JSONResponse(error, 415)
         try:
             body = json.loads(await _body(request))
             name, password = body["name"], body["password"]
@@ -819,13 +826,33 @@ def _api_decisions(console: Console) -> Handler:
 def _api_events(console: Console) -> Handler:
     async def endpoint(request: Request) -> Response:
         try:
-            await console.identify(request)
+            account, session, new_sid = await console.identify(request)
         except Problem as problem:
             return JSONResponse({"error": problem.message}, problem.status)
         subscribed = console.broadcast.subscribe()
         if subscribed is None:
             return JSONResponse({"error": "too many open event streams"}, 503)
         key, queue = subscribed
+        sid = new_sid or request.cookies.get(COOKIE)
+        token = None if session is not None else request.headers["authorization"][7:].strip()
+
+        checked = [time.monotonic()]
+
+        async def still_allowed() -> bool:
+            """Whether whoever opened the stream may still read: their session not ended
+            (logout, idle: before every event), their account not removed, their token not
+            revoked (read from the store at most once every `RECHECK` seconds)."""
+            if session is not None and not console.sessions.alive(sid):
+                return False
+            now = time.monotonic()
+            if now - checked[0] < RECHECK:
+                return True
+            checked[0] = now
+            if session is not None:
+                found = await console.call(console.pins.account, account.name)
+            else:
+                found = await console.call(console.pins.token_account, token)
+            return found is not None and found.name == account.name
 
         async def stream() -> AsyncIterator[str]:
             try:
@@ -834,11 +861,13 @@ def _api_events(console: Console) -> Handler:
                     try:
                         data = await asyncio.wait_for(queue.get(), 15.0)
                     except asyncio.TimeoutError:
-                        yield ": keep-alive\n\n"
-                        continue
-                    if data is None:
+                        data = ": keep-alive"
+                    if data is None or not await still_allowed():
                         return
-                    yield f"event: audit\ndata: {data}\n\n"
+                    if data.startswith(":"):
+                        yield data + "\n\n"
+                    else:
+                        yield f"event: audit\ndata: {data}\n\n"
             finally:
                 console.broadcast.unsubscribe(key)
 
@@ -868,6 +897,18 @@ async def _body(request: Request) -> bytes:
             raise Problem(413, "the request is too large")
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+def _is_json(request: Request) -> bool:
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    return kind == "application/json"
+
+
+def _cross_site(request: Request) -> bool:
+    """Whether the browser says the request comes from another site (`Sec-Fetch-Site`, sent by
+    every current browser): a login there would log the person in as someone else's account
+    (login CSRF). A script sends no such header."""
+    return request.headers.get("sec-fetch-site", "").lower() == "cross-site"
 
 
 def _is_form(request: Request) -> bool:

@@ -11,6 +11,7 @@ CSRF token: a browser never sends it by itself.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import ipaddress
 import secrets
@@ -74,6 +75,15 @@ class Sessions:
             self._by_id.move_to_end(sid)
             return session
 
+    def alive(self, sid: str | None) -> bool:
+        """Whether `sid` is a live session (its idle clock left as it is: an open event
+        stream is no activity of the person's)."""
+        if not sid:
+            return False
+        with self._lock:
+            session = self._by_id.get(sid)
+            return session is not None and time.monotonic() - session.seen <= IDLE
+
     def close(self, sid: str | None) -> None:
         """End a session (logout)."""
         if sid:
@@ -105,23 +115,57 @@ class LoginLimit:
     def retry_after(self, address: str, name: str) -> float:
         """Seconds until a login from `address` for `name` may be tried; 0 when now."""
         now = time.monotonic()
-        wait = 0.0
         with self._lock:
-            for key in (f"addr:{address}", f"name:{name}"):
-                times = self._recent(key, now)
-                if len(times) >= FAILURES:
-                    wait = max(wait, WINDOW - (now - times[-FAILURES]))
+            return self._wait(address, name, now)
+
+    def _wait(self, address: str, name: str, now: float) -> float:
+        wait = 0.0
+        for key in _keys(address, name):
+            times = self._recent(key, now)
+            if len(times) >= FAILURES:
+                wait = max(wait, WINDOW - (now - times[-FAILURES]))
         return wait
+
+    def attempt(self, address: str, name: str) -> tuple[float, float]:
+        """Start one login: (seconds to wait, 0 when it may go on; the attempt's mark).
+
+        An attempt that may go on is counted as failed at once, in the same lock as the
+        check, so logins sent together cannot all pass the check before the first password
+        check ends; `succeeded(address, name, mark)` takes it back.
+        """
+        now = time.monotonic()
+        with self._lock:
+            wait = self._wait(address, name, now)
+            if wait == 0:
+                self._count(address, name, now)
+        return wait, now
+
+    def succeeded(self, address: str, name: str, mark: float) -> None:
+        """Take back the attempt `mark` (from `attempt`): the password was right."""
+        with self._lock:
+            for key in _keys(address, name):
+                times = self._failures.get(key)
+                if times and mark in times:
+                    times.remove(mark)
 
     def failed(self, address: str, name: str) -> None:
         """Count one failed login."""
-        now = time.monotonic()
         with self._lock:
-            for key in (f"addr:{address}", f"name:{name}"):
-                self._failures.setdefault(key, []).append(now)
-                self._failures.move_to_end(key)
-            while len(self._failures) > 100_000:
-                self._failures.popitem(last=False)
+            self._count(address, name, time.monotonic())
+
+    def _count(self, address: str, name: str, now: float) -> None:
+        for key in _keys(address, name):
+            self._failures.setdefault(key, []).append(now)
+            self._failures.move_to_end(key)
+        while len(self._failures) > 100_000:
+            self._failures.popitem(last=False)
+
+
+def _keys(address: str, name: str) -> tuple[str, str]:
+    """The limit's two keys of a login: its address and its name (the name's SHA-256: a name
+    is whatever the client sent, up to a request body, and is kept for `WINDOW`)."""
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"addr:{address}", f"name:{digest}"
 
 
 def is_loopback(host: str) -> bool:

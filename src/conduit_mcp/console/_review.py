@@ -25,8 +25,11 @@ from ..pins import Pending, schema_changes
 #: Characters of one field change's old or new value shown in the change table (the field
 #: itself is shown whole beside it).
 CHANGE_CHARS: Final = 4000
-#: Word diffs of more tokens than this (both sides) are shown as one removal and one addition.
-MAX_DIFF_TOKENS: Final = 60_000
+#: The most work a word diff does: past this product of the two sides' token counts (what
+#: differs, after their common beginning and end) the difference is shown as one removal and
+#: one addition. `difflib.SequenceMatcher` takes time in that product (and more on repeated
+#: words): 28,000 tokens a side took 15 to 48 s of CPU; at this bound about 0.1 s.
+MAX_DIFF_WORK: Final = 2_000_000
 _TOKENS: Final = re.compile(r"\s+|[^\s]+")
 _SURROGATE: Final = re.compile(r"[\ud800-\udfff]")
 #: The members a reviewer reads first, in this order; others follow under "other members".
@@ -89,11 +92,29 @@ def word_diff(old: str, new: str) -> tuple[list[DiffPart], int]:
     a, b = _TOKENS.findall(old), _TOKENS.findall(new)
     parts: list[DiffPart] = []
     hidden = 0
-    opcodes: list[tuple[str, int, int, int, int]]
-    if len(a) + len(b) > MAX_DIFF_TOKENS:
-        opcodes = [("replace", 0, len(a), 0, len(b))]
-    else:
-        opcodes = list(difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes())
+    # The common beginning and end in one linear pass; only the middle is diffed, and only
+    # while its work stays under `MAX_DIFF_WORK`.
+    shorter = min(len(a), len(b))
+    head = 0
+    while head < shorter and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < shorter - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    a_end, b_end = len(a) - tail, len(b) - tail
+    opcodes: list[tuple[str, int, int, int, int]] = []
+    if head:
+        opcodes.append(("equal", 0, head, 0, head))
+    if (a_end - head) * (b_end - head) > MAX_DIFF_WORK:
+        opcodes.append(("replace", head, a_end, head, b_end))
+    elif a_end > head or b_end > head:
+        matcher = difflib.SequenceMatcher(None, a[head:a_end], b[head:b_end], autojunk=False)
+        opcodes += [
+            (op, i1 + head, i2 + head, j1 + head, j2 + head)
+            for op, i1, i2, j1, j2 in matcher.get_opcodes()
+        ]
+    if tail:
+        opcodes.append(("equal", a_end, len(a), b_end, len(b)))
     for op, i1, i2, j1, j2 in opcodes:
         if op == "equal":
             html, _ = shown("".join(b[j1:j2]))
@@ -111,9 +132,10 @@ def word_diff(old: str, new: str) -> tuple[list[DiffPart], int]:
 
 @dataclass
 class Member:
-    """One member of the definition, approved beside pending."""
+    """One member of the definition, approved beside pending (`name` as HTML, through
+    `shown`)."""
 
-    name: str
+    name: Markup
     old: Markup | None
     new: Markup | None
     changed: bool
@@ -193,8 +215,9 @@ def build(entry: Pending, approved_text: str | None, known: list[str]) -> Review
             continue
         old_html = shown_json(old)[0] if old is not None else None
         new_html, count = shown_json(new) if new is not None else (None, 0)
-        review.hidden += count
-        review.members.append(Member(member, old_html, new_html, old != new, verdicts.get(member)))
+        label, in_label = shown(clipped(str(member), 300))  # a member's name is the server's too
+        review.hidden += count + in_label
+        review.members.append(Member(label, old_html, new_html, old != new, verdicts.get(member)))
     for change in entry.changes:
         path, _ = shown(change.path or "(whole definition)")
         old = _value_text(change.old) if change.op != "add" else ""

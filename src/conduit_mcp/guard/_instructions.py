@@ -58,6 +58,20 @@ def on_initialized(
     screened = screen(result, RESPONSES[method], "clean" if policy == "block" else policy)
     if isinstance(result.get("instructions"), str):
         return _with_instructions(conn, request_id, message, result, method, screened)
+    if result.get("instructions") is not None:  # not the spec's string: never pinned, never seen
+        conn.emit(
+            "model_text_withheld",
+            None,
+            "schema_violation",
+            "withheld",
+            path=("instructions",),
+            message="the server's instructions are not a string: withheld",
+            details={"method": method, "type": type(result["instructions"]).__name__},
+        )
+        screened.withheld.append(("instructions",))
+        screened.reasons.append("schema_violation")
+        value = {k: v for k, v in screened.value.items() if k != "instructions"}
+        return _finish(conn, request_id, message, result, method, screened, value)
     return _finish(conn, request_id, message, result, method, screened, screened.value)
 
 

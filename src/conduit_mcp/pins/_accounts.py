@@ -238,6 +238,8 @@ class Accounts(Room):
         """
         if not isinstance(name, str):
             raise TypeError("an account name must be a str")
+        if not _storable(name):  # no account has it (`add_account` refuses it)
+            return None
         rows = self._open().fetch(_ONE, (store_text(name),))
         return _account(rows[0]) if rows else None
 
@@ -261,7 +263,7 @@ class Accounts(Room):
             return None
         if len(password) > _MAX_PASSWORD:
             return None
-        rows = self._open().fetch(_ONE, (store_text(name),))
+        rows = self._open().fetch(_ONE, (store_text(name),)) if _storable(name) else []
         stored = rows[0][2] if rows and isinstance(rows[0][2], str) else None
         if not password_matches(password, stored):
             return None
@@ -277,6 +279,15 @@ class Accounts(Room):
             return None
         rows = self._open().fetch(_BY_TOKEN, (token_hash(token),))
         return _account(rows[0]) if rows else None
+
+
+def _storable(name: str) -> bool:
+    """Whether `name` can be looked up (no lone surrogate: the database's text is UTF-8)."""
+    try:
+        check_unicode(name, "name")
+    except ValueError:
+        return False
+    return True
 
 
 def _account(row: tuple[Any, ...]) -> Account:

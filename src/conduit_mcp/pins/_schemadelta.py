@@ -18,6 +18,10 @@ SchemaChange = Literal["unchanged", "narrows", "widens", "both", "unknown"]
 SCHEMA_MEMBERS: Final = ("inputSchema", "outputSchema")
 
 _DEFAULT_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
+#: The largest schema (JSON values in it, the schema itself and every member and item)
+#: the algebra is asked about; a larger one is "unknown". Its time grows faster than the
+#: schema: 500 properties took 0.1 s, 2,000 took 1.6 s, 5,000 took 8.5 s of CPU.
+MAX_SCHEMA_NODES: Final = 1_000
 
 
 def schema_change(old: Any, new: Any) -> SchemaChange:
@@ -33,16 +37,20 @@ def schema_change(old: Any, new: Any) -> SchemaChange:
         `new` accepts, `old` accepted: proven), `"widens"` (every value `old` accepted, `new`
         accepts: proven), `"both"` (values were removed and values were added: proven both
         ways), or `"unknown"` when the algebra cannot decide (a construct it does not model,
-        such as some `$ref` cycles or `format` assertions, or a schema it cannot read).
+        such as some `$ref` cycles or `format` assertions, or a schema it cannot read), or
+        when either schema holds more than `MAX_SCHEMA_NODES` JSON values.
         For an `inputSchema`, "narrows" means some calls that were valid are now refused;
         for an `outputSchema`, that the tool promises less varied results.
 
-    Total: never raises; any failure of the algebra is `"unknown"`. Time grows with the
-    schemas' size (not for the guard's hot path).
+    Total: never raises; any failure of the algebra is `"unknown"`. Time is bounded: the
+    algebra's grows faster than the schemas' size, so a larger schema than
+    `MAX_SCHEMA_NODES` is not given to it (not for the guard's hot path).
 
     Spec: JSON Schema 2020-12 (the accepted-value semantics); MCP 2026-07-28 server/tools
     "Tool" (`inputSchema`, `outputSchema`; 2020-12 when `$schema` is absent).
     """
+    if _too_large(old) or _too_large(new):
+        return "unknown"
     try:
         import jsonschema_rs
         from jsonschema_rs.canonical import Containment, Satisfiability
@@ -89,3 +97,19 @@ def _canonical(jsonschema_rs: Any, schema: Any) -> Any:
     if isinstance(schema, dict) and "$schema" not in schema:
         schema = {**schema, "$schema": _DEFAULT_DIALECT}
     return jsonschema_rs.canonicalize(schema)
+
+
+def _too_large(schema: Any) -> bool:
+    """Whether `schema` holds more than `MAX_SCHEMA_NODES` JSON values (counted until then)."""
+    count = 0
+    todo = [schema]
+    while todo:
+        value = todo.pop()
+        count += 1
+        if count > MAX_SCHEMA_NODES:
+            return True
+        if isinstance(value, dict):
+            todo.extend(value.values())
+        elif isinstance(value, list):
+            todo.extend(value)
+    return False

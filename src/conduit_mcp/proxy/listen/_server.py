@@ -66,6 +66,8 @@ logger = logging.getLogger("conduit_mcp.proxy")
 MCP_PATH: Final = "/mcp"
 #: Headers of a downstream request passed on to an HTTP upstream with the message.
 _FORWARDED: Final = ("authorization",)
+#: Seconds a stopping listener (SIGINT / SIGTERM) waits for the requests under way.
+SHUTDOWN_GRACE: Final = 5
 #: The largest body of a request that opens a session (an initialize request is small).
 MAX_OPENING_BODY: Final = 1024 * 1024
 #: Seconds a session may stay without a request in flight before it is closed.
@@ -1099,6 +1101,9 @@ async def serve(
         h11_max_incomplete_event_size=limits.max_head_bytes,  # h11 only (the fallback)
         timeout_keep_alive=limits.keep_alive_timeout,  # type: ignore[arg-type]
         ws="none",  # no upgrade: nothing leaves the bounded protocol
+        # SIGTERM waits this long for requests under way, then ends them: a client holding
+        # a request open (a body that never comes, a stream) cannot keep the proxy running.
+        timeout_graceful_shutdown=SHUTDOWN_GRACE,
     )
     server = uvicorn.Server(config)
     failed: OSError | None = None
