@@ -110,7 +110,7 @@ def test_review_approve_reject_and_follow_the_audit_live(scene: Any, tmp_path: P
     driver.find_element(By.ID, "approve").click()
     wait_for(driver, lambda d: d.title.startswith("(2) Review queue"))
     assert not any("get_weather" in r for r in rows(driver))
-    assert "1 done" in text_of(driver, ".notice")
+    assert text_of(driver, ".notice") == "approved get_weather (weather)"  # which, and what
 
     driver.find_element(By.LINK_TEXT, "send_mail").click()
     wait_for(driver, lambda d: "Review send_mail" in d.title)
