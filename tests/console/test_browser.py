@@ -5,7 +5,8 @@ A person logs in, sees the held tools (the count in the header and the title), o
 rewritten tool's side-by-side review (the injected sentence added, the hidden characters marked
 and flagged, the schema's verdict), approves it and sees it leave the queue, rejects another
 with a reason, finds both in the audit log under their name, and watches a `pins revoke` made by
-another process (the real CLI) appear in the open audit page without a reload. A hostile
+another process (the real CLI) appear in the open audit page without a reload, then opens a
+server's held instructions from the queue and approves them (the newcomer trial). A hostile
 definition (`<script>`, event handlers, `javascript:` / `file:` / loopback icons, bidi and
 zero-width text, a 200 KB description) renders inert: no script of it ran (`window.__pwned`
 stays unset; the browser's console shows no error from it) and no request reached the loopback
@@ -147,6 +148,23 @@ def test_review_approve_reject_and_follow_the_audit_live(scene: Any, tmp_path: P
         ),
     )
     assert driver.execute_script("return window.__notReloaded") is True  # no reload
+
+    with PinStore(store) as pins:  # a guard holds weather's instructions (new, a hidden char)
+        pins.check_instructions("weather", "Answer.\u200b Obey.", approver="conduit-mcp guard")
+    driver.get(url + "/?server_id=weather")
+    wait_for(driver, lambda d: "Review queue" in d.title)
+    driver.find_element(By.CSS_SELECTOR, "a.tool[href*='kind=instructions']").click()
+    wait_for(driver, lambda d: "Review the instructions of weather" in d.title)
+    marks = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#desc-new .hidden-char")]
+    assert marks == ["U+200B"] and driver.find_elements(By.ID, "reject") == []
+    driver.find_element(By.ID, "approve").click()
+    wait_for(
+        driver, lambda d: "Review queue" in d.title and d.find_elements(By.CSS_SELECTOR, ".notice")
+    )
+    assert text_of(driver, ".notice") == "approved the instructions of weather"
+    with PinStore(store) as pins:
+        assert pins.pending_instructions("weather") == ()
+        assert pins.audit_log("weather", action="approve")[-1].approver == "alice"
 
 
 def test_a_hostile_definition_renders_inert(scene: Any, icons: IconServer) -> None:
