@@ -441,7 +441,8 @@ def _queue_page(console: Console, request: Request, account: Account) -> tuple[s
     server_id = request.query_params.get("server_id") or None
     status = request.query_params.get("status") or None
     everything = list(console.pins.pending(brief=True))
-    told = list(console.pins.pending_instructions())
+    told_all = list(console.pins.pending_instructions())
+    told = told_all
     rows = everything
     if server_id:
         rows = [p for p in rows if p.server_id == server_id]
@@ -460,7 +461,7 @@ def _queue_page(console: Console, request: Request, account: Account) -> tuple[s
         "server_id": server_id or "",
         "status": status or "",
         "statuses": ["new", "changed", "cosmetic", "revoked"],
-        "pending_total": len(everything) + len(console.pins.pending_instructions()),
+        "pending_total": len(everything) + len(told_all),
     }
 
 
@@ -798,7 +799,7 @@ def _api_pending(console: Console, request: Request, account: Account) -> Respon
     for server in {p.server_id for p in rows}:
         by_server[server] = {pin.name: pin for pin in pins.pins(server)}
     body = [_entry_json(p, by_server.get(p.server_id, {})) for p in rows]
-    if tool is None:
+    if not (server_id and tool):  # `tool` applies with `server_id` only, as for the tools
         try:
             told = pins.pending_instructions(server_id)
         except (TypeError, ValueError) as exc:
