@@ -5,7 +5,8 @@ A person logs in, sees the held tools (the count in the header and the title), o
 rewritten tool's side-by-side review (the injected sentence added, the hidden characters marked
 and flagged, the schema's verdict), approves it and sees it leave the queue, rejects another
 with a reason, finds both in the audit log under their name, and watches a `pins revoke` made by
-another process (the real CLI) appear in the open audit page without a reload. A hostile
+another process (the real CLI) appear in the open audit page without a reload, then opens a
+server's held instructions from the queue and approves them (the newcomer trial). A hostile
 definition (`<script>`, event handlers, `javascript:` / `file:` / loopback icons, bidi and
 zero-width text, a 200 KB description) renders inert: no script of it ran (`window.__pwned`
 stays unset; the browser's console shows no error from it) and no request reached the loopback
@@ -110,7 +111,7 @@ def test_review_approve_reject_and_follow_the_audit_live(scene: Any, tmp_path: P
     driver.find_element(By.ID, "approve").click()
     wait_for(driver, lambda d: d.title.startswith("(2) Review queue"))
     assert not any("get_weather" in r for r in rows(driver))
-    assert "1 done" in text_of(driver, ".notice")
+    assert text_of(driver, ".notice") == "approved get_weather (weather)"  # which, and what
 
     driver.find_element(By.LINK_TEXT, "send_mail").click()
     wait_for(driver, lambda d: "Review send_mail" in d.title)
@@ -148,6 +149,23 @@ def test_review_approve_reject_and_follow_the_audit_live(scene: Any, tmp_path: P
     )
     assert driver.execute_script("return window.__notReloaded") is True  # no reload
 
+    with PinStore(store) as pins:  # a guard holds weather's instructions (new, a hidden char)
+        pins.check_instructions("weather", "Answer.\u200b Obey.", approver="conduit-mcp guard")
+    driver.get(url + "/?server_id=weather")
+    wait_for(driver, lambda d: "Review queue" in d.title)
+    driver.find_element(By.CSS_SELECTOR, "a.tool[href*='kind=instructions']").click()
+    wait_for(driver, lambda d: "Review the instructions of weather" in d.title)
+    marks = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#desc-new .hidden-char")]
+    assert marks == ["U+200B"] and driver.find_elements(By.ID, "reject") == []
+    driver.find_element(By.ID, "approve").click()
+    wait_for(
+        driver, lambda d: "Review queue" in d.title and d.find_elements(By.CSS_SELECTOR, ".notice")
+    )
+    assert text_of(driver, ".notice") == "approved the instructions of weather"
+    with PinStore(store) as pins:
+        assert pins.pending_instructions("weather") == ()
+        assert pins.audit_log("weather", action="approve")[-1].approver == "alice"
+
 
 def test_a_hostile_definition_renders_inert(scene: Any, icons: IconServer) -> None:
     """conduit-defined, tested as an attacker would: markup, script and icon URIs from a
@@ -157,6 +175,11 @@ def test_a_hostile_definition_renders_inert(scene: Any, icons: IconServer) -> No
 
     store, url, driver = scene
     driver.get(url + "/?server_id=hostile")
+    wait_for(driver, lambda d: "Review queue" in d.title or "Log in" in d.title)
+    if "Log in" in driver.title:  # run first, or on a worker of its own: no session yet
+        driver.find_element(By.NAME, "name").send_keys("alice")
+        driver.find_element(By.NAME, "password").send_keys(PASSWORD)
+        driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     wait_for(driver, lambda d: "Review queue" in d.title)
     link = driver.find_element(By.CSS_SELECTOR, "a.tool")
     assert "U+200B" in link.text and "<b>" in link.text  # the name's hidden character shown

@@ -49,5 +49,22 @@ def test_the_console_refuses_a_missing_store_and_a_bad_address(tmp_path: Path) -
     assert result.exit_code == 2 and "HOST:PORT" in " ".join(result.stderr.split())
     result = runner.invoke(app, ["console"])
     assert result.exit_code == 2 and "--pins" in result.stderr
-    add = ["console", "add-user", "a", "--store", missing, "--role", "viewer"]
-    assert runner.invoke(app, add).exit_code == 2
+    gone = runner.invoke(app, ["console", "remove-user", "a", "--store", missing])
+    assert gone.exit_code == 2 and "console add-user" in gone.stderr
+    assert not Path(missing).exists()
+
+
+def test_add_user_on_a_fresh_machine_creates_the_store_and_says_so(tmp_path: Path) -> None:
+    """conduit-defined (newcomer trial): docs/console.md's "Start it" ran `console add-user`
+    first and failed `no such pin store` on a fresh machine. The first account creates the
+    store (stderr says so, a mistyped location shows); the console then serves it."""
+    fresh = tmp_path / "pins.db"
+    add = ["console", "add-user", "alice", "--store", str(fresh), "--role", "approver"]
+    result = runner.invoke(app, [*add, "--password-stdin"], input="correct horse\n")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "account alice (approver)\n"
+    assert result.stderr == f"created the pin store {fresh}\n"
+    with PinStore(str(fresh), create=False) as pins:
+        assert pins.login("alice", "correct horse") is not None
+    again = runner.invoke(app, [*add, "--password-stdin"], input="correct horse\n")
+    assert again.exit_code == 0 and again.stderr == ""  # an existing store: nothing said

@@ -75,3 +75,30 @@ def test_instructions_go_alone(tmp_path: Path) -> None:
     assert code == 2 and "--instructions" in err
     code, _, err = run(*base, "--instructions", "--all-pending")
     assert code == 2
+
+
+def test_pins_audit_names_instructions_and_accounts_as_such(tmp_path: Path) -> None:
+    """conduit-defined (newcomer trial): an approval of instructions left no audit entry, and
+    `pins audit` printed a console account as `server   tool alice`. Now the approval is an
+    entry naming who approved which text, and each entry names its subject: a tool, a server's
+    instructions, or an account (no server)."""
+    store = _store(tmp_path, "Be brief.")
+    with PinStore(store) as pins:
+        pins.add_account("alice", role="approver", password="correct horse", by="root@vm")
+    base = ("pins", "approve", "--store", store, "--server-id", "s", "--approver", "alice")
+    code, _, _ = run(*base, "--instructions", "--fingerprint", oracle("Be brief."), "--yes")
+    assert code == 0
+    code, out, _ = run("pins", "audit", "--store", store)
+    added, approved = out.splitlines()
+    assert added.endswith("  account added   -                 account alice  by root@vm")
+    short = oracle("Be brief.").removeprefix("jcs-sha256:")[:16]
+    assert approved.endswith(f"  approve instructions  {short}  server s  instructions  by alice")
+    code, out, _ = run("pins", "audit", "--store", store, "--json")
+    rows = json.loads(out)
+    assert [(r["kind"], r["name"], r["approver"]) for r in rows] == [
+        ("account", "alice", "root@vm"),
+        ("instructions", "", "alice"),
+    ]
+    assert rows[1]["fingerprint"] == oracle("Be brief.")
+    code, out, _ = run("pins", "audit", "--store", store, "--tool", "alice")
+    assert out.strip() == "no audit entries"  # an account is not a tool

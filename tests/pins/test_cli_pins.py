@@ -198,12 +198,14 @@ def test_a_mistyped_store_is_a_usage_error_and_creates_nothing(
 ) -> None:
     """conduit-defined (newcomer trial): `pins list --store typo.db` printed an empty table
     and `pins check ... --store typo2.db` said `new` for every tool, each creating the file.
-    Only `approve` creates a store; the others exit 2 with one line naming `--store`, and
-    leave no file (sqlite) and no table (an empty PostgreSQL schema) behind."""
+    Only `approve` creates a store; the others exit 2 with one line naming `--store` and what
+    does create one (a second newcomer trial: the hint named pins approve only), and leave no
+    file (sqlite) and no table (an empty PostgreSQL schema) behind."""
     code, out, err = run(*command, "--store", store)
     assert (code, out) == (2, "")
-    assert (
-        err == f"conduit-mcp: --store {store}: no such pin store (only pins approve creates one)\n"
+    assert err == (
+        f"conduit-mcp: --store {store}: no such pin store (a proxy run with --pins creates one,"
+        " as do pins approve, policy set and console add-user)\n"
     )
     if store.startswith("postgresql://"):
         assert tables_in(store) == []

@@ -24,8 +24,9 @@ Exit codes (the same for every command):
        about; diff: tools added, removed or changed; pins check/changes: a tool new, changed,
        cosmetic or rejected; pins revoke: no such pin)
     2  the input could not be read: missing file, not JSON, not a tools/list result or capture
-       file, bad option, a pin store that cannot be opened or does not exist (only `pins
-       approve` creates one); capture: the server could not be run or reached, or answered
+       file, bad option, a pin store that cannot be opened or does not exist (a proxy run
+       with --pins creates one, as do `pins approve`, `policy set` and `console add-user`);
+       capture: the server could not be run or reached, or answered
        with an error
 
 Every command that reads a page takes a capture file (`conduit-mcp capture`) too, and reads it

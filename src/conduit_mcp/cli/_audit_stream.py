@@ -25,10 +25,21 @@ from ._text import json_text
 BATCH: Final = 1000
 
 
+def audit_kind(entry: AuditEntry) -> str:
+    """What an audit entry is about: `"account"` (a console account: `name` is the account,
+    no server), `"instructions"` (a server's instructions approved: no tool) or `"tool"`."""
+    if entry.action == "account":
+        return "account"
+    if entry.action == "approve" and entry.outcome == "instructions":
+        return "instructions"
+    return "tool"
+
+
 def entry_row(entry: AuditEntry) -> dict[str, Any]:
     """The fields of one entry, as `pins audit --json` writes them."""
     return {
         "id": entry.id,
+        "kind": audit_kind(entry),
         "at": entry.at,
         "server_id": entry.server_id,
         "name": entry.name,
@@ -77,7 +88,7 @@ def stream(
             batch = pins.audit_since(cursor, limit=BATCH)
             for entry in batch:
                 if (server_id is None or entry.server_id == server_id) and (
-                    wanted is None or entry.name in wanted
+                    wanted is None or (entry.name in wanted and audit_kind(entry) == "tool")
                 ):
                     if not write(json_text(entry_row(entry))):
                         return cursor

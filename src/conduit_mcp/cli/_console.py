@@ -16,7 +16,7 @@ import typer
 from .._program import install_command
 from ..pins import PinStore, redacted_location
 from ._help import typer_app
-from ._shared import fail
+from ._shared import NO_STORE, fail
 from ._text import emit, visible
 
 app = typer_app(
@@ -42,12 +42,22 @@ def _who() -> str:
     return f"{user}@{socket.gethostname()} (conduit-mcp console)"
 
 
-def _open(store: str) -> PinStore:
+def _open(store: str, *, create: bool = False) -> PinStore:
+    """The store at `store`, or exit 2 with one line. `create`: a store that does not exist
+    is created (and a line on stderr says so, so a mistyped location shows)."""
     where = redacted_location(store)
     try:
         return PinStore(store, create=False)
     except FileNotFoundError:
-        fail(f"--store {where}: no such pin store (pins approve creates one)")
+        if create:
+            try:
+                created = PinStore(store, create=True)
+            except Exception as exc:  # sqlite3.Error, psycopg.Error, OSError
+                reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                fail(f"{where}: cannot create the pin store: {reason.replace(store, where)}")
+            print(f"created the pin store {where}", file=sys.stderr)
+            return created
+        fail(f"--store {where}: {NO_STORE}")
     except Exception as exc:  # sqlite3.Error, psycopg.Error, ImportError, ValueError
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         fail(f"{where}: cannot open the pin store: {reason.replace(store, where)}")
@@ -165,14 +175,16 @@ def add_user_command(
     ] = False,
 ) -> None:
     """Add a console account, or change its role and password (recorded in the audit log).
-    Without --password-stdin the account logs in only through --trust-header or a token."""
+    Without --password-stdin the account logs in only through --trust-header or a token.
+    A store that does not exist is created (stderr says so): the first account is often the
+    first thing a new store holds."""
     if role not in ("approver", "viewer"):
         raise typer.BadParameter("approver or viewer", param_hint="--role")
     password = None
     if password_stdin:
         line = sys.stdin.readline()
         password = line.rstrip("\r\n")
-    pins = _open(store)
+    pins = _open(store, create=True)
     try:
         with pins:
             try:

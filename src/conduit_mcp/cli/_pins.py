@@ -24,6 +24,7 @@ from ._help import PlainHelpCommand, typer_app
 from ._shared import (
     EXIT_FINDINGS,
     FINGERPRINT_WIDTH,
+    NO_STORE,
     BadInput,
     JsonOption,
     TransportOption,
@@ -121,7 +122,8 @@ def _store(location: str, *, create: bool = False) -> Iterator[PinStore]:
     echoed); a failure while the block reads or writes it (a malformed row, a lost
     connection) is one line and exit 2 too, never a traceback.
 
-    Only `pins approve` passes `create=True`. The others (list, check, changes, audit, and
+    Only `pins approve` passes `create=True` here (a proxy run with --pins, `policy set` and
+    `console add-user` create one too). The others (list, check, changes, audit, and
     revoke, which has nothing to remove from a new store) open with `PinStore(...,
     create=False)` (sqlite's `mode=rw` open and the store's marker; a PostgreSQL database must
     hold the tables): a mistyped location, or a file that is not a pin store, is a usage error
@@ -133,7 +135,7 @@ def _store(location: str, *, create: bool = False) -> Iterator[PinStore]:
     try:
         pins = PinStore(location, create=create)
     except FileNotFoundError:
-        fail(f"--store {where}: no such pin store (only pins approve creates one)")
+        fail(f"--store {where}: {NO_STORE}")
     except Exception as exc:  # sqlite3.Error, psycopg.Error, ImportError, ValueError
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         fail(f"{where}: cannot open the pin store: {reason.replace(location, where)}")
@@ -1095,17 +1097,19 @@ def pins_audit_command(
 
     One line per entry: when (UTC); the action (approve, revoke, or check with its outcome:
     new, changed, cosmetic); the fingerprint approved, revoked or listed (first 16 hex digits);
-    server; tool; the pin an approval replaced or a check compared with; who approved or
-    revoked. --json gives every field: id, at (seconds since the Unix epoch), server_id, name,
+    server and tool (`account NAME` for a console account, `server S  instructions` for a
+    server's instructions); the pin an approval replaced or a check compared with; who approved
+    or revoked. --json gives every field: id, kind (tool, instructions or account), at (seconds
+    since the Unix epoch), server_id, name,
     action, outcome, fingerprint, previous_fingerprint, approver, protocol_version,
     definition (the approved definition as RFC 8785 canonical JSON text) and reason (a
     rejection's or revocation's; an account's role). --format jsonl
     writes the same fields one entry a line; its id is the cursor: --since ID resumes after
     it, and --follow keeps writing new entries as they are committed (until SIGINT/SIGTERM).
     """
-    if output == "jsonl" or follow:
-        from ._audit_stream import stream
+    from ._audit_stream import audit_kind, entry_row, stream
 
+    if output == "jsonl" or follow:
         with _store(store) as pins:
             stream(pins, since=since, server_id=server_id, tools=tool, follow=follow)
         return
@@ -1114,9 +1118,7 @@ def pins_audit_command(
     entries = tuple(e for e in entries if e.id > since)
     if tool:
         wanted = set(tool)
-        entries = tuple(e for e in entries if e.name in wanted)
-    from ._audit_stream import entry_row
-
+        entries = tuple(e for e in entries if e.name in wanted and audit_kind(e) == "tool")
     rows: list[dict[str, Any]] = [entry_row(e) for e in entries]
     if as_json:
         emit(json_text(rows))
@@ -1128,13 +1130,17 @@ def pins_audit_command(
 
 
 def _audit_line(row: dict[str, Any]) -> str:
-    """One entry for a person: fixed-width fields first, the server's strings last (escaped)."""
+    """One entry for a person: fixed-width fields first, the server's strings last (escaped).
+    Its subject: `server S  tool T`, `server S  instructions`, or `account A` (no server)."""
     when = _utc(row["at"])
     action = row["action"] if row["outcome"] is None else f"{row['action']} {row['outcome']}"
-    line = (
-        f"{when}  {action:<14}  {_short_fingerprint(row['fingerprint']):<16}"
-        f"  server {clipped(row['server_id'])}  tool {clipped(row['name'])}"
-    )
+    if row["kind"] == "account":
+        subject = f"account {clipped(row['name'])}"
+    elif row["kind"] == "instructions":
+        subject = f"server {clipped(row['server_id'])}  instructions"
+    else:
+        subject = f"server {clipped(row['server_id'])}  tool {clipped(row['name'])}"
+    line = f"{when}  {action:<14}  {_short_fingerprint(row['fingerprint']):<16}  {subject}"
     if row["previous_fingerprint"] is not None:
         label = "pinned" if row["action"] == "check" else "replaced"
         line += f"  {label} {_short_fingerprint(row['previous_fingerprint'])}"

@@ -18,7 +18,7 @@ from .._program import APPROVER_PLACEHOLDER
 from ..pins import PinStore, StoredPolicy, redacted_location
 from ..policy import Policy, PolicyError
 from ._help import PlainHelpCommand, typer_app
-from ._shared import JsonOption, fail
+from ._shared import NO_STORE, JsonOption, fail
 from ._text import clipped, emit, json_text
 
 app = typer_app(
@@ -72,7 +72,7 @@ def _store(location: str, *, create: bool) -> Iterator[PinStore]:
     try:
         store = PinStore(location, create=create)
     except FileNotFoundError:
-        fail(f"--store {where}: no such pin store")
+        fail(f"--store {where}: {NO_STORE}")
     except Exception as exc:  # sqlite3.Error, psycopg.Error, ImportError, ValueError
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         fail(f"{where}: cannot open the pin store: {reason.replace(location, where)}")

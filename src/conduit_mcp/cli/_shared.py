@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, Final, NoReturn
 
 import typer
 from conduit_mcp_wire import LATEST, VERSIONS
@@ -67,6 +67,13 @@ VersionOption = Annotated[
 
 class BadInput(Exception):
     """An input file that cannot be used; becomes one line on stderr and exit code 2."""
+
+
+#: What a command that never creates a pin store says of a location that holds none: what does.
+NO_STORE: Final = (
+    "no such pin store (a proxy run with --pins creates one, as do pins approve, policy set"
+    " and console add-user)"
+)
 
 
 def fail(message: str) -> NoReturn:

@@ -39,7 +39,7 @@ from starlette.responses import JSONResponse as _StarletteJSON
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..pins import Account, AuditEntry, Pending, PinStore
+from ..pins import Account, AuditEntry, Pending, PendingInstructions, PinStore, ServerSummary
 from . import _review
 from ._auth import COOKIE, LoginLimit, Session, Sessions, csrf_ok, in_networks
 from ._events import Broadcast
@@ -59,10 +59,17 @@ SECURITY_HEADERS: Final = {
 MAX_BODY: Final = 1024 * 1024
 #: Audit rows a page shows (the export has them all).
 AUDIT_PAGE: Final = 500
-_STATIC: Final = {"console.js": "text/javascript", "console.css": "text/css"}
+_STATIC: Final = {
+    "console.js": "text/javascript",
+    "console.css": "text/css",
+    "favicon.svg": "image/svg+xml",
+}
 _ACTIONS: Final = ("approve", "reject", "revoke")
 #: Seconds between an event stream's reads of its account (or token) in the store.
 RECHECK: Final = 1.0
+
+#: Decisions a form's outcome line names one by one (then "and N more").
+_SAID: Final = 5
 
 
 class JSONResponse(_StarletteJSON):
@@ -133,6 +140,7 @@ class Console:
         self.templates.filters["utc"] = _utc
         self.templates.filters["action"] = _action_label
         self.templates.filters["short"] = _short_fingerprint
+        self.templates.filters["kind"] = _audit_kind
         self.templates.filters["shown"] = lambda text: _review.shown(
             _review.clipped(str(text), 300)
         )[0]
@@ -216,6 +224,50 @@ class Console:
             rows = [p for p in rows if _review.status_of(p) == status]
         return rows
 
+    def pending_count(self) -> int:
+        """Everything that waits for a person: held tools and held instructions."""
+        return len(self.pins.pending(brief=True)) + len(self.pins.pending_instructions())
+
+    def decide_instructions(
+        self, account: Account, server_id: str, fingerprint: str, action: str
+    ) -> str:
+        """Approve a server's pending instructions by fingerprint, as `account`; the one-line
+        outcome. The store keeps no rejection or revocation of instructions: only `approve`.
+
+        Raises:
+            Problem: 403 for a viewer; 400 for another action or a bad server id; 404 when no
+                instructions of that server are pending; 409 when the fingerprint is not the
+                pending text's.
+        """
+        if account.role != "approver":
+            raise Problem(403, "a viewer cannot decide: ask an approver")
+        if action != "approve":
+            raise Problem(
+                400, "instructions can only be approved (the store keeps no rejection for them)"
+            )
+        if not fingerprint.startswith("jcs-sha256:"):
+            fingerprint = "jcs-sha256:" + fingerprint
+        pins = self.pins
+        try:
+            if not pins.pending_instructions(server_id):
+                raise Problem(
+                    404,
+                    f"nothing is pending for the instructions of {server_id!r} now: "
+                    "nothing was approved",
+                )
+            done = pins.approve_instructions(
+                server_id, approver=account.name, fingerprint=fingerprint
+            )
+        except (TypeError, ValueError) as exc:
+            raise Problem(400, str(exc)) from None
+        if done is None:
+            raise Problem(
+                409,
+                f"{fingerprint} is not what is pending for the instructions of {server_id!r} "
+                "now: nothing was approved; review them again",
+            )
+        return f"approved the instructions of {server_id}"
+
     def decide(
         self,
         account: Account,
@@ -229,7 +281,8 @@ class Console:
 
         Raises:
             Problem: 403 for a viewer; 400 for a bad action, fingerprint or missing reason;
-                409 when the fingerprint is not what is pending (or pinned, for a revoke).
+                404 when nothing is pending for the tool (nothing pinned, for a revoke); 409
+                when the fingerprint is not what is pending (or pinned, for a revoke).
         """
         if account.role != "approver":
             raise Problem(403, "a viewer cannot decide: ask an approver")
@@ -256,15 +309,29 @@ class Console:
                 )
         except (TypeError, ValueError) as exc:
             raise Problem(400, str(exc)) from None
+        verb = {"approve": "approved", "reject": "rejected", "revoke": "revoked"}[action]
         if not done:
             what = "pinned" if action == "revoke" else "pending"
+            try:
+                there = (
+                    pins.pin(server_id, tool) is not None
+                    if action == "revoke"
+                    else bool(pins.pending(server_id, tool, brief=True))
+                )
+            except (TypeError, ValueError) as exc:
+                raise Problem(400, str(exc)) from None
+            if not there:
+                raise Problem(
+                    404,
+                    f"nothing is {what} for the tool {tool!r} of {server_id!r} now: "
+                    f"nothing was {verb}",
+                )
             raise Problem(
                 409,
                 f"{fingerprint} is not what is {what} for this tool now: nothing was "
-                f"{'approved' if action == 'approve' else action + 'ed'}; review it again",
+                f"{verb}; review it again",
             )
-        verb = {"approve": "approved", "reject": "rejected", "revoke": "revoked"}[action]
-        return f"{verb} {tool}"
+        return f"{verb} {tool} ({server_id})"
 
 
 def create(
@@ -300,6 +367,7 @@ def create(
         Route("/logout", _logout(console), methods=["POST"]),
         Route("/decide", _decide_form(console), methods=["POST"]),
         Route("/static/{name}", _static),
+        Route("/favicon.ico", _favicon),
         Route("/api/login", _api_login(console), methods=["POST"]),
         Route("/api/logout", _logout(console), methods=["POST"]),
         Route("/api/pending", _api(console, _api_pending)),
@@ -337,7 +405,7 @@ def _page(console: Console, build: Callable[..., Any]) -> Handler:
             return _error_page(console, problem, account, session)
         count = values.get("pending_total")
         if count is None:
-            count = len(await console.call(console.pins.pending, brief=True))
+            count = await console.call(console.pending_count)
         fragment = request.headers.get("x-console-fragment") == "1"
         html = console.templates.get_template(template).render(
             account=account,
@@ -376,22 +444,27 @@ def _queue_page(console: Console, request: Request, account: Account) -> tuple[s
     server_id = request.query_params.get("server_id") or None
     status = request.query_params.get("status") or None
     everything = list(console.pins.pending(brief=True))
+    told_all = list(console.pins.pending_instructions())
+    told = told_all
     rows = everything
     if server_id:
         rows = [p for p in rows if p.server_id == server_id]
+        told = [i for i in told if i.server_id == server_id]
     if status:
         rows = [p for p in rows if _review.status_of(p) == status]
-    servers = [s.server_id for s in console.pins.servers()]
+        told = [i for i in told if i.status == status]
+    servers = [s.server_id for s in _summaries(console)]
     approver = account.role == "approver"
     rows_html = Markup("").join(_queue_row(p, approver) for p in rows)
+    rows_html += Markup("").join(_instructions_row(i, approver) for i in told)
     return "queue.html", {
         "rows": rows_html,
-        "row_count": len(rows),
+        "row_count": len(rows) + len(told),
         "servers": servers,
         "server_id": server_id or "",
         "status": status or "",
         "statuses": ["new", "changed", "cosmetic", "revoked"],
-        "pending_total": len(everything),
+        "pending_total": len(everything) + len(told_all),
     }
 
 
@@ -413,9 +486,25 @@ def _queue_row(p: Pending, approver: bool) -> Markup:
     name = _review.shown(_review.clipped(p.name, 300))[0]
     return Markup(
         f'<tr>{pick}<td><span class="badge {status}">{status}</span></td><td>{server}</td>'
-        f'<td><a class="tool" href="{escape(link)}">{name}</a></td>'
+        f'<td>tool</td><td><a class="tool" href="{escape(link)}">{name}</a></td>'
         f"<td><code>{escape(_short_fingerprint(p.fingerprint))}</code></td>"
         f"<td>{_utc(p.first_seen)}</td><td>{_utc(p.last_seen)}</td><td>{p.seen}×</td></tr>\n"
+    )
+
+
+def _instructions_row(i: PendingInstructions, approver: bool) -> Markup:
+    """One queue row for a server's held instructions. Never part of a bulk decision (no
+    checkbox): a person opens them and reads the text before approving."""
+    status = escape(i.status)
+    link = "/review?" + urllib.parse.urlencode({"server_id": i.server_id, "kind": "instructions"})
+    pick = '<td title="open to approve: instructions are not decided in bulk"></td>'
+    server = _review.shown(_review.clipped(i.server_id, 300))[0]
+    return Markup(
+        f'<tr class="instructions">{pick if approver else ""}<td><span class="badge {status}">'
+        f"{status}</span></td><td>{server}</td><td>instructions</td>"
+        f'<td><a class="tool" href="{escape(link)}">instructions</a></td>'
+        f"<td><code>{escape(_short_fingerprint(i.fingerprint))}</code></td>"
+        f"<td>{_utc(i.first_seen)}</td><td>{_utc(i.last_seen)}</td><td>{i.seen}×</td></tr>\n"
     )
 
 
@@ -423,6 +512,18 @@ def _review_page(console: Console, request: Request, account: Account) -> tuple[
     server_id = request.query_params.get("server_id", "")
     tool = request.query_params.get("tool", "")
     pins = console.pins
+    if request.query_params.get("kind") == "instructions":
+        try:
+            told = pins.pending_instructions(server_id) if server_id else ()
+        except (TypeError, ValueError):
+            told = ()
+        if not told:
+            raise Problem(404, "no instructions of that server are pending now (decided?)")
+        link = "/review?" + urllib.parse.urlencode({"server_id": server_id, "kind": "instructions"})
+        return "review_instructions.html", {
+            "review": _review.build_instructions(told[0]),
+            "self_link": link,
+        }
     try:
         found = pins.pending(server_id, tool) if server_id else ()
     except (TypeError, ValueError):
@@ -477,12 +578,32 @@ def _audit_page(console: Console, request: Request, account: Account) -> tuple[s
     }
 
 
+def _summaries(console: Console) -> list[ServerSummary]:
+    """`PinStore.servers()`, and a server known only by its held instructions (no tool)."""
+    servers = list(console.pins.servers())
+    known = {s.server_id for s in servers}
+    for i in console.pins.pending_instructions():
+        if i.server_id not in known:
+            servers.append(ServerSummary(i.server_id, None, 0, 0, 0, 0))
+            known.add(i.server_id)
+    return sorted(servers, key=lambda s: s.server_id)
+
+
+def _held_instructions(console: Console) -> dict[str, str]:
+    """Server id -> the status of its held instructions (`new` or `changed`)."""
+    return {i.server_id: i.status for i in console.pins.pending_instructions()}
+
+
 def _servers_page(console: Console, request: Request, account: Account) -> tuple[str, Any]:
-    servers = console.pins.servers()
+    servers = _summaries(console)
+    held = _held_instructions(console)
     return "servers.html", {
         "servers": [
             {
                 "summary": s,
+                "instructions": held.get(s.server_id),
+                "review": "/review?"
+                + urllib.parse.urlencode({"server_id": s.server_id, "kind": "instructions"}),
                 "link": "/?" + urllib.parse.urlencode({"server_id": s.server_id}),
                 "audit": "/audit?" + urllib.parse.urlencode({"server_id": s.server_id}),
             }
@@ -564,6 +685,18 @@ def _decide_form(console: Console) -> Handler:
         action = _first(form, "action")
         reason = _first(form, "reason")
         items = form.get("item") or []
+        if not items and _first(form, "kind") == "instructions":
+            try:
+                line = await console.call(
+                    console.decide_instructions,
+                    account,
+                    _first(form, "server_id"),
+                    _first(form, "fingerprint"),
+                    action,
+                )
+            except Problem as problem:
+                return _error_page(console, problem, account, session)
+            return RedirectResponse("/?" + urllib.parse.urlencode({"done": line}), 303)
         if not items and _first(form, "server_id"):
             items = [
                 json.dumps(
@@ -587,7 +720,11 @@ def _decide_form(console: Console) -> Handler:
                 failed.append(problem.message)
             except (ValueError, TypeError):
                 failed.append("a selected row could not be read")
-        said = f"{len(done)} done" + (f", {len(failed)} not: {failed[0]}" if failed else "")
+        said = "; ".join(done[:_SAID]) or "nothing done"
+        if len(done) > _SAID:
+            said += f" and {len(done) - _SAID} more"
+        if failed:
+            said += f"; {len(failed)} not: {failed[0]}"
         back = _first(form, "back") or "/"
         if not back.startswith("/") or back.startswith("//"):
             back = "/"
@@ -607,6 +744,12 @@ async def _static(request: Request) -> Response:
         return PlainTextResponse("not found", 404)
     body = resources.files("conduit_mcp.console").joinpath("static").joinpath(name).read_bytes()
     return Response(body, media_type=_STATIC[name])
+
+
+async def _favicon(request: Request) -> Response:
+    """The icon at the address a browser asks for by default (the pages link it too)."""
+    body = resources.files("conduit_mcp.console").joinpath("static").joinpath("favicon.svg")
+    return Response(body.read_bytes(), media_type="image/svg+xml")
 
 
 # -- the API ------------------------------------------------------------------------------------
@@ -629,6 +772,7 @@ def _api(console: Console, build: Callable[..., Any]) -> Handler:
 def _entry_json(p: Pending, pins: dict[str, Any]) -> dict[str, Any]:
     pin = pins.get(p.name)
     return {
+        "kind": "tool",
         "server_id": p.server_id,
         "tool": p.name,
         "status": _review.status_of(p),
@@ -660,10 +804,33 @@ def _api_pending(console: Console, request: Request, account: Account) -> Respon
     for server in {p.server_id for p in rows}:
         by_server[server] = {pin.name: pin for pin in pins.pins(server)}
     body = [_entry_json(p, by_server.get(p.server_id, {})) for p in rows]
+    if not (server_id and tool):  # `tool` applies with `server_id` only, as for the tools
+        try:
+            told = pins.pending_instructions(server_id)
+        except (TypeError, ValueError) as exc:
+            raise Problem(400, str(exc)) from None
+        body += [_instructions_json(i) for i in told]
     return JSONResponse({"pending": body})
 
 
+def _instructions_json(i: PendingInstructions) -> dict[str, Any]:
+    return {
+        "kind": "instructions",
+        "server_id": i.server_id,
+        "status": i.status,
+        "fingerprint": i.fingerprint,
+        "instructions": i.instructions,
+        "approved_fingerprint": i.pinned,
+        "approved_instructions": i.approved,
+        "first_seen": i.first_seen,
+        "last_seen": i.last_seen,
+        "seen": i.seen,
+        "protocol_version": i.protocol_version,
+    }
+
+
 def _api_servers(console: Console, request: Request, account: Account) -> Response:
+    held = _held_instructions(console)
     return JSONResponse(
         {
             "servers": [
@@ -674,8 +841,9 @@ def _api_servers(console: Console, request: Request, account: Account) -> Respon
                     "held": s.held,
                     "blocked": s.blocked,
                     "rejected": s.rejected,
+                    "instructions": held.get(s.server_id),
                 }
-                for s in console.pins.servers()
+                for s in _summaries(console)
             ]
         }
     )
@@ -695,16 +863,33 @@ AUDIT_COLUMNS: Final = (
     "approver",
     "reason",
     "protocol_version",
+    "kind",
+    "account",
 )
 
 
+def _audit_kind(e: AuditEntry) -> str:
+    """What an audit entry is about: `"account"` (a console account: `name` is the account),
+    `"instructions"` (a server's instructions approved) or `"tool"`. The one rule of the page,
+    the exports and `pins audit`: the tool column holds tools only; an account's name is in
+    the account column."""
+    if e.action == "account":
+        return "account"
+    if e.action == "approve" and e.outcome == "instructions":
+        return "instructions"
+    return "tool"
+
+
 def _audit_json(e: AuditEntry) -> dict[str, Any]:
+    kind = _audit_kind(e)
     return {
         "id": e.id,
         "at": e.at,
         "time_utc": _utc(e.at),
         "server_id": e.server_id,
-        "tool": e.name,
+        "tool": e.name if kind == "tool" else None,
+        "kind": kind,
+        "account": e.name if kind == "account" else None,
         "action": e.action,
         "outcome": e.outcome,
         "fingerprint": e.fingerprint,
@@ -787,8 +972,9 @@ def _api_decisions(console: Console) -> Handler:
                 items = body if isinstance(body, list) else [body]
                 decisions = [
                     (
+                        str(item.get("kind", "tool")),
                         str(item["server_id"]),
-                        str(item["tool"]),
+                        None if item.get("kind") == "instructions" else str(item["tool"]),
                         str(item["fingerprint"]),
                         str(item["action"]),
                         item.get("reason"),
@@ -797,23 +983,36 @@ def _api_decisions(console: Console) -> Handler:
                 ]
             except (ValueError, KeyError, TypeError, AttributeError):
                 raise Problem(
-                    400, 'send {"server_id", "tool", "fingerprint", "action", "reason"}'
+                    400,
+                    'send {"server_id", "tool", "fingerprint", "action", "reason"} (or, for '
+                    'instructions, {"server_id", "kind": "instructions", "fingerprint", '
+                    '"action": "approve"})',
                 ) from None
             results = []
             status = 200
-            for server_id, tool, value, action, reason in decisions:
+            for kind, server_id, tool, value, action, reason in decisions:
+                if kind not in ("tool", "instructions"):
+                    raise Problem(400, 'kind must be "tool" or "instructions"')
                 if reason is not None and not isinstance(reason, str):
                     raise Problem(400, "reason must be text")
+                said: dict[str, Any] = (
+                    {"kind": kind, "server_id": server_id} if tool is None else {"tool": tool}
+                )
                 try:
-                    line = await console.call(
-                        console.decide, account, server_id, tool, value, action, reason
-                    )
-                    results.append({"tool": tool, "ok": True, "said": line})
+                    if tool is None:
+                        line = await console.call(
+                            console.decide_instructions, account, server_id, value, action
+                        )
+                    else:
+                        line = await console.call(
+                            console.decide, account, server_id, tool, value, action, reason
+                        )
+                    results.append({**said, "ok": True, "said": line})
                 except Problem as problem:
                     if len(decisions) == 1:
                         raise
                     status = 207
-                    results.append({"tool": tool, "ok": False, "error": problem.message})
+                    results.append({**said, "ok": False, "error": problem.message})
             if len(decisions) == 1:
                 return JSONResponse(results[0])
             return JSONResponse({"results": results}, status)
@@ -960,6 +1159,7 @@ _LABELS: Final = {
     ("account", "added"): "account added",
     ("account", "removed"): "account removed",
     ("account", "token"): "API token issued",
+    ("approve", "instructions"): "instructions approved",
 }
 
 

@@ -20,7 +20,7 @@ from markupsafe import Markup, escape
 
 from ..client import find_lookalikes, lookalike_relation, parse_json
 from ..client._unicode import find_hidden
-from ..pins import Pending, schema_changes
+from ..pins import Pending, PendingInstructions, schema_changes
 
 #: Characters of one field change's old or new value shown in the change table (the field
 #: itself is shown whole beside it).
@@ -257,3 +257,26 @@ def _value_text(value: Any) -> str:
     except (TypeError, ValueError, RecursionError):
         text = "(a value too deep to show)"
     return clipped(text, CHANGE_CHARS)
+
+
+@dataclass
+class InstructionsReview:
+    """Everything the review page of a server's pending instructions shows: the pending text
+    beside the approved one, as a word diff (a changed text) or whole (a new one)."""
+
+    entry: PendingInstructions
+    server: Markup
+    diff: list[DiffPart] = field(default_factory=list)
+    whole: Markup | None = None
+    hidden: int = 0
+
+
+def build_instructions(entry: PendingInstructions) -> InstructionsReview:
+    """The review of a server's pending instructions against the approved text (if any): the
+    same word diff and hidden-character marks as a tool's description."""
+    review = InstructionsReview(entry, shown(entry.server_id)[0])
+    if entry.approved is not None:
+        review.diff, review.hidden = word_diff(entry.approved, entry.instructions)
+    else:
+        review.whole, review.hidden = shown(entry.instructions)
+    return review

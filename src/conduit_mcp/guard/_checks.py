@@ -371,8 +371,8 @@ def apply_pin_change(guard: Any, entry: Any) -> None:
     The change is also remembered (`ToolBook.feed_last`) for a listing whose store check it
     overlapped: `reapply_pin_changes` applies it again once that listing's verdicts are in.
     """
-    if entry.server_id != guard.server_id:
-        return
+    if entry.server_id != guard.server_id or getattr(entry, "outcome", None) == "instructions":
+        return  # another server's, or its instructions approved (no tool changes)
     book = guard._shared.book
     with book.feed_lock:
         book.feed_count += 1

@@ -35,7 +35,8 @@ class AuditEntry:
             person), `"approved"` (the server lists the approved definition again: its pending
             entry left the queue) or `"rejected"` (it lists a rejected definition: the
             tool's pending entry left the queue); for an account, `"added"`, `"removed"` or
-            `"token"`; `None` otherwise.
+            `"token"`; for an approval of a server's instructions, `"instructions"` (`name`
+            is `""`, `definition` the text as a JSON string); `None` otherwise.
         fingerprint: approve: the fingerprint pinned; revoke: the one removed; reject: the one
             rejected; check: the one listed.
         previous_fingerprint: approve: the pin it replaced (`None` for a first approval);

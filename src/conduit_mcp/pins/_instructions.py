@@ -26,6 +26,7 @@ from typing import Any, Final, Literal
 from ..client._fingerprint import fingerprint as _fingerprint
 from ..client._tool import check_server_id
 from ..client._versions import check_version
+from . import _audit, _feed
 from ._database import Database, Room
 from ._rows import Row, store_text, stored_approver
 
@@ -69,6 +70,9 @@ WHERE server_id = ?
 """
 
 InstructionsStatus = Literal["approved", "new", "changed"]
+#: The audit `outcome` of an approval of instructions (action `"approve"`, `name` `""`: no tool
+#: of that name, so a guard following the change feed finds no tool to change).
+AUDIT_OUTCOME: Final = "instructions"
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,7 +246,9 @@ class Instructions(Room):
 
         Returns:
             The fingerprint approved, or `None` when nothing was (nothing waits, or the text
-            is not the one reviewed).
+            is not the one reviewed). An approval writes its audit entry in the same
+            transaction: action `"approve"`, outcome `"instructions"`, `name` `""`, the
+            fingerprint approved and the one it replaced, the text (as JSON) and `approver`.
 
         Raises:
             TypeError, ValueError: a bad `server_id`, `instructions` or `approver` (empty, a
@@ -259,8 +265,9 @@ class Instructions(Room):
         stored_id = store_text(server_id)
         db = self._open()
         with db.writing(stored_id):
+            rows = list(db.run(_ONE, (stored_id,)).fetchall())
+            before = _Stored(rows[0] if rows else None).fingerprint
             if instructions is None:
-                rows = list(db.run(_ONE, (stored_id,)).fetchall())
                 waiting = _pending(rows[0]) if rows else None
                 if waiting is None:
                     return None
@@ -274,7 +281,22 @@ class Instructions(Room):
             if fingerprint is not None and _bare(fingerprint) != _bare(value):
                 return None
             text = json.dumps(instructions, ensure_ascii=False)
-            db.run(_APPROVE, (stored_id, value, text, who, time.time(), version))
+            at = time.time()
+            db.run(_APPROVE, (stored_id, value, text, who, at, version))
+            row = _audit.audit_row(
+                at,
+                stored_id,
+                "",
+                "approve",
+                outcome=AUDIT_OUTCOME,
+                fingerprint=value,
+                previous=before,
+                definition=text,
+                approver=who,
+                protocol_version=version,
+            )
+            _audit.append(db, [row])
+            _feed.notify(db)
         return value
 
     def pending_instructions(self, server_id: str | None = None) -> tuple[PendingInstructions, ...]:
