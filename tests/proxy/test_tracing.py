@@ -7,12 +7,15 @@ leaves on stderr when it stops, and traces off without the variables."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+import anyio
 
 from tests.proxy.conftest import header_log
 from tests.proxy.otlp_receiver import otlp_receiver
@@ -236,7 +239,7 @@ def test_an_http_upstream_gets_the_traceparent_header(
 
 #: SERVER, also answering `server/discover` (2026-07-28: the listener asks a server process
 #: before its first stateless request) and stamping 2026-07-28 results with `resultType`; each
-#: record names the request's id too.
+#: record names the request's id too. A second tool, `hang`, is never answered.
 LISTEN_SERVER = r"""
 import json, sys
 seen = open(sys.argv[1], "a", encoding="utf-8")
@@ -257,7 +260,9 @@ for line in sys.stdin:
         result = {"supportedVersions": ["2025-11-25", "2026-07-28"],
                   "capabilities": {"tools": {}}, "serverInfo": {"name": "echo", "version": "1"}}
     elif message["method"] == "tools/list":
-        result = {"tools": [TOOL]}
+        result = {"tools": [TOOL, {"name": "hang", "inputSchema": {"type": "object"}}]}
+    elif params.get("name") == "hang":
+        continue  # never answered
     else:
         result = {"content": [{"type": "text", "text": params["arguments"]["text"]}]}
     if meta.get("io.modelcontextprotocol/protocolVersion") == "2026-07-28":
@@ -283,14 +288,15 @@ def _traceparent(trace_id: str) -> str:
     return f"00-{trace_id}-{PARENT_ID}-01"
 
 
-def _listen(tmp_path: Path, receiver_url: str, *target: str) -> tuple[str, Any]:
-    """`conduit-mcp proxy --listen` with traces exported to `receiver_url`: (its URL, the
-    process; terminating it flushes the spans)."""
+def _listen(tmp_path: Path, receiver_url: str | None, *target: str) -> tuple[str, Any]:
+    """`conduit-mcp proxy --listen` with traces exported to `receiver_url` (`None`: no `OTEL_*`
+    variable): (its URL, the process; terminating it flushes the spans)."""
     from tests.guard.conftest import free_port, wait_for_port
 
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
-    env["OTEL_EXPORTER_OTLP_ENDPOINT"] = receiver_url
+    if receiver_url is not None:
+        env["OTEL_EXPORTER_OTLP_ENDPOINT"] = receiver_url
     command = [sys.executable, "-c", "from conduit_mcp.cli import main; main()"]
     argv = [*command, "proxy", "--server-id", "demo", "--listen", f"127.0.0.1:{port}", *target]
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
@@ -342,7 +348,10 @@ def _session(url: str, tool: str, good: Any, bad: Any) -> list[Any]:
     }
     answers = [_post(url, listing, session)[1]]
     traced = {**session, "traceparent": _traceparent(SESSION_TRACE)}
-    for rid, arguments, meta in ((3, good, {}), (4, bad, {"traceparent": _traceparent(META_TRACE)})):
+    for rid, arguments, meta in (
+        (3, good, {}),
+        (4, bad, {"traceparent": _traceparent(META_TRACE)}),
+    ):
         call = {
             "jsonrpc": "2.0",
             "id": rid,
@@ -425,9 +434,7 @@ def test_listen_traces_a_session_and_a_stateless_client_over_a_child_server(
     server.write_text(LISTEN_SERVER, encoding="utf-8")
     seen = tmp_path / "seen.jsonl"
     with otlp_receiver() as receiver:
-        url, process = _listen(
-            tmp_path, receiver.url, "--", sys.executable, str(server), str(seen)
-        )
+        url, process = _listen(tmp_path, receiver.url, "--", sys.executable, str(server), str(seen))
         try:
             answers = _session(url, "echo", {"text": SECRET}, {"text": 5})
             modern = _stateless(url, "echo", {"text": "modern"})
@@ -469,3 +476,70 @@ def test_listen_passes_the_trace_to_an_http_upstream_as_a_header(
         f"00-{SESSION_TRACE}-{passed['span_id']}-01",
         f"00-{STATELESS_TRACE}-{stateless['span_id']}-01",
     }
+
+
+def test_listen_untraced_without_otel_variables(tmp_path: Path) -> None:
+    """conduit-defined: traces are off unless configured; the server gets each request's
+    `_meta` as the client sent it (no `traceparent` added, the client's own kept)."""
+    server = tmp_path / "server.py"
+    server.write_text(LISTEN_SERVER, encoding="utf-8")
+    seen = tmp_path / "seen.jsonl"
+    url, process = _listen(tmp_path, None, "--", sys.executable, str(server), str(seen))
+    try:
+        answers = _session(url, "echo", {"text": SECRET}, {"text": 5})
+    finally:
+        _stop(process)
+    assert answers[1]["result"]["content"][0]["text"] == SECRET
+    records = [json.loads(line) for line in seen.read_text().splitlines()]
+    metas = {r["method"]: r["meta"] for r in records}
+    assert metas["tools/list"] == {"traceparent": _traceparent(META_TRACE)}
+    assert metas["tools/call"] == {}
+
+
+def test_listen_ends_the_span_of_a_request_its_closed_session_never_answered(
+    tmp_path: Path,
+) -> None:
+    """conduit-defined (bounded): a session closed by its client (DELETE, MCP 2025-11-25
+    basic/transports "Session Management") while the server never answered one of its
+    calls: the call's span ends `abandoned` with the session, and is exported."""
+    import urllib.error
+    import urllib.request
+
+    server = tmp_path / "server.py"
+    server.write_text(LISTEN_SERVER, encoding="utf-8")
+    seen = tmp_path / "seen.jsonl"
+
+    def hang(session: dict[str, str]) -> None:
+        call = {
+            "jsonrpc": "2.0",
+            "id": 9,
+            "method": "tools/call",
+            "params": {"name": "hang", "arguments": {}},
+        }
+        try:
+            _post(url, call, {**session, "traceparent": _traceparent(SESSION_TRACE)})
+        except (OSError, ValueError, IndexError):  # the stream ends with the session
+            pass
+
+    async def main() -> None:
+        head, _ = await anyio.to_thread.run_sync(_post, url, _messages()[0], {})
+        session = {"mcp-session-id": head["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+        await anyio.to_thread.run_sync(_post, url, _messages()[1], session)
+        await anyio.to_thread.run_sync(_post, url, _messages()[2], session)  # tools/list
+        with anyio.fail_after(60):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(functools.partial(anyio.to_thread.run_sync, hang, session))
+                while '"id": 9' not in (seen.read_text() if seen.exists() else ""):
+                    await anyio.sleep(0.01)  # the server has the call
+                delete = urllib.request.Request(url, headers=session, method="DELETE")
+                await anyio.to_thread.run_sync(functools.partial(urllib.request.urlopen, delete))
+
+    with otlp_receiver() as receiver:
+        url, process = _listen(tmp_path, receiver.url, "--", sys.executable, str(server), str(seen))
+        try:
+            anyio.run(main)
+        finally:
+            _stop(process)
+    (span,) = _by_trace(receiver.spans, SESSION_TRACE, "tools/call hang")
+    assert span["attributes"]["conduit_mcp.verdict"] == "abandoned"
+    assert span["parent_span_id"] == PARENT_ID
