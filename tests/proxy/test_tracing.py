@@ -288,9 +288,12 @@ def _traceparent(trace_id: str) -> str:
     return f"00-{trace_id}-{PARENT_ID}-01"
 
 
-def _listen(tmp_path: Path, receiver_url: str | None, *target: str) -> tuple[str, Any]:
-    """`conduit-mcp proxy --listen` with traces exported to `receiver_url` (`None`: no `OTEL_*`
-    variable): (its URL, the process; terminating it flushes the spans)."""
+def _listen(
+    tmp_path: Path, receiver_url: str | None, *target: str, server_id: str = "demo"
+) -> tuple[str, Any]:
+    """`conduit-mcp proxy --server-id SERVER_ID --listen` with traces exported to
+    `receiver_url` (`None`: no `OTEL_*` variable): (its URL, the process; terminating it
+    flushes the spans)."""
     from tests.guard.conftest import free_port, wait_for_port
 
     port = free_port()
@@ -298,7 +301,7 @@ def _listen(tmp_path: Path, receiver_url: str | None, *target: str) -> tuple[str
     if receiver_url is not None:
         env["OTEL_EXPORTER_OTLP_ENDPOINT"] = receiver_url
     command = [sys.executable, "-c", "from conduit_mcp.cli import main; main()"]
-    argv = [*command, "proxy", "--server-id", "demo", "--listen", f"127.0.0.1:{port}", *target]
+    argv = [*command, "proxy", "--server-id", server_id, "--listen", f"127.0.0.1:{port}", *target]
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     wait_for_port(port, process)
     return f"http://127.0.0.1:{port}/mcp", process
@@ -543,3 +546,49 @@ def test_listen_ends_the_span_of_a_request_its_closed_session_never_answered(
     (span,) = _by_trace(receiver.spans, SESSION_TRACE, "tools/call hang")
     assert span["attributes"]["conduit_mcp.verdict"] == "abandoned"
     assert span["parent_span_id"] == PARENT_ID
+
+
+def test_listen_a_call_the_tool_policy_refuses_is_a_refused_span_without_the_subject(
+    tmp_path: Path,
+) -> None:
+    """Real parts: `--listen --auth jwt --policy FILE` in front of the hostile server's mixed
+    page, a JWKS server on loopback, the official SDK client in a session and stateless: the
+    call the policy refuses (POLICY of test_listen_identity, read by hand: ops may not call
+    weather) is a span `refused` with the policy's reason (`policy_denied`) in each mode; the
+    caller's subject is in no span."""
+    from tests.guard.conftest import Hostile
+    from tests.proxy.jwks import serve_issuer
+
+    from .conftest import hostile_argv
+    from .test_listen_identity import KEY, POLICY, _listed_and_refused, auth_args, token
+
+    policy = tmp_path / "policy.toml"
+    policy.write_text(POLICY, encoding="utf-8")
+    server = Hostile("mixed", tmp_path / "server.jsonl")
+    with serve_issuer(KEY) as issuer, otlp_receiver() as receiver:
+        alice = token(issuer, "alice-subject", "ops")
+        options = ["--new", "pin", "--policy", str(policy), *auth_args(issuer)]
+        url, process = _listen(
+            tmp_path, receiver.url, *options, "--", *hostile_argv(server), server_id="mixed"
+        )
+        try:
+            results = [
+                anyio.run(_listed_and_refused, url, alice, mode, "weather")
+                for mode in ("legacy", "2026-07-28")
+            ]
+        finally:
+            _stop(process)
+    for _, echoed, error in results:
+        assert echoed == "hi" and error.data["reason"] == "policy_denied"
+    refused = [s for s in receiver.spans if s["name"] == "tools/call weather"]
+    assert len(refused) == 2
+    for span in refused:
+        assert span["attributes"]["conduit_mcp.verdict"] == "refused"
+        assert span["attributes"]["conduit_mcp.reason"] == "policy_denied"
+    assert [
+        s["attributes"]["conduit_mcp.verdict"]
+        for s in receiver.spans
+        if s["name"] == "tools/call echo"
+    ] == ["passed", "passed"]
+    assert "alice-subject" not in json.dumps(receiver.spans)
+    assert alice not in json.dumps(receiver.spans)

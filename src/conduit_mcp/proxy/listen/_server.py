@@ -15,7 +15,9 @@ address and in all (`_budget`); past a cap the session idle the longest makes ro
 session stamps the version it negotiated on its own upstream requests.
 2026-07-28 stateless requests go to `_stateless.ModernRouter` (one shared upstream, or one
 pooled POST each to an HTTP upstream: `upstream/_direct`); a version the proxy knows neither way
-is answered UNSUPPORTED_PROTOCOL_VERSION (-32022).
+is answered UNSUPPORTED_PROTOCOL_VERSION (-32022). With traces on (`seam.tracing`,
+`_tracing.py`) each request is a span, keyed by its session (ids overlap between sessions),
+continuing the `traceparent` header's trace (else `_meta.traceparent`'s), passed upstream.
 """
 
 from __future__ import annotations
