@@ -70,3 +70,81 @@ def test_ids_of_other_types_are_other_requests() -> None:
     assert span.name == "tools/call x"
     assert span.attributes["conduit_mcp.reason"] == "tool_held"
     assert tracing.span_of(1) is not None
+
+
+def test_scoped_ids_are_apart_and_a_closed_scope_ends_its_spans() -> None:
+    """conduit-defined (the listener's keys): the same id in two sessions is two requests; a
+    session that ends ends its open spans (`abandoned`), the other session's stay open; a
+    cancelled request's span ends `cancelled`."""
+    tracing, exporter = _in_memory()
+    for scope in ("a", "b"):
+        tracing.request({"jsonrpc": "2.0", "id": 1, "method": "ping"}, scope=scope)
+        tracing.request({"jsonrpc": "2.0", "id": 2, "method": "ping"}, scope=scope)
+    tracing.request({"jsonrpc": "2.0", "id": 1, "method": "ping"})  # no scope: apart too
+    assert len(tracing._open) == 5
+    tracing.answered(2, "cancelled", scope="b")
+    tracing.close_scope("a")
+    ended = {
+        (s.attributes["jsonrpc.request.id"], s.attributes["conduit_mcp.verdict"])
+        for s in exporter.get_finished_spans()
+    }
+    assert ended == {("1", "abandoned"), ("2", "abandoned"), ("2", "cancelled")}
+    assert tracing.span_of(1, "b") is not None and tracing.span_of(1) is not None
+    assert tracing.span_of(1, "a") is None
+
+
+def test_a_stateless_span_is_kept_under_its_upstream_id() -> None:
+    """conduit-defined: the span names the client's id (`jsonrpc.request.id`) and is found by
+    the unique id the router gave the request upstream."""
+    tracing, exporter = _in_memory()
+    tracing.request({"jsonrpc": "2.0", "id": 1, "method": "ping"}, scope="s", key="conduit-7")
+    assert tracing.span_of(1, "s") is None
+    tracing.answered("conduit-7", "passed", scope="s")
+    (span,) = exporter.get_finished_spans()
+    assert span.attributes["jsonrpc.request.id"] == "1"
+
+
+TRACE_A = "00-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-00f067aa0ba902b7-01"
+TRACE_B = "00-bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb-00f067aa0ba902b7-01"
+
+
+@pytest.mark.parametrize(
+    ("meta", "headers", "header_first", "trace_id"),
+    [
+        ({"traceparent": TRACE_A}, {"traceparent": TRACE_B}, False, "a" * 32),  # stdio: _meta
+        ({"traceparent": TRACE_A}, {"traceparent": TRACE_B}, True, "b" * 32),  # HTTP: header
+        ({"traceparent": TRACE_A}, {}, True, "a" * 32),  # no header: _meta
+        ({}, {"traceparent": TRACE_B}, False, "b" * 32),  # no _meta: the header
+    ],
+)
+def test_which_trace_context_a_request_continues(
+    meta: dict[str, str], headers: dict[str, str], header_first: bool, trace_id: str
+) -> None:
+    """Spec-mandated (W3C Trace Context `traceparent`: version-traceid-parentid-flags); which
+    carrier wins is conduit-defined: the HTTP listener reads the header first."""
+    tracing, exporter = _in_memory()
+    message = {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"_meta": meta}}
+    tracing.request(message, headers, header_first=header_first)
+    tracing.answered(1, "passed")
+    (span,) = exporter.get_finished_spans()
+    assert format(span.context.trace_id, "032x") == trace_id
+    assert format(span.parent.span_id, "016x") == "00f067aa0ba902b7"
+
+
+def test_verdict_from_what_was_sent_and_answered() -> None:
+    """conduit-defined: never sent upstream -> refused (with the guard's reason); the server's
+    own answer untouched -> passed (error for its error); another object -> withheld."""
+    tracing, _ = _in_memory()
+    for n in range(4):
+        tracing.request({"jsonrpc": "2.0", "id": n, "method": "tools/call"}, scope="s")
+    refusal = {"code": -32602, "message": "no", "data": {"reason": "invalid_arguments"}}
+    assert tracing.verdict(0, object(), refusal, "s") == ("refused", "invalid_arguments")
+    answer, error = object(), {"code": -1, "message": "server's"}
+    for n, seen, err in ((1, answer, None), (2, answer, error), (3, object(), None)):
+        tracing.sent(n, "s")
+        tracing.server_answered(n, answer, "s")
+        assert (
+            tracing.verdict(n, seen, err, "s")
+            == [None, ("passed", None), ("error", None), ("withheld", None)][n]
+        )
+    assert tracing.verdict(9, answer, None, "s") is None

@@ -15,7 +15,9 @@ address and in all (`_budget`); past a cap the session idle the longest makes ro
 session stamps the version it negotiated on its own upstream requests.
 2026-07-28 stateless requests go to `_stateless.ModernRouter` (one shared upstream, or one
 pooled POST each to an HTTP upstream: `upstream/_direct`); a version the proxy knows neither way
-is answered UNSUPPORTED_PROTOCOL_VERSION (-32022).
+is answered UNSUPPORTED_PROTOCOL_VERSION (-32022). With traces on (`seam.tracing`,
+`_tracing.py`) each request is a span, keyed by its session (ids overlap between sessions),
+continuing the `traceparent` header's trace (else `_meta.traceparent`'s), passed upstream.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from .._metrics import Metrics
 from .._pump import pump
 from .._seam import GuardSeam
 from .._settings import HttpUpstream
+from .._tracing import TraceEnd, TraceStamp, TraceTap
 from ..stdio._child import child_upstream
 from ..upstream._headers import HeaderStamp
 from ..upstream._refused import SCOPE_KEY, RefusalSlot, UpstreamMetadata, serve_metadata
@@ -165,6 +168,8 @@ class Listener:
         self.idle_under_pressure = idle_under_pressure
         #: the tool policy per caller, the call audit (`--auth jwt`), else `None`
         self.gate = gate
+        #: the proxy's traces (`_tracing.Tracing`, set on the seam by `_launch`), else `None`
+        self.tracing: Any = getattr(seam, "tracing", None)
         #: an HTTP upstream's 401 / 403 reaches the client as sent, so it can log in there;
         #: not with `--auth jwt`: the client's token is the proxy's, and an upstream refusing
         #: the proxy's own credential is the proxy's failure (a JSON-RPC error, HTTP 502 when
@@ -423,6 +428,8 @@ class Listener:
                 if watched:
                     denied = gate.refuse(asked, caller)
                     if denied is not None:
+                        if self.tracing is not None:
+                            _refused_span(self.tracing, asked, headers, denied)
                         await _json(send, 200, denied)
                         return
                 per_caller = _StatelessCaller(gate, caller, asked if watched else None, self.seam)
@@ -525,6 +532,10 @@ class Listener:
                     # initialized last.
                     up_read = _Negotiated(up_read, session)
                     up_write = HeaderStamp(up_write, self.seam.raw_tool, lambda: session.version)
+                tracing = self.tracing
+                if tracing is not None:  # beneath the guard: what it let through, as sent
+                    up_read = TraceTap(up_read, tracing, session_id)
+                    up_write = TraceStamp(up_write, tracing, session_id, stdio=kind == "stdio")
                 guarded_read, guarded_write = self.seam.wrap(
                     up_read, up_write, transport=kind  # type: ignore[arg-type]
                 )
@@ -537,6 +548,8 @@ class Listener:
                     async with anyio.create_task_group() as tg:
                         related = _Related()
                         sink: Any = _RelatingSink(down_write, related)
+                        if tracing is not None:
+                            sink = TraceEnd(sink, tracing, session_id)
                         gated = None
                         if self.gate is not None and session.caller is not None:
                             gated = _GatedSink(sink, self.gate, session.caller)
@@ -553,6 +566,8 @@ class Listener:
                                 self.seam,
                                 session,
                                 gated,
+                                tracing,
+                                session_id,
                             )
                             tg.cancel_scope.cancel()
 
@@ -571,6 +586,8 @@ class Listener:
             logger.debug("session %s… ended with an error", session_id[:8], exc_info=True)
         finally:
             self._forget(session_id, session)
+            if self.tracing is not None:  # the answers still awaited never come
+                self.tracing.close_scope(session_id)
             if not transport.is_terminated:
                 with anyio.CancelScope(shield=True):
                     await transport.terminate()
@@ -677,11 +694,15 @@ async def _pump_down_to_up(
     seam: GuardSeam,
     session: _Session | None = None,
     gated: _GatedSink | None = None,
+    tracing: Any = None,
+    scope: Any = None,
 ) -> None:
     """Client -> guard -> upstream, in order, each message stripped of the downstream
     transport's metadata; `Authorization` kept for an HTTP upstream; the id of an
     `initialize` noted in `session` (its answer sets the session's version); with `gated`
-    (`--auth jwt`), a `tools/call` outside the caller's policy answered at once, unsent."""
+    (`--auth jwt`), a `tools/call` outside the caller's policy answered at once, unsent;
+    with `tracing`, each request a span (keyed in `scope`, the session) current while the
+    tool policy and the guard decide on it, a cancelled request's span ended."""
     while True:
         try:
             item = await down_read.receive()
@@ -698,29 +719,92 @@ async def _pump_down_to_up(
         if metrics is not None and isinstance(message, JSONRPCRequest):
             if message.method == "tools/call":
                 metrics.call()
-        if gated is not None and isinstance(message, JSONRPCRequest):
-            request = getattr(item.metadata, "request_context", None)
-            scope = getattr(request, "scope", None)
-            if await gated.refused(message, caller_of(scope)):
-                related.answered(message.id)
-                continue
-        elif gated is not None and isinstance(message, JSONRPCNotification):
-            if message.method == "notifications/cancelled":
-                gated.cancelled(message)
-        metadata = None
-        if kind == "streamable-http":
-            request = getattr(item.metadata, "request_context", None)
-            headers = getattr(request, "headers", None)
-            forwarded = {k: headers[k] for k in _FORWARDED if headers is not None and k in headers}
-            scope = getattr(request, "scope", None)
-            slot = scope.get(SCOPE_KEY) if isinstance(scope, dict) else None
-            if forwarded or slot is not None:
-                metadata = UpstreamMetadata(headers=forwarded or None, refusal=slot)
+        token = None
+        if tracing is not None:
+            if isinstance(message, JSONRPCRequest):
+                token = _traced(tracing, item, session, scope)
+            elif isinstance(message, JSONRPCNotification):
+                _cancelled(tracing, message, scope)
         try:
-            await seam.before_call(message, guarded_write)
-            await guarded_write.send(SessionMessage(message, metadata=metadata))
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-            return
+            if not await _gated_and_sent(item, guarded_write, related, kind, seam, gated):
+                return
+        finally:
+            if token is not None:
+                tracing.leave(token)
+
+
+def _refused_span(
+    tracing: Any, request: dict[str, Any], headers: dict[str, str], answer: dict[str, Any]
+) -> None:
+    """The span of a stateless request the tool policy refused (never routed): `refused`,
+    with the reason of the refusal's `error.data.reason`, when it gives one."""
+    scope = object()  # its own: nothing else answers it
+    version = headers.get("mcp-protocol-version")
+    if tracing.request(request, headers, version, scope=scope, header_first=True) is None:
+        return
+    data = answer.get("error", {}).get("data")
+    reason = data.get("reason") if isinstance(data, dict) else None
+    tracing.answered(request.get("id"), "refused", reason, scope=scope)
+
+
+def _traced(tracing: Any, item: Any, session: _Session | None, scope: Any) -> Any:
+    """Start the span of a session's request (its parent from the HTTP request's
+    `traceparent` header, else `_meta.traceparent`); make it current: the token to leave."""
+    message = item.message
+    request = getattr(item.metadata, "request_context", None)
+    headers = getattr(request, "headers", None)
+    plain = {"method": message.method, "id": message.id, "params": message.params}
+    # the version the client names on each request after `initialize` (the spec's header)
+    version = headers.get("mcp-protocol-version") if headers is not None else None
+    if version is None and session is not None:
+        version = session.version
+    span = tracing.request(plain, headers, version, scope=scope, header_first=True)
+    return tracing.enter(span) if span is not None else None
+
+
+def _cancelled(tracing: Any, message: JSONRPCNotification, scope: Any) -> None:
+    """`notifications/cancelled` from the client: the span of the request it names ends."""
+    if message.method == "notifications/cancelled":
+        request_id = (message.params or {}).get("requestId")
+        if isinstance(request_id, str | int) and not isinstance(request_id, bool):
+            tracing.answered(request_id, "cancelled", scope=scope)
+
+
+async def _gated_and_sent(
+    item: Any,
+    guarded_write: Any,
+    related: _Related,
+    kind: str,
+    seam: GuardSeam,
+    gated: _GatedSink | None,
+) -> bool:
+    """One client message of `_pump_down_to_up` past the tool policy and the guard to the
+    upstream; `False`: the upstream is closed."""
+    message = item.message
+    if gated is not None and isinstance(message, JSONRPCRequest):
+        request = getattr(item.metadata, "request_context", None)
+        scope = getattr(request, "scope", None)
+        if await gated.refused(message, caller_of(scope)):
+            related.answered(message.id)
+            return True
+    elif gated is not None and isinstance(message, JSONRPCNotification):
+        if message.method == "notifications/cancelled":
+            gated.cancelled(message)
+    metadata = None
+    if kind == "streamable-http":
+        request = getattr(item.metadata, "request_context", None)
+        headers = getattr(request, "headers", None)
+        forwarded = {k: headers[k] for k in _FORWARDED if headers is not None and k in headers}
+        scope = getattr(request, "scope", None)
+        slot = scope.get(SCOPE_KEY) if isinstance(scope, dict) else None
+        if forwarded or slot is not None:
+            metadata = UpstreamMetadata(headers=forwarded or None, refusal=slot)
+    try:
+        await seam.before_call(message, guarded_write)
+        await guarded_write.send(SessionMessage(message, metadata=metadata))
+    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+        return False
+    return True
 
 
 class _GatedSink:
@@ -1032,6 +1116,21 @@ def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
+def _stops_quietly(server: Any) -> None:
+    """uvicorn's `server` stops on SIGINT / SIGTERM without raising the signal again once it
+    has stopped (its default: the process would then die of it before the proxy closes the
+    guard, flushes its traces and says why it stopped)."""
+    handle = server.handle_exit
+
+    def handle_exit(sig: int, frame: Any) -> None:
+        handle(sig, frame)
+        captured = getattr(server, "_captured_signals", None)
+        if isinstance(captured, list):
+            captured.clear()
+
+    server.handle_exit = handle_exit
+
+
 async def serve(
     seam: GuardSeam,
     target: Sequence[str] | HttpUpstream,
@@ -1106,6 +1205,7 @@ async def serve(
         timeout_graceful_shutdown=SHUTDOWN_GRACE,
     )
     server = uvicorn.Server(config)
+    _stops_quietly(server)
     failed: OSError | None = None
     async with anyio.create_task_group() as tg:
         await tg.start(listener.run)

@@ -69,8 +69,15 @@ from pydantic_core import PydanticSerializationError
 from .._message import _is_message, null_id_answer, null_id_request
 from .._seam import GuardSeam
 from .._settings import HttpUpstream
+from .._tracing import TraceStamp, TraceTap
 from ..stdio._child import child_upstream
-from ..upstream._direct import DirectUpstream, UpstreamFailed, UpstreamRefused, restore
+from ..upstream._direct import (
+    TRACE_SCOPE,
+    DirectUpstream,
+    UpstreamFailed,
+    UpstreamRefused,
+    restore,
+)
 from ..upstream._headers import HeaderStamp, mentions_x_mcp_header
 from ..upstream._pool import direct_available
 from ..upstream._refused import Refused, write_refused
@@ -181,6 +188,8 @@ class ModernRouter:
         self._lock = anyio.Lock()
         #: the tasks that wait for the client of a request on the pooled POST path to leave
         self._watchers: set[asyncio.Task[None]] = set()
+        #: the proxy's traces (`_tracing.Tracing`, set on the seam by `_launch`), else `None`
+        self.tracing: Any = getattr(seam, "tracing", None)
         #: the pooled POST path for an HTTP upstream (`None`: the SDK's client, shared).
         self.direct = (
             DirectUpstream(seam, target)
@@ -209,10 +218,16 @@ class ModernRouter:
             upstream, kind = http_upstream(self.target), "streamable-http"
         else:
             upstream, kind = child_upstream(self.target), "stdio"
+        tracing = self.tracing
+        if tracing is not None:  # a span current where this task started is not its own
+            tracing.clear()
         async with upstream as (read, write):
             if kind == "streamable-http":
                 write = HeaderStamp(write, self.seam.raw_tool, lambda: None)
-            else:
+            if tracing is not None:  # beneath the guard: what it let through, as sent
+                read = TraceTap(read, tracing, TRACE_SCOPE)
+                write = TraceStamp(write, tracing, TRACE_SCOPE, stdio=kind == "stdio")
+            if kind != "streamable-http":
                 legacy = await _speaks_no_modern_version(read, write)
                 if legacy is not None:
                     self.legacy = legacy
@@ -478,13 +493,23 @@ class ModernRouter:
                 params={"_meta": {SUBSCRIPTION_ID_META_KEY: message.id}},
             )
             ended = per_caller.listening(lambda: exchange.relate(notice))
+        tracing = self.tracing
         try:
             if not self._ready.is_set():
                 await self._connect(tg)
-            await self.seam.before_call(request, self._write)
-            await self._forward(tg, request, headers)
+            token = None
+            if tracing is not None:  # current while the guard decides (its spans' parent)
+                token = _traced(tracing, message, upstream_id, headers)
+            try:
+                await self.seam.before_call(request, self._write)
+                await self._forward(tg, request, headers)
+            finally:
+                if token is not None:
+                    tracing.leave(token)
             streaming, gone = await _relay_related(exchange, receive, send, accepts_sse, listen)
         finally:
+            if tracing is not None:
+                _traced_end(tracing, upstream_id, exchange.answer, gone)
             if ended is not None:
                 ended()
             still_waiting = self._waiting.pop(upstream_id, None) is not None
@@ -519,8 +544,20 @@ class ModernRouter:
         upstream_id = direct.upstream_id()
         authorization = headers.get("authorization")
         version = headers.get("mcp-protocol-version")
-        action, request = await direct.gate({**value, "id": upstream_id}, authorization, version)
+        tracing = self.tracing
+        token = trace = None
+        if tracing is not None:  # current while the guard decides (its spans' parent)
+            token = _traced(tracing, value, upstream_id, headers)
+        try:
+            action, request = await direct.gate(
+                {**value, "id": upstream_id}, authorization, version
+            )
+        finally:
+            if token is not None:
+                tracing.leave(token)
         assert request is not None
+        if tracing is not None:
+            trace = _trace_headers(tracing, action, request, upstream_id)
         if action == "answer":
             refusal = restore(request, upstream_id, client_id)
             if per_caller is not None:
@@ -559,7 +596,7 @@ class ModernRouter:
                     receive, stream, scope, None if listen else REQUEST_TIMEOUT, self._watchers
                 )
                 try:
-                    answer = await direct.post(request, authorization, version, related)
+                    answer = await direct.post(request, authorization, version, related, trace)
                     if answer is None:
                         failure = "the guard withheld the upstream server's answer"
                     else:
@@ -576,6 +613,9 @@ class ModernRouter:
             if watch.failure is not None and answer is None:
                 failure = watch.failure
         finally:
+            if tracing is not None:  # not answered (nothing when `_guarded` ended it)
+                verdict = "error" if failure is not None else "cancelled"
+                tracing.answered(upstream_id, verdict, scope=TRACE_SCOPE)
             if ended is not None:
                 ended()
             direct.listening.pop(upstream_id, None)
@@ -955,6 +995,48 @@ async def write_json(send: Any, status: int, body: Any) -> None:
 async def write_empty(send: Any, status: int) -> None:
     await send({"type": "http.response.start", "status": status, "headers": []})
     await send({"type": "http.response.body", "body": b""})
+
+
+def _traced(tracing: Any, request: Any, upstream_id: str, headers: dict[str, str]) -> Any:
+    """Start the span of a stateless request (`request`: the client's, a model or a `dict`;
+    the span kept under its `upstream_id`), its parent from the `traceparent` header, else
+    `_meta.traceparent`; make it current: the token to leave (`None`: no span)."""
+    if not isinstance(request, dict):
+        request = {"method": request.method, "id": request.id, "params": request.params}
+    version = headers.get("mcp-protocol-version")
+    span = tracing.request(
+        request, headers, version, scope=TRACE_SCOPE, header_first=True, key=upstream_id
+    )
+    return tracing.enter(span) if span is not None else None
+
+
+def _trace_headers(
+    tracing: Any, action: str, request: dict[str, Any], upstream_id: str
+) -> dict[str, str] | None:
+    """The guard's decision on a stateless request on the pooled POST path: its answer (a
+    refusal) ends the span, else the `traceparent` header the POST carries."""
+    if action == "answer":
+        error = request.get("error")
+        data = error.get("data") if isinstance(error, dict) else None
+        reason = data.get("reason") if isinstance(data, dict) else None
+        reason = reason if isinstance(reason, str) else None
+        tracing.answered(upstream_id, "refused", reason, scope=TRACE_SCOPE)
+        return None
+    span = tracing.sent(upstream_id, TRACE_SCOPE)
+    return tracing.traceparent(span) if span is not None else None
+
+
+def _traced_end(tracing: Any, upstream_id: str, answer: Any, gone: bool) -> None:
+    """End the span of a stateless request on the shared upstream: by its answer (the verdict
+    `Tracing.verdict` reads), `cancelled` when its client left, `error` when none came."""
+    if answer is None or gone:
+        tracing.answered(upstream_id, "cancelled" if gone else "error", scope=TRACE_SCOPE)
+        return
+    error = getattr(answer, "error", None)
+    plain = error.model_dump(exclude_none=True) if error is not None else None
+    ended = tracing.verdict(upstream_id, answer, plain, TRACE_SCOPE)
+    if ended is not None:
+        tracing.answered(upstream_id, *ended, scope=TRACE_SCOPE)
 
 
 def _with_params(message: JSONRPCNotification, params: dict[str, Any]) -> JSONRPCNotification:

@@ -34,6 +34,9 @@ from ._wire import answer_to, dump, parse
 
 logger = logging.getLogger("conduit_mcp.proxy")
 
+#: The scope of the listener's stateless requests' spans (`_tracing.Tracing.request`): their
+#: upstream ids are unique across clients; a session's scope is its id (32 hex digits).
+TRACE_SCOPE: Final = "stateless"
 #: `_meta` key naming the `subscriptions/listen` request a notification belongs to.
 SUBSCRIPTION_ID_META_KEY: Final = "io.modelcontextprotocol/subscriptionId"
 #: The largest answer (JSON body or one SSE event) read from the upstream (bytes).
@@ -80,6 +83,8 @@ class DirectUpstream:
         #: notifications (`notifications/tools/list_changed`) on that client's stream.
         self.listening: dict[str, Callable[[dict[str, Any]], object]] = {}
         self._delivering = False
+        #: the proxy's traces (`_tracing.Tracing`), else `None`
+        self.tracing: Any = getattr(seam, "tracing", None)
 
     def _deliver(self, messages: list[dict[str, Any]]) -> None:
         """The guard's own notifications, each stamped with the listen stream it is for
@@ -161,13 +166,15 @@ class DirectUpstream:
         authorization: str | None,
         version: str | None,
         related: Callable[[dict[str, Any]], Any],
+        trace: dict[str, str] | None = None,
     ) -> dict[str, Any] | None:
         """POST `request` (already through the guard); each message of the answer through the
         guard; `await related(message)` for each one before the response (those the guard
         lets through); returns the response as the guard let it through, or `None` when the
         guard kept it back (the answer to its own listing, or one it refused to pass). Only
         a response naming this request is its answer: one naming another request (in flight
-        for another client, perhaps) is dropped before the guard reads it.
+        for another client, perhaps) is dropped before the guard reads it. `trace`: the
+        request span's W3C trace context headers (`traceparent`), sent with it.
 
         Raises:
             UpstreamRefused: the upstream answered 401 or 403.
@@ -177,9 +184,10 @@ class DirectUpstream:
         upstream_id = request["id"]
         method = request.get("method", "the request")
         try:
-            async with self.pool.post(
-                dump(request), _headers(request, self.seam, authorization, version)
-            ) as response:
+            headers = _headers(request, self.seam, authorization, version)
+            if trace:
+                headers.update(trace)
+            async with self.pool.post(dump(request), headers) as response:
                 status = response.status
                 if status in REFUSALS:
                     refused = await refused_from(
@@ -261,10 +269,37 @@ class DirectUpstream:
     async def _guarded(self, message: dict[str, Any]) -> dict[str, Any] | None:
         """One message from the upstream through the guard: what the client may see, or
         `None` (dropped by the guard)."""
-        action, replaced = await self.link.from_server(message)
+        tracing = self.tracing
+        if tracing is None or "method" in message:
+            action, replaced = await self.link.from_server(message)
+        else:  # an answer: the guard's decisions under its request's span, which it ends
+            span = tracing.span_of(message.get("id"), TRACE_SCOPE)
+            token = tracing.enter(span) if span is not None else None
+            try:
+                action, replaced = await self.link.from_server(message)
+            finally:
+                if token is not None:
+                    tracing.leave(token)
+            if span is not None:
+                _trace_end(tracing, message, action, replaced)
         if action == "drop":
             return None
         return replaced if replaced is not None else message
+
+
+def _trace_end(tracing: Any, message: dict[str, Any], action: str, replaced: Any) -> None:
+    """End the span of the request `message` answers: `error` for the server's own error,
+    `withheld` when the guard replaced or dropped the answer, else `passed`."""
+    request_id = message.get("id")
+    if action == "pass":
+        verdict = "error" if "error" in message else "passed"
+        tracing.answered(request_id, verdict, scope=TRACE_SCOPE)
+        return
+    error = replaced.get("error") if isinstance(replaced, dict) else None
+    data = error.get("data") if isinstance(error, dict) else None
+    reason = data.get("reason") if isinstance(data, dict) else None
+    reason = reason if isinstance(reason, str) else None
+    tracing.answered(request_id, "withheld", reason, scope=TRACE_SCOPE)
 
 
 def restore(message: dict[str, Any], upstream_id: str, client_id: Any) -> dict[str, Any]:
