@@ -23,7 +23,8 @@ from ._text import clipped, emit, json_text
 
 app = typer_app(
     name="policy",
-    help="Which tools each caller may list and call: a TOML policy kept in a pin store.",
+    help="Which tools each caller may list and call: a TOML policy kept in a pin store, applied "
+    "by proxies run with --listen --auth jwt (a stdio proxy has no callers to tell apart).",
     no_args_is_help=True,
 )
 
