@@ -104,9 +104,11 @@ def _started(argv: list[str], port: int) -> Iterator[subprocess.Popen[bytes]]:
 
 
 @contextmanager
-def servers(upstream: list[str] = ECHO) -> Iterator[tuple[int, int, int, int]]:
+def servers(
+    upstream: list[str] = ECHO, extra: tuple[str, ...] = ()
+) -> Iterator[tuple[int, int, int, int]]:
     """An echo server (`upstream`: its command, the port appended) and a proxy in front of
-    it: (echo port, echo pid, proxy port, proxy pid)."""
+    it (`extra`: more proxy options): (echo port, echo pid, proxy port, proxy pid)."""
     echo_port, proxy_port = _free_port(), _free_port()
     with _started([*upstream, str(echo_port)], echo_port) as echo:
         proxy_argv = [
@@ -119,6 +121,7 @@ def servers(upstream: list[str] = ECHO) -> Iterator[tuple[int, int, int, int]]:
             f"127.0.0.1:{proxy_port}",
             "--upstream",
             f"http://127.0.0.1:{echo_port}/mcp",
+            *extra,
         ]
         with _started(proxy_argv, proxy_port) as proxy:
             yield echo_port, echo.pid, proxy_port, proxy.pid
@@ -436,7 +439,11 @@ def rows(quick: bool, only: frozenset[str] = ROWS, upstream: str = "both") -> li
         with servers() as (_, _, proxy_port, proxy_pid):
             out.append(asyncio.run(large_result(proxy_port, proxy_pid, LARGE_BYTES)))
     if "H3" in only:
-        with servers() as (_, _, proxy_port, proxy_pid):
+        # One client on one address opens every session: the row measures idle sessions'
+        # memory, so the per-client and per-address caps (32 and 128) are lifted to its count.
+        caps = ("--max-sessions-per-client", str(sessions))
+        caps += ("--max-sessions-per-address", str(sessions))
+        with servers(extra=caps) as (_, _, proxy_port, proxy_pid):
             out.append(asyncio.run(idle_sessions(proxy_port, proxy_pid, sessions)))
     load = max(start_load, os.getloadavg()[0])
     for row in out:
