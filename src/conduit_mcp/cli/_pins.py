@@ -9,10 +9,8 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
-from collections.abc import Iterator
 from typing import Annotated, Any, Final
 
-import click
 import typer
 from rich.table import Table
 from rich.text import Text
@@ -24,7 +22,6 @@ from ._help import PlainHelpCommand, typer_app
 from ._shared import (
     EXIT_FINDINGS,
     FINGERPRINT_WIDTH,
-    NO_STORE,
     BadInput,
     JsonOption,
     TransportOption,
@@ -38,6 +35,7 @@ from ._shared import (
     name_column,
     short,
 )
+from ._store import open_store
 from ._text import clipped, emit, json_text, show, visible
 
 app = typer_app(
@@ -116,43 +114,12 @@ PageArgument = Annotated[
 ]
 
 
-@contextlib.contextmanager
-def _store(location: str, *, create: bool = False) -> Iterator[PinStore]:
-    """Open a store for the `with` block, or exit 2 with one line (the URL's password is never
-    echoed); a failure while the block reads or writes it (a malformed row, a lost
-    connection) is one line and exit 2 too, never a traceback.
-
-    Only `pins approve` passes `create=True` here (a proxy run with --pins, `policy set` and
-    `console add-user` create one too). The others (list, check, changes, audit, and
-    revoke, which has nothing to remove from a new store) open with `PinStore(...,
-    create=False)` (sqlite's `mode=rw` open and the store's marker; a PostgreSQL database must
-    hold the tables): a mistyped location, or a file that is not a pin store, is a usage error
-    naming `--store`, and nothing is created or written.
-    """
-    # The store's own errors never hold the password (PinStore re-words the driver's); the
-    # location is still replaced by its redacted form wherever a message repeats it.
-    where = redacted_location(location)
-    try:
-        pins = PinStore(location, create=create)
-    except FileNotFoundError:
-        fail(f"--store {where}: {NO_STORE}")
-    except Exception as exc:  # sqlite3.Error, psycopg.Error, ImportError, ValueError
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        fail(f"{where}: cannot open the pin store: {reason.replace(location, where)}")
-    try:
-        with pins:
-            yield pins
-    except (
-        typer.Exit,
-        typer.Abort,
-        click.exceptions.Exit,
-        click.exceptions.ClickException,
-        click.exceptions.Abort,
-    ):
-        raise
-    except Exception as exc:  # a malformed row (ValueError), sqlite3.Error, psycopg.Error
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        fail(f"{where}: cannot use the pin store: {reason.replace(location, where)}")
+def _store(location: str, *, create: bool = False) -> contextlib.AbstractContextManager[PinStore]:
+    """The store for a `with` block (`_store.open_store`). Only `pins approve` passes
+    `create=True` here (a proxy run with --pins, `policy set` and `console add-user` create one
+    too); the others (list, check, changes, audit, and revoke, which has nothing to remove
+    from a new store) open an existing store only."""
+    return open_store(location, create=create)
 
 
 def _page_tools(

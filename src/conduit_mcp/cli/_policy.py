@@ -7,18 +7,17 @@ new version within a second (`conduit_mcp.policy.PolicyFollower`).
 
 from __future__ import annotations
 
-import contextlib
 import time
-from collections.abc import Iterator
 from typing import Annotated, Any
 
 import typer
 
 from .._program import APPROVER_PLACEHOLDER
-from ..pins import PinStore, StoredPolicy, redacted_location
+from ..pins import StoredPolicy
 from ..policy import Policy, PolicyError
 from ._help import PlainHelpCommand, typer_app
-from ._shared import NO_STORE, JsonOption, fail
+from ._shared import JsonOption, fail
+from ._store import open_store
 from ._text import clipped, emit, json_text
 
 app = typer_app(
@@ -66,27 +65,6 @@ ApproverOption = Annotated[
 ]
 
 
-@contextlib.contextmanager
-def _store(location: str, *, create: bool) -> Iterator[PinStore]:
-    """The store for the block, or exit 2 with one line (never the URL's password)."""
-    where = redacted_location(location)
-    try:
-        store = PinStore(location, create=create)
-    except FileNotFoundError:
-        fail(f"--store {where}: {NO_STORE}")
-    except Exception as exc:  # sqlite3.Error, psycopg.Error, ImportError, ValueError
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        fail(f"{where}: cannot open the pin store: {reason.replace(location, where)}")
-    try:
-        with store:
-            yield store
-    except (typer.Exit, typer.Abort):
-        raise
-    except Exception as exc:  # sqlite3.Error, psycopg.Error, a malformed row
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        fail(f"{where}: cannot use the pin store: {reason.replace(location, where)}")
-
-
 def _load(path: str) -> Policy:
     try:
         return Policy.load(path)
@@ -115,7 +93,7 @@ def policy_set_command(path: FileArgument, store: StoreOption, approver: Approve
     exist. Every proxy following the store applies the new version within a second.
     """
     policy = _load(path)
-    with _store(store, create=True) as pins:
+    with open_store(store, create=True) as pins:
         stored = pins.set_policy(policy.text, approver=approver, source=path)
     emit(
         f"policy version {stored.version} set ({_summary(policy)}, {stored.digest})"
@@ -147,7 +125,7 @@ def policy_show_command(
     """Show the policy in force: its version, who set it and when, then its text. --history
     lists every version instead (version, time in UTC, digest, who, file). Exit 1 when the
     store holds no policy."""
-    with _store(store, create=False) as pins:
+    with open_store(store, create=False) as pins:
         versions = pins.policy_history() if history else tuple(filter(None, [pins.policy()]))
     if as_json:
         emit(json_text([_row(v, text=not history) for v in versions]))
