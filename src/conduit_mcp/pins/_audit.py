@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from ..client._tool import check_server_id
 from ._database import Database, Room
-from ._rows import Row, filters, store_text, stored_approver, stored_name
+from ._rows import Row, check_age, filters, store_text, stored_approver, stored_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,13 +221,10 @@ class AuditLog(Room):
             ValueError: a negative or non-finite age; the store is closed.
             sqlite3.Error, psycopg.Error: the database cannot be written.
         """
-        if isinstance(older_than, bool) or not isinstance(older_than, (int, float)):
-            raise ValueError("older_than must be a number of seconds")
-        if not math.isfinite(older_than) or older_than < 0:
-            raise ValueError("older_than must be a finite, non-negative number of seconds")
+        age = check_age(older_than)
         db = self._open()
         with db.writing(None):
-            return int(db.run(_PRUNE_CHECKS, (time.time() - older_than,)).rowcount)
+            return int(db.run(_PRUNE_CHECKS, (time.time() - age,)).rowcount)
 
 
 def _entry(row: Sequence[Any]) -> AuditEntry:

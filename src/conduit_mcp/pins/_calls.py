@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from typing import Any, Final
 
 from ..client import canonical_json
 from ._database import Room
-from ._rows import Row, check_unicode, store_text
+from ._rows import Row, check_age, check_unicode, store_text
 
 _WRITTEN: Final = (
     "at, server_id, tool, subject, caller_groups, verdict, reason, arguments_digest, arguments,"
@@ -136,13 +135,10 @@ class CallAudit(Room):
             ValueError: a negative or non-finite age; the store is closed.
             sqlite3.Error, psycopg.Error: the database cannot be written.
         """
-        if isinstance(older_than, bool) or not isinstance(older_than, (int, float)):
-            raise ValueError("older_than must be a number of seconds")
-        if not math.isfinite(older_than) or older_than < 0:
-            raise ValueError("older_than must be a finite, non-negative number of seconds")
+        age = check_age(older_than)
         db = self._open()
         with db.writing(_LOCK):
-            return int(db.run(_PRUNE, (time.time() - older_than,)).rowcount)
+            return int(db.run(_PRUNE, (time.time() - age,)).rowcount)
 
 
 def _record(row: Sequence[Any]) -> CallRecord:

@@ -87,6 +87,19 @@ def stored_name(name: object) -> str:
     return store_text(name)
 
 
+def check_age(older_than: object) -> float:
+    """A retention age given to a prune: a finite, non-negative number of seconds.
+
+    Raises:
+        ValueError: not a number (a bool is none), negative, NaN or infinite.
+    """
+    if isinstance(older_than, bool) or not isinstance(older_than, (int, float)):
+        raise ValueError("older_than must be a number of seconds")
+    if not math.isfinite(older_than) or older_than < 0:
+        raise ValueError("older_than must be a finite, non-negative number of seconds")
+    return float(older_than)
+
+
 class Row:
     """Reads one stored row of `table` column by column (see the module docstring)."""
 
