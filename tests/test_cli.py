@@ -742,6 +742,26 @@ def test_capture_needs_exactly_one_server(tmp_path: Path) -> None:
     assert code == 2 and "--url" in err
 
 
+def test_capture_without_the_sdk_names_the_extra_that_installs_it() -> None:
+    """conduit-defined, worded as the guard's own refusal (tests/guard/test_without_mcp.py):
+    without the `mcp` extra (the SDK hidden in the child, as an environment without it), one
+    line naming the missing module and the command that installs the extra; it said
+    "pip install mcp" before, which misses mcp-types and the pinned range."""
+    from conduit_mcp._program import install_command
+
+    hide = "import sys; sys.modules['mcp'] = None; sys.modules['mcp_types'] = None"
+    done = subprocess.run(
+        [sys.executable, "-c", f"{hide}; from conduit_mcp.cli import main; main()",
+         "capture", "--", sys.executable, "-c", "pass"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "conduit-mcp: capture: needs the mcp extra (mcp is not installed): "
+        + install_command("mcp")
+    ]
+
+
 def test_capture_of_an_unreachable_url_is_one_line_and_exit_code_2() -> None:
     """conduit-defined: a transport failure is one line, no traceback (port 9 is discard,
     closed on this machine)."""

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
+from .._program import install_command
 from ..pins import redacted_location
 from ._capture_file import CaptureError, capture
 from ._help import PlainHelpCommand, typer_app
@@ -129,7 +130,10 @@ def _capture(
         from mcp.client.stdio import get_default_environment, stdio_client
         from mcp.client.streamable_http import streamable_http_client
     except ImportError as exc:
-        raise CaptureError(f"needs the MCP Python SDK (pip install mcp): {exc}") from None
+        missing = exc.name or "the MCP Python SDK"
+        raise CaptureError(
+            f"needs the mcp extra ({missing} is not installed): {install_command('mcp')}"
+        ) from None
     if header and url is None:
         raise CaptureError("--header is for --url: a stdio server takes --env")
     headers: dict[str, str] = {}
