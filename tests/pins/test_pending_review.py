@@ -168,3 +168,17 @@ def test_a_new_tool_shows_its_title_annotations_output_schema_and_whole_descript
         raw["outputSchema"],
         {"destructiveHint": True},
     )
+
+
+def test_a_tool_without_arguments_says_so_in_its_input_schema_line(tmp_path: Path) -> None:
+    """conduit-defined: a tool with no argument (`"properties": {}` or none, as the spec's
+    own examples of a tool without parameters write it) shows `no properties`, never an
+    empty `inputSchema:` line a reviewer could read as a summary that failed."""
+    store = tmp_path / "pins.db"
+    bare = {"name": "now", "inputSchema": {"type": "object", "properties": {}}}
+    none = {"name": "today", "inputSchema": {"type": "object"}}
+    held(store, bare, none)
+    code, out = run("pins", "pending", "--store", str(store))
+    lines = [line.strip() for line in out.splitlines()]
+    assert code == 0
+    assert lines.count("inputSchema: no properties") == 2

@@ -686,7 +686,7 @@ def _schema_summary(schema: Any) -> str:
     required = schema.get("required")
     needed = set(required) if isinstance(required, list) else set()
     parts: list[str] = []
-    if isinstance(properties, dict):
+    if isinstance(properties, dict) and properties:
         for name, sub in list(properties.items())[:_SUMMARY_PROPERTIES]:
             mark = "*" if name in needed else ""
             parts.append(f"{visible(name)}{mark}: {_property_kind(sub)}")
