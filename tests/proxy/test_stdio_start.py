@@ -3,7 +3,9 @@ a child server reads and writes plain JSON-RPC messages, so it starts without th
 
 `import mcp` loads the SDK's client and server whole (uvicorn, starlette, httpx2: about half a
 second of CPU on a quiet machine, more than the rest of the proxy's start); the SDK's streams
-are needed only with `--upstream URL` or `--listen`. Speed is measured by
+are needed only with `--upstream URL` or `--listen`. `import mcp_types` (the SDK's models of
+every revision, ~0.3 s of CPU) is needed by the guard's SDK check of a listing or a result,
+never by `initialize`. Speed is measured by
 bench/proxy_start.py (docs/performance.md); this counts modules, not time.
 """
 
@@ -26,7 +28,8 @@ sys.stdin.read()
 """
 
 #: `conduit-mcp` (argv after the probe) with the relay's `start` wrapped: it prints which SDK
-#: modules the process holds when the relay starts, just before the first line is relayed.
+#: modules (`mcp`, and `mcp_types`, its models) the process holds when the relay starts, just
+#: before the first line is relayed.
 PROBE = r"""
 import sys
 from conduit_mcp.proxy.stdio import _relay
@@ -34,7 +37,7 @@ from conduit_mcp.proxy.stdio import _relay
 started = _relay.Relay.start
 
 def start(self, *args, **kwargs):
-    loaded = sorted(m for m in sys.modules if m == "mcp" or m.startswith("mcp."))
+    loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("mcp", "mcp_types"))
     print("SDK modules at the relay's start:", loaded, file=sys.stderr, flush=True)
     return started(self, *args, **kwargs)
 
@@ -47,7 +50,9 @@ main()
 
 def test_the_stdio_relay_to_a_child_server_starts_without_the_sdk() -> None:
     """conduit-defined (issue 33 item 4): up to the relay's start, the proxy process has
-    loaded no module of the `mcp` package; the session then works (initialize answered)."""
+    loaded no module of the `mcp` package nor of `mcp_types` (the guard's SDK check imports
+    its models on the first check that needs them: ~70 % of the start's CPU before); the
+    session then works (initialize answered)."""
     initialize = {
         "jsonrpc": "2.0",
         "id": 1,

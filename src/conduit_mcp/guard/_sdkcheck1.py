@@ -13,15 +13,21 @@ from __future__ import annotations
 
 import functools
 import importlib
-from importlib import metadata
 from typing import Any
 
-from pydantic import BaseModel, RootModel, ValidationError
+from pydantic import BaseModel, ValidationError
 
 
 @functools.cache
 def _types() -> Any:
-    """mcp 1.x's `mcp.types` module, or `None` (no mcp, or not 1.x)."""
+    """mcp 1.x's `mcp.types` module, or `None` (no mcp, or not 1.x).
+
+    Asked on the first check, not at import: `importlib.metadata` (which scans the installed
+    distributions) and `RootModel` cost a proxy's start CPU its first byte does not need."""
+    from importlib import metadata
+
+    from pydantic import RootModel
+
     try:
         if not metadata.version("mcp").startswith("1."):
             return None
