@@ -63,6 +63,10 @@ def main() -> None:
     Without one of them the command says what to install on stderr and exits 2 (the CLI's exit
     code for input it cannot act on) instead of raising `ModuleNotFoundError`.
 
+    `conduit-mcp proxy --server-id ID [--pins LOCATION] [--quiet] -- COMMAND...` (what `wrap`
+    writes) is read without typer (`_proxy_fast`), the same run as typer's; every other command
+    line goes to the typer app.
+
     Raises:
         SystemExit: 2 when typer, rich or click is not installed; otherwise the command's own
             exit code.
@@ -77,6 +81,13 @@ def main() -> None:
             file=sys.stderr,
         )
         raise SystemExit(2)
+    from ._proxy_fast import parse
+
+    parsed = parse(sys.argv[1:])
+    if parsed is not None:  # `proxy` as `wrap` writes it: no typer to build (row P3)
+        from ._proxy_fast import run
+
+        raise SystemExit(run(parsed))
     from ._app import app
 
     app()

@@ -21,14 +21,15 @@ import functools
 import re
 import types
 import typing
-from typing import Any, Final
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any, Final
 
 from ..client import Tool
 from ..client._cache import MISSING, BoundedCache
 from . import _sdkcheck1
 from ._sdkfast import surely_accepted
+
+if TYPE_CHECKING:  # pydantic is imported with the SDK's models, on the first check (`_sdk`)
+    from pydantic import BaseModel, ValidationError
 
 _CACHE_SIZE: Final = 8192
 #: (version, fingerprint) -> the refusal's path or `None`; hits are read lock-free (`peek`).
@@ -39,11 +40,12 @@ _cache: BoundedCache[tuple[str, str], tuple[Any, ...] | None] = BoundedCache(_CA
 def _sdk() -> tuple[Any, Any]:
     """`(mcp_types, mcp_types.methods)`, or `(None, None)` without them (mcp 1.x or no SDK).
 
-    Imported on the first check that needs the SDK's models, not with the guard: importing
-    `mcp_types` costs ~0.3 s of CPU (its models for every revision), which a proxy's start
-    paid before it relayed its first byte (row P3) although `initialize` needs no model. The
-    verdicts are the same; only their first one pays the import. (The import lock makes two
-    threads' first calls import it once.)
+    Imported on the first check that needs the SDK's models, not with the guard (nor is
+    pydantic, which the checks import where they use it): importing `mcp_types` costs ~0.3 s
+    of CPU (its models for every revision), which a proxy's start paid before it relayed its
+    first byte (row P3) although `initialize` needs no model. The verdicts are the same; only
+    their first one pays the import. (The import lock makes two threads' first calls import
+    it once.)
     """
     try:  # the SDK is an optional dependency (the `mcp` extra)
         import mcp_types
@@ -58,6 +60,8 @@ def _tool_models(version: str) -> tuple[type[BaseModel], ...] | None:
     _types, _methods = _sdk()
     if _methods is None:
         return _sdkcheck1.tool_models()  # mcp 1.x's, when that is the SDK installed
+    from pydantic import BaseModel
+
     surface = _methods.SERVER_RESULTS.get(("tools/list", version))
     if not (isinstance(surface, type) and issubclass(surface, BaseModel)):
         return None
@@ -96,6 +100,8 @@ def sdk_refusals(tools: list[Tool], version: str) -> dict[int, tuple[Any, ...]]:
 
 
 def _check(raw: dict[str, Any], models: tuple[type[BaseModel], ...]) -> tuple[Any, ...] | None:
+    from pydantic import ValidationError
+
     for model in models:
         try:
             model.model_validate(raw, by_name=False)
@@ -137,6 +143,8 @@ def sdk_result_refusal(result: Any, version: str) -> tuple[Any, ...] | None:
         return _sdkcheck1.result_refusal(result)
     if ("tools/call", version) not in _methods.SERVER_RESULTS:
         return None  # a version the SDK's table lacks: the SDK decides
+    from pydantic import ValidationError
+
     try:
         _methods.validate_server_result("tools/call", version, result)
     except ValidationError as exc:
@@ -209,6 +217,8 @@ def _later_revision_keys(method: str, version: str) -> frozenset[str]:
 
 def _wire_keys(target: Any) -> frozenset[str]:
     """Top-level wire keys a result model declares (its members', for a union)."""
+    from pydantic import BaseModel
+
     members = typing.get_args(target) if isinstance(target, types.UnionType) else (target,)
     keys: set[str] = set()
     for model in members:

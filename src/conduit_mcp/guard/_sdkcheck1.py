@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import functools
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ValidationError
+if TYPE_CHECKING:  # pydantic comes with the SDK's models, on the first check
+    from pydantic import BaseModel
 
 
 @functools.cache
@@ -60,6 +61,8 @@ def result_refusal(result: dict[str, Any]) -> tuple[Any, ...] | None:
     types = _types()
     if types is None:
         return None
+    from pydantic import ValidationError
+
     try:
         types.CallToolResult.model_validate(result, by_name=False)
     except ValidationError as exc:
