@@ -6,7 +6,9 @@ Where each command lives:
     inspect, diff, fingerprint  `cli/_inspect.py`
     capture                     `cli/_capture.py` (the file it writes: `cli/_capture_file.py`)
     pins ...                    `cli/_pins.py`
-    proxy                       `cli/_proxy.py` (the running proxy: `conduit_mcp.proxy`)
+    proxy                       `cli/_proxy.py` (the running proxy: `conduit_mcp.proxy`;
+                                the command line `wrap` writes is read by `cli/_proxy_fast.py`
+                                without typer, into the same run)
     wrap, unwrap                `cli/_wrap.py` (the config rewriting: `conduit_mcp.wrap`)
 
 and beside them: `_app.py` the root (its options and help, and `COMMANDS`, the table of
