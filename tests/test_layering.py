@@ -276,3 +276,21 @@ def test_importing_the_core_loads_no_engine_no_models_and_no_event_loop() -> Non
     loaded = json.loads(out.stdout)
     # conduit_mcp_wire's package __init__ (the version list) is light; its models are not.
     assert [m for m in loaded if m != "conduit_mcp_wire"] == []
+
+
+def test_importing_the_core_loads_no_table_or_codec_its_first_use_needs() -> None:
+    """conduit-defined (issue 33: the client's import time): the UTS #39 confusables table
+    (6,311 entries) loads with the first `skeleton`, `base64` with the first header value or
+    content hash that needs it; neither with `import conduit_mcp.client`. The skeleton is the
+    same once loaded (UTS #39 section 4: Cyrillic а's prototype is Latin a)."""
+    code = (
+        "import json, sys, conduit_mcp.client as c\n"
+        "before = sorted(m for m in sys.modules if m in ('base64', "
+        "'conduit_mcp.client._confusables_table'))\n"
+        "same = c.skeleton('p\\u0430ypal') == c.skeleton('paypal') == 'paypal'\n"
+        "print(json.dumps([before, same, 'conduit_mcp.client._confusables_table' in sys.modules]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert json.loads(out.stdout) == [[], True, True]

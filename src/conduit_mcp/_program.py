@@ -12,7 +12,6 @@ import json
 import shlex
 import shutil
 import sys
-from importlib import metadata
 from pathlib import Path
 from typing import Final
 from urllib.parse import unquote, urlsplit
@@ -68,6 +67,8 @@ def install_command(extra: str) -> str:
     Returns:
         A shell-quoted line, e.g. `/venv/bin/python -m pip install '/src/conduit-mcp[proxy]'`.
     """
+    from importlib import metadata  # an error's line: not worth its import on every start
+
     target = f"{DISTRIBUTION}[{extra}]"
     try:
         recorded = metadata.distribution(DISTRIBUTION).read_text("direct_url.json")

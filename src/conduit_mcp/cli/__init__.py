@@ -6,7 +6,9 @@ Where each command lives:
     inspect, diff, fingerprint  `cli/_inspect.py`
     capture                     `cli/_capture.py` (the file it writes: `cli/_capture_file.py`)
     pins ...                    `cli/_pins.py`
-    proxy                       `cli/_proxy.py` (the running proxy: `conduit_mcp.proxy`)
+    proxy                       `cli/_proxy.py` (the running proxy: `conduit_mcp.proxy`;
+                                the command line `wrap` writes is read by `cli/_proxy_fast.py`
+                                without typer, into the same run)
     wrap, unwrap                `cli/_wrap.py` (the config rewriting: `conduit_mcp.wrap`)
 
 and beside them: `_app.py` the root (its options and help, and `COMMANDS`, the table of
@@ -63,6 +65,10 @@ def main() -> None:
     Without one of them the command says what to install on stderr and exits 2 (the CLI's exit
     code for input it cannot act on) instead of raising `ModuleNotFoundError`.
 
+    `conduit-mcp proxy --server-id ID [--pins LOCATION] [--quiet] -- COMMAND...` (what `wrap`
+    writes) is read without typer (`_proxy_fast`), the same run as typer's; every other command
+    line goes to the typer app.
+
     Raises:
         SystemExit: 2 when typer, rich or click is not installed; otherwise the command's own
             exit code.
@@ -77,6 +83,13 @@ def main() -> None:
             file=sys.stderr,
         )
         raise SystemExit(2)
+    from ._proxy_fast import parse
+
+    parsed = parse(sys.argv[1:])
+    if parsed is not None:  # `proxy` as `wrap` writes it: no typer to build (row P3)
+        from ._proxy_fast import run
+
+        raise SystemExit(run(parsed))
     from ._app import app
 
     app()

@@ -18,11 +18,9 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Final
 
-from ._confusables_table import CONFUSABLES_VERSION, PROTOTYPES
 from ._unicode import clean_model_text
 
 __all__ = [
-    "CONFUSABLES_VERSION",
     "find_lookalikes",
     "lookalike_key",
     "lookalike_relation",
@@ -30,6 +28,18 @@ __all__ = [
 ]
 
 _NFD: Final = "NFD"
+
+#: The confusables table (`_confusables_table.PROTOTYPES`, 6,311 entries), loaded by the first
+#: `skeleton`: `import conduit_mcp.client` (and a proxy's start) does not pay for it.
+_prototypes: dict[int, str] | None = None
+
+
+def _load_prototypes() -> dict[int, str]:
+    global _prototypes
+    from ._confusables_table import PROTOTYPES
+
+    _prototypes = PROTOTYPES
+    return PROTOTYPES
 
 
 def skeleton(text: str) -> str:
@@ -53,7 +63,8 @@ def skeleton(text: str) -> str:
     Spec: Unicode Technical Standard #39 (Unicode Security Mechanisms) section 4 "Confusable
     Detection", the `skeleton(X)` definition (revision 26, Unicode 15.0.0).
     """
-    return unicodedata.normalize(_NFD, unicodedata.normalize(_NFD, text).translate(PROTOTYPES))
+    table = _prototypes or _load_prototypes()
+    return unicodedata.normalize(_NFD, unicodedata.normalize(_NFD, text).translate(table))
 
 
 def lookalike_key(name: str) -> str:

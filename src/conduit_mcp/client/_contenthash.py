@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import hashlib
 from typing import Final
 
@@ -46,4 +45,6 @@ def content_hash(raw_tool: object) -> str:
     if CONTENT_HASH_KEY in raw_tool:
         raw_tool = {k: v for k, v in raw_tool.items() if k != CONTENT_HASH_KEY}
     digest = hashlib.sha256(canonical_json(raw_tool)).digest()
+    import base64  # asked only for a tool that carries a content hash: not with the package
+
     return CONTENT_HASH_PREFIX + base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")

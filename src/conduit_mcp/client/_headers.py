@@ -8,7 +8,6 @@ Not a public module: import from `conduit_mcp.client`.
 
 from __future__ import annotations
 
-import base64
 import binascii
 import math
 import re
@@ -441,6 +440,8 @@ def encode_header_value(value: object) -> str:
         raw = text.encode("utf-8")
     except UnicodeEncodeError:
         raise _unencodable("not_unicode", value, "a string with a lone surrogate") from None
+    import base64  # only a value that needs it pays the module's import (with struct)
+
     return _B64_PREFIX + base64.b64encode(raw).decode("ascii") + _B64_SUFFIX
 
 
@@ -487,6 +488,8 @@ def decode_header_value(value: str) -> str:
     ):
         return value
     payload = value[len(_B64_PREFIX) : len(value) - len(_B64_SUFFIX)]
+    import base64  # only a value in the Base64 form pays the module's import
+
     try:
         return base64.b64decode(payload, validate=True).decode("utf-8")
     except (binascii.Error, ValueError) as exc:  # UnicodeDecodeError is a ValueError

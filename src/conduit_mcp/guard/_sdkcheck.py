@@ -21,32 +21,47 @@ import functools
 import re
 import types
 import typing
-from importlib import metadata
-from typing import Any, Final
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any, Final
 
 from ..client import Tool
 from ..client._cache import MISSING, BoundedCache
 from . import _sdkcheck1
 from ._sdkfast import surely_accepted
 
+if TYPE_CHECKING:  # pydantic is imported with the SDK's models, on the first check (`_sdk`)
+    from pydantic import BaseModel, ValidationError
+
 _CACHE_SIZE: Final = 8192
 #: (version, fingerprint) -> the refusal's path or `None`; hits are read lock-free (`peek`).
 _cache: BoundedCache[tuple[str, str], tuple[Any, ...] | None] = BoundedCache(_CACHE_SIZE)
 
-try:  # the SDK is an optional dependency (the `mcp` extra)
-    import mcp_types as _types
-    from mcp_types import methods as _methods
-except ImportError:  # pragma: no cover - the guard's wrappers import mcp anyway
-    _types = None  # type: ignore[assignment]
-    _methods = None  # type: ignore[assignment]
+
+@functools.cache
+def _sdk() -> tuple[Any, Any]:
+    """`(mcp_types, mcp_types.methods)`, or `(None, None)` without them (mcp 1.x or no SDK).
+
+    Imported on the first check that needs the SDK's models, not with the guard (nor is
+    pydantic, which the checks import where they use it): importing `mcp_types` costs ~0.3 s
+    of CPU (its models for every revision), which a proxy's start paid before it relayed its
+    first byte (row P3) although `initialize` needs no model. The verdicts are the same; only
+    their first one pays the import. (The import lock makes two threads' first calls import
+    it once.)
+    """
+    try:  # the SDK is an optional dependency (the `mcp` extra)
+        import mcp_types
+        from mcp_types import methods
+    except ImportError:  # pragma: no cover - the guard's wrappers import mcp anyway
+        return None, None
+    return mcp_types, methods
 
 
 def _tool_models(version: str) -> tuple[type[BaseModel], ...] | None:
     """The per-tool models the SDK applies at `version` (surface's `Tool`, then monolith's)."""
+    _types, _methods = _sdk()
     if _methods is None:
         return _sdkcheck1.tool_models()  # mcp 1.x's, when that is the SDK installed
+    from pydantic import BaseModel
+
     surface = _methods.SERVER_RESULTS.get(("tools/list", version))
     if not (isinstance(surface, type) and issubclass(surface, BaseModel)):
         return None
@@ -85,6 +100,8 @@ def sdk_refusals(tools: list[Tool], version: str) -> dict[int, tuple[Any, ...]]:
 
 
 def _check(raw: dict[str, Any], models: tuple[type[BaseModel], ...]) -> tuple[Any, ...] | None:
+    from pydantic import ValidationError
+
     for model in models:
         try:
             model.model_validate(raw, by_name=False)
@@ -119,12 +136,15 @@ def sdk_result_refusal(result: Any, version: str) -> tuple[Any, ...] | None:
     global _result_adapter
     if not isinstance(result, dict):
         return None
+    if surely_accepted(result, version):  # a plain result: no model needs asking (nor import)
+        return None
+    _types, _methods = _sdk()
     if _methods is None:  # mcp 1.x's model, when that is the SDK installed
-        return None if surely_accepted(result, version) else _sdkcheck1.result_refusal(result)
+        return _sdkcheck1.result_refusal(result)
     if ("tools/call", version) not in _methods.SERVER_RESULTS:
         return None  # a version the SDK's table lacks: the SDK decides
-    if surely_accepted(result, version):  # a plain result: no model needs asking
-        return None
+    from pydantic import ValidationError
+
     try:
         _methods.validate_server_result("tools/call", version, result)
     except ValidationError as exc:
@@ -160,12 +180,17 @@ def _later_fields(version: str) -> frozenset[str]:
         The wire keys to drop; empty for the newest known revision, an unknown version, or an
         SDK that drops none.
     """
-    if not _SDK_DROPS_LATER_FIELDS or _methods is None:
+    if _sdk()[1] is None or not _sdk_drops_later_fields():
         return frozenset()
     return _later_revision_keys("tools/call", version)
 
 
+@functools.cache
 def _sdk_drops_later_fields() -> bool:
+    """Whether the installed mcp (2.1.0 or later) drops later-revision fields (read once, on
+    first use: `importlib.metadata` scans the installed distributions)."""
+    from importlib import metadata
+
     try:
         release = metadata.version("mcp")
     except metadata.PackageNotFoundError:  # pragma: no cover - mcp_types without mcp
@@ -174,13 +199,11 @@ def _sdk_drops_later_fields() -> bool:
     return parts is None or (int(parts[1]), int(parts[2])) >= (2, 1)
 
 
-_SDK_DROPS_LATER_FIELDS: Final = _sdk_drops_later_fields()
-
-
 @functools.cache
 def _later_revision_keys(method: str, version: str) -> frozenset[str]:
     from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 
+    _methods = _sdk()[1]
     current = _methods.SERVER_RESULTS.get((method, version))
     if current is None or version not in KNOWN_PROTOCOL_VERSIONS:
         return frozenset()
@@ -194,6 +217,8 @@ def _later_revision_keys(method: str, version: str) -> frozenset[str]:
 
 def _wire_keys(target: Any) -> frozenset[str]:
     """Top-level wire keys a result model declares (its members', for a union)."""
+    from pydantic import BaseModel
+
     members = typing.get_args(target) if isinstance(target, types.UnionType) else (target,)
     keys: set[str] = set()
     for model in members:

@@ -13,15 +13,22 @@ from __future__ import annotations
 
 import functools
 import importlib
-from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, RootModel, ValidationError
+if TYPE_CHECKING:  # pydantic comes with the SDK's models, on the first check
+    from pydantic import BaseModel
 
 
 @functools.cache
 def _types() -> Any:
-    """mcp 1.x's `mcp.types` module, or `None` (no mcp, or not 1.x)."""
+    """mcp 1.x's `mcp.types` module, or `None` (no mcp, or not 1.x).
+
+    Asked on the first check, not at import: `importlib.metadata` (which scans the installed
+    distributions) and `RootModel` cost a proxy's start CPU its first byte does not need."""
+    from importlib import metadata
+
+    from pydantic import RootModel
+
     try:
         if not metadata.version("mcp").startswith("1."):
             return None
@@ -54,6 +61,8 @@ def result_refusal(result: dict[str, Any]) -> tuple[Any, ...] | None:
     types = _types()
     if types is None:
         return None
+    from pydantic import ValidationError
+
     try:
         types.CallToolResult.model_validate(result, by_name=False)
     except ValidationError as exc:
