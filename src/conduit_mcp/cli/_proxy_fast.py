@@ -9,7 +9,7 @@ client config runs has one narrow shape,
 
 (each option at most once, each value its own word), and that shape alone is read here, into
 the same `conduit_mcp.proxy.run` call `cli._proxy.proxy_command` makes for it (the other
-options at their defaults; tests/cli/test_proxy_fast.py compares the two calls). Any other
+options at their defaults; tests/test_cli_proxy_fast.py compares the two calls). Any other
 command line (another option, `--name=value`, `-h`/`--help`, a value that is empty or starts
 with `-`, no `--`, no command, shell completion) is left to typer, so help, usage errors and
 every other option keep one source.
