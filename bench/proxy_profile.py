@@ -54,23 +54,39 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "starlette/",
         ),
     ),
-    ("pooled POST (proxy/_h1.py, _direct.py)", ("proxy/_h1.py", "proxy/_direct.py")),
-    ("router (proxy/_modern.py)", ("proxy/_modern.py",)),
-    ("upstream headers (proxy/_headers.py)", ("proxy/_headers.py",)),
     (
-        "budget, metrics (proxy/_budget.py, _metrics.py, prometheus_client)",
+        "hooks: auth, policy, tracing, call audit, bounds (listen/_auth, _callers, _limits; "
+        "proxy/_access, _tracing, _callaudit)",
         (
-            "proxy/_budget.py",
+            "listen/_auth.py",
+            "listen/_callers.py",
+            "listen/_limits.py",
+            "proxy/_access.py",
+            "proxy/_tracing.py",
+            "proxy/_callaudit.py",
+            "opentelemetry/",
+        ),
+    ),
+    (
+        "pooled POST (upstream/_pool.py, _direct.py)",
+        ("upstream/_pool.py", "upstream/_direct.py"),
+    ),
+    ("router (listen/_stateless.py)", ("listen/_stateless.py",)),
+    ("upstream headers (upstream/_headers.py)", ("upstream/_headers.py",)),
+    (
+        "budget, metrics (listen/_budget.py, proxy/_metrics.py, prometheus_client)",
+        (
+            "listen/_budget.py",
             "proxy/_metrics.py",
             "prometheus_client",
         ),
     ),
     (
-        "listener (uvicorn, proxy/_listen.py, _joined.py, httptools)",
+        "listener (uvicorn, listen/_server.py, _protocol.py, httptools)",
         (
             "uvicorn/",
-            "proxy/_listen.py",
-            "proxy/_joined.py",
+            "listen/_server.py",
+            "listen/_protocol.py",
             "httptools",
         ),
     ),
@@ -100,16 +116,16 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ),
 ]
 ENTRY_POINTS = (
-    ("_listen.py", "__call__"),
-    ("_modern.py", "handle"),
-    ("_modern.py", "_handle_direct"),
-    ("_modern.py", "_check_headers"),
-    ("_modern.py", "_exchange_direct"),
-    ("_direct.py", "gate"),
-    ("_direct.py", "post"),
-    ("_direct.py", "_guarded"),
-    ("_h1.py", "post"),
-    ("_modern.py", "write_json"),
+    ("listen/_server.py", "__call__"),
+    ("listen/_stateless.py", "handle"),
+    ("listen/_stateless.py", "_handle_direct"),
+    ("listen/_stateless.py", "_check_headers"),
+    ("listen/_stateless.py", "_exchange_direct"),
+    ("upstream/_direct.py", "gate"),
+    ("upstream/_direct.py", "post"),
+    ("upstream/_direct.py", "_guarded"),
+    ("upstream/_pool.py", "request"),
+    ("listen/_stateless.py", "write_json"),
 )
 
 
