@@ -13,6 +13,7 @@ Python call inflates each call alike: the shares, not the absolute figures, are 
 Usage:
     python bench/proxy_profile.py                      # 3000 calls, to stdout
     python bench/proxy_profile.py --calls 2000 --out bench/profiles/proxy_http_after.txt
+    python bench/proxy_profile.py --stats /tmp/proxy.prof   # and the raw stats (pstats)
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import asyncio
 import cProfile
 import os
 import pstats
+import shutil
 import signal
 import subprocess
 import sys
@@ -228,6 +230,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=3000)
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--out", help="write the report here (else stdout)")
+    parser.add_argument("--stats", help="also keep cProfile's stats here (pstats)")
+    parser.add_argument(
+        "--src", default=str(ROOT / "src"), help="the proxy's source tree (e.g. a git archive's)"
+    )
     args = parser.parse_args(args_in)
     command = "python bench/proxy_profile.py " + " ".join(args_in)
     with tempfile.TemporaryDirectory() as scratch:
@@ -248,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
                 "--upstream",
                 f"http://127.0.0.1:{echo_port}/mcp",
             ]
-            env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+            env = {**os.environ, "PYTHONPATH": args.src}
             process = subprocess.Popen(
                 proxy, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
             )
@@ -259,6 +265,8 @@ def main(argv: list[str] | None = None) -> int:
                 process.terminate()
                 process.wait()
         text = report(stats_path, args.calls, cpu_us, args.top, command)
+        if args.stats:
+            shutil.copyfile(stats_path, args.stats)
     if args.out:
         Path(args.out).write_text(text)
     sys.stdout.write(text)
