@@ -83,6 +83,9 @@ class JoinedWrites:
     def __init__(self, inner: asyncio.Transport) -> None:
         self._inner = inner
         self._head: bytes | None = None
+        # Asked on every request (uvicorn, the bounds): found here, not through `__getattr__`
+        # (reached only after the usual lookup failed and formatted an AttributeError).
+        self.is_closing = inner.is_closing
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
         """Write `data`: joined after a held head, or held when it is a head announcing a body
