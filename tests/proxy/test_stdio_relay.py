@@ -11,9 +11,11 @@ section 4 (names within an object SHOULD be unique; parsers differ on duplicates
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,8 @@ import anyio
 import pytest
 
 from conduit_mcp.proxy._message import read_message
-from conduit_mcp.proxy.stdio._framing import LineReader, LineTooLong
+from conduit_mcp.proxy.stdio._framing import LineReader, LineTooLong, chunk_size
+from conduit_mcp.proxy.stdio._relay import ChunkReader
 
 from .conftest import proxy_argv
 
@@ -286,3 +289,28 @@ def test_the_raw_definitions_kept_do_not_grow_with_the_session() -> None:
     kept, last = anyio.run(main)
     assert kept <= 40
     assert last == {"name": "t200_0", "inputSchema": {"type": "object"}}
+
+
+def test_chunks_read_into_one_buffer_are_each_their_own_bytes() -> None:
+    """conduit-defined (`ChunkReader`, issue 33: one buffer per thread in place of a 256 KiB
+    allocation per read): what a pipe carried comes out whole and in order, a chunk never
+    longer than `chunk_size()`, each chunk a `bytes` of its own (a later read into the shared
+    buffer leaves the earlier chunks as they were), then `b""` at the end; a descriptor made
+    non-blocking is waited on, not read as the end."""
+    read_fd, write_fd = os.pipe()
+    first = b'{"jsonrpc":"2.0","method":"a"}\n'
+    large = b"x" * (chunk_size() + chunk_size() // 2) + b"\n"
+    chunks = ChunkReader(read_fd)
+    os.write(write_fd, first)
+    got = [chunks()]
+    assert got == [first] and type(got[0]) is bytes
+    os.set_blocking(read_fd, False)
+    writer = threading.Thread(target=lambda: (os.write(write_fd, large), os.close(write_fd)))
+    writer.start()
+    while chunk := chunks():
+        got.append(chunk)
+    writer.join()
+    os.close(read_fd)
+    assert got[0] == first  # not overwritten by the reads after it
+    assert all(len(chunk) <= chunk_size() for chunk in got)
+    assert b"".join(got) == first + large
