@@ -61,6 +61,14 @@ def _tree_at(revision: str, into: Path) -> Path:
     ).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(into, filter="data")
+    # Compiled now, as this tree's are: a process that compiles its imports frees large
+    # blocks, which raises glibc's mmap threshold, and its large reads (a 256 KiB os.read)
+    # then skip the mmap / munmap an installed proxy pays: the two sides would differ by that.
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(into / "src")],
+        check=True,
+        capture_output=True,
+    )
     return into / "src"
 
 
