@@ -314,3 +314,35 @@ def test_chunks_read_into_one_buffer_are_each_their_own_bytes() -> None:
     assert got[0] == first  # not overwritten by the reads after it
     assert all(len(chunk) <= chunk_size() for chunk in got)
     assert b"".join(got) == first + large
+
+
+def test_a_spaced_line_passes_as_read_unless_a_member_is_named_twice() -> None:
+    """RFC 8259 section 4 (names SHOULD be unique; parsers differ on which one counts) and
+    section 7 (a string's escapes): a line that is not compact (as Python's `json.dumps`
+    writes) passes as read when no object names a member twice, whatever its strings hold
+    (escaped quotes, a backslash before a closing quote, colons, `\\u0022`); a member named
+    twice, also under another spelling (`"a"` and `"\\u0061"`), or nested, or beside a
+    string that looks like a member, takes the SDK's reading instead: the bytes sent name it
+    once. The oracle: the standard library's parser with every member pair kept."""
+    tricky = {"s": 'x\\": y', "t": "c\\\\", "u": '": "k": 1, "', "v": ["a:b", {"w": ':"'}]}
+    plain = json.dumps({"jsonrpc": "2.0", "id": 4, "result": tricky}).encode() + b"\n"
+    message, data = read_message(plain)  # type: ignore[misc]
+    assert data == plain and message == json.loads(plain)
+    escaped = b'{"jsonrpc": "2.0", "id": 5, "result": {"q": "\\u0022a\\u0022: 1"}}\n'
+    assert read_message(escaped) == (json.loads(escaped), escaped)
+    twice = [
+        b'{"jsonrpc": "2.0", "id": 6, "result": {"a": 1, "a": 2}}\n',
+        b'{"jsonrpc": "2.0", "id": 6, "result": {"a": 1, "\\u0061": 2}}\n',
+        b'{"jsonrpc": "2.0", "id": 6, "result": {"x": {"b": ":", "b": "\\\\"}}}\n',
+        b'{"jsonrpc": "2.0", "id": 6, "result": {"k": "\\"a\\": 1", "a": 1, "a": 2}}\n',
+        b'{"jsonrpc": "2.0", "id": 6, "id": 6, "result": {}}\n',
+    ]
+    for line in twice:
+        pairs = json.loads(line, object_pairs_hook=lambda p: p)
+        assert pairs  # the oracle sees the repeat the line holds
+        found = read_message(line)
+        assert found is not None, line
+        message, data = found
+        assert data != line, line
+        json.loads(data, object_pairs_hook=_pairs)  # names every member once
+        assert message == json.loads(data)
