@@ -13,6 +13,7 @@ Python call inflates each call alike: the shares, not the absolute figures, are 
 Usage:
     python bench/proxy_profile.py                      # 3000 calls, to stdout
     python bench/proxy_profile.py --calls 2000 --out bench/profiles/proxy_http_after.txt
+    python bench/proxy_profile.py --stats /tmp/proxy.prof   # and the raw stats (pstats)
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import asyncio
 import cProfile
 import os
 import pstats
+import shutil
 import signal
 import subprocess
 import sys
@@ -54,23 +56,39 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "starlette/",
         ),
     ),
-    ("pooled POST (proxy/_h1.py, _direct.py)", ("proxy/_h1.py", "proxy/_direct.py")),
-    ("router (proxy/_modern.py)", ("proxy/_modern.py",)),
-    ("upstream headers (proxy/_headers.py)", ("proxy/_headers.py",)),
     (
-        "budget, metrics (proxy/_budget.py, _metrics.py, prometheus_client)",
+        "hooks: auth, policy, tracing, call audit, bounds (listen/_auth, _callers, _limits; "
+        "proxy/_access, _tracing, _callaudit)",
         (
-            "proxy/_budget.py",
+            "listen/_auth.py",
+            "listen/_callers.py",
+            "listen/_limits.py",
+            "proxy/_access.py",
+            "proxy/_tracing.py",
+            "proxy/_callaudit.py",
+            "opentelemetry/",
+        ),
+    ),
+    (
+        "pooled POST (upstream/_pool.py, _direct.py)",
+        ("upstream/_pool.py", "upstream/_direct.py"),
+    ),
+    ("router (listen/_stateless.py)", ("listen/_stateless.py",)),
+    ("upstream headers (upstream/_headers.py)", ("upstream/_headers.py",)),
+    (
+        "budget, metrics (listen/_budget.py, proxy/_metrics.py, prometheus_client)",
+        (
+            "listen/_budget.py",
             "proxy/_metrics.py",
             "prometheus_client",
         ),
     ),
     (
-        "listener (uvicorn, proxy/_listen.py, _joined.py, httptools)",
+        "listener (uvicorn, listen/_server.py, _protocol.py, httptools)",
         (
             "uvicorn/",
-            "proxy/_listen.py",
-            "proxy/_joined.py",
+            "listen/_server.py",
+            "listen/_protocol.py",
             "httptools",
         ),
     ),
@@ -100,16 +118,16 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ),
 ]
 ENTRY_POINTS = (
-    ("_listen.py", "__call__"),
-    ("_modern.py", "handle"),
-    ("_modern.py", "_handle_direct"),
-    ("_modern.py", "_check_headers"),
-    ("_modern.py", "_exchange_direct"),
-    ("_direct.py", "gate"),
-    ("_direct.py", "post"),
-    ("_direct.py", "_guarded"),
-    ("_h1.py", "post"),
-    ("_modern.py", "write_json"),
+    ("listen/_server.py", "__call__"),
+    ("listen/_stateless.py", "handle"),
+    ("listen/_stateless.py", "_handle_direct"),
+    ("listen/_stateless.py", "_check_headers"),
+    ("listen/_stateless.py", "_exchange_direct"),
+    ("upstream/_direct.py", "gate"),
+    ("upstream/_direct.py", "post"),
+    ("upstream/_direct.py", "_guarded"),
+    ("upstream/_pool.py", "request"),
+    ("listen/_stateless.py", "write_json"),
 )
 
 
@@ -212,6 +230,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=3000)
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--out", help="write the report here (else stdout)")
+    parser.add_argument("--stats", help="also keep cProfile's stats here (pstats)")
+    parser.add_argument(
+        "--src", default=str(ROOT / "src"), help="the proxy's source tree (e.g. a git archive's)"
+    )
     args = parser.parse_args(args_in)
     command = "python bench/proxy_profile.py " + " ".join(args_in)
     with tempfile.TemporaryDirectory() as scratch:
@@ -232,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
                 "--upstream",
                 f"http://127.0.0.1:{echo_port}/mcp",
             ]
-            env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+            env = {**os.environ, "PYTHONPATH": args.src}
             process = subprocess.Popen(
                 proxy, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
             )
@@ -243,6 +265,8 @@ def main(argv: list[str] | None = None) -> int:
                 process.terminate()
                 process.wait()
         text = report(stats_path, args.calls, cpu_us, args.top, command)
+        if args.stats:
+            shutil.copyfile(stats_path, args.stats)
     if args.out:
         Path(args.out).write_text(text)
     sys.stdout.write(text)

@@ -22,7 +22,8 @@ import pytest
 from conduit_mcp.proxy import GuardSeam, GuardSettings
 from conduit_mcp.proxy._metrics import Metrics
 from conduit_mcp.proxy._settings import HttpUpstream
-from conduit_mcp.proxy.listen._budget import ClientBudget
+from conduit_mcp.proxy.listen import _budget
+from conduit_mcp.proxy.listen._budget import NETWORKS_KEPT, ClientBudget
 from conduit_mcp.proxy.listen._server import Listener
 
 from .test_listen_direct import META, Upstream, _call
@@ -522,6 +523,22 @@ def test_made_up_credentials_share_their_address_budget(
     assert budget.admit(attacker[4], False) is None  # the address's share is back
     budget.release(attacker[4], False)
     assert len(budget) == 0 and not budget._addresses
+
+
+def test_remembered_addresses_stay_bounded_and_answer_as_when_parsed() -> None:
+    """conduit-defined (the per-request address is remembered, issue 33): a flood of distinct
+    peer addresses leaves at most `NETWORKS_KEPT` remembered, and an address asked again after
+    being pushed out, or asked while remembered, is budgeted as RFC 4291 / RFC 7421 read it (an
+    IPv6 address's /64; an IPv4-mapped one as IPv4; a zone index dropped)."""
+    budget = ClientBudget()
+    flood = [budget.client(None, (f"2001:db8:1:{n:x}::1", 1)) for n in range(NETWORKS_KEPT + 50)]
+    assert len(_budget._networks) <= NETWORKS_KEPT
+    assert flood[-1].address == f"peer:2001:db8:1:{NETWORKS_KEPT + 49:x}::/64"
+    for _ in range(2):  # pushed out by the flood, then remembered
+        assert budget.client(None, ("2001:db8:1:0::9", 1)).address == "peer:2001:db8:1::/64"
+        assert budget.client(None, ("::ffff:192.0.2.7", 1)).address == "peer:192.0.2.7"
+        assert budget.client(None, ("fe80::1%eth0", 1)).address == "peer:fe80::/64"
+        assert budget.client(None, ("not an address", 1)).address == "peer:not an address"
 
 
 def test_an_ipv6_network_and_a_credential_less_client_share_their_address_budget() -> None:

@@ -178,6 +178,29 @@ def test_a_head_that_never_ends_is_answered_408_and_a_silent_connection_closed(
     silent.close()
 
 
+def test_a_later_head_on_a_kept_alive_connection_that_never_ends_is_answered_408(
+    proxy: Callable[..., Proxy],
+) -> None:
+    """The head bound holds for every request of a kept-alive connection, not only its first:
+    with `--head-timeout 0.5` (and a keep-alive timeout far past it), a whole request is
+    answered 200, then a second head missing its blank line is answered 408 and the
+    connection closes (RFC 9110 section 15.5.9), before `DEADLINE`."""
+    running = proxy("--head-timeout", "0.5", "--keep-alive-timeout", "60")
+    sock = running.connect()
+    sock.sendall(b"GET /healthz HTTP/1.1\r\nhost: 127.0.0.1:%d\r\n\r\n" % running.port)
+    first = b""
+    while b"\r\n\r\n" not in first or not first.endswith(b"}"):
+        piece = sock.recv(65536)
+        assert piece, "the proxy closed the connection after the first request"
+        first += piece
+    assert first.startswith(b"HTTP/1.1 200 OK\r\n")
+    sock.sendall(b"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:%d\r\n" % running.port)
+    status, fields, body = _answer(_until_closed(sock))
+    sock.close()
+    assert (status, fields["connection"]) == (408, "close")
+    assert body["error"]["data"]["reason"] == "head_timeout"
+
+
 def test_an_idle_kept_alive_connection_closes_after_the_keep_alive_timeout(
     proxy: Callable[..., Proxy],
 ) -> None:

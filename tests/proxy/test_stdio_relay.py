@@ -11,9 +11,11 @@ section 4 (names within an object SHOULD be unique; parsers differ on duplicates
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,8 @@ import anyio
 import pytest
 
 from conduit_mcp.proxy._message import read_message
-from conduit_mcp.proxy.stdio._framing import LineReader, LineTooLong
+from conduit_mcp.proxy.stdio._framing import LineReader, LineTooLong, chunk_size
+from conduit_mcp.proxy.stdio._relay import ChunkReader
 
 from .conftest import proxy_argv
 
@@ -286,3 +289,60 @@ def test_the_raw_definitions_kept_do_not_grow_with_the_session() -> None:
     kept, last = anyio.run(main)
     assert kept <= 40
     assert last == {"name": "t200_0", "inputSchema": {"type": "object"}}
+
+
+def test_chunks_read_into_one_buffer_are_each_their_own_bytes() -> None:
+    """conduit-defined (`ChunkReader`, issue 33: one buffer per thread in place of a 256 KiB
+    allocation per read): what a pipe carried comes out whole and in order, a chunk never
+    longer than `chunk_size()`, each chunk a `bytes` of its own (a later read into the shared
+    buffer leaves the earlier chunks as they were), then `b""` at the end; a descriptor made
+    non-blocking is waited on, not read as the end."""
+    read_fd, write_fd = os.pipe()
+    first = b'{"jsonrpc":"2.0","method":"a"}\n'
+    large = b"x" * (chunk_size() + chunk_size() // 2) + b"\n"
+    chunks = ChunkReader(read_fd)
+    os.write(write_fd, first)
+    got = [chunks()]
+    assert got == [first] and type(got[0]) is bytes
+    os.set_blocking(read_fd, False)
+    writer = threading.Thread(target=lambda: (os.write(write_fd, large), os.close(write_fd)))
+    writer.start()
+    while chunk := chunks():
+        got.append(chunk)
+    writer.join()
+    os.close(read_fd)
+    assert got[0] == first  # not overwritten by the reads after it
+    assert all(len(chunk) <= chunk_size() for chunk in got)
+    assert b"".join(got) == first + large
+
+
+def test_a_spaced_line_passes_as_read_unless_a_member_is_named_twice() -> None:
+    """RFC 8259 section 4 (names SHOULD be unique; parsers differ on which one counts) and
+    section 7 (a string's escapes): a line that is not compact (as Python's `json.dumps`
+    writes) passes as read when no object names a member twice, whatever its strings hold
+    (escaped quotes, a backslash before a closing quote, colons, `\\u0022`); a member named
+    twice, also under another spelling (`"a"` and `"\\u0061"`), or nested, or beside a
+    string that looks like a member, takes the SDK's reading instead: the bytes sent name it
+    once. The oracle: the standard library's parser with every member pair kept."""
+    tricky = {"s": 'x\\": y', "t": "c\\\\", "u": '": "k": 1, "', "v": ["a:b", {"w": ':"'}]}
+    plain = json.dumps({"jsonrpc": "2.0", "id": 4, "result": tricky}).encode() + b"\n"
+    message, data = read_message(plain)  # type: ignore[misc]
+    assert data == plain and message == json.loads(plain)
+    escaped = b'{"jsonrpc": "2.0", "id": 5, "result": {"q": "\\u0022a\\u0022: 1"}}\n'
+    assert read_message(escaped) == (json.loads(escaped), escaped)
+    twice = [
+        b'{"jsonrpc": "2.0", "id": 6, "result": {"a": 1, "a": 2}}\n',
+        b'{"jsonrpc": "2.0", "id": 6, "result": {"a": 1, "\\u0061": 2}}\n',
+        b'{"jsonrpc": "2.0", "id": 6, "result": {"x": {"b": ":", "b": "\\\\"}}}\n',
+        b'{"jsonrpc": "2.0", "id": 6, "result": {"k": "\\"a\\": 1", "a": 1, "a": 2}}\n',
+        b'{"jsonrpc": "2.0", "id": 6, "id": 6, "result": {}}\n',
+    ]
+    for line in twice:
+        pairs = json.loads(line, object_pairs_hook=lambda p: p)
+        assert pairs  # the oracle sees the repeat the line holds
+        found = read_message(line)
+        assert found is not None, line
+        message, data = found
+        assert data != line, line
+        json.loads(data, object_pairs_hook=_pairs)  # names every member once
+        assert message == json.loads(data)

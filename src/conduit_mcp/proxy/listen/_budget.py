@@ -351,11 +351,28 @@ class ClientBudget:
 
 def _network(host: Any) -> str:
     """A peer's host as budgeted: an IPv6 address as its /64 network, an IPv4-mapped one as
-    its IPv4 address, anything else (IPv4, a Unix socket's name) as given."""
+    its IPv4 address, anything else (IPv4, a Unix socket's name) as given. Asked per request:
+    the last `NETWORKS_KEPT` hosts' answers are remembered (parsing an address is ~10 µs)."""
+    text = str(host)
+    network = _networks.get(text)
+    if network is None:
+        network = _parsed_network(text)
+        if len(_networks) >= NETWORKS_KEPT:
+            del _networks[next(iter(_networks))]  # the oldest: memory stays bounded
+        _networks[text] = network
+    return network
+
+
+#: Hosts whose `_network` is remembered (a flood of new addresses only pushes older ones out).
+NETWORKS_KEPT: Final = 4096
+_networks: dict[str, str] = {}
+
+
+def _parsed_network(host: str) -> str:
     try:
-        address = ipaddress.ip_address(str(host).partition("%")[0])  # no zone index
+        address = ipaddress.ip_address(host.partition("%")[0])  # no zone index
     except ValueError:
-        return str(host)
+        return host
     if isinstance(address, ipaddress.IPv6Address):
         if address.ipv4_mapped is not None:
             return str(address.ipv4_mapped)

@@ -83,6 +83,9 @@ class JoinedWrites:
     def __init__(self, inner: asyncio.Transport) -> None:
         self._inner = inner
         self._head: bytes | None = None
+        # Asked on every request (uvicorn, the bounds): found here, not through `__getattr__`
+        # (reached only after the usual lookup failed and formatted an AttributeError).
+        self.is_closing = inner.is_closing
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
         """Write `data`: joined after a held head, or held when it is a head announcing a body
@@ -173,6 +176,10 @@ def http_protocol(
             self._fed_body = 0  # body bytes of the piece being parsed
             self._completed = False  # a request ended in the piece being parsed
             self._timer: asyncio.TimerHandle | None = None
+            #: when the head being read began (`loop.time()`), `None` between heads: the
+            #: timer, armed once, checks it when it fires (no timer armed and cancelled per
+            #: request on a kept-alive connection)
+            self._head_since: float | None = None
             self._refused: Bound | None = None
 
         def connection_made(self, transport: Any) -> None:
@@ -183,6 +190,7 @@ def http_protocol(
                 self._refuse(too_many_connections(bounds), address)
                 return
             self._address = address
+            self._head_since = self.loop.time()  # the first head: from the connection's start
             self._arm(bounds.head_timeout, self._head_timed_out)
 
         def connection_lost(self, exc: Exception | None) -> None:
@@ -228,8 +236,10 @@ def http_protocol(
                 return
             self._began = True
             self._body = 0
-            if self._timer is None:  # a kept-alive connection: from the head's first byte
-                self._arm(bounds.head_timeout, self._head_timed_out)
+            if self._head_since is None:  # a kept-alive connection: from the head's first byte
+                self._head_since = self.loop.time()
+                if self._timer is None:
+                    self._arm(bounds.head_timeout, self._head_timed_out)
             super().on_message_begin()
 
         def on_url(self, url: bytes) -> None:
@@ -245,7 +255,7 @@ def http_protocol(
                 return
             self._heads += 1
             self._in_head = self._began = False
-            self._disarm()
+            self._head_since = None  # the timer, when it fires, finds no head pending
             if _content_length(self.headers) > bounds.max_body_bytes:
                 self._refuse(body_too_large(bounds))  # before the application starts
                 return
@@ -283,7 +293,12 @@ def http_protocol(
 
         def _head_timed_out(self) -> None:
             self._timer = None
-            if self._refused is not None or self.transport.is_closing():
+            since = self._head_since
+            if since is None or self._refused is not None or self.transport.is_closing():
+                return  # no head pending (an idle kept-alive connection is uvicorn's)
+            left = since + bounds.head_timeout - self.loop.time()
+            if left > 0:  # a later head than the one this timer was armed for
+                self._arm(left, self._head_timed_out)
                 return
             if not self._began:  # nothing sent since the connection opened: no request
                 self.transport.close()

@@ -414,7 +414,8 @@ class Listener:
                 await _rpc_error(send, 413, -32600, "Request body too large")
                 return
             assert self._task_group is not None
-            if self.metrics is not None and b'"tools/call"' in body:
+            # `find`, not `in`: bytes `in` bytes formats a TypeError first (`_message._WIDE_BREAK`)
+            if self.metrics is not None and body.find(b'"tools/call"') != -1:
                 self.metrics.call()
             per_caller = None
             caller = caller_of(scope) if self.gate is not None else None

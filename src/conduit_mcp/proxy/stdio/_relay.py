@@ -113,6 +113,46 @@ def read_chunk(fd: int) -> bytes:
             return b""
 
 
+class ChunkReader:
+    """`read_chunk` for one thread's descriptor, read into a buffer of `chunk_size()` bytes
+    kept for it; each chunk handed out as `bytes` of what came.
+
+    Why: `os.read(fd, n)` allocates `n` bytes per read and shrinks them to what came. 256 KiB
+    is past glibc's mmap threshold (128 KiB; raised only when a block that large is freed,
+    which a shrunk one never is), so every read of a small message cost an mmap, an mremap
+    and a munmap, and page faults on the fresh memory: about half the stdio proxy's CPU per
+    round trip (docs/performance.md, 2026-12-02).
+
+    Args:
+        fd: a blocking descriptor (one made non-blocking by someone else is waited on with
+            `select`).
+    """
+
+    __slots__ = ("_buffer", "_fd", "_view")
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._buffer = bytearray(chunk_size())
+        self._view = memoryview(self._buffer)
+
+    def __call__(self) -> bytes:
+        """The next chunk (blocking; `b""` at the end or when the descriptor fails)."""
+        if _readv is None:  # no readv (not POSIX)
+            return read_chunk(self._fd)
+        while True:
+            try:
+                size = _readv(self._fd, [self._buffer])
+            except BlockingIOError:
+                select.select([self._fd], [], [])
+            except OSError:
+                return b""
+            else:
+                return self._view[:size].tobytes()
+
+
+_readv = getattr(os, "readv", None)
+
+
 class Relay:
     """Both directions of one stdio connection through the guard, each on a thread of its own.
 

@@ -32,7 +32,7 @@ from .._seam import GuardSeam
 from .._settings import HttpUpstream
 from ._child import SHUTDOWN_GRACE
 from ._framing import BlockingLineReader, chunk_size
-from ._relay import Outlet, Relay, read_chunk
+from ._relay import ChunkReader, Outlet, Relay
 
 # An HTTP upstream's client (`._remote`) is imported when one is named: it reads the SDK's
 # header rules, and `import mcp` loads the SDK's client and server whole (most of the proxy's
@@ -247,8 +247,10 @@ async def _run_child(
     client_ended = threading.Event()
     forwarded: list[int] = []  # the signals sent on to the server
 
+    client_chunks = ChunkReader(stdin_fd)
+
     def read_client() -> bytes:
-        chunk = read_chunk(stdin_fd)
+        chunk = client_chunks()
         if not chunk:
             client_ended.set()
         return chunk
@@ -266,9 +268,7 @@ async def _run_child(
     def downward() -> None:
         error: BaseException | None = None
         try:
-            relay.server_to_client(
-                BlockingLineReader(lambda: read_chunk(down_read), keep_newline=True)
-            )
+            relay.server_to_client(BlockingLineReader(ChunkReader(down_read), keep_newline=True))
         except BaseException as exc:
             error = exc
         finally:
