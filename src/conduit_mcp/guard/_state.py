@@ -275,7 +275,8 @@ class PageCache:
         serialization), and a deep `==` only for a page with a `null`."""
         key = (version, len(data))
         hit = self._pages.peek(key, None)
-        if hit is None or hit[0] != data or (b"null" in data and hit[1] != page):
+        # `find`, not `in`: CPython 3.11's bytes `in` formats a TypeError first.
+        if hit is None or hit[0] != data or (data.find(b"null") != -1 and hit[1] != page):
             return None
         self._pages.get(key)  # now the most recently used
         return hit[2], hit[3]
