@@ -330,8 +330,13 @@ def bare_relay(kind: str, command: list[str]) -> int:
         assert server.stdin is not None and server.stdout is not None
 
         def pump(source: int, sink: int) -> None:
-            while data := os.read(source, 262144):
-                view = memoryview(data)
+            # One buffer a thread, as the proxy's ChunkReader: `os.read(fd, 256 KiB)` would
+            # allocate past glibc's mmap threshold on every read (an mmap, an mremap and a
+            # munmap per message), a cost no relay needs to pay, so no part of the floor.
+            buffer = bytearray(262144)
+            whole = memoryview(buffer)
+            while size := os.readv(source, [buffer]):
+                view = whole[:size]
                 while view:
                     view = view[os.write(sink, view) :]
 
