@@ -100,7 +100,7 @@ test-mcp1: $(STAMP)
 ## fuzz-short: the bounded fuzz pass make test runs (30 s over all targets): one verdict line,
 ##             libFuzzer's own output in .cache/fuzz/make-test.log
 fuzz-short: $(STAMP)
-	$(BIN)/python tests/fuzz/run.py --seconds 30 --target all --log $(FUZZ_LOG)
+	$(BIN)/python tests/fuzz/run.py --seconds 30 --target all --log $(FUZZ_LOG) --jobs 2
 
 ## fuzz: coverage-guided fuzzing of the JSON-bytes entry points with atheris, FUZZ_SECONDS in all
 ##       (default 60, split over the targets); a crash lands in tests/fuzz/crashes/ (replayed by make test)
