@@ -97,10 +97,10 @@ test-frameworks: $(STAMP)
 test-mcp1: $(STAMP)
 	$(BIN)/pytest -p no:cacheprovider -m mcp1 tests/integrations/test_mcp1.py
 
-## fuzz-short: the bounded fuzz pass make test runs (30 s over all targets): one verdict line,
-##             libFuzzer's own output in .cache/fuzz/make-test.log
+## fuzz-short: the bounded fuzz pass make test runs (5 s for each of the 6 targets, two
+##             targets at a time): one verdict line, libFuzzer's own output in .cache/fuzz/make-test.log
 fuzz-short: $(STAMP)
-	$(BIN)/python tests/fuzz/run.py --seconds 30 --target all --log $(FUZZ_LOG)
+	$(BIN)/python tests/fuzz/run.py --seconds 30 --target all --log $(FUZZ_LOG) --jobs 2
 
 ## fuzz: coverage-guided fuzzing of the JSON-bytes entry points with atheris, FUZZ_SECONDS in all
 ##       (default 60, split over the targets); a crash lands in tests/fuzz/crashes/ (replayed by make test)

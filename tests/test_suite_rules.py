@@ -6,6 +6,11 @@ import ast
 import functools
 from pathlib import Path
 
+import pytest
+
+#: One worker runs this module, so tests/ is parsed once per run (`_trees`), not once a worker.
+pytestmark = pytest.mark.xdist_group("suite-rules")
+
 TESTS = Path(__file__).resolve().parent
 
 

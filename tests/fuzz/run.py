@@ -2,12 +2,13 @@
 
     python tests/fuzz/run.py --seconds 60 --target all      # what `make fuzz` runs
     python tests/fuzz/run.py --seconds 20 --target intake_json
-    python tests/fuzz/run.py --seconds 30 --target all --log .cache/fuzz/make-test.log
+    python tests/fuzz/run.py --seconds 30 --target all --log .cache/fuzz/make-test.log --jobs 2
 
 With `--log`, libFuzzer's output goes to that file (not the terminal) and the run prints one
 verdict line (targets, seconds, executions, new corpus inputs, crashes), also written to
 `<log>.verdict` for the test summary; on a crash the end of that target's output is shown too.
-`make test` runs it this way.
+`--jobs N` (with `--log`) runs up to N targets at once, each for its own share of the seconds,
+their outputs kept whole and in order in the log. `make test` runs it this way with 2 jobs.
 
 Each target runs in its own process for its share of the time (atheris never returns from
 `Fuzz()`), with the seed corpus of `tests/fuzz/seeds.py` copied into a working corpus under
@@ -27,6 +28,7 @@ import os
 import re
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO
 
@@ -45,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=int, default=60, help="total time budget")
     parser.add_argument("--target", default="all", choices=("all", *TARGET_NAMES))
     parser.add_argument("--log", type=Path, help="libFuzzer output to this file; print a verdict")
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="with --log: at most this many targets at once"
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args, extra = parser.parse_known_args(argv)
     if args.worker:
@@ -64,48 +69,61 @@ def main(argv: list[str] | None = None) -> int:
     if log_path is not None:
         log_path.parent.mkdir(parents=True, exist_ok=True)
         log = log_path.open("wb")
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'src'}"}
+    corpora = {name: _corpus(name) for name in names}
+
+    def command(name: str) -> list[str]:
+        return [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--worker",
+            "--target",
+            name,
+            str(corpora[name]),
+            f"-max_total_time={share}",
+            "-timeout=20",
+            "-rss_limit_mb=4096",
+            "-max_len=262144",
+            f"-artifact_prefix={CRASHES}/{name}-",
+            "-print_final_stats=1",
+        ]
+
+    def run_to_file(name: str) -> tuple[int, bytes]:
+        """One target with its output in a file of its own (targets may run side by side)."""
+        assert log_path is not None
+        part = log_path.with_name(f"{log_path.name}.{name}")
+        with part.open("wb") as out:
+            code = subprocess.run(
+                command(name), cwd=ROOT, env=env, check=False, stdout=out, stderr=subprocess.STDOUT
+            ).returncode
+        output = part.read_bytes()
+        part.unlink()
+        return code, output
+
     failed, runs, added = [], 0, 0
-    try:
+    if log is None:
         for name in names:
-            corpus = _corpus(name)
-            command = [
-                sys.executable,
-                str(Path(__file__).resolve()),
-                "--worker",
-                "--target",
-                name,
-                str(corpus),
-                f"-max_total_time={share}",
-                "-timeout=20",
-                "-rss_limit_mb=4096",
-                "-max_len=262144",
-                f"-artifact_prefix={CRASHES}/{name}-",
-                "-print_final_stats=1",
-            ]
-            env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'src'}"}
-            if log is None or log_path is None:
-                print(f"fuzz: {name} for {share} s (corpus {corpus})", flush=True)
-                code = subprocess.run(command, cwd=ROOT, env=env, check=False).returncode
-            else:
-                log.write(f"=== fuzz: {name} for {share} s (corpus {corpus})\n".encode())
-                log.flush()
-                start = log.tell()
-                code = subprocess.run(
-                    command, cwd=ROOT, env=env, check=False, stdout=log, stderr=subprocess.STDOUT
-                ).returncode
-                log.flush()
-                output = _segment(log_path, start)
+            print(f"fuzz: {name} for {share} s (corpus {corpora[name]})", flush=True)
+            if subprocess.run(command(name), cwd=ROOT, env=env, check=False).returncode != 0:
+                failed.append(name)
+    else:
+        # Each target still gets its own `share` of seconds: `--jobs` only lets up to that many
+        # run at once (make test: 2, one a core, so the pass does not leave a core idle).
+        try:
+            with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+                done = list(pool.map(run_to_file, names))
+            for name, (code, output) in zip(names, done, strict=True):
+                log.write(f"=== fuzz: {name} for {share} s (corpus {corpora[name]})\n".encode())
+                log.write(output)
                 stats = _final_stats(output)
                 runs += stats.get("number_of_executed_units", 0)
                 added += stats.get("new_units_added", 0)
                 if code != 0:
+                    failed.append(name)
                     tail = output.decode("utf-8", "replace").splitlines()[-30:]
                     print(f"fuzz: {name} failed; the end of its output:", file=sys.stderr)
                     print("\n".join(tail), file=sys.stderr)
-            if code != 0:
-                failed.append(name)
-    finally:
-        if log is not None:
+        finally:
             log.close()
     if log_path is not None:
         verdict = (
@@ -123,13 +141,6 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 1
     return 0
-
-
-def _segment(log: Path, start: int) -> bytes:
-    """The bytes one worker wrote to the log, from offset `start`."""
-    with log.open("rb") as handle:
-        handle.seek(start)
-        return handle.read()
 
 
 def _final_stats(output: bytes) -> dict[str, int]:

@@ -149,7 +149,7 @@ def _slow_check(guard: Guard, push: Callable[[], None]) -> Callable[..., Any]:
 
     def check(*args: Any, **kwargs: Any) -> Any:
         push()
-        for _ in range(200):  # up to 2 s for the read loop to take the forged response
+        for _ in range(6000):  # the read loop takes the forged response (60 s stops a hang)
             if seen.is_set() or any(e.kind == "response_dropped" for e in guard.events):
                 break
             seen.wait(0.01)

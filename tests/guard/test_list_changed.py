@@ -55,8 +55,9 @@ def listing(*tools: dict[str, object]):  # type: ignore[no-untyped-def]
     return handler
 
 
-async def until(condition, steps: int = 300) -> bool:  # type: ignore[no-untyped-def]
-    """Whether `condition()` holds within `steps` pauses of 10 ms (no latency is asserted)."""
+async def until(condition, steps: int = 6000) -> bool:  # type: ignore[no-untyped-def]
+    """Whether `condition()` holds within `steps` pauses of 10 ms (no latency is asserted: the
+    bound only stops a hang; 300 pauses were a verdict on the machine's load)."""
     for _ in range(steps):
         if condition():
             return True

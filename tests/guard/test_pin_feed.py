@@ -39,7 +39,7 @@ def listing(*tools: dict[str, object]):  # type: ignore[no-untyped-def]
     return handler
 
 
-async def until(condition, steps: int = 500) -> bool:  # type: ignore[no-untyped-def]
+async def until(condition, steps: int = 6000) -> bool:  # type: ignore[no-untyped-def]
     """Whether `condition()` holds within `steps` event-loop pauses of 10 ms (the latency
     itself is measured by `python -m bench.pins_feed_latency`, not by a timed test)."""
     for _ in range(steps):

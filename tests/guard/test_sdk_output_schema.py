@@ -69,7 +69,7 @@ def expected_hidden() -> list[tuple[str, tuple[Any, ...], str, str]]:
 # -- end to end: the hostile server over stdio ------------------------------------------------
 
 
-async def test_client_session_answers_every_call_within_two_seconds(
+async def test_client_session_answers_every_call_instead_of_hanging(
     hostile: Callable[[str], Hostile],
 ) -> None:
     """Under `ClientSession` (default policy): the SDK sees no outputSchema for the four unsafe
@@ -87,7 +87,9 @@ async def test_client_session_answers_every_call_within_two_seconds(
         assert schemas == {"echo": None, **dict.fromkeys(HIDDEN), **KEPT}
         results = {}
         for name in (*HIDDEN, *KEPT):
-            with anyio.fail_after(2):  # generous: each answers in milliseconds
+            # Only stops a hang (the schemas' being hidden, asserted above, is the proof; each
+            # call answers in milliseconds on a quiet machine, seconds under a load of 8).
+            with anyio.fail_after(60):
                 results[name] = await session.call_tool(name, {})
         await session.list_tools()  # a second listing reports nothing again
     for name, result in results.items():
@@ -99,7 +101,7 @@ async def test_client_session_answers_every_call_within_two_seconds(
     assert [e for e in guard.events if e.kind == "output_invalid"] == []
 
 
-async def test_fastmcp_client_answers_every_call_within_two_seconds(
+async def test_fastmcp_client_answers_every_call_instead_of_hanging(
     hostile: Callable[[str], Hostile],
 ) -> None:
     """Under `fastmcp.Client`: same calls, same bound. The cost of hiding: `.data` of a hidden
@@ -118,7 +120,7 @@ async def test_fastmcp_client_answers_every_call_within_two_seconds(
         }
         results = {}
         for name in (*HIDDEN, "grep"):
-            with anyio.fail_after(2):
+            with anyio.fail_after(60):  # only stops a hang, as above
                 results[name] = await client.call_tool(name, {})
     for name in HIDDEN:
         assert results[name].is_error is False

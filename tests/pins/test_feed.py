@@ -68,7 +68,9 @@ def test_closing_the_store_ends_the_watcher(tmp_path: Path) -> None:
     watcher = store.watch(lambda entry: None, interval=0.01)
     store.close()
     pause = threading.Event()
-    for _ in range(300):  # the safety poll (once a second) finds the store closed
+    # The safety poll (once a second) finds the store closed; the bound only stops a hang
+    # (300 pauses, 3 s, were a verdict on load: a poll thread waits its turn under a load of 8).
+    for _ in range(6000):
         if not watcher.running:
             break
         pause.wait(0.01)

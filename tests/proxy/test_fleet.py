@@ -31,8 +31,9 @@ from tests.pgserver import postgres_server, postgres_url  # noqa: F401 (fixtures
 
 from .conftest import CONDUIT, hostile_argv
 
-#: 10 ms pauses allowed between calls while a change propagates: 100 of them is one second.
-STEPS = 100
+#: 10 ms pauses allowed while a change propagates: only a bound on a hang (100, one second,
+#: was a verdict on the machine's load; the latency is measured by bench/fleet_feed_latency.py).
+STEPS = 3000
 
 
 class Fleet:

@@ -43,8 +43,9 @@ deny = ["mixed/weather"]
 groups = ["dev"]
 allow = ["mixed/echo"]
 """
-#: 10 ms pauses allowed while a policy version propagates: 100 of them is one second.
-STEPS = 100
+#: 10 ms pauses allowed while a policy version propagates: only a bound on a hang (100, one second,
+#: was a verdict on the machine's load; the latency is measured by bench/fleet_policy_latency.py).
+STEPS = 3000
 
 
 @pytest.fixture

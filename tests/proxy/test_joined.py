@@ -91,6 +91,10 @@ def test_a_held_head_is_written_when_the_response_or_connection_ends(end: str) -
     assert inner.writes == [HEAD]
 
 
+#: Set by the test once the event stream's head reached it (one event a run of the app).
+_HEAD_READ: list[anyio.Event] = []
+
+
 async def _app(scope: Any, receive: Any, send: Any) -> None:
     if scope["type"] != "http":
         return
@@ -104,7 +108,9 @@ async def _app(scope: Any, receive: Any, send: Any) -> None:
                 "headers": [(b"content-type", b"text/event-stream")],
             }
         )
-        await anyio.sleep(0.3)  # the head must have reached the client by now
+        # The first event waits until the client has read the head: a head held back until
+        # the first body bytes never arrives, and the client's bound stops the hang.
+        await _HEAD_READ[0].wait()
         await send({"type": "http.response.body", "body": b"data: 1\n\n", "more_body": True})
         await send({"type": "http.response.body", "body": b""})
         return
@@ -156,10 +162,12 @@ def test_under_uvicorn_each_response_is_one_write_and_the_bytes_are_uvicorns() -
                     await stream.send(raw)
                     with anyio.fail_after(5):
                         answers.append(await read_response(stream, raw is head_request))
+            _HEAD_READ[:] = [anyio.Event()]
             async with await anyio.connect_tcp("127.0.0.1", port) as stream:
                 await stream.send(b"POST /sse HTTP/1.1\r\nhost: a\r\ncontent-length: 0\r\n\r\n")
-                with anyio.fail_after(0.25):  # before the app's first event
+                with anyio.fail_after(30):  # only stops a hang: the app's first event waits
                     sse_head = await read_response(stream, head_only=True)
+                _HEAD_READ[0].set()
             server.should_exit = True
         return answers, sse_head, b"".join(recorders[0].writes)
 

@@ -88,11 +88,22 @@ def _path(on_path: bool) -> str:
     return os.pathsep.join([str(bin_dir), *rest] if on_path else rest)
 
 
-@pytest.mark.parametrize("quiet", [False, True])
-@pytest.mark.parametrize("on_path", [True, False])
+@pytest.mark.parametrize(
+    ("quiet", "on_path"),
+    [
+        (False, True),
+        (True, False),
+        # The other two pairs only combine the same two choices again: make test-slow.
+        pytest.param(True, True, marks=pytest.mark.slow),
+        pytest.param(False, False, marks=pytest.mark.slow),
+    ],
+)
 def test_one_line_names_the_held_tools_and_the_review_command(
     tmp_path: Path, quiet: bool, on_path: bool
 ) -> None:
+    """The line is there with and without --quiet, and names `conduit-mcp` when it is on PATH,
+    else its absolute path. `make test` runs each choice once (quiet off with the program on
+    PATH, quiet on without it); `make test-slow` the two remaining pairs."""
     store = tmp_path / "pins.db"
     options = ["--pins", str(store), "--held-dir", str(tmp_path / "held")]
     replies, stderr = _run(tmp_path, *options, *(["--quiet"] if quiet else []), path=_path(on_path))

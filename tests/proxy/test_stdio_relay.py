@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import pytest
 
 from conduit_mcp.proxy._message import read_message
 from conduit_mcp.proxy.stdio._framing import LineReader, LineTooLong, chunk_size
@@ -150,30 +149,29 @@ def test_lines_that_are_no_message_never_reach_the_client(tmp_path: Path) -> Non
     assert len(messages) == 3  # initialize, the notification, the answer
 
 
-@pytest.mark.parametrize(
-    ("line", "code", "rid"),
-    [
-        (b'[{"jsonrpc": "2.0", "id": 5, "method": "ping"}]\n', -32600, None),  # a batch
-        (b'"ping"\n', -32600, None),
-        (b"42\n", -32600, None),
-        (b'{"jsonrpc": "2.0", "id": 6, "method": 7}\n', -32600, 6),
-        (b'{"jsonrpc": "2.0", "id": 8, "method": "ping"\n', -32700, None),
-        (b'{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": []}\n', -32600, 9),
-    ],
-)
-def test_client_lines_that_are_no_message_are_answered_and_not_sent(
-    tmp_path: Path, line: bytes, code: int, rid: Any
-) -> None:
+#: Client lines that are no message, with the error code and id each is answered with.
+NO_MESSAGE = [
+    (b'[{"jsonrpc": "2.0", "id": 5, "method": "ping"}]\n', -32600, None),  # a batch
+    (b'"ping"\n', -32600, None),
+    (b"42\n", -32600, None),
+    (b'{"jsonrpc": "2.0", "id": 6, "method": 7}\n', -32600, 6),
+    (b'{"jsonrpc": "2.0", "id": 8, "method": "ping"\n', -32700, None),
+    (b'{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": []}\n', -32600, 9),
+]
+
+
+def test_client_lines_that_are_no_message_are_answered_and_not_sent(tmp_path: Path) -> None:
     """JSON-RPC 2.0 section 5.1: -32700 for text that is not JSON, -32600 for JSON that is no
     request (a batch included: the stdio transport reads none), with the request's id when it
-    can be read (params that are no object make no request either)."""
-    replies, received = _run(tmp_path, [_line(INIT), line])
-    assert all(line.strip() != r.strip() for r in received)
+    can be read (params that are no object make no request either). All six lines in one
+    session (one proxy start, not six): each gets its own error, none reaches the server."""
+    replies, received = _run(tmp_path, [_line(INIT), *(line for line, _, _ in NO_MESSAGE)])
+    for line, _, _ in NO_MESSAGE:
+        assert all(line.strip() != r.strip() for r in received)
     assert len(received) == 1  # only the initialize request reached the server
     errors = [json.loads(r) for r in replies if b'"error"' in r]
-    assert len(errors) == 1
-    assert errors[0]["id"] == rid
-    assert errors[0]["error"]["code"] == code
+    found = sorted((repr(e["id"]), e["error"]["code"]) for e in errors)
+    assert found == sorted((repr(rid), code) for _, code, rid in NO_MESSAGE)
 
 
 def test_read_message_takes_the_reading_every_parser_agrees_on() -> None:

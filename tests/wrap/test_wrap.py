@@ -256,14 +256,38 @@ def test_a_wrapped_remote_entry_runs_with_its_headers(
     assert {r["headers"].get("authorization") for r in header_log(log)} == {"Bearer wrapped-s3cret"}
 
 
-@pytest.mark.parametrize(
-    "content",
-    [b"", b"not json", b'{"mcpServers": ', b"[" * 100_000 + b"]" * 100_000, b"\xff\xfe", b"{}"],
-)
+BAD_CONFIGS = [
+    b"",
+    b"not json",
+    b'{"mcpServers": ',
+    b"[" * 100_000 + b"]" * 100_000,
+    b"\xff\xfe",
+    b"{}",
+]
+
+
+@pytest.mark.parametrize("content", BAD_CONFIGS)
 def test_a_config_that_cannot_be_read_is_one_line_and_exit_2(
     tmp_path: Path, content: bytes
 ) -> None:
-    """Bad input never crashes the command: one line on stderr, exit code 2, nothing written."""
+    """Bad input never crashes the command: one line on stderr, exit code 2, nothing written.
+    The command's own code, in this process (`conduit`); the installed program's entry point
+    on the most hostile of them is the next test."""
+    path = tmp_path / "mcp.json"
+    path.write_bytes(content)
+    for command in ("wrap", "unwrap"):
+        done = conduit(command, str(path), code=2)
+        assert "Traceback" not in done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+        assert path.read_bytes() == content
+
+
+@pytest.mark.parametrize("content", [BAD_CONFIGS[3], BAD_CONFIGS[4]], ids=["nesting", "not-utf8"])
+def test_the_installed_program_reads_a_bad_config_as_one_line_and_exit_2(
+    tmp_path: Path, content: bytes
+) -> None:
+    """As the test above, through the console script as a process (its entry point's own
+    handling of errors included): 100,000 levels of nesting and bytes that are not UTF-8."""
     path = tmp_path / "mcp.json"
     path.write_bytes(content)
     for command in ("wrap", "unwrap"):
