@@ -20,7 +20,7 @@ Usage:
     python bench/run.py --no-proxy      # without the side rows (the proxies, in subprocesses)
 
 Side rows: each module named in `SIDE_ROWS` (bench/proxy.py: the stdio proxy; bench/proxy_http.py:
-the HTTP proxy; bench/peers.py: the proxy against its peers on three paths, the peers installed
+the HTTP proxy; bench/proxy_start.py: the proxy's start and `--help`'s CPU; bench/peers.py: the proxy against its peers on three paths, the peers installed
 under .cache/bench-peers/ on first use; bench/policy.py: tool-policy decisions and a policy's
 spread through a store) measures processes of its own and exposes
 `rows(quick) -> list[dict]`; after the main rows, `main` adds what each returns to the report
@@ -82,7 +82,7 @@ RESULTS_FILE = ROOT / ".cache" / "bench" / "results.json"
 #: The committed reference result, rewritten only on purpose (`make bench-reference`).
 REFERENCE_FILE = ROOT / "bench" / "results.json"
 #: Modules of bench/ whose `rows(quick)` give the side rows (see the module docstring).
-SIDE_ROWS: tuple[str, ...] = ("proxy", "proxy_http", "peers", "policy")
+SIDE_ROWS: tuple[str, ...] = ("proxy", "proxy_start", "proxy_http", "peers", "policy")
 #: Above this 1-minute load average a row is not called met (the figures are not trustworthy).
 LOAD_LIMIT = 1.5
 SERVER_ID = "bench"
