@@ -19,10 +19,11 @@ Usage:
     python bench/run.py --rounds 9 --output /tmp/results.json
     python bench/run.py --no-proxy      # without the side rows (the proxies, in subprocesses)
 
-Side rows: each module named in `SIDE_ROWS` (bench/proxy.py: the stdio proxy; bench/proxy_http.py:
-the HTTP proxy; bench/proxy_start.py: the proxy's start and `--help`'s CPU; bench/peers.py: the proxy against its peers on three paths, the peers installed
-under .cache/bench-peers/ on first use; bench/policy.py: tool-policy decisions and a policy's
-spread through a store) measures processes of its own and exposes
+Side rows: each module named in `SIDE_ROWS` (bench/proxy.py: the stdio proxy;
+bench/proxy_start.py: the proxy's start and `--help`'s CPU; bench/proxy_http.py: the HTTP proxy;
+bench/peers.py: the proxy against its peers on three paths, the peers installed under
+.cache/bench-peers/ on first use; bench/policy.py: tool-policy decisions and a policy's spread
+through a store) measures processes of its own and exposes
 `rows(quick) -> list[dict]`; after the main rows, `main` adds what each returns to the report
 under `side_rows` (a reached target under load written `met: null`, as above; a module that
 judged its own load keeps its `met_if_quiet`) and prints it.
