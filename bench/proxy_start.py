@@ -147,9 +147,7 @@ def help_cpu(runs: int) -> dict[str, Any]:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         subprocess.run(argv, capture_output=True, check=True)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        spent.append(
-            (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
-        )
+        spent.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
     cpu = round(statistics.median(spent), 1)
     return {
         "row": "P4 conduit-mcp --help, CPU of the whole process",
