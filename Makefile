@@ -57,8 +57,9 @@ reformat: $(STAMP)
 FUZZ_LOG := .cache/fuzz/make-test.log
 MAKE_STARTED := $(shell date +%s)
 # One xdist worker more than the cores: many tests wait (on a server's start, a proxy's timers),
-# and a third worker fills those waits (2 cores, 2026-12-02: pytest 278 s with 3 workers, 387 s
-# with 2, 323 s with 4). Tests sharing one expensive fixture share a group (--dist loadgroup).
+# and a third worker fills those waits (2 cores, 2026-12-02, a warm checkout: pytest 278 s with 3
+# workers, 387 s with 2, 323 s with 4; a clean clone in CI, 3 workers: 394 s). Tests sharing
+# one expensive fixture share a group (--dist loadgroup).
 PYTEST_PARALLEL := -n $(shell echo $$(( $$(nproc) + 1 ))) --dist loadgroup
 # The whole run's budget in seconds of wall time on 2 idle cores (the summary compares).
 TEST_BUDGET := 300
