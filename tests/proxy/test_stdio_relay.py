@@ -334,6 +334,8 @@ def test_a_spaced_line_passes_as_read_unless_a_member_is_named_twice() -> None:
         b'{"jsonrpc": "2.0", "id": 6, "result": {"x": {"b": ":", "b": "\\\\"}}}\n',
         b'{"jsonrpc": "2.0", "id": 6, "result": {"k": "\\"a\\": 1", "a": 1, "a": 2}}\n',
         b'{"jsonrpc": "2.0", "id": 6, "id": 6, "result": {}}\n',
+        # a colon spelled `\u003a` where a repeated member's colon went: the counts agree
+        b'{"jsonrpc": "2.0", "id": 6, "result": {"k": "\\u003a", "a": 1, "a": 2}}\n',
     ]
     for line in twice:
         pairs = json.loads(line, object_pairs_hook=lambda p: p)
