@@ -39,7 +39,9 @@ def _has_long_digits(data: bytes | bytearray | memoryview | str) -> bool:
     elif isinstance(data, memoryview):
         data = bytes(data)
     masked = data.translate(_DIGIT_MASK)
-    return _NEGATIVE_RUN in masked or _DIGIT_RUN in masked
+    # find, not `in`: CPython 3.11's `bytes.__contains__` formats a TypeError first (~2,300
+    # instructions a test)
+    return masked.find(_NEGATIVE_RUN) != -1 or masked.find(_DIGIT_RUN) != -1
 
 
 def parse_json(data: bytes | bytearray | memoryview | str, *, max_depth: int = MAX_DEPTH) -> Any:
