@@ -167,7 +167,7 @@ def _canonical_fast(value: Any) -> bytes | None:
         return None
     scan = out.translate(_SCAN_TABLE, _SCAN_DELETE)
     maybe_float = _find_float_or_null(scan) is not None
-    maybe_astral = not out.isascii() and _MAYBE_ASTRAL in scan
+    maybe_astral = not out.isascii() and scan.find(_MAYBE_ASTRAL) != -1  # find: see _json
     if not (maybe_float or maybe_astral):
         return out
     if not maybe_astral:
