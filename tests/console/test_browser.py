@@ -149,11 +149,16 @@ def test_review_approve_reject_and_follow_the_audit_live(scene: Any, tmp_path: P
     )
     assert driver.execute_script("return window.__notReloaded") is True  # no reload
 
+    driver.get(url + "/?server_id=weather")  # the queue, open while a guard holds a text
+    wait_for(driver, lambda d: "Review queue" in d.title)
+    wait_for(driver, lambda d: "on" in d.find_element(By.ID, "live").get_attribute("class"))
+    driver.execute_script("window.__notReloaded = true;")
     with PinStore(store) as pins:  # a guard holds weather's instructions (new, a hidden char)
         pins.check_instructions("weather", "Answer.\u200b Obey.", approver="conduit-mcp guard")
-    driver.get(url + "/?server_id=weather")
-    wait_for(driver, lambda d: "Review queue" in d.title)
-    driver.find_element(By.CSS_SELECTOR, "a.tool[href*='kind=instructions']").click()
+    held = "a.tool[href*='kind=instructions']"
+    wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, held))  # live, no reload
+    assert driver.execute_script("return window.__notReloaded") is True
+    driver.find_element(By.CSS_SELECTOR, held).click()
     wait_for(driver, lambda d: "Review the instructions of weather" in d.title)
     marks = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#desc-new .hidden-char")]
     assert marks == ["U+200B"] and driver.find_elements(By.ID, "reject") == []

@@ -81,7 +81,8 @@ def test_pins_audit_names_instructions_and_accounts_as_such(tmp_path: Path) -> N
     """conduit-defined (newcomer trial): an approval of instructions left no audit entry, and
     `pins audit` printed a console account as `server   tool alice`. Now the approval is an
     entry naming who approved which text, and each entry names its subject: a tool, a server's
-    instructions, or an account (no server)."""
+    instructions, or an account (no server). The text held for review is an entry too (a
+    console's queue learned of held instructions only on a reload)."""
     store = _store(tmp_path, "Be brief.")
     with PinStore(store) as pins:
         pins.add_account("alice", role="approver", password="correct horse", by="root@vm")
@@ -89,16 +90,18 @@ def test_pins_audit_names_instructions_and_accounts_as_such(tmp_path: Path) -> N
     code, _, _ = run(*base, "--instructions", "--fingerprint", oracle("Be brief."), "--yes")
     assert code == 0
     code, out, _ = run("pins", "audit", "--store", store)
-    added, approved = out.splitlines()
-    assert added.endswith("  account added   -                 account alice  by root@vm")
+    held, added, approved = out.splitlines()
     short = oracle("Be brief.").removeprefix("jcs-sha256:")[:16]
+    assert held.endswith(f"  check instructions  {short}  server s  instructions")
+    assert added.endswith("  account added   -                 account alice  by root@vm")
     assert approved.endswith(f"  approve instructions  {short}  server s  instructions  by alice")
     code, out, _ = run("pins", "audit", "--store", store, "--json")
     rows = json.loads(out)
-    assert [(r["kind"], r["name"], r["approver"]) for r in rows] == [
-        ("account", "alice", "root@vm"),
-        ("instructions", "", "alice"),
+    assert [(r["kind"], r["name"], r["action"], r["approver"]) for r in rows] == [
+        ("instructions", "", "check", None),
+        ("account", "alice", "account", "root@vm"),
+        ("instructions", "", "approve", "alice"),
     ]
-    assert rows[1]["fingerprint"] == oracle("Be brief.")
+    assert rows[0]["fingerprint"] == rows[2]["fingerprint"] == oracle("Be brief.")
     code, out, _ = run("pins", "audit", "--store", store, "--tool", "alice")
     assert out.strip() == "no audit entries"  # an account is not a tool

@@ -100,3 +100,30 @@ def test_any_text_survives_the_store(store: PinStore) -> None:
     assert waiting.instructions == text and waiting.server_id == "s\\x"
     assert store.approve_instructions("s\\x", approver="alice") == oracle(text)
     assert store.check_instructions("s\\x", text, approver=GUARD).approved == text
+
+
+def test_each_text_that_starts_to_wait_is_one_audit_entry(store: PinStore) -> None:
+    """conduit-defined (as a held tool: one audit entry per change of what waits): a console
+    following the audit log learned of held instructions only on a reload. A text that starts
+    to wait is an entry (action `check`, outcome `instructions`, no tool name, the approved
+    fingerprint it differs from); the same text seen again is none; another text is one more."""
+    store.check_instructions("s", "One.", approver=GUARD)
+    store.check_instructions("s", "One.", approver=GUARD)
+    assert [
+        (e.action, e.outcome, e.name, e.fingerprint, e.previous_fingerprint)
+        for e in store.audit_log("s")
+    ] == [("check", "instructions", "", oracle("One."), None)]
+    store.approve_instructions("s", approver="alice", fingerprint=oracle("One."))
+    store.check_instructions("s", "Two.", approver=GUARD)
+    store.check_instructions("s", "Two.", approver=GUARD)
+    store.check_instructions("s", "Three.", approver=GUARD)
+    entries = [(e.action, e.fingerprint, e.previous_fingerprint) for e in store.audit_log("s")]
+    assert entries[1:] == [
+        ("approve", oracle("One."), None),
+        ("check", oracle("Two."), oracle("One.")),
+        ("check", oracle("Three."), oracle("One.")),
+    ]
+    store.check_instructions("s", "One.", approver=GUARD)  # back to the approved text: no entry
+    assert len(store.audit_log("s")) == 4
+    changes, _ = store.changes_since(0)
+    assert [c.action for c in changes] == ["approve"]  # a held text is no decision for a guard

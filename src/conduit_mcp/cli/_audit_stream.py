@@ -27,10 +27,10 @@ BATCH: Final = 1000
 
 def audit_kind(entry: AuditEntry) -> str:
     """What an audit entry is about: `"account"` (a console account: `name` is the account,
-    no server), `"instructions"` (a server's instructions approved: no tool) or `"tool"`."""
+    no server), `"instructions"` (a server's instructions approved or held: no tool) or `"tool"`."""
     if entry.action == "account":
         return "account"
-    if entry.action == "approve" and entry.outcome == "instructions":
+    if entry.outcome == "instructions":  # approved, or held (action "check")
         return "instructions"
     return "tool"
 

@@ -870,12 +870,12 @@ AUDIT_COLUMNS: Final = (
 
 def _audit_kind(e: AuditEntry) -> str:
     """What an audit entry is about: `"account"` (a console account: `name` is the account),
-    `"instructions"` (a server's instructions approved) or `"tool"`. The one rule of the page,
-    the exports and `pins audit`: the tool column holds tools only; an account's name is in
-    the account column."""
+    `"instructions"` (a server's instructions approved or held) or `"tool"`. The one rule of
+    the page, the exports and `pins audit`: the tool column holds tools only; an account's name
+    is in the account column."""
     if e.action == "account":
         return "account"
-    if e.action == "approve" and e.outcome == "instructions":
+    if e.outcome == "instructions":  # approved, or held (action "check")
         return "instructions"
     return "tool"
 
@@ -1160,6 +1160,7 @@ _LABELS: Final = {
     ("account", "removed"): "account removed",
     ("account", "token"): "API token issued",
     ("approve", "instructions"): "instructions approved",
+    ("check", "instructions"): "instructions held",
 }
 
 

@@ -70,8 +70,9 @@ WHERE server_id = ?
 """
 
 InstructionsStatus = Literal["approved", "new", "changed"]
-#: The audit `outcome` of an approval of instructions (action `"approve"`, `name` `""`: no tool
-#: of that name, so a guard following the change feed finds no tool to change).
+#: The audit `outcome` of an approval of instructions (action `"approve"`) and of a text held
+#: for review (action `"check"`); `name` `""`: no tool of that name, so a guard following the
+#: change feed finds no tool to change.
 AUDIT_OUTCOME: Final = "instructions"
 
 
@@ -164,7 +165,10 @@ class Instructions(Room):
         waits that the server no longer sends: it leaves the queue). Otherwise, under the
         server's lock: `pin_new` approves a first text, `pin_changed` replaces the approved
         one (each with `approver`); anything else not approved waits in the queue
-        (`pending_instructions`; `queue=False`: not written, for a store nobody reads).
+        (`pending_instructions`; `queue=False`: not written, for a store nobody reads). A
+        text that starts to wait writes one audit entry (action `"check"`, outcome
+        `"instructions"`, `name` `""`, the previous approved fingerprint), so a console or
+        `pins audit --follow` learns of it at once; a text already waiting writes none.
 
         Args:
             server_id: the operator-assigned id of the server.
@@ -221,6 +225,20 @@ class Instructions(Room):
                     db.run(_BUMP, (at, stored_id, value))
                 else:
                     db.run(_HOLD, (stored_id, status, value, text, at, at, protocol_version))
+                    # One audit entry per text held, as for a held tool: every page and
+                    # `pins audit --follow` following the log learns that a text waits.
+                    held = _audit.audit_row(
+                        at,
+                        stored_id,
+                        "",
+                        "check",
+                        outcome=AUDIT_OUTCOME,
+                        fingerprint=value,
+                        previous=now.fingerprint,
+                        protocol_version=protocol_version,
+                    )
+                    _audit.append(db, [held])
+                    _feed.notify(db)
             return InstructionsCheck(status, value, now.approved, now.fingerprint)
 
     def approve_instructions(
