@@ -138,3 +138,25 @@ def test_jsonl_carries_every_field_of_json_the_reason_included(tmp_path: Path) -
     lines = [json.loads(line) for line in jsonl.stdout.splitlines()]
     assert [set(line) for line in lines] == [set(row) for row in rows]
     assert lines[-1]["reason"] == "it wrote outside the sandbox"
+
+
+def test_a_cursor_past_the_end_is_said_on_stderr(tmp_path: Path) -> None:
+    """conduit-defined: `--since` past the log's last entry (a cursor from another store, a
+    typo) wrote nothing and said nothing; now one line on stderr names the last id, and the
+    entries are still those after the cursor (none)."""
+    store = str(tmp_path / "pins.db")
+    with PinStore(store) as pins:
+        pins.approve("files", _tool("read"), approver="alice")
+        (last,) = pins.audit_log()
+    for extra in (["--format", "jsonl"], []):
+        past = runner.invoke(
+            app, ["pins", "audit", "--store", store, "--since", str(last.id + 5), *extra]
+        )
+        assert past.exit_code == 0
+        assert f"--since {last.id + 5} is past the end" in past.stderr
+        assert f"its last entry is {last.id}" in past.stderr
+        assert "read" not in past.stdout
+        within = runner.invoke(
+            app, ["pins", "audit", "--store", store, "--since", str(last.id), *extra]
+        )
+        assert within.exit_code == 0 and within.stderr == ""

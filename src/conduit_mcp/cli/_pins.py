@@ -36,7 +36,7 @@ from ._shared import (
     short,
 )
 from ._store import open_store
-from ._text import clipped, emit, json_text, show, visible
+from ._text import clipped, emit, json_text, show, visible, warn
 
 app = typer_app(
     name="pins",
@@ -1078,9 +1078,11 @@ def pins_audit_command(
 
     if output == "jsonl" or follow:
         with _store(store) as pins:
+            _past_the_end(pins, since)
             stream(pins, since=since, server_id=server_id, tools=tool, follow=follow)
         return
     with _store(store) as pins:
+        _past_the_end(pins, since)
         entries = pins.audit_log(server_id)
     entries = tuple(e for e in entries if e.id > since)
     if tool:
@@ -1094,6 +1096,20 @@ def pins_audit_command(
         emit("no audit entries")
     for row in rows:
         emit(_audit_line(row))
+
+
+def _past_the_end(pins: PinStore, since: int) -> None:
+    """Say on stderr when `--since` is past the log's last entry (a cursor from another store,
+    or a typo): nothing is written until an id passes it, so silence would hide the gap."""
+    if since == 0:
+        return
+    last = pins.audit_log(limit=1)
+    if not last or last[-1].id < since:
+        end = f"its last entry is {last[-1].id}" if last else "it is empty"
+        warn(
+            f"conduit-mcp: --since {since} is past the end of the audit log ({end}): entries"
+            f" are written once their id passes {since}"
+        )
 
 
 def _audit_line(row: dict[str, Any]) -> str:
