@@ -33,7 +33,11 @@ from .seed import PASSWORD, RUG_PULL, fleet
 pytestmark = pytest.mark.xdist_group("console-browser")
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
-SHOTS = {"queue": DOCS / "console-queue.png", "review": DOCS / "console-review.png"}
+SHOTS = {
+    "queue": DOCS / "console-queue.png",
+    "review": DOCS / "console-review.png",
+    "audit": DOCS / "console-audit.png",
+}
 #: Seconds a page may take to show what it waits for (a loaded 2-core machine).
 WAIT = 60  # seconds: a bound for a loaded machine, not a verdict
 
@@ -68,6 +72,15 @@ def shot(driver: Any, name: str, tmp_path: Path) -> Path:
     assert driver.save_screenshot(str(path))
     assert SHOTS[name].exists(), f"docs/console.md shows {SHOTS[name].name}: make it"
     return path
+
+
+#: For each element matching `arguments[0]`: its text and the lines it is laid out on.
+_LINES_OF = """
+return Array.from(document.querySelectorAll(arguments[0])).filter(e => e.textContent.trim())
+  .map(e => { const r = document.createRange(); r.selectNodeContents(e);
+    return [e.textContent, new Set(Array.from(r.getClientRects(), x => Math.round(x.top))).size];
+  });
+"""
 
 
 def text_of(driver: Any, css: str) -> str:
@@ -148,6 +161,11 @@ def test_review_approve_reject_and_follow_the_audit_live(scene: Any, tmp_path: P
         ),
     )
     assert driver.execute_script("return window.__notReloaded") is True  # no reload
+    shot(driver, "audit", tmp_path)
+    driver.set_window_size(900, 1000)  # a narrow window: one-word cells stay whole
+    lines = driver.execute_script(_LINES_OF, "#audit-table tbody td:nth-child(3), td code")
+    assert lines and all(n == 1 for _, n in lines), lines  # "weathe|r" before
+    driver.set_window_size(1400, 1000)
 
     driver.get(url + "/?server_id=weather")  # the queue, open while a guard holds a text
     wait_for(driver, lambda d: "Review queue" in d.title)

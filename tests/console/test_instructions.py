@@ -221,7 +221,7 @@ def test_account_changes_read_as_accounts_in_the_audit(client: TestClient) -> No
     ]
     page = client.get("/audit", params={"action": "account"}).text
     assert "<th>Tool</th><th>Account</th>" in page
-    assert "<td></td><td>alice</td><td>tests</td>" in page  # tool empty, account, who
+    assert '<td class="free"></td><td>alice</td><td>tests</td>' in page  # no tool; account, who
 
 
 def test_the_page_has_an_icon_the_policy_allows(client: TestClient) -> None:

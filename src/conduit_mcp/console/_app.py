@@ -486,7 +486,7 @@ def _queue_row(p: Pending, approver: bool) -> Markup:
     name = _review.shown(_review.clipped(p.name, 300))[0]
     return Markup(
         f'<tr>{pick}<td><span class="badge {status}">{status}</span></td><td>{server}</td>'
-        f'<td>tool</td><td><a class="tool" href="{escape(link)}">{name}</a></td>'
+        f'<td>tool</td><td class="free"><a class="tool" href="{escape(link)}">{name}</a></td>'
         f"<td><code>{escape(_short_fingerprint(p.fingerprint))}</code></td>"
         f"<td>{_utc(p.first_seen)}</td><td>{_utc(p.last_seen)}</td><td>{p.seen}×</td></tr>\n"
     )
