@@ -65,10 +65,11 @@ def test_jsonl_is_the_audit_log_in_commit_order_and_since_resumes(tmp_path: Path
 
 
 class _Follower:
-    """The real command, its stdout read line by line on a thread."""
+    """The real command (`pins audit`, or `pins calls`), its stdout read line by line on a
+    thread."""
 
-    def __init__(self, store: str, *extra: str) -> None:
-        args = ["pins", "audit", "--store", store, "--format", "jsonl", "--follow", *extra]
+    def __init__(self, store: str, *extra: str, command: str = "audit") -> None:
+        args = ["pins", command, "--store", store, "--format", "jsonl", "--follow", *extra]
         self.process = subprocess.Popen(
             [sys.executable, "-c", "from conduit_mcp.cli import main; main()", *args],
             stdout=subprocess.PIPE,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final
 
 from ..pins import AuditEntry, PinStore
@@ -76,23 +76,52 @@ def stream(
 ) -> int:
     """Write the entries after `since` as JSON lines; with `follow`, keep going. Returns the
     last id written or skipped (the cursor)."""
+    wanted = set(tools) if tools else None
+
+    def keep(entry: AuditEntry) -> bool:
+        return (server_id is None or entry.server_id == server_id) and (
+            wanted is None or (entry.name in wanted and audit_kind(entry) == "tool")
+        )
+
+    return stream_records(
+        pins.audit_since,
+        keep,
+        lambda entry: json_text(entry_row(entry)),
+        since=since,
+        follow=follow,
+        interval=interval,
+        write=write,
+    )
+
+
+def stream_records(
+    read: Callable[..., Sequence[Any]],
+    keep: Callable[[Any], bool],
+    line: Callable[[Any], Any],
+    *,
+    since: int,
+    follow: bool,
+    interval: float = 0.25,
+    write: Callable[[Any], bool | None] = _write_line,
+) -> int:
+    """Write `line(record)` for each record after `since` that `keep` keeps, in commit order
+    (`read(cursor, limit=N)`: records with an ascending `id`, as `PinStore.audit_since` and
+    `calls_since`); with `follow`, keep reading every `interval` seconds until SIGINT or
+    SIGTERM. `write` returns `False` once its reader has gone (then this stops; `None`, as
+    `list.append` returns, goes on). Returns the last id written or skipped (the cursor)."""
     stop = threading.Event()
     previous = {}
     if follow and threading.current_thread() is threading.main_thread():
         for number in (signal.SIGINT, signal.SIGTERM):
             previous[number] = signal.signal(number, lambda *_: stop.set())
-    wanted = set(tools) if tools else None
     cursor = since
     try:
         while not stop.is_set():
-            batch = pins.audit_since(cursor, limit=BATCH)
-            for entry in batch:
-                if (server_id is None or entry.server_id == server_id) and (
-                    wanted is None or (entry.name in wanted and audit_kind(entry) == "tool")
-                ):
-                    if not write(json_text(entry_row(entry))):
-                        return cursor
-                cursor = entry.id
+            batch = read(cursor, limit=BATCH)
+            for record in batch:
+                if keep(record) and write(line(record)) is False:
+                    return cursor
+                cursor = record.id
             if len(batch) == BATCH:
                 continue
             if not follow:

@@ -18,6 +18,7 @@ from rich.text import Text
 from .._program import APPROVER_PLACEHOLDER, program_name
 from ..client import Error, Intake, Tool, fingerprint, parse_json
 from ..pins import FieldChange, Pending, PinStore, redacted_location, schema_changes
+from ._calls import pins_calls_command
 from ._help import PlainHelpCommand, typer_app
 from ._shared import (
     EXIT_FINDINGS,
@@ -856,25 +857,43 @@ def pins_reject_command(
     emit(f"rejected {reviewed}  {visible(tool)}")
 
 
-@app.command("prune", cls=PlainHelpCommand, short_help="Delete old check entries of the audit log.")
+@app.command(
+    "prune", cls=PlainHelpCommand, short_help="Delete old check entries and old call records."
+)
 def pins_prune_command(
     store: StoreOption,
     older_than: Annotated[
-        float,
+        float | None,
         typer.Option(
             "--checks-older-than",
             metavar="DAYS",
             min=0,
             help="Delete check entries older than this many days (0: all of them).",
         ),
-    ],
+    ] = None,
+    calls_older_than: Annotated[
+        float | None,
+        typer.Option(
+            "--calls-older-than",
+            metavar="DAYS",
+            min=0,
+            help="Delete call audit records older than this many days (0: all of them).",
+        ),
+    ] = None,
 ) -> None:
-    """The retention of checks: delete the audit log's check entries older than DAYS.
-    Approvals and revocations are kept whatever their age (the database refuses to delete
-    them); what awaits approval stays in the pending queue."""
+    """The retention of checks and calls: delete the audit log's check entries, and the call
+    audit's records (`pins calls`), older than DAYS. Approvals and revocations are kept
+    whatever their age (the database refuses to delete them); what awaits approval stays in
+    the pending queue. Give --checks-older-than, --calls-older-than or both."""
+    if older_than is None and calls_older_than is None:
+        fail("give --checks-older-than DAYS, --calls-older-than DAYS or both")
     with _store(store) as pins:
-        count = pins.prune_checks(older_than * 86400.0)
-    emit(f"deleted {count} check entr{'y' if count == 1 else 'ies'}")
+        checks = None if older_than is None else pins.prune_checks(older_than * 86400.0)
+        calls = None if calls_older_than is None else pins.prune_calls(calls_older_than * 86400.0)
+    if checks is not None:
+        emit(f"deleted {checks} check entr{'y' if checks == 1 else 'ies'}")
+    if calls is not None:
+        emit(f"deleted {calls} call record{'' if calls == 1 else 's'}")
 
 
 def _checked(
@@ -1148,3 +1167,8 @@ def _short_fingerprint(value: str | None) -> str:
 
 def _field_change(item: dict[str, Any]) -> FieldChange:
     return FieldChange(item["path"], item["op"], item.get("old"), item.get("new"), item["material"])
+
+
+app.command(
+    "calls", cls=PlainHelpCommand, short_help="Show the call audit: each call, caller, verdict."
+)(pins_calls_command)

@@ -57,7 +57,9 @@ class CallRecord:
         tool: the tool name called.
         subject: the caller's token subject, or `None` (no authentication).
         groups: the caller's groups.
-        verdict: `"allowed"` (sent on), `"refused"` (answered by the proxy: policy or guard).
+        verdict: `"passed"` (sent on, answered), `"refused"` (answered by the proxy: the
+            policy or the guard, with `reason`), `"error"` (an error answer without a reason
+            code, or a result with `isError`).
         reason: the refusal's reason code, or `None`.
         arguments_digest: `arguments_digest(arguments)`.
         arguments: the canonical JSON text of the arguments, only when the operator asked to
