@@ -127,3 +127,20 @@ def test_each_text_that_starts_to_wait_is_one_audit_entry(store: PinStore) -> No
     assert len(store.audit_log("s")) == 4
     changes, _ = store.changes_since(0)
     assert [c.action for c in changes] == ["approve"]  # a held text is no decision for a guard
+
+
+def test_an_automatic_approval_is_an_audit_entry(store: PinStore) -> None:
+    """conduit-defined (as a tool's automatic approval: `pins/_checks.py` writes an `approve`
+    row for `pin_new` and `pin_changed`): found in review, a first text pinned on first use and
+    a changed text replaced under `changed: allow` left no audit entry, so `pins audit` never
+    showed which text reached the model, nor that the policy let it."""
+    store.check_instructions("s", "One.", approver=GUARD, pin_new=True)
+    store.check_instructions("s", "Two.", approver=GUARD, pin_changed=True)
+    store.check_instructions("s", "Two.", approver=GUARD, pin_changed=True)  # approved: none
+    assert [
+        (e.action, e.outcome, e.name, e.fingerprint, e.previous_fingerprint, e.approver)
+        for e in store.audit_log("s")
+    ] == [
+        ("approve", "instructions", "", oracle("One."), None, GUARD),
+        ("approve", "instructions", "", oracle("Two."), oracle("One."), GUARD),
+    ]

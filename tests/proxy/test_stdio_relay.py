@@ -346,3 +346,20 @@ def test_a_spaced_line_passes_as_read_unless_a_member_is_named_twice() -> None:
         assert data != line, line
         json.loads(data, object_pairs_hook=_pairs)  # names every member once
         assert message == json.loads(data)
+
+
+def test_a_line_nested_past_orjsons_writer_is_read_not_raised() -> None:
+    """Real parts: orjson reads 1,024 levels of nesting but writes only 255 (its `dumps` raises
+    `JSONEncodeError`, "Recursion limit reached"): a message 300 levels deep from either side is
+    read by the standard library and passed as written, never an exception that ends the relay
+    (found in review: one such line from a server or a client stopped the proxy)."""
+    deep = b"[" * 300 + b"]" * 300
+    for line in (
+        b'{"jsonrpc":"2.0","id":2,"result":{"x":' + deep + b"}}\n",
+        b'{"jsonrpc": "2.0", "id": 2, "method": "x", "params": {"x": ' + deep + b"}}\n",
+    ):
+        found = read_message(line)
+        assert found is not None
+        message, data = found
+        assert data == line
+        assert message == json.loads(line)

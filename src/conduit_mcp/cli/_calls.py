@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import typer
 
 from ..pins import CallRecord, PinStore
-from ._audit_stream import stream_records
+from ._audit_stream import _write_line, stream_records
 from ._store import open_store
 from ._text import clipped, emit, json_text, warn
 
@@ -149,16 +149,25 @@ def pins_calls_command(
                 follow=follow,
             )
             return
+        if not as_json:  # one line a record as read: memory bounded by a batch, not the audit
+            shown = 0
+
+            def write(text: str) -> bool:
+                nonlocal shown
+                shown += 1
+                return _write_line(text)
+
+            stream_records(
+                pins.calls_since, keep, call_line, since=since, follow=False, write=write
+            )
+            if not shown:
+                emit("no calls recorded")
+            return
         rows: list[Any] = []
-        line = call_row if as_json else call_line
-        stream_records(pins.calls_since, keep, line, since=since, follow=False, write=rows.append)
-    if as_json:  # one array: the whole selection in memory (jsonl streams an audit of any size)
-        emit(json_text(rows))
-        return
-    if not rows:
-        emit("no calls recorded")
-    for text in rows:
-        emit(text)
+        stream_records(
+            pins.calls_since, keep, call_row, since=since, follow=False, write=rows.append
+        )
+    emit(json_text(rows))  # one array: the whole selection in memory (jsonl streams any size)
 
 
 def _said_past_the_end(pins: PinStore, since: int) -> None:

@@ -164,7 +164,8 @@ class Instructions(Room):
         A first read without any lock answers approved instructions (no write, unless a text
         waits that the server no longer sends: it leaves the queue). Otherwise, under the
         server's lock: `pin_new` approves a first text, `pin_changed` replaces the approved
-        one (each with `approver`); anything else not approved waits in the queue
+        one (each with `approver`, and an audit entry: action `"approve"`, outcome
+        `"instructions"`, as a person's approval); anything else not approved waits in the queue
         (`pending_instructions`; `queue=False`: not written, for a store nobody reads). A
         text that starts to wait writes one audit entry (action `"check"`, outcome
         `"instructions"`, `name` `""`, the previous approved fingerprint), so a console or
@@ -219,6 +220,22 @@ class Instructions(Room):
             status: InstructionsStatus = "new" if now.fingerprint is None else "changed"
             if (pin_new and status == "new") or (pin_changed and status == "changed"):
                 db.run(_APPROVE, (stored_id, value, text, who, at, protocol_version))
+                # An automatic approval is an audit entry, as a tool's is (`pins audit` shows
+                # who let which text reach the model, a policy's as a person's).
+                approved = _audit.audit_row(
+                    at,
+                    stored_id,
+                    "",
+                    "approve",
+                    outcome=AUDIT_OUTCOME,
+                    fingerprint=value,
+                    previous=now.fingerprint,
+                    definition=text,
+                    approver=who,
+                    protocol_version=protocol_version,
+                )
+                _audit.append(db, [approved])
+                _feed.notify(db)
                 return InstructionsCheck(status, value, instructions, value, pinned=True)
             if queue:
                 if now.pending_fingerprint == value:

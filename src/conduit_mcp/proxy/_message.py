@@ -133,13 +133,17 @@ def _read(line: bytes) -> tuple[dict[str, Any], bytes] | None:
     except orjson.JSONDecodeError:
         value = None
     if value is not None and _is_message(value):
-        canonical = orjson.dumps(value, option=orjson.OPT_APPEND_NEWLINE)
-        if canonical == line:
-            return value, line
-        if line[-1:] != b"\n" and canonical[:-1] == line:
-            return value, canonical
-        if _same_members(line, canonical) and not _has_long_digits(line):
-            return value, line if line[-1:] == b"\n" else bytes(line) + b"\n"
+        try:
+            canonical = orjson.dumps(value, option=orjson.OPT_APPEND_NEWLINE)
+        except orjson.JSONEncodeError:  # nested past orjson's writer (255 levels; reader 1,024)
+            canonical = None  # the standard library decides
+        if canonical is not None:
+            if canonical == line:
+                return value, line
+            if line[-1:] != b"\n" and canonical[:-1] == line:
+                return value, canonical
+            if _same_members(line, canonical) and not _has_long_digits(line):
+                return value, line if line[-1:] == b"\n" else bytes(line) + b"\n"
         del canonical
         value = None  # freed before the second parse: a large message is held once at a time
     try:
