@@ -221,7 +221,8 @@ def test_account_changes_read_as_accounts_in_the_audit(client: TestClient) -> No
     ]
     page = client.get("/audit", params={"action": "account"}).text
     assert "<th>Tool</th><th>Account</th>" in page
-    assert '<td class="free"></td><td>alice</td><td>tests</td>' in page  # no tool; account, who
+    cells = '<td class="free"></td><td class="free">alice</td><td class="free">tests</td>'
+    assert cells in page  # no tool; the account; who
 
 
 def test_the_page_has_an_icon_the_policy_allows(client: TestClient) -> None:
@@ -233,3 +234,23 @@ def test_the_page_has_an_icon_the_policy_allows(client: TestClient) -> None:
         icon = client.get(path)
         assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
         assert icon.text.startswith("<svg xmlns=")
+
+
+def test_a_cosmetic_change_a_policy_accepted_is_not_called_held(
+    client: TestClient, store: str
+) -> None:
+    """A hostile review: a title change the guard accepted (`accept_cosmetic`, the approver
+    "conduit-mcp guard") read "held: cosmetic" in the audit log, like one waiting for review."""
+    from conduit_mcp.client import Tool
+    from conduit_mcp.guard._checks import pin_page
+
+    first = {"name": "shade", "title": "Shade", "inputSchema": {"type": "object"}}
+    with PinStore(store) as pins:
+        pins.approve("paint", Tool.from_wire("paint", first), approver="alice")
+        renamed = Tool.from_wire("paint", {**first, "title": "Shade (v2)"})
+        pin_page(pins, "paint", [renamed], pin_new=False, pin_changed=False)
+        held = Tool.from_wire("paint", {**first, "title": "Shade (v3)"})
+        pin_page(pins, "paint", [held], pin_new=False, pin_changed=False, accept_cosmetic=False)
+    login(client)
+    page = client.get("/audit", params={"server_id": "paint"}).text
+    assert page.count("accepted: cosmetic") == 1 and page.count("held: cosmetic") == 1

@@ -78,3 +78,23 @@ def test_a_full_queue_drops_and_says_so(
             auditor.close()
         assert len(store.calls_since(0)) == 3
     assert "2 records dropped" in caplog.text
+
+
+def test_a_string_that_is_not_unicode_costs_no_record(tmp_path: Path) -> None:
+    """A hostile review: one record whose subject, group or tool held a lone surrogate made the
+    store refuse the whole batch (up to 500 calls, every caller's). Such a string is now
+    stored as its escape, and the records beside it are written."""
+    with PinStore(tmp_path / "pins.db") as store:
+        auditor = CallAuditor(store, "files", interval=0.01)
+        auditor.record(_call(1, {}), subject="alice", groups=(), verdict="passed")
+        bad = _call(2, {})
+        bad["params"] = {"name": "rm\udc80", "arguments": {}}
+        auditor.record(bad, subject="eve\ud800", groups=("g\udfff",), verdict="passed")
+        auditor.record(_call(3, {}), subject="bob", groups=(), verdict="passed")
+        auditor.close()
+        records = store.calls_since(0)
+    assert [(r.request_id, r.subject, r.groups, r.tool) for r in records] == [
+        ("1", "alice", (), "read_file"),
+        ("2", "eve\\ud800", ("g\\udfff",), "rm\\udc80"),
+        ("3", "bob", (), "read_file"),
+    ]

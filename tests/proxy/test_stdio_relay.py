@@ -219,6 +219,9 @@ def test_read_message_sends_one_line_to_every_line_splitter() -> None:
         assert json.loads(text, object_pairs_hook=_pairs) == message
         assert "id" not in message
     assert read_message(b'{"jsonrpc":"2.0","id":1,"result":{"n":1e400}}\r\n') is None
+    # a member named twice takes the SDK's reading, which writes infinity as `null`: the
+    # guard would read one number and the client another (a hostile review)
+    assert read_message(b'{"jsonrpc": "2.0", "id": 1, "result": {"a": 1, "a": 1e400}}\n') is None
 
 
 def test_line_reader_cuts_lines_across_chunks_and_bounds_them() -> None:

@@ -112,7 +112,9 @@ def pins_calls_command(
     ] = False,
     since: Annotated[
         int,
-        typer.Option("--since", metavar="CURSOR", min=0, help="Only records after this id."),
+        typer.Option(
+            "--since", metavar="CURSOR", min=0, max=2**63 - 1, help="Only records after this id."
+        ),
     ] = 0,
 ) -> None:
     """Show the call audit, oldest first: each `tools/call` a proxy with --audit-calls decided.

@@ -857,6 +857,11 @@ def pins_reject_command(
     emit(f"rejected {reviewed}  {visible(tool)}")
 
 
+#: The largest age `pins prune` takes (a million days: ages past it, `inf` among them, are
+#: refused before the store is opened, so no half of the command runs).
+_MAX_DAYS: Final = 1_000_000.0
+
+
 @app.command(
     "prune", cls=PlainHelpCommand, short_help="Delete old check entries and old call records."
 )
@@ -868,6 +873,7 @@ def pins_prune_command(
             "--checks-older-than",
             metavar="DAYS",
             min=0,
+            max=_MAX_DAYS,
             help="Delete check entries older than this many days (0: all of them).",
         ),
     ] = None,
@@ -877,6 +883,7 @@ def pins_prune_command(
             "--calls-older-than",
             metavar="DAYS",
             min=0,
+            max=_MAX_DAYS,
             help="Delete call audit records older than this many days (0: all of them).",
         ),
     ] = None,
@@ -1076,7 +1083,9 @@ def pins_audit_command(
     ] = False,
     since: Annotated[
         int,
-        typer.Option("--since", metavar="CURSOR", min=0, help="Only entries after this id."),
+        typer.Option(
+            "--since", metavar="CURSOR", min=0, max=2**63 - 1, help="Only entries after this id."
+        ),
     ] = 0,
 ) -> None:
     """Show the audit log, oldest first: approvals, revocations, and checks not approved.

@@ -1165,6 +1165,8 @@ _LABELS: Final = {
 
 
 def _action_label(entry: AuditEntry) -> str:
+    if (entry.action, entry.outcome) == ("check", "cosmetic") and entry.approver is not None:
+        return "accepted: cosmetic"  # a policy's `accept_cosmetic`, not a change that waits
     found = _LABELS.get((entry.action, entry.outcome))
     if found is not None:
         return found

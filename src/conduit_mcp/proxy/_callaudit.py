@@ -86,14 +86,14 @@ class CallAuditor:
             0,
             time.time(),
             self._server_id,
-            name if isinstance(name, str) else repr(name)[:200],
-            subject,
-            tuple(sorted(groups)),
+            _storable(name if isinstance(name, str) else repr(name)[:200]),
+            None if subject is None else _storable(subject),
+            tuple(sorted(_storable(g) for g in groups)),
             verdict,
-            reason,
+            None if reason is None else _storable(reason),
             digest,
             kept,
-            None if request_id is None else str(request_id)[:64],
+            None if request_id is None else _storable(str(request_id)[:64]),
         )
         if len(self._queue) >= MAX_QUEUED:
             self._dropped += 1
@@ -127,3 +127,15 @@ class CallAuditor:
         self._wake.set()
         if self._thread is not threading.current_thread():
             self._thread.join(30)
+
+
+def _storable(text: str) -> str:
+    """`text`, with a lone surrogate (not Unicode: no database stores it) written as its
+    `\\udXXX` escape: one such string never costs the batch it is written in."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text

@@ -157,7 +157,10 @@ def _read(line: bytes) -> tuple[dict[str, Any], bytes] | None:
     item = decode(line)
     if isinstance(item, Exception):
         return None
-    return item.message.model_dump(by_alias=True, exclude_unset=True), encode(item)
+    message = item.message.model_dump(by_alias=True, exclude_unset=True)
+    if _escaped(message) is None:  # `1e400` read as infinity: the SDK would write `null`
+        return None
+    return message, encode(item)
 
 
 def _same_members(line: bytes, canonical: bytes) -> bool:
