@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,10 @@ from tests.pgserver import postgres_server, postgres_url  # noqa: F401 (fixtures
 from tests.pins.test_cli_audit_follow import _Follower
 
 runner = CliRunner()
+#: Pinned clocks (tests read no clock): a call of 2096, and one of 2001 (older than any age
+#: `pins prune` is given below, whenever the test runs).
+RECENT = 4_000_000_000.0
+OLD = 1_000_000_000.0
 
 
 def digest(arguments: Any) -> str:
@@ -46,7 +49,7 @@ def call(
     args = {"path": "/tmp/x"} if arguments is None else arguments
     return CallRecord(
         0,
-        time.time() if at is None else at,
+        RECENT if at is None else at,
         server_id,
         tool,
         subject,
@@ -144,7 +147,7 @@ def test_a_cursor_past_the_end_is_said(store: str) -> None:
 
 def test_prune_deletes_old_calls_only(tmp_path: Path) -> None:
     location = str(tmp_path / "pins.db")
-    old = time.time() - 40 * 86400
+    old = OLD
     with PinStore(location) as pins:
         pins.record_calls([call("read", at=old), call("read", at=old), call("write")])
     result = runner.invoke(app, ["pins", "prune", "--store", location, "--calls-older-than", "30"])
