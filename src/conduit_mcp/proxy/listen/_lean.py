@@ -1,0 +1,183 @@
+"""A session's POST of one JSON-RPC request answered by the listener itself, past the SDK's
+transport: the request into the session's pump, its answer back as one JSON body, or as an
+event stream once a message related to it comes first.
+
+Not a public module. The SDK's `StreamableHTTPServerTransport` builds, per POST, a memory
+stream pair, an `EventSourceResponse` with its task group and tasks (the response, the
+writer, a ping, a disconnect listener), a second stream pair and a router hop: about two
+thirds of the listener's CPU per call at 32 in flight (bench/profiles/proxy_x2_*). Here a
+request costs one memory-stream send into the pump and an `asyncio` future; the client's
+leaving is watched only past `_stateless.WATCH_AFTER` (`_ClientWatch`). Everything else of a
+session (its opening, notifications and responses from the client, batches, the GET stream,
+DELETE, anything this module does not recognise) stays with the SDK's transport.
+
+Spec: MCP 2025-11-25 basic/transports "Streamable HTTP", "Sending Messages to the Server":
+a POST of a request is answered `Content-Type: application/json` (one object) or
+`text/event-stream` (the messages related to it, then the response); "Disconnection SHOULD
+NOT be interpreted as the client cancelling its request": a client that leaves stops the
+wait, nothing is sent upstream (its answer, when it comes, is dropped as the SDK drops it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from typing import Any, Final
+
+import anyio
+import orjson
+from mcp.shared.message import ServerMessageMetadata, SessionMessage
+from mcp.types.jsonrpc import JSONRPCRequest, jsonrpc_message_adapter
+from pydantic import ValidationError
+
+from ._stateless import RELATED_BUFFER, _answer, _ClientWatch, _EventStream
+
+logger = logging.getLogger("conduit_mcp.proxy")
+
+#: The `Content-Type` values a lean request may carry (anything else: the SDK's transport).
+_JSON_TYPES: Final = frozenset({"application/json", "application/json; charset=utf-8"})
+
+
+class Context:
+    """What `_server._pump_down_to_up` reads of a request (`metadata.request_context`, as the
+    SDK's starlette `Request`): its headers (names lower-cased) and its ASGI scope."""
+
+    __slots__ = ("headers", "scope")
+
+    def __init__(self, scope: Any, headers: dict[str, str]) -> None:
+        self.scope = scope
+        self.headers = headers
+
+
+class Waiter:
+    """One lean request in flight: the messages related to it, in order, then its answer;
+    `ended`: the session ended first."""
+
+    __slots__ = ("_wake", "answer", "ended", "related")
+
+    def __init__(self) -> None:
+        self.answer: Any = None
+        self.ended = False
+        self.related: deque[Any] = deque()
+        self._wake: asyncio.Future[None] | None = None
+
+    def finish(self, answer: Any) -> None:
+        self.answer = answer
+        self._poke()
+
+    def relate(self, message: Any) -> None:
+        if len(self.related) >= RELATED_BUFFER:
+            logger.debug("a message related to a request dropped: its client reads too slowly")
+            return
+        self.related.append(message)
+        self._poke()
+
+    def end(self) -> None:
+        self.ended = True
+        self._poke()
+
+    def _poke(self) -> None:
+        wake = self._wake
+        if wake is not None and not wake.done():
+            wake.set_result(None)
+
+    async def wait(self) -> None:
+        """Until something happens (a related message, the answer, the session's end)."""
+        self._wake = asyncio.get_running_loop().create_future()
+        try:
+            await self._wake
+        finally:
+            self._wake = None
+
+
+def lean_request(body: bytes, headers: dict[str, str]) -> JSONRPCRequest | None:
+    """The request `body` holds when the lean path may answer it: one JSON-RPC request (not
+    `initialize`) with a string or integer id, `Content-Type: application/json`, an `Accept`
+    naming both `application/json` and `text/event-stream` (as the SDK's transport requires).
+    `None`: the SDK's transport takes it (and answers whatever is wrong with it as before)."""
+    if headers.get("content-type") not in _JSON_TYPES:
+        return None
+    accept = headers.get("accept", "")
+    if accept.find("application/json") == -1 or accept.find("text/event-stream") == -1:
+        return None
+    try:
+        value = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(value, dict) or value.get("jsonrpc") != "2.0":
+        return None
+    method, rid = value.get("method"), value.get("id")
+    if not isinstance(method, str) or method == "initialize":
+        return None
+    if isinstance(rid, bool) or not isinstance(rid, str | int):
+        return None
+    try:
+        message = jsonrpc_message_adapter.validate_python(value, by_name=False)
+    except ValidationError:
+        return None
+    return message if isinstance(message, JSONRPCRequest) else None
+
+
+async def answer(
+    waiting: dict[Any, Waiter],
+    inbox: Any,
+    message: JSONRPCRequest,
+    scope: Any,
+    headers: dict[str, str],
+    receive: Any,
+    send: Any,
+    watchers: set[asyncio.Task[None]],
+) -> bool:
+    """Send `message` into the session's pump (`inbox`) and write its answer to `send`.
+
+    Args:
+        waiting: the session's lean requests in flight by id (`_server._RelatingSink` hands
+            their answers and related messages to them).
+        inbox: the send side the session's pump reads.
+        scope, headers: the POST's ASGI scope and its headers (names lower-cased).
+        receive: the POST's ASGI receive (its body read): its `http.disconnect` is the
+            client leaving.
+        send: the POST's ASGI send.
+        watchers: where a `_ClientWatch` keeps its task while it runs.
+
+    Returns:
+        `False` when the session was closed before the request could be sent (nothing was
+        written: the caller answers it as an unknown session); else `True`.
+    """
+    rid = message.id
+    waiter = Waiter()
+    waiting[rid] = waiter
+    stream = _EventStream(send, True)
+    item = SessionMessage(
+        message, metadata=ServerMessageMetadata(request_context=Context(scope, headers))
+    )
+    try:
+        with anyio.CancelScope() as cancel:
+            watch = _ClientWatch(receive, stream, cancel, None, watchers)
+            try:
+                try:
+                    await inbox.send(item)
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    return False
+                while True:
+                    while waiter.related:
+                        await stream.event(waiter.related.popleft())
+                    if waiter.answer is not None or waiter.ended:
+                        break
+                    await waiter.wait()
+            finally:
+                watch.stop()
+    finally:
+        if waiting.get(rid) is waiter:
+            del waiting[rid]
+    if watch.gone:
+        stream.done = True
+        return True
+    stream.done = True  # no keep-alive ping from now on
+    if stream.lock is None:  # nothing else ever wrote: nothing to wait for
+        await _answer(send, rid, waiter.answer, stream.streaming, False, True, True)
+        return True
+    async with stream.lock:  # a ping being written ends before the answer
+        await _answer(send, rid, waiter.answer, stream.streaming, False, True, True)
+    return True
