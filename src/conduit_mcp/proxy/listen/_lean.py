@@ -91,11 +91,13 @@ class Waiter:
             self._wake = None
 
 
-def lean_request(body: bytes, headers: dict[str, str]) -> JSONRPCRequest | None:
-    """The request `body` holds when the lean path may answer it: one JSON-RPC request (not
-    `initialize`) with a string or integer id, `Content-Type: application/json`, an `Accept`
-    naming both `application/json` and `text/event-stream` (as the SDK's transport requires).
-    `None`: the SDK's transport takes it (and answers whatever is wrong with it as before)."""
+def lean_message(body: bytes, headers: dict[str, str]) -> Any:
+    """The message `body` holds when the lean path may take it: one JSON-RPC message (not an
+    `initialize` request; a request's or a response's id a string or an integer) with
+    `Content-Type: application/json` and an `Accept` naming both `application/json` and
+    `text/event-stream` (as the SDK's transport requires): a `JSONRPCRequest`,
+    `JSONRPCNotification`, `JSONRPCResponse` or `JSONRPCError`. `None`: the SDK's transport
+    takes it (and answers whatever is wrong with it as before)."""
     if headers.get("content-type") not in _JSON_TYPES:
         return None
     accept = headers.get("accept", "")
@@ -108,15 +110,33 @@ def lean_request(body: bytes, headers: dict[str, str]) -> JSONRPCRequest | None:
     if not isinstance(value, dict) or value.get("jsonrpc") != "2.0":
         return None
     method, rid = value.get("method"), value.get("id")
-    if not isinstance(method, str) or method == "initialize":
+    if method == "initialize":
         return None
-    if isinstance(rid, bool) or not isinstance(rid, str | int):
+    if (method is None or "id" in value) and (
+        isinstance(rid, bool) or not isinstance(rid, str | int)
+    ):
         return None
     try:
-        message = jsonrpc_message_adapter.validate_python(value, by_name=False)
+        return jsonrpc_message_adapter.validate_python(value, by_name=False)
     except ValidationError:
         return None
-    return message if isinstance(message, JSONRPCRequest) else None
+
+
+async def accept(inbox: Any, message: Any, scope: Any, headers: dict[str, str], send: Any) -> bool:
+    """A notification or a response from the client into the session's pump (`inbox`), then
+    202 Accepted (as the SDK's transport answers them, but only once the message is on its
+    way: a request the client sends next cannot overtake it). `False`: the session was
+    closed (nothing was written)."""
+    item = SessionMessage(
+        message, metadata=ServerMessageMetadata(request_context=Context(scope, headers))
+    )
+    try:
+        await inbox.send(item)
+    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+        return False
+    await send({"type": "http.response.start", "status": 202, "headers": []})
+    await send({"type": "http.response.body", "body": b""})
+    return True
 
 
 async def answer(

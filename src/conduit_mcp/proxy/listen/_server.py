@@ -61,7 +61,8 @@ from ..upstream._session import http_upstream
 from ._auth import Authenticator, AuthError, AuthMiddleware
 from ._budget import MAX_SESSIONS, ClientBudget, Refusal, Who, shown, write_refusal
 from ._callers import IDENTITY_KEY, CallerGate, caller_of, shown_caller
-from ._lean import Waiter, lean_request
+from ._lean import Waiter, lean_message
+from ._lean import accept as lean_accept
 from ._lean import answer as lean_answer
 from ._limits import HttpLimits
 from ._protocol import http_protocol
@@ -361,23 +362,27 @@ class Listener:
                 await _json(send, 400, null_id_answer())
                 return
             if self._lean and session.inbox is not None and not session.transport.is_terminated:
-                message = lean_request(body, headers)
-                if message is not None and message.id not in session.waiting:
+                message = lean_message(body, headers)
+                request = isinstance(message, JSONRPCRequest)
+                if message is not None and not (request and message.id in session.waiting):
                     if not await self._checked(scope, receive, send, raw, True):
                         return
                     session.posts += 1
                     session.begin()
                     try:
-                        sent = await lean_answer(
-                            session.waiting,
-                            session.inbox,
-                            message,
-                            scope,
-                            headers,
-                            receive,
-                            send,
-                            self._watchers,
-                        )
+                        if request:
+                            sent = await lean_answer(
+                                session.waiting,
+                                session.inbox,
+                                message,
+                                scope,
+                                headers,
+                                receive,
+                                send,
+                                self._watchers,
+                            )
+                        else:
+                            sent = await lean_accept(session.inbox, message, scope, headers, send)
                     finally:
                         session.posts -= 1
                         session.idle_since = anyio.current_time()
