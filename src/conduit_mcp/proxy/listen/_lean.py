@@ -50,6 +50,80 @@ class Context:
         self.headers = headers
 
 
+class Inbox:
+    """A session's client messages on their way to its pump, from the lean requests and from
+    the SDK's transport (`_server._forward`), in the order sent. At most `limit` wait: a
+    sender then waits for room (a server that stops reading holds its clients back, as the
+    SDK's unbuffered stream did). Unlike an anyio memory stream, a send or receive that need
+    not wait does not go round the event loop first (a checkpoint each).
+
+    `send` raises `anyio.ClosedResourceError` once closed; `receive` raises
+    `anyio.EndOfStream` once closed and empty."""
+
+    __slots__ = ("_getter", "_items", "_limit", "_putters", "closed")
+
+    def __init__(self, limit: int) -> None:
+        self._items: deque[Any] = deque()
+        self._limit = limit
+        self._getter: asyncio.Future[None] | None = None
+        self._putters: deque[asyncio.Future[None]] = deque()
+        self.closed = False
+
+    async def send(self, item: Any) -> None:
+        while True:
+            if self.closed:
+                raise anyio.ClosedResourceError
+            if len(self._items) < self._limit:
+                break
+            room = asyncio.get_running_loop().create_future()
+            self._putters.append(room)
+            try:
+                await room
+            except BaseException:
+                if room.done() and not room.cancelled():
+                    self._next_putter()  # woken, but leaving: the room goes to the next
+                else:
+                    try:
+                        self._putters.remove(room)
+                    except ValueError:
+                        pass
+                raise
+        self._items.append(item)
+        getter = self._getter
+        if getter is not None and not getter.done():
+            getter.set_result(None)
+
+    async def receive(self) -> Any:
+        while not self._items:
+            if self.closed:
+                raise anyio.EndOfStream
+            self._getter = getter = asyncio.get_running_loop().create_future()
+            try:
+                await getter
+            finally:
+                self._getter = None
+        item = self._items.popleft()
+        self._next_putter()
+        return item
+
+    def _next_putter(self) -> None:
+        while self._putters:
+            room = self._putters.popleft()
+            if not room.done():
+                room.set_result(None)
+                return
+
+    def close(self) -> None:
+        self.closed = True
+        getter = self._getter
+        if getter is not None and not getter.done():
+            getter.set_result(None)
+        while self._putters:
+            room = self._putters.popleft()
+            if not room.done():
+                room.set_result(None)
+
+
 class Waiter:
     """One lean request in flight: the messages related to it, in order, then its answer;
     `ended`: the session ended first."""

@@ -61,7 +61,7 @@ from ..upstream._session import http_upstream
 from ._auth import Authenticator, AuthError, AuthMiddleware
 from ._budget import MAX_SESSIONS, ClientBudget, Refusal, Who, shown, write_refusal
 from ._callers import IDENTITY_KEY, CallerGate, caller_of, shown_caller
-from ._lean import Waiter, lean_message
+from ._lean import Inbox, Waiter, lean_message
 from ._lean import accept as lean_accept
 from ._lean import answer as lean_answer
 from ._limits import HttpLimits
@@ -630,8 +630,8 @@ class Listener:
                     self.metrics.session_opened()
                 # Client messages reach the pump through one stream: the SDK transport's
                 # (forwarded) and the lean requests' (`_lean`), in the order they came.
-                inbox, inbox_read = anyio.create_memory_object_stream[Any](_INBOX)
-                with session.idle, inbox, inbox_read:
+                inbox = Inbox(_INBOX)
+                with session.idle:
                     async with anyio.create_task_group() as tg:
                         related = _Related()
                         tg.start_soon(_forward, down_read, inbox)
@@ -647,7 +647,7 @@ class Listener:
 
                         async def upward() -> None:
                             await _pump_down_to_up(
-                                inbox_read,
+                                inbox,
                                 guarded_write,
                                 related,
                                 kind,
@@ -674,6 +674,8 @@ class Listener:
             # the pumps), stays in that session: the listener and the others go on.
             logger.debug("session %s… ended with an error", session_id[:8], exc_info=True)
         finally:
+            if session.inbox is not None:
+                session.inbox.close()
             session.inbox = None
             for waiter in list(session.waiting.values()):
                 waiter.end()  # answered 502: the upstream did not answer
@@ -788,7 +790,7 @@ class _RelatingSink:
         await self._inner.aclose()
 
 
-async def _forward(down_read: Any, inbox: Any) -> None:
+async def _forward(down_read: Any, inbox: Inbox) -> None:
     """The SDK transport's client messages into the session's inbox; its end (DELETE, the
     session's termination) closes the inbox, which ends the pump."""
     try:
