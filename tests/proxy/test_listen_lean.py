@@ -223,3 +223,40 @@ def test_a_client_that_leaves_ends_its_wait_and_nothing_else(tmp_path: Path) -> 
         "echo",
     ]
     assert not [m for m in received if m.get("method") == "notifications/cancelled"]
+
+
+def test_the_inbox_keeps_order_holds_senders_back_and_passes_a_left_turn_on() -> None:
+    """conduit-defined (listen/_lean.Inbox): messages come out in the order sent; past its
+    limit a sender waits for room; a sender woken for room that leaves (cancelled) before it
+    runs passes the room to the next one (else both would wait for ever); once closed, what
+    is queued still comes out, then `EndOfStream`, and a send raises
+    `ClosedResourceError`."""
+    import asyncio
+
+    import pytest
+
+    from conduit_mcp.proxy.listen._lean import Inbox
+
+    async def main() -> None:
+        inbox = Inbox(1)
+        await inbox.send("a")
+        loop = asyncio.get_running_loop()
+        b = loop.create_task(inbox.send("b"))
+        await anyio.wait_all_tasks_blocked()
+        c = loop.create_task(inbox.send("c"))
+        await anyio.wait_all_tasks_blocked()
+        assert not b.done() and not c.done()  # no room: both wait
+        assert await inbox.receive() == "a"  # room for b, which has not run yet
+        b.cancel()  # b leaves before it runs
+        with anyio.fail_after(10):  # only stops a hang: c never gets the room
+            assert await inbox.receive() == "c"
+        assert b.cancelled() and c.done()
+        await inbox.send("d")
+        inbox.close()
+        assert await inbox.receive() == "d"
+        with pytest.raises(anyio.EndOfStream):
+            await inbox.receive()
+        with pytest.raises(anyio.ClosedResourceError):
+            await inbox.send("e")
+
+    anyio.run(main)
