@@ -6,10 +6,11 @@ Not a public module. The SDK's `StreamableHTTPServerTransport` builds, per POST,
 stream pair, an `EventSourceResponse` with its task group and tasks (the response, the
 writer, a ping, a disconnect listener), a second stream pair and a router hop: about two
 thirds of the listener's CPU per call at 32 in flight (bench/profiles/proxy_x2_*). Here a
-request costs one memory-stream send into the pump and an `asyncio` future; the client's
-leaving is watched only past `_stateless.WATCH_AFTER` (`_ClientWatch`). Everything else of a
-session (its opening, notifications and responses from the client, batches, the GET stream,
-DELETE, anything this module does not recognise) stays with the SDK's transport.
+request costs one send into the pump's `Inbox` and an `asyncio` future; the client's
+leaving is watched only past `WATCH_AFTER` (`_ClientWatch`). A notification or a response
+from the client goes the same way, answered 202 once it is in the inbox. Everything else of
+a session (its opening `initialize`, batches, the GET stream, DELETE, anything this module
+does not recognise) stays with the SDK's transport, as do the sessions of an HTTP upstream.
 
 Spec: MCP 2025-11-25 basic/transports "Streamable HTTP", "Sending Messages to the Server":
 a POST of a request is answered `Content-Type: application/json` (one object) or
@@ -35,6 +36,11 @@ from ._stateless import RELATED_BUFFER, _answer, _ClientWatch, _EventStream
 
 logger = logging.getLogger("conduit_mcp.proxy")
 
+#: Seconds into a lean request before its client's leaving is watched for (a task reading
+#: its `receive`, `_ClientWatch`). Leaving a session's request only ends its wait (nothing
+#: goes upstream), so it need not be seen at once; at 32 calls in flight a call takes ~15 ms
+#: and the stateless path's 10 ms started a task for most of them.
+WATCH_AFTER: Final = 1.0
 #: The `Content-Type` values a lean request may carry (anything else: the SDK's transport).
 _JSON_TYPES: Final = frozenset({"application/json", "application/json; charset=utf-8"})
 
@@ -248,7 +254,7 @@ async def answer(
     )
     try:
         with anyio.CancelScope() as cancel:
-            watch = _ClientWatch(receive, stream, cancel, None, watchers)
+            watch = _ClientWatch(receive, stream, cancel, None, watchers, WATCH_AFTER)
             try:
                 try:
                     await inbox.send(item)
