@@ -150,11 +150,14 @@ class _Session:
         self.in_flight += 1
         self.idle.deadline = math.inf
 
-    def end(self) -> None:
-        """A request ended: the idle countdown starts again when none is left."""
+    def end(self) -> float:
+        """A request ended: the idle countdown starts again when none is left. Returns the
+        event loop's time now."""
+        now = anyio.current_time()
         self.in_flight -= 1
         if not self.in_flight:
-            self.idle.deadline = anyio.current_time() + SESSION_IDLE_TIMEOUT
+            self.idle.deadline = now + SESSION_IDLE_TIMEOUT
+        return now
 
 
 class Listener:
@@ -385,8 +388,7 @@ class Listener:
                             sent = await lean_accept(session.inbox, message, scope, headers, send)
                     finally:
                         session.posts -= 1
-                        session.idle_since = anyio.current_time()
-                        session.end()
+                        session.idle_since = session.end()
                     if not sent:
                         await _rpc_error(send, 404, -32600, "Session not found")
                     return
