@@ -32,7 +32,7 @@ from mcp.shared.message import ServerMessageMetadata, SessionMessage
 from mcp.types.jsonrpc import JSONRPCRequest, jsonrpc_message_adapter
 from pydantic import ValidationError
 
-from ._stateless import RELATED_BUFFER, _answer, _ClientWatch, _EventStream
+from ._stateless import RELATED_BUFFER, _answer, _ClientWatch, _EventStream, write_empty
 
 logger = logging.getLogger("conduit_mcp.proxy")
 
@@ -197,7 +197,7 @@ def lean_message(body: bytes, headers: dict[str, str]) -> Any:
     ):
         return None
     try:
-        return jsonrpc_message_adapter.validate_python(value, by_name=False)
+        return jsonrpc_message_adapter.validate_python(value)
     except ValidationError:
         return None
 
@@ -214,8 +214,7 @@ async def accept(inbox: Any, message: Any, scope: Any, headers: dict[str, str], 
         await inbox.send(item)
     except (anyio.ClosedResourceError, anyio.BrokenResourceError):
         return False
-    await send({"type": "http.response.start", "status": 202, "headers": []})
-    await send({"type": "http.response.body", "body": b""})
+    await write_empty(send, 202)
     return True
 
 
