@@ -6,7 +6,9 @@ Not a public module.
 
 Spec: MCP 2025-11-25 basic/transports "Streamable HTTP" (POST with JSON or SSE responses, the
 GET stream, `Mcp-Session-Id`, DELETE, `MCP-Protocol-Version`; "Security Warning": validate
-`Origin`, bind to localhost when local) through the SDK's own `StreamableHTTPServerTransport`;
+`Origin`, bind to localhost when local) through the SDK's own `StreamableHTTPServerTransport`,
+but for a session's POST of one message to a server process, which the listener answers itself
+(`_lean`: the SDK transport's per-POST machinery was most of a call's CPU);
 `Authorization` is forwarded to an HTTP upstream per request, never logged. A session belongs
 to the credential that opened it (`_budget`'s keyed hash; or to none): a request naming it with
 another credential, or none, is answered 404 as an unknown session ("Session Management": the
