@@ -105,8 +105,9 @@ def test_the_wire_of_a_sessions_posts(listening_proxy: Callable[..., str]) -> No
     notification is answered 202 with no body; a call whose progress comes first is an event
     stream (progress, then the response); a call nothing precedes one JSON object with the
     request's own id (a string id stays a string); a client that does not accept
-    `text/event-stream` is refused 406 as by the SDK's transport; after DELETE the session
-    is unknown (404)."""
+    `text/event-stream` is refused 406 as by the SDK's transport, a foreign `Origin` 403 and
+    a body that is not `application/json` 400 as by the SDK's check; after DELETE the
+    session is unknown (404)."""
     url = listening_proxy("progress", "--", *SERVER)
     head = {"content-type": "application/json", "accept": BOTH}
     opening = {
@@ -147,6 +148,9 @@ def test_the_wire_of_a_sessions_posts(listening_proxy: Callable[..., str]) -> No
 
     json_only = {**session, "accept": "application/json"}
     assert _post(url, _call(7, 1), json_only)[0] == 406
+    # Spec-mandated ("Security Warning": validate Origin): the SDK's own check, on this path too
+    assert _post(url, _call(9, 1), {**session, "origin": "http://evil.example"})[0] == 403
+    assert _post(url, _call(10, 1), {**session, "content-type": "text/plain"})[0] == 400
 
     assert _post(url, None, session, "DELETE")[0] == 200
     assert _post(url, _call(8, 1), session)[0] == 404
