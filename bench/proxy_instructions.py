@@ -5,7 +5,10 @@ For each tree (`git archive REV src`, and this tree's `src`) and each path, the 
 `valgrind --tool=callgrind` in front of a raw echo server (not counted: valgrind follows no
 child): `stdio`, `conduit-mcp proxy -- python bench/guard.py --serve` (as bench/proxy.py's P1),
 fed JSON-RPC lines; `listen`, `conduit-mcp proxy --listen ... --upstream` in front of
-bench/http_echo.py (as bench/proxy_http.py's H1), one keep-alive connection. After a warm-up
+bench/http_echo.py (as bench/proxy_http.py's H1), one keep-alive connection; `session`,
+`conduit-mcp proxy --listen ... -- python bench/guard.py --serve` (bench/peers.py's X2 row: a
+2025-11-25 session, a server process for it) driven by bench/peers_client.py's
+`StreamableClient`, one keep-alive connection a batch. After a warm-up
 (`initialize`, `tools/list`, `--warm` calls) `callgrind_control --dump` starts the counted
 segment, `--calls` sequential echo calls follow, a second dump ends it: instructions per call =
 the second dump's total / calls (a dump is taken when the proxy next wakes, i.e. on the next
@@ -15,6 +18,7 @@ pins in memory, no tracing, no policy, no call audit, no auth.
 Usage:
     python bench/proxy_instructions.py --before 3a1651b            # both paths
     python bench/proxy_instructions.py --before 3a1651b --only listen --calls 500
+    python bench/proxy_instructions.py --before d328912 --only session
     python bench/proxy_instructions.py --before 3a1651b --after 488a390   # two revisions
 """
 
@@ -163,6 +167,41 @@ async def _listen_calls(pid: int, port: int, calls: int, warm: int) -> None:
     conn.close()
 
 
+def session(src: Path, calls: int, warm: int, keep: Path | None = None) -> float:
+    """Instructions per call of the HTTP listener on `src` in a session (X2), sequential."""
+    from bench.peers_client import StreamableClient
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "cg.out"
+        port = ph._free_port()
+        argv = [*_valgrind(out), str(ph.CONDUIT), "proxy", "--server-id", "bench", "--quiet"]
+        argv += ["--listen", f"127.0.0.1:{port}", "--", *SERVER]
+        env = {**os.environ, "PYTHONPATH": str(src)}
+        proxy = subprocess.Popen(
+            argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        try:
+            for _ in range(20):  # valgrind starts the proxy slowly
+                try:
+                    ph._wait_port(port, proxy)
+                    break
+                except RuntimeError as error:
+                    if proxy.poll() is not None:
+                        raise error
+            client = StreamableClient(port)
+            client.open()
+            client.calls(warm)
+            for counted in (calls, 1):
+                dump = _dump(proxy.pid)
+                time.sleep(1.0)  # the request reaches callgrind's control file first
+                client.calls(counted)
+                dump.wait(timeout=60)
+        finally:
+            proxy.terminate()
+            proxy.wait(timeout=120)
+        return _segment(out, keep) / calls
+
+
 def _kept(folder: Path | None, name: str) -> Path | None:
     if folder is None:
         return None
@@ -174,14 +213,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--before", required=True, help="the earlier revision (git)")
     parser.add_argument("--after", help="a later revision in place of this tree's src")
-    parser.add_argument("--only", default="stdio,listen", help="paths: stdio,listen,stdio-bare")
+    parser.add_argument(
+        "--only", default="stdio,listen", help="paths: stdio,listen,session,stdio-bare"
+    )
     parser.add_argument("--calls", type=int, default=300, help="calls counted")
     parser.add_argument("--warm", type=int, default=50, help="calls before counting")
     parser.add_argument(
         "--keep", type=Path, help="keep each counted dump in this folder (callgrind_annotate)"
     )
     args = parser.parse_args(argv)
-    paths = {"stdio": stdio, "listen": listen}
+    paths = {"stdio": stdio, "listen": listen, "session": session}
     only = [p.strip() for p in args.only.split(",") if p.strip()]
     row: dict[str, Any] = {"row": "proxy instructions per tools/call (callgrind)"}
     with tempfile.TemporaryDirectory() as scratch, tempfile.TemporaryDirectory() as later:

@@ -10,8 +10,16 @@ written). Before that, as many calls unprofiled give the proxy's real CPU µs pe
 the top functions, then the cumulative time of a few entry points. Reading the clock on every
 Python call inflates each call alike: the shares, not the absolute figures, are the point.
 
+`--session` profiles the other path instead, bench/peers.py's X2 row: `conduit-mcp proxy
+--listen ... -- python bench/guard.py --serve` (a stdio child per session) driven by
+bench/peers_client.py's `StreamableClient` (a 2025-11-25 session: `initialize`, then
+`Mcp-Session-Id` on every POST), sequential or, with `--in-flight 32`, 32 keep-alive
+connections of the session with one call in flight on each. Its CPU per call counts every
+thread of the proxy (/proc/PID/task/*/schedstat), never the child server.
+
 Usage:
     python bench/proxy_profile.py                      # 3000 calls, to stdout
+    python bench/proxy_profile.py --session --in-flight 32 --calls 3000
     python bench/proxy_profile.py --calls 2000 --out bench/profiles/proxy_http_after.txt
     python bench/proxy_profile.py --stats /tmp/proxy.prof   # and the raw stats (pstats)
 """
@@ -48,6 +56,17 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "conduit_mcp/client/",
         ),
     ),
+    (
+        "SDK session transport (mcp/server/streamable_http.py, sse_starlette, mcp.shared)",
+        (
+            "mcp/server/streamable_http",
+            "sse_starlette/",
+            "mcp/shared/message",
+            "mcp/shared/session",
+        ),
+    ),
+    ("memory streams (anyio/streams/memory.py)", ("anyio/streams/memory",)),
+    ("stdio child (proxy/stdio/, proxy/_message.py)", ("proxy/stdio/", "proxy/_message.py")),
     (
         "SDK checks (mcp.shared.inbound; Host/Origin: transport_security, starlette)",
         (
@@ -128,6 +147,20 @@ ENTRY_POINTS = (
     ("upstream/_direct.py", "_guarded"),
     ("upstream/_pool.py", "request"),
     ("listen/_stateless.py", "write_json"),
+    ("listen/_server.py", "_in_session"),
+    ("listen/_server.py", "_pump_down_to_up"),
+    ("listen/_server.py", "_gated_and_sent"),
+    ("listen/_server.py", "send"),
+    ("proxy/_pump.py", "pump"),
+    ("mcp/server/streamable_http.py", "handle_request"),
+    ("mcp/server/streamable_http.py", "_handle_post_request"),
+    ("mcp/server/streamable_http.py", "message_router"),
+    ("sse_starlette/sse.py", "__call__"),
+    ("proxy/_seam.py", "receive"),
+    ("proxy/_seam.py", "send"),
+    ("proxy/_seam.py", "before_call"),
+    ("stdio/_child.py", "_read_server"),
+    ("stdio/_child.py", "send"),
 )
 
 
@@ -174,6 +207,47 @@ async def _drive(port: int, pid: int, calls: int) -> float:
     await asyncio.sleep(0.5)
     conn.close()
     return cpu_us
+
+
+def threads_cpu_ns(pid: int) -> int:
+    """CPU ns of every live thread of `pid` (/proc/PID/task/*/schedstat)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except (OSError, ValueError):
+            pass
+    return total
+
+
+def _drive_session(port: int, pid: int, calls: int, in_flight: int) -> tuple[float, float]:
+    """bench/peers.py's X2 client against the proxy at `port`: CPU µs a call sequential and
+    at `in_flight` (every thread of the proxy), then the profiled run (`in_flight` calls in
+    flight, or sequential when 0)."""
+    from bench.peers_client import StreamableClient
+
+    client = StreamableClient(port)
+    client.open()
+    client.calls(300)
+    client.in_flight(600, max(in_flight, 1))
+    figures = []
+    for depth in (0, max(in_flight, 1)):
+        start = threads_cpu_ns(pid)
+        if depth:
+            done, _ = client.in_flight(calls, depth)
+        else:
+            client.calls(calls)
+            done = calls
+        figures.append((threads_cpu_ns(pid) - start) / done / 1000)
+    os.kill(pid, signal.SIGUSR1)
+    time.sleep(0.2)
+    if in_flight:
+        client.in_flight(calls, in_flight)
+    else:
+        client.calls(calls)
+    os.kill(pid, signal.SIGUSR2)
+    time.sleep(0.5)
+    return figures[0], figures[1]
 
 
 def report(stats_path: str, calls: int, cpu_us: float, top: int, command: str) -> str:
@@ -229,6 +303,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--calls", type=int, default=3000)
     parser.add_argument("--top", type=int, default=30)
+    parser.add_argument(
+        "--session",
+        action="store_true",
+        help="profile --listen in front of a stdio server (X2) instead of --upstream (H1)",
+    )
+    parser.add_argument(
+        "--in-flight",
+        type=int,
+        default=0,
+        help="--session: calls in flight while profiled (0: sequential)",
+    )
     parser.add_argument("--out", help="write the report here (else stdout)")
     parser.add_argument("--stats", help="also keep cProfile's stats here (pstats)")
     parser.add_argument(
@@ -251,20 +336,36 @@ def main(argv: list[str] | None = None) -> int:
                 "--quiet",
                 "--listen",
                 f"127.0.0.1:{proxy_port}",
-                "--upstream",
-                f"http://127.0.0.1:{echo_port}/mcp",
             ]
+            if args.session:
+                proxy += ["--", sys.executable, str(ROOT / "bench" / "guard.py"), "--serve"]
+            else:
+                proxy += ["--upstream", f"http://127.0.0.1:{echo_port}/mcp"]
             env = {**os.environ, "PYTHONPATH": args.src}
             process = subprocess.Popen(
                 proxy, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
             )
             try:
                 ph._wait_port(proxy_port, process)
-                cpu_us = asyncio.run(_drive(proxy_port, process.pid, args.calls))
+                if args.session:
+                    sequential, flight = _drive_session(
+                        proxy_port, process.pid, args.calls, args.in_flight
+                    )
+                    cpu_us = flight if args.in_flight else sequential
+                    note = (
+                        f"proxy CPU per call, every thread, unprofiled: sequential "
+                        f"{sequential:.0f} µs, {max(args.in_flight, 1)} in flight {flight:.0f} µs"
+                    )
+                else:
+                    cpu_us = asyncio.run(_drive(proxy_port, process.pid, args.calls))
+                    note = ""
             finally:
                 process.terminate()
                 process.wait()
         text = report(stats_path, args.calls, cpu_us, args.top, command)
+        if note:
+            head, rest = text.split("\n", 2)[:2], text.split("\n", 2)[2]
+            text = "\n".join([*head, note, rest])
         if args.stats:
             shutil.copyfile(stats_path, args.stats)
     if args.out:

@@ -2,7 +2,8 @@
 (`@modelcontextprotocol/conformance` 0.2.0-alpha.12, `server --spec-version 2025-11-25`) run
 against server-everything over Streamable HTTP directly (its own `streamableHttp` mode) and
 through `conduit-mcp proxy --listen` (server-everything over stdio behind it) give the same
-verdict for every check, except the ones listed in `DIFFERENCES`, each with its reason.
+verdict for every check, except the ones listed in `DIFFERENCES`, each with its reason, and
+those in `EITHER`, whose verdict through the proxy is one of two the spec allows.
 
 server-everything does not serve 2026-07-28 (its SDK is 1.32.2), so that version is no oracle.
 """
@@ -50,6 +51,19 @@ DIFFERENCES: dict[tuple[str, str], tuple[str, str, str]] = {
         "SUCCESS",
         "FAILURE",
         "as tools-call-simple-text: test_error_handling is not a tool of server-everything",
+    ),
+}
+
+#: (scenario, check) -> the verdicts through the proxy either of which stands, and why.
+EITHER: dict[tuple[str, str], tuple[frozenset[str], str]] = {
+    ("server-sse-multiple-streams", "ServerSSEStreamsFunctional"): (
+        frozenset({"SUCCESS", "INFO"}),
+        "the proxy answers a session's request that nothing precedes with one JSON object "
+        "(listen/_lean.py; spec 2025-11-25 basic/transports 'Sending Messages to the Server': "
+        "application/json or text/event-stream, the client MUST support both): the check "
+        "reports INFO, 'SSE streaming is optional', when all three concurrent tools/list are "
+        "answered so, and checks the streams (SUCCESS) when one of server-everything's "
+        "periodic notifications came first and made that answer an event stream",
     ),
 }
 
@@ -112,4 +126,7 @@ def test_server_scenarios_give_the_same_verdicts_through_the_proxy(
         stop(direct_server)
     assert set(proxied) == set(direct)
     differing = {key: (direct[key], proxied[key]) for key in direct if direct[key] != proxied[key]}
+    for key, (allowed, _) in EITHER.items():
+        assert proxied.get(key) in allowed, (key, proxied.get(key))
+        differing.pop(key, None)
     assert differing == {key: value[:2] for key, value in DIFFERENCES.items()}

@@ -6,7 +6,9 @@ Not a public module.
 
 Spec: MCP 2025-11-25 basic/transports "Streamable HTTP" (POST with JSON or SSE responses, the
 GET stream, `Mcp-Session-Id`, DELETE, `MCP-Protocol-Version`; "Security Warning": validate
-`Origin`, bind to localhost when local) through the SDK's own `StreamableHTTPServerTransport`;
+`Origin`, bind to localhost when local) through the SDK's own `StreamableHTTPServerTransport`,
+but for a session's POST of one message to a server process, which the listener answers itself
+(`_lean`: the SDK transport's per-POST machinery was most of a call's CPU);
 `Authorization` is forwarded to an HTTP upstream per request, never logged. A session belongs
 to the credential that opened it (`_budget`'s keyed hash; or to none): a request naming it with
 another credential, or none, is answered 404 as an unknown session ("Session Management": the
@@ -26,6 +28,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import math
 import secrets
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
@@ -60,6 +63,9 @@ from ..upstream._session import http_upstream
 from ._auth import Authenticator, AuthError, AuthMiddleware
 from ._budget import MAX_SESSIONS, ClientBudget, Refusal, Who, shown, write_refusal
 from ._callers import IDENTITY_KEY, CallerGate, caller_of, shown_caller
+from ._lean import Inbox, Waiter, lean_message
+from ._lean import accept as lean_accept
+from ._lean import answer as lean_answer
 from ._limits import HttpLimits
 from ._protocol import http_protocol
 from ._stateless import MAX_BODY, ModernRouter
@@ -79,6 +85,8 @@ SESSION_IDLE_TIMEOUT: Final = 30 * 60.0
 #: one when a session cap is reached (the longest idle first; its open GET stream, if any,
 #: does not count as activity).
 SESSION_IDLE_UNDER_PRESSURE: Final = 60.0
+#: Client messages waiting for a session's pump (from lean requests and the SDK's transport).
+_INBOX: Final = 64
 #: The headers the SDK's Host / Origin / content-type check reads (the first of repeats).
 _CHECKED_HEADERS: Final = ("content-type", "host", "origin")
 #: Combinations of those that passed, remembered (64 at most, each at most 512 characters).
@@ -87,7 +95,8 @@ _PASSED_LONGEST: Final = 512
 
 
 class _Session:
-    """One open session: its transport, who opened it, its activity, its version.
+    """One open session: its transport, who opened it, its activity, its version, its
+    lean requests (`_lean`).
 
     Attributes:
         transport: the SDK's server transport of the session.
@@ -100,17 +109,27 @@ class _Session:
         version: the protocol version its upstream's `initialize` answer chose (`None`
             before it): stamped on its own upstream requests, never another session's.
         initialize_ids: ids of the session's `initialize` requests sent upstream.
+        idle: cancelled once no request (an open GET stream included) has been in flight
+            for `SESSION_IDLE_TIMEOUT` seconds: the session's task ends (its own, not the
+            SDK transport's `idle_timeout`, which counts only what the transport serves).
+        in_flight: requests of the session in flight now (POST, GET, DELETE).
+        waiting: lean requests in flight by id (`_lean.Waiter`).
+        inbox: the send side its pump reads (`None` before it runs and after it ends).
     """
 
     __slots__ = (
         "caller",
         "counted",
+        "idle",
         "idle_since",
+        "in_flight",
+        "inbox",
         "initialize_ids",
         "owner",
         "posts",
         "transport",
         "version",
+        "waiting",
     )
 
     def __init__(self, transport: StreamableHTTPServerTransport, owner: Who) -> None:
@@ -123,6 +142,24 @@ class _Session:
         self.initialize_ids: set[Any] = set()
         #: who opened it (`--auth jwt`), else `None`
         self.caller: Any = None
+        self.idle = anyio.CancelScope()
+        self.in_flight = 0
+        self.waiting: dict[Any, Waiter] = {}
+        self.inbox: Any = None
+
+    def begin(self) -> None:
+        """A request of the session is in flight: no idle countdown meanwhile."""
+        self.in_flight += 1
+        self.idle.deadline = math.inf
+
+    def end(self) -> float:
+        """A request ended: the idle countdown starts again when none is left. Returns the
+        event loop's time now."""
+        now = anyio.current_time()
+        self.in_flight -= 1
+        if not self.in_flight:
+            self.idle.deadline = now + SESSION_IDLE_TIMEOUT
+        return now
 
 
 class Listener:
@@ -188,6 +225,11 @@ class Listener:
         self._security = TransportSecurityMiddleware(self.security)
         #: (POST, Content-Type, Host, Origin) combinations that check passed (`_stateless`)
         self._passed: set[tuple[bool, str | None, str | None, str | None]] = set()
+        #: a session's POST of a request answered past the SDK's transport (`_lean`): with a
+        #: server process per session (an HTTP upstream's refusals travel the SDK's path)
+        self._lean = not isinstance(target, HttpUpstream)
+        #: the lean requests' `_ClientWatch` tasks while they run
+        self._watchers: set[asyncio.Task[None]] = set()
 
     async def run(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
         """Hold the task group the sessions run in (until cancelled)."""
@@ -241,7 +283,7 @@ class Listener:
             return
         session_id = headers.get("mcp-session-id")
         if session_id is not None:
-            await self._in_session(session_id, scope, receive, send, headers)
+            await self._in_session(session_id, scope, receive, send, raw, headers)
             return
         # A new session starts a server process (or an upstream session): only for a request
         # that can open one, checked (Host, Origin, the client's share) before its body is
@@ -287,12 +329,21 @@ class Listener:
         return self.budget.client(headers.get("authorization"), scope.get("client"))
 
     async def _in_session(
-        self, session_id: str, scope: Any, receive: Any, send: Any, headers: dict[str, str]
+        self,
+        session_id: str,
+        scope: Any,
+        receive: Any,
+        send: Any,
+        raw: list[tuple[str, str]],
+        headers: dict[str, str],
     ) -> None:
-        """A request naming a session: 404 when there is none, or when its credential is not
-        the one that opened it (none when it was opened without one), before its body is
-        read; else the session's transport answers it."""
+        """A request naming a session: 404 when there is none (or it is closing), or when its
+        credential is not the one that opened it (none when it was opened without one),
+        before its body is read; else a POST of one request is answered here (`_lean`), and
+        anything else by the session's transport."""
         session = self.sessions.get(session_id)
+        if session is not None and session.idle.cancel_called:
+            session = None  # its idle time ran out (or it made room): it is closing
         if session is not None:
             who = self._who(scope, headers)
             if who.credential != session.owner.credential:
@@ -315,18 +366,68 @@ class Listener:
             if _null_id(body):
                 await _json(send, 400, null_id_answer())
                 return
+            if self._lean and session.inbox is not None and not session.transport.is_terminated:
+                message = lean_message(body, headers)
+                request = isinstance(message, JSONRPCRequest)
+                if message is not None and not (request and message.id in session.waiting):
+                    if not await self._checked(scope, receive, send, raw, True):
+                        return
+                    session.posts += 1
+                    session.begin()
+                    try:
+                        if request:
+                            sent = await lean_answer(
+                                session.waiting,
+                                session.inbox,
+                                message,
+                                scope,
+                                headers,
+                                receive,
+                                send,
+                                self._watchers,
+                            )
+                        else:
+                            sent = await lean_accept(session.inbox, message, scope, headers, send)
+                    finally:
+                        session.posts -= 1
+                        session.idle_since = session.end()
+                    if not sent:
+                        await _rpc_error(send, 404, -32600, "Session not found")
+                    return
             receive = _replay(body, receive)
             if self._passes_refusals:  # an upstream 401 / 403 passed back
                 scope[SCOPE_KEY] = send = RefusalSlot(send)
             session.posts += 1
+        session.begin()
         try:
             await session.transport.handle_request(scope, receive, send)
         finally:
+            session.end()
             if post:
                 session.posts -= 1
                 session.idle_since = anyio.current_time()
         if session.transport.is_terminated:
             self._forget(session_id, session)
+
+    async def _checked(
+        self, scope: Any, receive: Any, send: Any, raw: list[tuple[str, str]], post: bool
+    ) -> bool:
+        """The SDK's Host / Origin / Content-Type check (`TransportSecurityMiddleware`), its
+        refusal written when it fails. A combination it passed once passes again (the
+        settings never change); a refusal is never remembered."""
+        checked = (post, *_first_values(raw, _CHECKED_HEADERS))
+        if checked in self._passed:
+            return True
+        request = Request(scope, receive)
+        refused = await self._security.validate_request(request, is_post=post)
+        if refused is not None:
+            await refused(scope, receive, send)
+            return False
+        if sum(len(value or "") for value in checked[1:]) <= _PASSED_LONGEST:
+            if len(self._passed) >= _PASSED_KEPT:
+                self._passed.clear()
+            self._passed.add(checked)
+        return True
 
     def _forget(self, session_id: str, session: _Session) -> None:
         """`session_id` is no longer open: out of the table, out of its owner's count."""
@@ -369,9 +470,7 @@ class Listener:
             "session %s… closed to make room (%s): idle the longest", session_id[:8], refusal.reason
         )
         self._forget(session_id, session)
-        scope = session.transport.idle_scope
-        if scope is not None:
-            scope.cancel()  # the session's task ends as at its idle timeout
+        session.idle.cancel()  # the session's task ends as at its idle timeout
         return True
 
     async def _stateless(
@@ -386,19 +485,8 @@ class Listener:
         its client's budget (by its `Mcp-Method` header) before its body is read, then
         routed. `headers`: `raw` as a dict (the last of repeats)."""
         post = scope.get("method") == "POST"
-        # The SDK's check reads the first Content-Type, Host and Origin: a combination it
-        # passed once passes again (the settings never change); a refusal is never cached.
-        checked = (post, *_first_values(raw, _CHECKED_HEADERS))
-        if checked not in self._passed:
-            request = Request(scope, receive)
-            refused = await self._security.validate_request(request, is_post=post)
-            if refused is not None:
-                await refused(scope, receive, send)
-                return
-            if sum(len(value or "") for value in checked[1:]) <= _PASSED_LONGEST:
-                if len(self._passed) >= _PASSED_KEPT:
-                    self._passed.clear()
-                self._passed.add(checked)
+        if not await self._checked(scope, receive, send, raw, post):
+            return
         if not post:
             await _json(send, 405, {"error": "method not allowed"}, [(b"allow", b"POST")])
             return
@@ -455,9 +543,7 @@ class Listener:
         accepted): from then on the session owns the count."""
         session_id = secrets.token_hex(16)
         transport = StreamableHTTPServerTransport(
-            mcp_session_id=session_id,
-            security_settings=self.security,
-            idle_timeout=SESSION_IDLE_TIMEOUT,
+            mcp_session_id=session_id, security_settings=self.security
         )
         session = _Session(transport, who)
         session.caller = caller_of(scope)
@@ -479,6 +565,7 @@ class Listener:
             await send(message)
 
         session.posts += 1
+        session.begin()
         respond: Any = watch
         if self._passes_refusals:  # an upstream 401 / 403, passed back
             scope[SCOPE_KEY] = respond = RefusalSlot(watch)
@@ -486,6 +573,7 @@ class Listener:
             await transport.handle_request(scope, receive, respond)
         finally:
             session.posts -= 1
+            session.end()
             session.idle_since = anyio.current_time()
             if not status or status[0] >= 400:  # only an accepted initialize opens a session
                 if self.sessions.get(session_id) is session:
@@ -544,11 +632,15 @@ class Listener:
                 started = True
                 if self.metrics is not None:
                     self.metrics.session_opened()
-                idle = transport.idle_scope or anyio.CancelScope()
-                with idle:
+                # Client messages reach the pump through one stream: the SDK transport's
+                # (forwarded) and the lean requests' (`_lean`), in the order they came.
+                inbox = Inbox(_INBOX)
+                with session.idle:
                     async with anyio.create_task_group() as tg:
                         related = _Related()
-                        sink: Any = _RelatingSink(down_write, related)
+                        tg.start_soon(_forward, down_read, inbox)
+                        session.inbox = inbox
+                        sink: Any = _RelatingSink(down_write, related, session.waiting)
                         if tracing is not None:
                             sink = TraceEnd(sink, tracing, session_id)
                         gated = None
@@ -559,7 +651,7 @@ class Listener:
 
                         async def upward() -> None:
                             await _pump_down_to_up(
-                                down_read,
+                                inbox,
                                 guarded_write,
                                 related,
                                 kind,
@@ -586,6 +678,11 @@ class Listener:
             # the pumps), stays in that session: the listener and the others go on.
             logger.debug("session %s… ended with an error", session_id[:8], exc_info=True)
         finally:
+            if session.inbox is not None:
+                session.inbox.close()
+            session.inbox = None
+            for waiter in list(session.waiting.values()):
+                waiter.end()  # answered 502: the upstream did not answer
             self._forget(session_id, session)
             if self.tracing is not None:  # the answers still awaited never come
                 self.tracing.close_scope(session_id)
@@ -663,20 +760,31 @@ class _Related:
 
 
 class _RelatingSink:
-    """The downstream write stream, each message tagged with the request it relates to."""
+    """The downstream write stream, each message tagged with the request it relates to; the
+    answer to a lean request (`_lean`) and the messages related to one go to its waiter."""
 
-    def __init__(self, inner: Any, related: _Related) -> None:
+    def __init__(self, inner: Any, related: _Related, waiting: dict[Any, Waiter]) -> None:
         self._inner = inner
         self._related = related
+        self._waiting = waiting
 
     async def send(self, item: SessionMessage) -> None:
         message = item.message
         request_id = getattr(message, "id", None)
         if request_id is not None and not isinstance(message, JSONRPCRequest):
             self._related.answered(request_id)  # a response: routed by its id
+            waiter = self._waiting.pop(request_id, None) if self._waiting else None
+            if waiter is not None:
+                waiter.finish(message)
+                return
             await self._inner.send(SessionMessage(message))
             return
         related = self._related.of(message)
+        if related is not None and self._waiting:
+            waiter = self._waiting.get(related)
+            if waiter is not None:
+                waiter.relate(message)
+                return
         metadata = (
             ServerMessageMetadata(related_request_id=related) if related is not None else None
         )
@@ -684,6 +792,18 @@ class _RelatingSink:
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+
+async def _forward(down_read: Any, inbox: Inbox) -> None:
+    """The SDK transport's client messages into the session's inbox; its end (DELETE, the
+    session's termination) closes the inbox, which ends the pump."""
+    try:
+        async for item in down_read:
+            await inbox.send(item)
+    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+        pass
+    finally:
+        inbox.close()
 
 
 async def _pump_down_to_up(

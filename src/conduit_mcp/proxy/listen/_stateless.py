@@ -735,6 +735,7 @@ class _ClientWatch:
         limit: seconds of quiet before the request fails, or `None`.
         watchers: where the waiting task is kept while it runs (the router cancels what is
             left when it closes).
+        after: seconds into the request before the task starts (`WATCH_AFTER`).
     """
 
     def __init__(
@@ -744,6 +745,7 @@ class _ClientWatch:
         scope: anyio.CancelScope,
         limit: float | None,
         watchers: set[asyncio.Task[None]],
+        after: float = WATCH_AFTER,
     ) -> None:
         self.gone = False
         self.failure: str | None = None
@@ -754,9 +756,8 @@ class _ClientWatch:
         self._pings: set[asyncio.Task[None]] = set()
         self._receive = receive
         self._watchers = watchers
-        self._timer: asyncio.TimerHandle | None = self._loop.call_later(
-            min(WATCH_AFTER, SSE_PING_INTERVAL), self._watch
-        )
+        self._after = min(after, SSE_PING_INTERVAL)
+        self._timer: asyncio.TimerHandle | None = self._loop.call_later(self._after, self._watch)
 
     def _watch(self) -> None:
         self._timer = None
@@ -764,9 +765,7 @@ class _ClientWatch:
         self._watchers.add(task)
         task.add_done_callback(self._watchers.discard)
         interval = SSE_PING_INTERVAL
-        self._timer = self._loop.call_later(
-            max(interval - min(WATCH_AFTER, interval), 0.0), self._quiet
-        )
+        self._timer = self._loop.call_later(max(interval - self._after, 0.0), self._quiet)
 
     async def _disconnect(self, receive: Any) -> None:
         try:
