@@ -98,3 +98,23 @@ def test_a_string_that_is_not_unicode_costs_no_record(tmp_path: Path) -> None:
         ("2", "eve\\ud800", ("g\\udfff",), "rm\\udc80"),
         ("3", "bob", (), "read_file"),
     ]
+
+
+def test_a_servers_own_reason_is_no_refusal_of_the_proxy() -> None:
+    """A hostile review: a server's error that gave a `data.reason` (here `policy_denied`)
+    was recorded as the proxy refusing, so a call the server received and ran was missing
+    from `pins calls --verdict passed`. Only an error naming the guard as its source (the
+    guard's refusals: guard/_jsonrpc.py) is `refused`; a server's own is `error`. (A server
+    that forges the guard's source too is still recorded as refused: docs/identity.md.)"""
+    from conduit_mcp.guard._jsonrpc import SOURCE
+    from conduit_mcp.proxy.listen._callers import GUARD_SOURCE, _verdict
+
+    assert GUARD_SOURCE == SOURCE
+
+    def error(data: object) -> dict[str, object]:
+        return {"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "no", "data": data}}
+
+    assert _verdict(error({"reason": "policy_denied"})) == ("error", None)
+    assert _verdict(error({"source": SOURCE, "reason": "tool_held"})) == ("refused", "tool_held")
+    assert _verdict(error(None)) == ("error", None)
+    assert _verdict({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}) == ("passed", None)

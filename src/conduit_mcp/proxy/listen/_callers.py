@@ -31,6 +31,9 @@ from .._access import Access, Sessions
 from .._callaudit import CallAuditor
 from .._metrics import Metrics
 
+#: The `error.data.source` of the guard's refusals (guard/_jsonrpc.py `SOURCE`).
+GUARD_SOURCE: Final = "conduit-mcp.guard"
+
 logger = logging.getLogger("conduit_mcp.proxy")
 
 #: Where `_auth.AuthMiddleware` puts the verified `Identity` in the ASGI scope.
@@ -170,7 +173,9 @@ class CallerGate:
 
 def _verdict(answer: dict[str, Any]) -> tuple[str, str | None]:
     """A `tools/call` answer's verdict for the audit: `passed`; `refused` when the error
-    carries a reason code (`error.data.reason`: the guard's); else `error`."""
+    carries a reason code (`error.data.reason`) and names the guard as its source; else
+    `error` (a server's own error, whatever reason it gives: a server that names a reason
+    is not the proxy refusing)."""
     error = answer.get("error")
     if error is None:
         result = answer.get("result")
@@ -179,6 +184,6 @@ def _verdict(answer: dict[str, Any]) -> tuple[str, str | None]:
         return "passed", None
     data = error.get("data") if isinstance(error, dict) else None
     reason = data.get("reason") if isinstance(data, dict) else None
-    if isinstance(reason, str):
+    if isinstance(reason, str) and isinstance(data, dict) and data.get("source") == GUARD_SOURCE:
         return "refused", reason[:64]
     return "error", None
