@@ -71,6 +71,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item._id = NodeId(path=item._id.path, names=(rest + suffix,))
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """With `CPU_PROFILE_DIR` set, record each test's CPU there (tests/cpu_profile.py)."""
+    if os.environ.get("CPU_PROFILE_DIR"):
+        from tests import cpu_profile
+
+        config.pluginmanager.register(cpu_profile, "conduit-cpu-profile")
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     """Repeat the fuzz pass's verdict (tests/fuzz/run.py --log) when `make test` ran one, and
     the wall time since make started."""
