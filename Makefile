@@ -63,6 +63,11 @@ MAKE_STARTED := $(shell date +%s)
 PYTEST_PARALLEL := -n $(shell echo $$(( $$(nproc) + 1 ))) --dist loadgroup
 # The whole run's budget in seconds of wall time on 2 idle cores (the summary compares).
 TEST_BUDGET := 300
+# Bytecode is cached as Python does by default, whatever the caller's environment says: with
+# PYTHONDONTWRITEBYTECODE set (as on the shared VM) every proxy, server and CLI process the
+# suite starts compiled conduit_mcp again, and each xdist worker rewrote every test module's
+# asserts (~5 s of CPU a worker). The caches are __pycache__ folders, git-ignored.
+test test-slow: export PYTHONDONTWRITEBYTECODE :=
 # The checks before pytest are single-threaded: they run side by side (-j3), each one's output
 # kept together (--output-sync); any failure stops make test there.
 test: $(STAMP)

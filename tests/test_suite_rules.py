@@ -39,6 +39,16 @@ def _functions() -> list[tuple[Path, ast.FunctionDef | ast.AsyncFunctionDef]]:
     return found
 
 
+def test_a_grouped_test_carries_its_group_in_a_loadgroup_run(
+    request: pytest.FixtureRequest,
+) -> None:
+    """conduit-defined: under `--dist loadgroup` (make test) a test of an `xdist_group` carries
+    `@group` in its node id, the only thing xdist's scheduler groups by (pytest 9.2 broke
+    xdist 3.8's own suffix; tests/conftest.py sets it); without loadgroup the id is as written."""
+    grouped = request.node.nodeid.endswith("::" + request.node.name + "@suite-rules")
+    assert grouped == bool(request.config.getoption("loadgroup", default=False))
+
+
 def test_every_hypothesis_test_takes_its_settings_from_the_shared_profiles() -> None:
     """`@given` goes with `@bounded(n)` (tests/property/profiles.py), never a bare `@settings`:
     derandomized without a database in `ci`, 20 times the examples in `long`."""

@@ -6,6 +6,7 @@ parser written here from the UCD file format (UAX #44 section 4.2), independent 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import json
@@ -51,8 +52,12 @@ FORMAT = ucd_points("DerivedGeneralCategory-Cc-Cf.txt", "Cf")
 CONTROL = ucd_points("DerivedGeneralCategory-Cc-Cf.txt", "Cc")
 PREPENDED = ucd_points("PropList-Prepended_Concatenation_Mark.txt", "Prepended_Concatenation_Mark")
 
-#: Every code point but the surrogates, as one string (a regex scan of it checks a table whole).
-ALL = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
+
+@functools.cache
+def every_code_point() -> str:
+    """Every code point but the surrogates, as one string (a regex scan of it checks a table
+    whole); built when a test asks (~1 s of CPU, which each xdist worker paid collecting)."""
+    return "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
 
 
 def test_the_extracts_are_the_pinned_bytes_of_unicode_15() -> None:
@@ -94,7 +99,7 @@ def test_the_generator_check_passes() -> None:
 def test_the_regexes_match_exactly_the_tables() -> None:
     """Every code point (surrogates aside): `is_invisible`/`is_control` and the scan agree with
     the UCD-derived sets."""
-    invisible, controls = find_hidden(ALL)
+    invisible, controls = find_hidden(every_code_point())
     offset = lambda index: index if index < 0xD800 else index + 0x800  # noqa: E731
     assert {offset(i) for i, _ in invisible} == (DEFAULT_IGNORABLE | FORMAT) - PREPENDED
     assert {offset(i) for i, _ in controls} == CONTROL - {0x09, 0x0A, 0x0D}
@@ -105,7 +110,7 @@ def test_the_regexes_match_exactly_the_tables() -> None:
 def test_python_unicodedata_agrees_where_it_knows_the_characters() -> None:
     """A second source: Python's own `unicodedata` (an older Unicode, 14.0 on 3.11): every Cf and
     Cc it knows is Cf and Cc in the pinned data (general categories of these are stable)."""
-    for char in ALL:
+    for char in every_code_point():
         category = unicodedata.category(char)
         if category == "Cf":
             assert ord(char) in FORMAT, hex(ord(char))

@@ -21,6 +21,10 @@ SCRIPT = USER / "user_script.py"
 MISUSE = USER / "user_misuse.py"
 BIN = Path(sys.executable).parent
 
+# One worker runs the module (make test: --dist loadgroup): each checker runs once over both
+# files (`functools.cache`), and each worker holding one of its tests ran it again (~4 s of CPU).
+pytestmark = pytest.mark.xdist_group("user-script")
+
 
 @functools.cache
 def mypy_errors() -> dict[str, set[int]]:

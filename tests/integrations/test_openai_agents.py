@@ -6,17 +6,32 @@ model and no network."""
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from conduit_mcp.guard import REFUSED_CALL_CODE, Guard, guard_openai_agents_server
+from conduit_mcp.guard import REFUSED_CALL_CODE, Guard
 
 from ..guard.conftest import Hostile
 
-agents = pytest.importorskip("agents", reason="openai-agents is not installed (integrations)")
-pytestmark = [pytest.mark.anyio, pytest.mark.openai_agents]
+# Found, not imported: importing openai-agents takes ~2 s of CPU, and every xdist worker collects
+# this module; the tests import it, on the one worker of their group.
+if importlib.util.find_spec("agents") is None:
+    pytest.skip("openai-agents is not installed (integrations)", allow_module_level=True)
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.openai_agents,
+    pytest.mark.xdist_group("openai-agents"),
+]
+
+
+def guard_openai_agents_server(guard: Guard, server: Any) -> Any:
+    """conduit_mcp.guard's seam, imported when a test runs (it imports openai-agents)."""
+    from conduit_mcp.guard import guard_openai_agents_server as seam
+
+    return seam(guard, server)
 
 
 def _invoke(tool: Any, arguments: str) -> Any:

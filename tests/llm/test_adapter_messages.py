@@ -6,12 +6,7 @@ from __future__ import annotations
 
 import json
 
-import pydantic
 import pytest
-from anthropic.types import MessageParam, ToolResultBlockParam
-from google.genai import types as genai_types
-from openai.types.chat import ChatCompletionToolMessageParam
-from openai.types.responses import ResponseInputItemParam
 
 from conduit_mcp.client import Error, ToolResult
 from conduit_mcp.llm import (
@@ -21,6 +16,10 @@ from conduit_mcp.llm import (
     to_openai_tool_message,
 )
 from tests.corpus import captures
+from tests.llm.sdk_oracles import GROUP, sdk
+
+# One worker imports the provider SDKs (tests/llm/sdk_oracles.py).
+pytestmark = pytest.mark.xdist_group(GROUP)
 
 PNG = "iVBORw0KGgo="  # the PNG signature, base64 (strict: padded, RFC 4648 alphabet)
 WAV = "UklGRiQAAABXQVZFZm10IA=="  # "RIFF", a length, "WAVEfmt ": a WAV header's first 16 bytes
@@ -41,22 +40,16 @@ def shaped(raw: dict[str, object]) -> ToolResult:
     )
 
 
-CHAT = pydantic.TypeAdapter(ChatCompletionToolMessageParam)
-RESPONSES = pydantic.TypeAdapter(ResponseInputItemParam)
-TOOL_RESULT = pydantic.TypeAdapter(ToolResultBlockParam)
-MESSAGE = pydantic.TypeAdapter(MessageParam)
-
-
 def validate(result: ToolResult) -> None:
     chat = to_openai_tool_message(result, call_id="call_1")
-    CHAT.validate_python(chat.message)
+    sdk().chat_message.validate_python(chat.message)
     responses = to_openai_tool_message(result, call_id="call_1", api="responses")
-    RESPONSES.validate_python(responses.message)
+    sdk().responses_item.validate_python(responses.message)
     anthropic = to_anthropic_tool_result(result, tool_use_id="toolu_1")
-    TOOL_RESULT.validate_python(anthropic.message)
-    MESSAGE.validate_python({"role": "user", "content": [anthropic.message]})
+    sdk().tool_result.validate_python(anthropic.message)
+    sdk().message.validate_python({"role": "user", "content": [anthropic.message]})
     gemini = to_gemini_function_response(result, name="chart")
-    genai_types.FunctionResponse.model_validate_json(json.dumps(gemini.message))
+    sdk().genai_types.FunctionResponse.model_validate_json(json.dumps(gemini.message))
     for adapted in (chat, responses, anthropic, gemini):
         assert adapted.provenance is result.provenance
 

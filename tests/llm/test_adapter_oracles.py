@@ -15,24 +15,20 @@ import json
 from typing import Any
 
 import jsonschema
-import pydantic
 import pytest
-from anthropic.types import ToolParam
-from google.genai import types as genai_types
 from hypothesis import given
 from hypothesis import strategies as st
-from openai.types.chat import ChatCompletionFunctionTool, ChatCompletionFunctionToolParam
-from openai.types.responses import FunctionTool, FunctionToolParam
 
 from conduit_mcp.client import Error, Tool
 from conduit_mcp.llm import to_anthropic_tool, to_gemini_function, to_openai_tool
 from tests.corpus import CASES, all_tools, cases
 from tests.llm.adapter_rules import anthropic_problems, gemini_problems, openai_problems
+from tests.llm.sdk_oracles import GROUP, sdk
 from tests.property.profiles import bounded
 
-OPENAI_CHAT = pydantic.TypeAdapter(ChatCompletionFunctionToolParam)
-OPENAI_RESPONSES = pydantic.TypeAdapter(FunctionToolParam)
-ANTHROPIC = pydantic.TypeAdapter(ToolParam)
+# One worker imports the provider SDKs (tests/llm/sdk_oracles.py).
+pytestmark = pytest.mark.xdist_group(GROUP)
+
 META = jsonschema.Draft202012Validator
 
 
@@ -41,28 +37,28 @@ def check_all_oracles(tool: Tool) -> None:
     before = copy.deepcopy(tool.raw)
     for strict in (False, True):
         chat = to_openai_tool(tool, strict=strict)
-        OPENAI_CHAT.validate_python(chat.declaration)
-        ChatCompletionFunctionTool.model_validate(chat.declaration)
+        sdk().openai_chat.validate_python(chat.declaration)
+        sdk().ChatCompletionFunctionTool.model_validate(chat.declaration)
         params = chat.declaration["function"]["parameters"]
         assert openai_problems(params, strict=chat.strict) == []
         META.check_schema(params)
         if strict and not chat.strict:
             assert any(n.action == "flagged" and "strict" in n.detail for n in chat.notes)
         responses = to_openai_tool(tool, api="responses", strict=strict)
-        OPENAI_RESPONSES.validate_python(responses.declaration)
-        FunctionTool.model_validate(responses.declaration)
+        sdk().openai_responses.validate_python(responses.declaration)
+        sdk().FunctionTool.model_validate(responses.declaration)
         assert responses.declaration["strict"] is responses.strict
         assert responses.declaration["parameters"] == params
     anthropic = to_anthropic_tool(tool)
-    ANTHROPIC.validate_python(anthropic.declaration)
+    sdk().anthropic.validate_python(anthropic.declaration)
     schema = anthropic.declaration["input_schema"]
     assert anthropic_problems(schema) == []
     META.check_schema(schema)
     gemini = to_gemini_function(tool)
-    genai_types.FunctionDeclaration.model_validate(gemini.declaration)
+    sdk().genai_types.FunctionDeclaration.model_validate(gemini.declaration)
     if "parameters" in gemini.declaration:
         assert gemini_problems(gemini.declaration["parameters"]) == []
-    genai_types.FunctionDeclaration.model_validate(
+    sdk().genai_types.FunctionDeclaration.model_validate(
         to_gemini_function(tool, schema="json_schema").declaration
     )
     json.dumps([chat.declaration, anthropic.declaration, gemini.declaration])

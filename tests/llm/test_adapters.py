@@ -14,14 +14,9 @@ import json
 import re
 from typing import Any
 
-import pydantic
 import pytest
-from anthropic.types import ToolParam
-from google.genai import types as genai_types
 from hypothesis import given
 from hypothesis import strategies as st
-from openai.types.chat import ChatCompletionFunctionTool, ChatCompletionFunctionToolParam
-from openai.types.responses import FunctionTool, FunctionToolParam
 
 from conduit_mcp.client import Error, Tool
 from conduit_mcp.llm import (
@@ -34,11 +29,12 @@ from conduit_mcp.llm import (
     to_openai_tool,
 )
 from tests.corpus import all_tools, cases
+from tests.llm.sdk_oracles import GROUP, sdk
 from tests.property.profiles import bounded
 
-OPENAI_CHAT = pydantic.TypeAdapter(ChatCompletionFunctionToolParam)
-OPENAI_RESPONSES = pydantic.TypeAdapter(FunctionToolParam)
-ANTHROPIC = pydantic.TypeAdapter(ToolParam)
+# One worker imports the provider SDKs (tests/llm/sdk_oracles.py).
+pytestmark = pytest.mark.xdist_group(GROUP)
+
 NAME_RE = {
     "openai": re.compile(r"[a-zA-Z0-9_-]{1,64}"),
     "anthropic": re.compile(r"[a-zA-Z0-9_-]{1,64}"),
@@ -63,7 +59,7 @@ def mk(schema: Any, name: str = "t", server_id: str = "srv", **extra: Any) -> To
 
 def gemini_params(schema: dict[str, Any]) -> tuple[dict[str, Any] | None, list[SchemaNote]]:
     adapted = to_gemini_function(mk(schema))
-    genai_types.FunctionDeclaration.model_validate(adapted.declaration)
+    sdk().genai_types.FunctionDeclaration.model_validate(adapted.declaration)
     return adapted.declaration.get("parameters"), list(adapted.notes)
 
 
@@ -73,13 +69,13 @@ def obj(**properties: Any) -> dict[str, Any]:
 
 def validate_all(adapted: dict[str, AdaptedTool]) -> None:
     """Every declaration is accepted by its provider SDK's own types."""
-    OPENAI_CHAT.validate_python(adapted["chat"].declaration)
-    ChatCompletionFunctionTool.model_validate(adapted["chat"].declaration)
-    OPENAI_RESPONSES.validate_python(adapted["responses"].declaration)
-    FunctionTool.model_validate(adapted["responses"].declaration)
-    ANTHROPIC.validate_python(adapted["anthropic"].declaration)
-    genai_types.FunctionDeclaration.model_validate(adapted["gemini"].declaration)
-    genai_types.FunctionDeclaration.model_validate(adapted["gemini_json"].declaration)
+    sdk().openai_chat.validate_python(adapted["chat"].declaration)
+    sdk().ChatCompletionFunctionTool.model_validate(adapted["chat"].declaration)
+    sdk().openai_responses.validate_python(adapted["responses"].declaration)
+    sdk().FunctionTool.model_validate(adapted["responses"].declaration)
+    sdk().anthropic.validate_python(adapted["anthropic"].declaration)
+    sdk().genai_types.FunctionDeclaration.model_validate(adapted["gemini"].declaration)
+    sdk().genai_types.FunctionDeclaration.model_validate(adapted["gemini_json"].declaration)
 
 
 def adapt_all(tool: Tool, maps: dict[str, ToolNameMap] | None = None) -> dict[str, AdaptedTool]:
@@ -528,7 +524,7 @@ def test_gemini_parameterless_tool_omits_parameters() -> None:
     parameters, this can be left unset"; MCP's recommended no-parameter schema)."""
     adapted = to_gemini_function(mk({"type": "object", "additionalProperties": False}))
     assert adapted.declaration == {"name": "t"}
-    genai_types.FunctionDeclaration.model_validate(adapted.declaration)
+    sdk().genai_types.FunctionDeclaration.model_validate(adapted.declaration)
 
 
 # -- corpus, cases, safety ----------------------------------------------------------------------
