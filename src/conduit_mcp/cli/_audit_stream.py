@@ -15,6 +15,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final
 
@@ -109,14 +110,21 @@ def stream_records(
     `calls_since`); with `follow`, keep reading every `interval` seconds until SIGINT or
     SIGTERM. `write` returns `False` once its reader has gone (then this stops; `None`, as
     `list.append` returns, goes on). Returns the last id written or skipped (the cursor)."""
-    stop = threading.Event()
+    # A flag, not a `threading.Event`: a handler that sets an Event can land while this thread
+    # holds the Event's own lock (inside `wait`) and wait for it forever (a follower that
+    # SIGTERM never ended, once in a CI run).
+    stopping: list[bool] = []
+
+    def stop(*_: Any) -> None:
+        stopping.append(True)
+
     previous = {}
     if follow and threading.current_thread() is threading.main_thread():
         for number in (signal.SIGINT, signal.SIGTERM):
-            previous[number] = signal.signal(number, lambda *_: stop.set())
+            previous[number] = signal.signal(number, stop)
     cursor = since
     try:
-        while not stop.is_set():
+        while not stopping:
             batch = read(cursor, limit=BATCH)
             for record in batch:
                 if keep(record) and write(line(record)) is False:
@@ -126,7 +134,7 @@ def stream_records(
                 continue
             if not follow:
                 break
-            stop.wait(interval)
+            time.sleep(interval)  # a signal's handler runs at once; the sleep then ends on time
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
