@@ -17,13 +17,41 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Final
+from typing import Annotated, Any, Final
+
+import typer
 
 from ..pins import AuditEntry, PinStore
-from ._text import json_text
+from ._text import json_text, visible
 
 #: Entries read per query.
 BATCH: Final = 1000
+
+
+def _check_format(value: str) -> str:
+    if value not in ("text", "jsonl"):
+        raise typer.BadParameter(f"{visible(value)!r} is not text or jsonl")
+    return value
+
+
+#: The options `pins audit` and `pins calls` share: the output, following, the cursor.
+FormatOption = Annotated[
+    str,
+    typer.Option(
+        "--format",
+        metavar="text|jsonl",
+        callback=_check_format,
+        help="jsonl: one JSON object a line, in commit order, for a log shipper.",
+    ),
+]
+FollowOption = Annotated[
+    bool,
+    typer.Option("--follow", help="Keep writing what is committed next (jsonl) until stopped."),
+]
+SinceOption = Annotated[
+    int,
+    typer.Option("--since", metavar="CURSOR", min=0, max=2**63 - 1, help="Only after this id."),
+]
 
 
 def audit_kind(entry: AuditEntry) -> str:

@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import typer
 
 from ..pins import CallRecord, PinStore
-from ._audit_stream import _write_line, stream_records
+from ._audit_stream import FollowOption, FormatOption, SinceOption, _write_line, stream_records
 from ._store import open_store
 from ._text import clipped, emit, json_text, warn
 
@@ -63,12 +63,6 @@ def _check_verdict(value: str | None) -> str | None:
     return value
 
 
-def _check_format(value: str) -> str:
-    if value not in ("text", "jsonl"):
-        raise typer.BadParameter("must be text or jsonl")
-    return value
-
-
 def pins_calls_command(
     store: Annotated[
         str,
@@ -98,24 +92,9 @@ def pins_calls_command(
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Write JSON for programs.")] = False,
-    output: Annotated[
-        str,
-        typer.Option(
-            "--format",
-            metavar="text|jsonl",
-            callback=_check_format,
-            help="jsonl: one JSON object a line, in commit order, for a log shipper.",
-        ),
-    ] = "text",
-    follow: Annotated[
-        bool, typer.Option("--follow", help="Keep writing new records (jsonl) until stopped.")
-    ] = False,
-    since: Annotated[
-        int,
-        typer.Option(
-            "--since", metavar="CURSOR", min=0, max=2**63 - 1, help="Only records after this id."
-        ),
-    ] = 0,
+    output: FormatOption = "text",
+    follow: FollowOption = False,
+    since: SinceOption = 0,
 ) -> None:
     """Show the call audit, oldest first: each `tools/call` a proxy with --audit-calls decided.
 

@@ -18,6 +18,7 @@ from rich.text import Text
 from .._program import APPROVER_PLACEHOLDER, program_name
 from ..client import Error, Intake, Tool, fingerprint, parse_json
 from ..pins import FieldChange, Pending, PinStore, redacted_location, schema_changes
+from ._audit_stream import FollowOption, FormatOption, SinceOption
 from ._calls import pins_calls_command
 from ._help import PlainHelpCommand, typer_app
 from ._shared import (
@@ -1055,12 +1056,6 @@ def pins_changes_command(
         raise typer.Exit(EXIT_FINDINGS)
 
 
-def _check_format(value: str) -> str:
-    if value not in ("text", "jsonl"):
-        raise typer.BadParameter(f"{visible(value)!r} is not text or jsonl")
-    return value
-
-
 @app.command(
     "audit", cls=PlainHelpCommand, short_help="Show the audit log: approvals, revocations, checks."
 )
@@ -1069,24 +1064,9 @@ def pins_audit_command(
     server_id: OnlyServerOption = None,
     tool: ToolsOption = None,
     as_json: JsonOption = False,
-    output: Annotated[
-        str,
-        typer.Option(
-            "--format",
-            metavar="text|jsonl",
-            callback=_check_format,
-            help="jsonl: one JSON object a line, in commit order, for a log shipper.",
-        ),
-    ] = "text",
-    follow: Annotated[
-        bool, typer.Option("--follow", help="Keep writing new entries (jsonl) until stopped.")
-    ] = False,
-    since: Annotated[
-        int,
-        typer.Option(
-            "--since", metavar="CURSOR", min=0, max=2**63 - 1, help="Only entries after this id."
-        ),
-    ] = 0,
+    output: FormatOption = "text",
+    follow: FollowOption = False,
+    since: SinceOption = 0,
 ) -> None:
     """Show the audit log, oldest first: approvals, revocations, and checks not approved.
 
