@@ -15,9 +15,13 @@ from typing import Any
 import pytest
 from mcp import StdioServerParameters
 
+from tests.forkserver import Forked, spawn
+
 HERE = Path(__file__).resolve().parent
 HOSTILE = HERE / "hostile_server.py"
 SDK_SERVER = HERE / "sdk_server.py"
+#: A server or proxy process the tests start: a real one or a child of tests/forkserver.py.
+Process = subprocess.Popen[bytes] | Forked
 
 
 @pytest.fixture
@@ -67,7 +71,7 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 300.0) -> None:
+def wait_for_port(port: int, process: Process, timeout: float = 300.0) -> None:
     """Return once `port` accepts a connection; raise when `process` exits first. `timeout`
     only bounds a server that neither listens nor exits (a hang): it is no verdict, and 20 s
     was one, a server importing the SDK under a CPU load of 8 took longer to listen."""
@@ -83,8 +87,10 @@ def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 
     raise TimeoutError(f"nothing listening on {port} after {timeout} s")
 
 
-def start_http(argv: list[str], port: int) -> subprocess.Popen[bytes]:
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def start_http(argv: list[str], port: int) -> Process:
+    """Start an HTTP server process (`sys.executable SCRIPT ...`, forked from the warm
+    interpreter of tests/forkserver.py) and return once `port` accepts a connection."""
+    process = spawn(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_for_port(port, process)
     except BaseException:
@@ -93,7 +99,7 @@ def start_http(argv: list[str], port: int) -> subprocess.Popen[bytes]:
     return process
 
 
-def stop(process: subprocess.Popen[bytes]) -> None:
+def stop(process: Process) -> None:
     process.terminate()
     try:
         process.wait(timeout=10)

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from tests.conformance.client.install import InstallError, install_npm_packages
-from tests.guard.conftest import HOSTILE, Hostile
+from tests.forkserver import spawn
+from tests.guard.conftest import HOSTILE, Hostile, Process
 from tests.guard.conftest import server_everything_argv as server_everything_argv
 from tests.live.conftest import NPM_CACHE, require_node
 
@@ -125,13 +126,14 @@ def listening_proxy(tmp_path: Path) -> Iterator[Callable[..., str]]:
     returns its MCP URL. The proxy's log (JSON lines) is tmp_path/proxy-PORT.jsonl."""
     from tests.guard.conftest import free_port, wait_for_port
 
-    started: list[subprocess.Popen[bytes]] = []
+    started: list[Process] = []
 
     def start(server_id: str, *args: str) -> str:
         port = free_port()
         log = tmp_path / f"proxy-{port}.jsonl"
         argv = [*proxy_argv(server_id, "--log", str(log), "--listen", f"127.0.0.1:{port}"), *args]
-        process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        # Forked from a warm interpreter (tests/forkserver.py): the SDK's import is ~2 s of CPU.
+        process = spawn(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         started.append(process)
         wait_for_port(port, process)
         return f"http://127.0.0.1:{port}/mcp"

@@ -17,7 +17,8 @@ from typing import Any
 
 import anyio
 
-from tests.proxy.conftest import header_log
+from tests.forkserver import spawn
+from tests.proxy.conftest import header_log, proxy_argv
 from tests.proxy.otlp_receiver import otlp_receiver
 
 #: A stdio MCP server without an SDK: answers initialize, tools/list (one tool), tools/call,
@@ -300,9 +301,9 @@ def _listen(
     env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
     if receiver_url is not None:
         env["OTEL_EXPORTER_OTLP_ENDPOINT"] = receiver_url
-    command = [sys.executable, "-c", "from conduit_mcp.cli import main; main()"]
-    argv = [*command, "proxy", "--server-id", server_id, "--listen", f"127.0.0.1:{port}", *target]
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    argv = [*proxy_argv(server_id, "--listen", f"127.0.0.1:{port}"), *target]
+    # Forked from a warm interpreter (tests/forkserver.py): the SDK's import is ~2 s of CPU.
+    process = spawn(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     wait_for_port(port, process)
     return f"http://127.0.0.1:{port}/mcp", process
 

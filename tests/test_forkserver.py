@@ -1,0 +1,116 @@
+"""tests/forkserver.py: a forked child shows the tests what a real process of the same command
+line shows (`subprocess.Popen` is the oracle): its argv, working directory, environment,
+`sys.path[0]`, streams, exit code, and the end a signal gives it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.forkserver import CONDUIT, Forked, spawn
+
+SCRIPT = """
+import json, os, sys
+print(json.dumps({
+    "argv": sys.argv,
+    "cwd": os.getcwd(),
+    "marker": os.environ.get("FORK_MARKER"),
+    "path0": sys.path[0],
+    "stdin": sys.stdin.read(),
+}), file=sys.stderr)
+sys.stdout.write("out\\n")
+if sys.argv[1:] == ["sleep"]:
+    import time
+    print("ready", file=sys.stderr, flush=True)
+    time.sleep(60)
+raise SystemExit(int(sys.argv[1]) if sys.argv[1:] and sys.argv[1] != "sleep" else 0)
+"""
+
+
+def _both(
+    tmp_path: Path, *args: str
+) -> tuple[Forked | subprocess.Popen[bytes], subprocess.Popen[bytes]]:
+    script = tmp_path / "child.py"
+    script.write_text(SCRIPT, encoding="utf-8")
+    argv = [sys.executable, str(script), *args]
+    env = {**os.environ, "FORK_MARKER": "m-1"}
+    out = tmp_path / "out.txt"
+    with out.open("wb") as sink:
+        forked = spawn(argv, stdout=sink, stderr=subprocess.PIPE, env=env, cwd=tmp_path)
+        real = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=tmp_path,
+        )
+    return forked, real
+
+
+@pytest.mark.parametrize("code", ["0", "3"])
+def test_a_forked_script_sees_and_ends_as_a_real_one(tmp_path: Path, code: str) -> None:
+    forked, real = _both(tmp_path, code)
+    assert isinstance(forked, Forked)
+    assert forked.wait(timeout=60) == real.wait(timeout=60) == int(code)
+    assert forked.stderr is not None and real.stderr is not None
+    seen, expected = json.loads(forked.stderr.read()), json.loads(real.stderr.read())
+    assert seen == expected
+    assert expected["marker"] == "m-1" and expected["cwd"] == str(tmp_path)
+    assert (tmp_path / "out.txt").read_text() == "out\n"  # flushed at its exit
+    forked.stderr.close()
+    real.stderr.close()
+
+
+def test_a_signal_ends_a_forked_child_as_a_real_one(tmp_path: Path) -> None:
+    forked, real = _both(tmp_path, "sleep")
+    for process in (forked, real):
+        assert process.stderr is not None
+        while b"ready" not in process.stderr.readline():
+            pass
+        assert process.poll() is None
+        process.terminate()
+    assert forked.wait(timeout=60) == real.wait(timeout=60) == -signal.SIGTERM
+    forked.send_signal(signal.SIGTERM)  # ended: nothing is sent, as Popen
+    for process in (forked, real):
+        assert process.stderr is not None
+        process.stderr.close()
+
+
+def test_a_wait_past_its_timeout_raises_as_popen(tmp_path: Path) -> None:
+    forked, real = _both(tmp_path, "sleep")
+    for process in (forked, real):
+        with pytest.raises(subprocess.TimeoutExpired):
+            process.wait(timeout=0.01)
+        process.kill()
+        assert process.wait(timeout=60) == -signal.SIGKILL
+        assert process.stderr is not None
+        process.stderr.close()
+
+
+def test_the_console_script_runs_as_installed(tmp_path: Path) -> None:
+    argv = [str(CONDUIT), "proxy", "--no-such-option"]
+    forked = spawn(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    real = subprocess.run(argv, capture_output=True, check=False)
+    assert isinstance(forked, Forked)
+    assert forked.wait(timeout=60) == real.returncode == 2  # typer's usage error
+    assert forked.stderr is not None and forked.stdout is not None
+    assert forked.stderr.read() == real.stderr
+    assert forked.stdout.read() == real.stdout
+    forked.stderr.close()
+    forked.stdout.close()
+
+
+def test_forking_can_be_turned_off(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("CONDUIT_TEST_FORK", "0")
+    script = tmp_path / "child.py"
+    script.write_text("pass\n", encoding="utf-8")
+    process = spawn([sys.executable, str(script)])
+    assert isinstance(process, subprocess.Popen)
+    assert process.wait(timeout=60) == 0
