@@ -269,7 +269,10 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 def _serve(address: str) -> None:
     for name in PRELOAD:
-        __import__(name)
+        try:
+            __import__(name)
+        except ImportError:  # a venv without it (the SDK matrix's): its children import it
+            pass
     wake_read, wake_write = os.pipe()
     os.set_blocking(wake_write, False)
     signal.set_wakeup_fd(wake_write)
