@@ -79,6 +79,16 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(cpu_profile, "conduit-cpu-profile")
 
 
+def _cpu_seconds() -> float:
+    """User + system CPU of this process and of its children waited for (the xdist workers and
+    what they waited for), in seconds: a figure the machine's load moves far less than wall."""
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     """Repeat the fuzz pass's verdict (tests/fuzz/run.py --log) when `make test` ran one, and
     the wall time since make started."""
@@ -94,6 +104,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         wall = round(time.time() - int(started))
         load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
         line = f"wall time: {wall} s since make started{spread}, load average {load}"
+        line += f"; pytest's CPU {_cpu_seconds():.0f} s (its own and every process it waited for)"
         budget = os.environ.get("CONDUIT_TEST_BUDGET", "")
         if budget.isdigit():
             over = wall > int(budget)
