@@ -69,7 +69,8 @@ class Forked:
     Attributes:
         args: the argv it runs; `pid`: its process id; `returncode`: None while it runs, then
             its exit code, or -N when signal N ended it (as `Popen.returncode`).
-        stdout, stderr: readable binary pipes when `subprocess.PIPE` was asked, else None.
+        stdin: a writable binary pipe, stdout, stderr: readable ones, when `subprocess.PIPE`
+            was asked, else None.
     """
 
     def __init__(
@@ -77,16 +78,13 @@ class Forked:
         connection: socket.socket,
         args: list[str],
         pid: int,
-        stdout: IO[bytes] | None,
-        stderr: IO[bytes] | None,
+        streams: list[Any],
     ) -> None:
         self._connection = connection
         self.args = args
         self.pid = pid
         self.returncode: int | None = None
-        self.stdout = stdout
-        self.stderr = stderr
-        self.stdin = None
+        self.stdin, self.stdout, self.stderr = streams
 
     def _read_status(self, timeout: float | None) -> bool:
         ready, _, _ = select.select([self._connection], [], [], timeout)
@@ -97,6 +95,19 @@ class Forked:
         # No status means the fork server itself went away: report the child as killed.
         self.returncode = int(data) if data else -signal.SIGKILL
         return True
+
+    def __enter__(self) -> Forked:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        """As `Popen`'s: close the pipes, then wait for the child."""
+        for stream in (self.stdout, self.stderr, self.stdin):
+            if stream is not None:
+                try:
+                    stream.close()
+                except BrokenPipeError:
+                    pass
+        self.wait()
 
     def poll(self) -> int | None:
         """The exit code if the child has ended, else None (never blocks)."""
@@ -115,14 +126,16 @@ class Forked:
         assert self.returncode is not None
         return self.returncode
 
-    def communicate(self, timeout: float | None = None) -> tuple[bytes | None, bytes | None]:
+    def communicate(self, timeout: float | None = None) -> tuple[Any, Any]:
         """Read the child's stdout and stderr pipes to their end, then wait for it (as
         `Popen.communicate` without input); (stdout, stderr), None for a stream not piped.
 
         Raises:
             subprocess.TimeoutExpired: the child still runs after `timeout` seconds.
         """
-        read: dict[str, bytes] = {}
+        if self.stdin is not None:
+            self.stdin.close()
+        read: dict[str, Any] = {}
         readers = [
             threading.Thread(target=lambda n=name, s=stream: read.__setitem__(n, s.read()))
             for name, stream in (("out", self.stdout), ("err", self.stderr))
@@ -172,7 +185,7 @@ def _end(target: Any, inherited: int, mode: int) -> tuple[int, IO[bytes] | None]
         read, write = os.pipe()
         if mode == os.O_WRONLY:
             return write, open(read, "rb")
-        raise ValueError("stdin=PIPE is not supported by the fork server")
+        return read, open(write, "wb")
     if isinstance(target, int):
         return os.dup(target), None
     return os.dup(target.fileno()), None
@@ -186,21 +199,26 @@ def spawn(
     stderr: Any = None,
     env: dict[str, str] | None = None,
     cwd: str | Path | None = None,
-) -> Forked | subprocess.Popen[bytes]:
+    text: bool = False,
+) -> Forked | subprocess.Popen[Any]:
     """Start `argv` as a forked child of the warm server (see the module's docstring).
 
     Args:
         argv: the `conduit-mcp` console script or `sys.executable SCRIPT.py` with arguments.
-        stdin, stdout, stderr: as `subprocess.Popen`'s: None (inherit), `DEVNULL`, `PIPE`
-            (stdout and stderr only), a file object or an fd.
+        stdin, stdout, stderr: as `subprocess.Popen`'s: None (inherit), `DEVNULL`, `PIPE`,
+            a file object or an fd (stdin `DEVNULL` by default: an xdist worker's own stdin is
+            its channel to pytest).
         env: the child's whole environment (default: this process's, as Popen's).
         cwd: the child's working directory (default: this process's).
+        text: the pipes in text mode, UTF-8 (as Popen's `text=True`; stdin written through).
 
     Returns:
         a `Forked`, or a `subprocess.Popen` when `argv` is of neither form or forking is off.
     """
     if not _forkable(argv):
-        return subprocess.Popen(argv, stdin=stdin, stdout=stdout, stderr=stderr, env=env, cwd=cwd)
+        return subprocess.Popen(
+            argv, stdin=stdin, stdout=stdout, stderr=stderr, env=env, cwd=cwd, text=text
+        )
     ends = [
         _end(stdin, 0, os.O_RDONLY),
         _end(stdout, 1, os.O_WRONLY),
@@ -231,7 +249,13 @@ def spawn(
     finally:
         for fd, _ in ends:
             os.close(fd)
-    return Forked(connection, argv, int(reply), ends[1][1], ends[2][1])
+    streams: list[Any] = [ours for _, ours in ends]
+    if text:
+        streams = [
+            None if stream is None else io.TextIOWrapper(stream, "utf-8", write_through=index == 0)
+            for index, stream in enumerate(streams)
+        ]
+    return Forked(connection, argv, int(reply), streams)
 
 
 def _address() -> str:

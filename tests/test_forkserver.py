@@ -15,6 +15,12 @@ import pytest
 
 from tests.forkserver import CONDUIT, Forked, spawn
 
+@pytest.fixture(autouse=True)
+def _forking_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are of the fork server, whatever the run's `CONDUIT_TEST_FORK`."""
+    monkeypatch.setenv("CONDUIT_TEST_FORK", "1")
+
+
 SCRIPT = """
 import json, os, sys
 print(json.dumps({
@@ -66,6 +72,22 @@ def test_a_forked_script_sees_and_ends_as_a_real_one(tmp_path: Path, code: str) 
     assert (tmp_path / "out.txt").read_text() == "out\n"  # flushed at its exit
     forked.stderr.close()
     real.stderr.close()
+
+
+def test_a_piped_stdin_reaches_the_child_as_a_real_ones(tmp_path: Path) -> None:
+    script = tmp_path / "child.py"
+    script.write_text(SCRIPT, encoding="utf-8")
+    argv = [sys.executable, str(script), "0"]
+    seen = []
+    for start in (spawn, subprocess.Popen):
+        process = start(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert process.stdin is not None
+        process.stdin.write("é line\n".encode())
+        out, err = process.communicate(timeout=60)
+        assert process.returncode == 0 and out == b"out\n"
+        assert err is not None
+        seen.append(json.loads(err)["stdin"])
+    assert seen == ["é line\n", "é line\n"]
 
 
 def test_a_signal_ends_a_forked_child_as_a_real_one(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ import pytest
 
 from conduit_mcp.client import Tool
 from conduit_mcp.pins import PinStore
+from tests.forkserver import spawn
 
 from .conftest import CONDUIT, proxy_argv, run_ts_client
 
@@ -78,7 +79,7 @@ def test_a_cli_approval_reaches_a_connected_client_as_list_changed(tmp_path: Pat
         )
     server = tmp_path / "server.py"
     server.write_text(SERVER)
-    proxy = subprocess.Popen(
+    proxy = spawn(  # forked from a warm interpreter (tests/forkserver.py)
         [*proxy_argv("raw", "--pins", str(store_path)), "--", sys.executable, str(server)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,

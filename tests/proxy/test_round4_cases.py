@@ -36,6 +36,7 @@ from typing import Any
 import httpx2
 import pytest
 
+from tests.forkserver import spawn
 from tests.guard.conftest import free_port, start_http, stop
 
 from .conftest import HERE, header_log, proxy_argv
@@ -110,7 +111,8 @@ class StdioProxy:
     """The real proxy on stdio: lines written, messages read (a thread), stderr kept."""
 
     def __init__(self, argv: list[str], env: dict[str, str] | None = None) -> None:
-        self.process = subprocess.Popen(
+        # Forked from a warm interpreter (tests/forkserver.py): none of these cases is the start.
+        self.process = spawn(
             argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,

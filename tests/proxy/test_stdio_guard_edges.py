@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from tests.forkserver import spawn
 from tests.pgserver import controlled_postgres, postgres_bin
 
 from .conftest import proxy_argv
@@ -113,7 +114,7 @@ def proxied(
     (tmp_path / "server.py").write_text(SERVER)
     plan = tmp_path / "answers.json"
     plan.write_text(json.dumps(answers))
-    proxy = subprocess.Popen(
+    proxy = spawn(  # forked from a warm interpreter (tests/forkserver.py)
         [
             *proxy_argv(server_id, "--held-dir", str(tmp_path / "held"), *options),
             "--",

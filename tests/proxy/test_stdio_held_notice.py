@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from tests.forkserver import spawn
+
 from .conftest import CONDUIT, proxy_argv
 from .test_list_changed import Lines
 
@@ -145,7 +147,7 @@ def test_the_http_upstream_proxy_leaves_the_same_line(
     (400 "Missing session ID": nothing listed, nothing held)."""
     url, _ = sdk_http_server
     store = tmp_path / "pins.db"
-    proxy = subprocess.Popen(
+    proxy = spawn(  # forked from a warm interpreter (tests/forkserver.py)
         [*proxy_argv("demo", "--pins", str(store), "--held-dir", str(tmp_path)), "--upstream", url],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,

@@ -20,6 +20,7 @@ import pytest
 from mcp import StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from tests.forkserver import spawn
 from tests.guard.conftest import HOSTILE, Hostile, free_port, start_http, stop
 
 from .conftest import header_log, proxy_argv, run_ts_client
@@ -148,7 +149,7 @@ def test_an_unreachable_upstream_answers_each_request_with_an_error() -> None:
             "clientInfo": {"name": "t", "version": "1"},
         },
     }
-    with subprocess.Popen(
+    with spawn(  # forked from a warm interpreter (tests/forkserver.py): not a test of the start
         argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
     ) as process:
         assert process.stdin is not None and process.stdout is not None
