@@ -8,7 +8,9 @@ processes it waited for (`RUSAGE_CHILDREN`: servers, proxies and clients the tes
 started and stopped), taken over `pytest_runtest_protocol` (setup, call, teardown), one JSON
 line a test in `<dir>/<worker>.jsonl`. Not counted: collection, a process nobody waits for (a
 daemon such as PostgreSQL's server), and the checks `make test` runs before pytest; a session
-fixture's processes count where they are reaped. CPU, not wall time: on a shared machine the
+fixture's processes count where they are reaped. Processes started through tests/forkserver.py
+are the fork server's children, reaped by it: their CPU is in no test's row (run with
+`CONDUIT_TEST_FORK=0` to see it per test). CPU, not wall time: on a shared machine the
 wall time measures the load as much as the suite.
 """
 
