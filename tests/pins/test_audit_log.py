@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import multiprocessing
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,14 +21,6 @@ def tool(name: str, description: str = "d", server: str = "s") -> Tool:
     return Tool.from_wire(
         server, {"name": name, "description": description, "inputSchema": {"type": "object"}}
     )
-
-
-@pytest.fixture(params=["file", "postgresql"])
-def location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "file":
-        return str(tmp_path / "pins.db")
-    url: str = request.getfixturevalue("postgres_url")
-    return url
 
 
 @pytest.fixture

@@ -15,15 +15,6 @@ from conduit_mcp.pins import CallRecord, PinStore, arguments_digest
 from tests.pgserver import postgres_server, postgres_url  # noqa: F401 (fixtures)
 
 
-@pytest.fixture(params=["file", "postgresql"])
-def location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "file":
-        return str(tmp_path / "pins.db")
-    url: str = request.getfixturevalue("postgres_url")
-    PinStore(url).close()
-    return url
-
-
 def test_the_digest_is_sha256_of_the_rfc8785_form() -> None:
     """Oracle: the `rfc8785` package's canonical bytes, hashed with hashlib; member order and
     number spelling do not change it."""

@@ -13,7 +13,6 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import pytest
 from typer.testing import CliRunner
 
 from conduit_mcp.cli import app
@@ -26,15 +25,6 @@ runner = CliRunner()
 
 def _tool(name: str) -> Tool:
     return Tool.from_wire("files", {"name": name, "inputSchema": {"type": "object"}})
-
-
-@pytest.fixture(params=["file", "postgresql"])
-def location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "file":
-        return str(tmp_path / "pins.db")
-    url: str = request.getfixturevalue("postgres_url")
-    PinStore(url).close()
-    return url
 
 
 def test_jsonl_is_the_audit_log_in_commit_order_and_since_resumes(tmp_path: Path) -> None:

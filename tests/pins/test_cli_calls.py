@@ -159,15 +159,6 @@ def test_prune_deletes_old_calls_only(tmp_path: Path) -> None:
     assert neither.exit_code == 2 and "--calls-older-than" in neither.stderr
 
 
-@pytest.fixture(params=["file", "postgresql"])
-def location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "file":
-        return str(tmp_path / "pins.db")
-    url: str = request.getfixturevalue("postgres_url")
-    PinStore(url).close()
-    return url
-
-
 def test_follow_writes_new_calls_and_resumes_without_loss_or_repeat(location: str) -> None:
     """Real parts: the command follows while another connection records calls; after SIGTERM
     (exit 0) a follower from the last id forwarded writes what came meanwhile, once."""

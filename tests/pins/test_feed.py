@@ -15,15 +15,6 @@ from conduit_mcp.pins import AuditEntry, PinStore
 from tests.pgserver import postgres_server, postgres_url  # noqa: F401 (fixtures)
 
 
-@pytest.fixture(params=["file", "postgresql"])
-def location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "file":
-        return str(tmp_path / "pins.db")
-    url: str = request.getfixturevalue("postgres_url")
-    PinStore(url).close()
-    return url
-
-
 def test_every_change_from_another_process_arrives(location: str) -> None:
     """Every change arrives (how fast: `python -m bench.pins_feed_latency`, not a timed test;
     the latencies are the bench's own measurements)."""

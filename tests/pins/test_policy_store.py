@@ -19,15 +19,6 @@ FIRST = '[[rule]]\ngroups = ["ops"]\nallow = ["files/*"]\n'
 SECOND = '[[rule]]\ngroups = ["ops"]\nallow = ["files/read_*"]\n'
 
 
-@pytest.fixture(params=["file", "postgresql"])
-def location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "file":
-        return str(tmp_path / "pins.db")
-    url: str = request.getfixturevalue("postgres_url")
-    PinStore(url).close()
-    return url
-
-
 def test_versions_are_numbered_and_recorded(location: str) -> None:
     """conduit-defined: version 1, 2, ... with who, when, the source and the text's SHA-256
     (computed here with hashlib, independently)."""
