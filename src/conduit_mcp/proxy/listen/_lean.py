@@ -171,6 +171,20 @@ class Waiter:
             self._wake = None
 
 
+#: The running backend's cancel-scope class, learned from the first `anyio.CancelScope()`:
+#: made directly it skips anyio's backend lookup on every request (as the guard's streams do).
+_scope_type: Any = None
+
+
+def _cancel_scope() -> anyio.CancelScope:
+    global _scope_type
+    if _scope_type is None:
+        scope = anyio.CancelScope()
+        _scope_type = type(scope)
+        return scope
+    return _scope_type()  # type: ignore[no-any-return]
+
+
 def lean_message(body: bytes, headers: dict[str, str]) -> Any:
     """The message `body` holds when the lean path may take it: one JSON-RPC message (not an
     `initialize` request; a request's or a response's id a string or an integer) with
@@ -252,7 +266,7 @@ async def answer(
         message, metadata=ServerMessageMetadata(request_context=Context(scope, headers))
     )
     try:
-        with anyio.CancelScope() as cancel:
+        with _cancel_scope() as cancel:
             watch = _ClientWatch(receive, stream, cancel, None, watchers, WATCH_AFTER)
             try:
                 try:
