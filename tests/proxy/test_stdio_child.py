@@ -39,6 +39,10 @@ def _request(rid: int, text: str = "") -> SessionMessage:
     )
 
 
+#: A server that writes back every line it reads.
+_ECHO = "import sys\nfor line in sys.stdin:\n    sys.stdout.write(line)\n    sys.stdout.flush()\n"
+
+
 async def _yield_until(ready: Any) -> None:
     """Checkpoints (each lets the loop run its callbacks) until `ready()`."""
     while not ready():
@@ -80,7 +84,7 @@ async def test_a_server_flooding_stdout_is_held_back_while_nobody_reads() -> Non
     line_count = 64 * 1024
     source = (
         "import sys\n"
-        "line = '{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":{\"i\":%d,\"pad\":\"%s\"}}\\n'\n"
+        'line = \'{"jsonrpc":"2.0","method":"n","params":{"i":%d,"pad":"%s"}}\\n\'\n'
         f"for i in range({line_count}):\n"
         "    sys.stdout.write(line % (i, 'x' * 460))\n"
         "sys.stdout.flush()\n"
@@ -109,13 +113,7 @@ async def test_a_server_not_reading_its_stdin_holds_its_senders_back(tmp_path: P
     # The server waits on a FIFO before it reads anything, then echoes every line back.
     go = tmp_path / "go"
     os.mkfifo(go)
-    source = (
-        "import sys\n"
-        f"open({str(go)!r}).read(1)\n"
-        "for line in sys.stdin:\n"
-        "    sys.stdout.write(line)\n"
-        "    sys.stdout.flush()\n"
-    )
+    source = f"open({str(go)!r}).read(1)\n" + _ECHO
     texts = [chr(ord("a") + i) * (1536 * 1024) for i in range(3)]  # 1.5 MiB each, past the pipe
     sent: list[int] = []
     async with child_upstream(_server(source)) as (read, write):
@@ -191,7 +189,7 @@ async def test_a_server_blocked_on_a_full_stdout_still_sees_its_stdin_close(
     marks = tmp_path / "marks"
     source = _MARKS.format(marks=str(marks)) + (
         "signal.signal(signal.SIGTERM, lambda *a: (mark('term'), sys.exit(1)))\n"
-        "line = '{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":{\"pad\":\"%s\"}}\\n'\n"
+        'line = \'{"jsonrpc":"2.0","method":"n","params":{"pad":"%s"}}\\n\'\n'
         "for i in range(4096):\n"
         "    sys.stdout.write(line % ('x' * 480))\n"
         "sys.stdout.flush()\n"
@@ -213,8 +211,7 @@ async def test_a_command_that_cannot_start_raises_oserror() -> None:
 
 
 async def test_a_message_json_cannot_write_is_dropped_and_the_next_one_goes() -> None:
-    source = "import sys\nfor line in sys.stdin:\n    sys.stdout.write(line)\n    sys.stdout.flush()\n"
-    async with child_upstream(_server(source)) as (read, write):
+    async with child_upstream(_server(_ECHO)) as (read, write):
         with anyio.fail_after(30):
             await write.send(_request(1, "\ud800"))  # a lone surrogate: no JSON text holds it
             await write.send(_request(2, "ok"))
