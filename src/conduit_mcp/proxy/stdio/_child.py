@@ -186,6 +186,7 @@ class _ServerReader:
     queued in order for `receive`, at most `READ_AHEAD` bytes of them (and one read more)."""
 
     __slots__ = (
+        "_buffers",
         "_closed",
         "_discarding",
         "_ended",
@@ -196,6 +197,7 @@ class _ServerReader:
         "_lines",
         "_loop",
         "_reading",
+        "_view",
     )
 
     def __init__(self, loop: asyncio.AbstractEventLoop, fd: int) -> None:
@@ -203,6 +205,11 @@ class _ServerReader:
         self._loop = loop
         self._fd = fd
         self._lines = FedLines()
+        # Read into a buffer of its own: `os.read(fd, 256 KiB)` allocates past glibc's mmap
+        # threshold on every read (as `_relay._Reader`).
+        buffer = bytearray(chunk_size())
+        self._buffers = [buffer]
+        self._view = memoryview(buffer)
         self._items: deque[tuple[SessionMessage, int]] = deque()  # (message, its line's bytes)
         self._held = 0  # bytes of the lines in `_items`
         self._getter: asyncio.Future[None] | None = None
@@ -214,11 +221,12 @@ class _ServerReader:
 
     def _on_readable(self) -> None:
         try:
-            chunk = os.read(self._fd, chunk_size())
+            size = os.readv(self._fd, self._buffers)
         except (BlockingIOError, InterruptedError):
             return
         except OSError:
-            chunk = b""
+            size = 0
+        chunk = self._view[:size].tobytes()
         if self._discarding:
             if not chunk:
                 self._stop_reading()
