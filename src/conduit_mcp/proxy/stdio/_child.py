@@ -15,7 +15,7 @@ flight the anyio stdin stream and the memory object stream to the guard were a f
 proxy's profile (docs/performance.md, "X2 throughput, the stdio child's streams"). Memory
 stays bounded both ways: reading pauses while `READ_AHEAD` bytes of lines wait for the
 consumer (the server then blocks on its full pipe), and a send waits until its bytes are in
-the stdin pipe.
+the stdin pipe. POSIX only: asyncio's Windows (proactor) event loop watches no pipes.
 """
 
 from __future__ import annotations
