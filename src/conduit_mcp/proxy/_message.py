@@ -34,17 +34,30 @@ def decode(line: bytes) -> SessionMessage | Exception:
     Returns:
         A `SessionMessage`, or the validation error (never raises).
     """
+    sdk = _sdk or _load_sdk()
+    try:
+        text = line.decode("utf-8", "replace")
+        message = sdk[1].validate_json(text, by_name=False)
+        if isinstance(message, sdk[2]) and null_id_request(json.loads(text)):
+            return ValueError("a request whose id is null")
+        return sdk[0](message)
+    except Exception as exc:  # pydantic.ValidationError, recursion limits
+        return exc
+
+
+#: `(SessionMessage, jsonrpc_message_adapter, JSONRPCNotification)` once `_load_sdk` ran.
+_sdk: tuple[type[SessionMessage], Any, Any] | None = None
+
+
+def _load_sdk() -> tuple[type[SessionMessage], Any, Any]:
+    """What `decode` uses of the SDK, imported on its first line and kept (an import statement
+    in a function runs on every call)."""
+    global _sdk
     from mcp.shared.message import SessionMessage
     from mcp.types.jsonrpc import JSONRPCNotification, jsonrpc_message_adapter
 
-    try:
-        text = line.decode("utf-8", "replace")
-        message = jsonrpc_message_adapter.validate_json(text, by_name=False)
-        if isinstance(message, JSONRPCNotification) and null_id_request(json.loads(text)):
-            return ValueError("a request whose id is null")
-        return SessionMessage(message)
-    except Exception as exc:  # pydantic.ValidationError, recursion limits
-        return exc
+    _sdk = (SessionMessage, jsonrpc_message_adapter, JSONRPCNotification)
+    return _sdk
 
 
 def encode(item: SessionMessage) -> bytes:

@@ -171,14 +171,14 @@ class GuardSeam:
             message: the client's message (anything but a tools/call returns at once).
             guarded_write: the guarded send stream the call will go through.
         """
-        from mcp.shared.message import SessionMessage
-        from mcp.types.jsonrpc import JSONRPCRequest
-
-        if not isinstance(message, JSONRPCRequest) or message.method != "tools/call":
+        request_type = _jsonrpc().JSONRPCRequest
+        if not isinstance(message, request_type) or message.method != "tools/call":
             return
 
         async def send(request: dict[str, Any]) -> None:
-            await guarded_write.send(SessionMessage(JSONRPCRequest.model_validate(request)))
+            from mcp.shared.message import SessionMessage
+
+            await guarded_write.send(SessionMessage(request_type.model_validate(request)))
 
         await self._prelist(message.params, send)
 
@@ -252,14 +252,13 @@ class GuardSeam:
 
     def swallow(self, item: Any) -> bool:
         """Whether `item` answers a listing of `before_call` (then it is not for the client)."""
-        from mcp.types.jsonrpc import JSONRPCError, JSONRPCResponse
-
-        message = getattr(item, "message", None)
-        if not isinstance(message, JSONRPCResponse | JSONRPCError) or not (
-            self._prelists or self._abandoned
-        ):
+        if not (self._prelists or self._abandoned):
             return False
-        result = message.result if isinstance(message, JSONRPCResponse) else None
+        rpc = _jsonrpc()
+        message = getattr(item, "message", None)
+        if not isinstance(message, rpc.JSONRPCResponse | rpc.JSONRPCError):
+            return False
+        result = message.result if isinstance(message, rpc.JSONRPCResponse) else None
         return self._swallowed(message.id, result)
 
     def _swallowed(self, request_id: Any, result: Any) -> bool:
@@ -277,31 +276,29 @@ class GuardSeam:
         revoked tool, with a pin store) the commands to review and approve what the store's
         pending queue holds (without a store: how to get one); anything else is returned
         as is."""
-        from mcp.shared.message import SessionMessage
-        from mcp.types.jsonrpc import ErrorData, JSONRPCError
-
+        rpc = _jsonrpc()
         message = item.message
-        if not isinstance(message, JSONRPCError):
+        if not isinstance(message, rpc.JSONRPCError):
             return item
         if self._forged and self._forged.pop(_id_key(message.id), False):
             return item  # the server's error, naming the guard as its source: not explained
         hint = self._hint(message.error.data)
         if hint is None:
             return item
-        error = ErrorData(
+        from mcp.shared.message import SessionMessage
+
+        error = rpc.ErrorData(
             code=message.error.code,
             message=f"{message.error.message}; {hint}",
             data=message.error.data,
         )
-        return SessionMessage(JSONRPCError(jsonrpc="2.0", id=message.id, error=error))
+        return SessionMessage(rpc.JSONRPCError(jsonrpc="2.0", id=message.id, error=error))
 
     def _note_forged(self, item: Any) -> None:
         """An error from the server (before the guard) that names the guard as its source:
         its id is remembered so that `explain` adds no line of the proxy's to it."""
-        from mcp.types.jsonrpc import JSONRPCError
-
         message = getattr(item, "message", None)
-        if not isinstance(message, JSONRPCError):
+        if not isinstance(message, _jsonrpc().JSONRPCError):
             return
         data = message.error.data
         if isinstance(data, dict) and data.get("source") == _GUARD_SOURCE:
@@ -441,10 +438,8 @@ class GuardSeam:
     # -- taps ------------------------------------------------------------------------------
 
     def _outbound(self, item: Any, link: _Link) -> None:
-        from mcp.types.jsonrpc import JSONRPCRequest
-
         message = getattr(item, "message", None)
-        if isinstance(message, JSONRPCRequest):
+        if isinstance(message, _jsonrpc().JSONRPCRequest):
             self._note_request(message.method, message.id, link)
 
     def _note_request(self, method: Any, request_id: Any, link: _Link) -> None:
@@ -454,10 +449,8 @@ class GuardSeam:
                 link.lists.popitem(last=False)
 
     def _inbound(self, item: Any, link: _Link) -> None:
-        from mcp.types.jsonrpc import JSONRPCResponse
-
         message = getattr(item, "message", None)
-        if isinstance(message, JSONRPCResponse):
+        if isinstance(message, _jsonrpc().JSONRPCResponse):
             self._note_result(message.id, message.result, link)
 
     def _note_result(self, request_id: Any, result: dict[str, Any], link: _Link) -> None:
@@ -743,16 +736,15 @@ class _Tap:
         self._seam = seam
         self._link = link
         self._timing = link.timing
+        self._answers = _answer_types()
 
     async def receive(self) -> Any:
-        from mcp.types.jsonrpc import JSONRPCError, JSONRPCResponse
-
         item = await self._inner.receive()
         self._seam._inbound(item, self._link)
         self._seam._note_forged(item)
         on_exchange = self._seam._on_exchange
         message = getattr(item, "message", None)
-        if on_exchange is not None and isinstance(message, JSONRPCResponse | JSONRPCError):
+        if on_exchange is not None and isinstance(message, self._answers):
             sent = self._timing.pop(message.id, None)
             if sent is not None:
                 on_exchange(sent[0], time.perf_counter() - sent[1])
@@ -773,15 +765,14 @@ class _Told:
         self._inner = inner
         self._seam = seam
         self._link = link
+        self._answers = _answer_types()
 
     async def receive(self) -> Any:
-        from mcp.types.jsonrpc import JSONRPCError, JSONRPCResponse
-
         item = await self._inner.receive()
         listed = self._link.listed
         if listed is not None:
             message = getattr(item, "message", None)
-            if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id == listed[0]:
+            if isinstance(message, self._answers) and message.id == listed[0]:
                 self._link.listed = None
                 self._seam.report_held(listed[1])
         return item
@@ -808,13 +799,12 @@ class _Watch:
         self._seam = seam
         self._link = link
         self._timing = link.timing
+        self._request = _jsonrpc().JSONRPCRequest
 
     async def send(self, item: Any, /) -> None:
-        from mcp.types.jsonrpc import JSONRPCRequest
-
         self._seam._outbound(item, self._link)
         message = getattr(item, "message", None)
-        if self._seam._on_exchange is not None and isinstance(message, JSONRPCRequest):
+        if self._seam._on_exchange is not None and isinstance(message, self._request):
             self._timing[message.id] = (message.method, time.perf_counter())
             if len(self._timing) > _MAX_LISTS * 16:  # answers that never came: oldest out
                 self._timing.pop(next(iter(self._timing)))
@@ -825,6 +815,27 @@ class _Watch:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
+
+
+def _answer_types() -> tuple[Any, ...]:
+    """The SDK's response and error classes, for `isinstance`."""
+    rpc = _jsonrpc()
+    return rpc.JSONRPCResponse, rpc.JSONRPCError
+
+
+#: `mcp.types.jsonrpc` once `_jsonrpc` imported it.
+_rpc: Any = None
+
+
+def _jsonrpc() -> Any:
+    """`mcp.types.jsonrpc`, imported on first use (the stdio relay to a child never loads the
+    SDK), then kept: an import statement in a method runs on every call."""
+    global _rpc
+    if _rpc is None:
+        from mcp.types import jsonrpc
+
+        _rpc = jsonrpc
+    return _rpc
 
 
 def _id_key(request_id: Any) -> str:

@@ -150,12 +150,13 @@ class _Session:
     def begin(self) -> None:
         """A request of the session is in flight: no idle countdown meanwhile."""
         self.in_flight += 1
-        self.idle.deadline = math.inf
+        if self.in_flight == 1:  # else no countdown runs (`end` starts one at 0 only)
+            self.idle.deadline = math.inf
 
     def end(self) -> float:
         """A request ended: the idle countdown starts again when none is left. Returns the
         event loop's time now."""
-        now = anyio.current_time()
+        now = asyncio.get_running_loop().time()  # `anyio.current_time()`, without its lookup
         self.in_flight -= 1
         if not self.in_flight:
             self.idle.deadline = now + SESSION_IDLE_TIMEOUT

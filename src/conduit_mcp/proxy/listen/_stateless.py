@@ -715,6 +715,12 @@ async def _notice(stream: _EventStream, message: dict[str, Any]) -> None:
         logger.debug("a list_changed notice for a stream that closed: dropped")
 
 
+class _Cancellable(Protocol):
+    """What `_ClientWatch` cancels: an `anyio.CancelScope`, or a lean request's `Waiter`."""
+
+    def cancel(self) -> Any: ...
+
+
 class _ClientWatch:
     """The client of one request in flight on the pooled POST path: its leaving (the ASGI
     `http.disconnect` before the response is written) cancels `scope`, which closes the
@@ -731,7 +737,8 @@ class _ClientWatch:
     Args:
         receive: the request's ASGI receive callable.
         stream: the request's `_EventStream`.
-        scope: the scope of the upstream POST.
+        scope: the scope of the upstream POST (anything with `cancel()`: a lean request's
+            `Waiter`, whose wait it ends).
         limit: seconds of quiet before the request fails, or `None`.
         watchers: where the waiting task is kept while it runs (the router cancels what is
             left when it closes).
@@ -742,7 +749,7 @@ class _ClientWatch:
         self,
         receive: Any,
         stream: _EventStream,
-        scope: anyio.CancelScope,
+        scope: _Cancellable,
         limit: float | None,
         watchers: set[asyncio.Task[None]],
         after: float = WATCH_AFTER,

@@ -194,6 +194,35 @@ class BlockingLineReader(_Framing):
                 _dropped(source, exc)
 
 
+class FedLines(_Framing):
+    """`LineReader` fed by its caller instead of reading: `feed` each chunk as it comes
+    (`finish` at the end of the stream), then `next_line` until it returns `None` (nothing
+    ready yet, or nothing left once finished). For a reader driven by readiness callbacks
+    (`stdio/_child.py`), where nothing may await."""
+
+    def __init__(self, max_line: int = MAX_LINE) -> None:
+        super().__init__(max_line, False)
+
+    def feed(self, chunk: bytes) -> None:
+        """Cut `chunk` (not empty) into the lines it completes."""
+        self._split(chunk)
+
+    def finish(self) -> None:
+        """The stream ended: its last line, when it had no newline, becomes ready."""
+        rest = self._end()
+        if rest is not None:
+            self._ready.append(rest)
+
+    def next_line(self) -> bytes | None:
+        """The next line ready (blank lines skipped), or `None`: none is ready (read on).
+
+        Raises:
+            LineTooLong: as `LineReader.next_line` (the next call goes on past it).
+        """
+        line = self._take()
+        return None if line is _MORE else line  # type: ignore[return-value]
+
+
 def chunk_size() -> int:
     """Bytes asked for per read."""
     return _CHUNK
