@@ -15,6 +15,7 @@ import pytest
 
 from tests.forkserver import CONDUIT, Forked, spawn
 
+
 @pytest.fixture(autouse=True)
 def _forking_on(monkeypatch: pytest.MonkeyPatch) -> None:
     """These tests are of the fork server, whatever the run's `CONDUIT_TEST_FORK`."""
