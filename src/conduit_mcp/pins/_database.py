@@ -197,15 +197,30 @@ class PostgresDatabase(Database):
         self.timeout = timeout
         self._conn = pg_connect(location, timeout)
         self._lock = threading.Lock()
+        self._closed = False
         self._chunk = sys.maxsize  # a page is two text parameters, whatever its length
 
     def _live(self) -> Any:
         """The connection, reopened when the last one broke. Call with the lock held, once
-        per call: every statement of a call then runs on the same connection."""
+        per call: every statement of a call then runs on the same connection.
+
+        Raises:
+            ValueError: the store was closed (a call that passed `PinStore`'s own check just
+                before `close` took the lock: reopening then would leave a connection open
+                that nothing closes).
+        """
+        if self._closed:
+            raise ValueError("PinStore is closed")
         if self._conn.broken or self._conn.closed:
             self._conn.close()
             self._conn = pg_connect(self.location, self.timeout)
         return self._conn
+
+    def close(self) -> None:
+        """Close the connection; no call reopens it afterwards."""
+        with self._lock:
+            self._closed = True
+            self._conn.close()
 
     def run(
         self, sql: str, args: Sequence[Any] | None = None, *, prepare: bool | None = None
