@@ -33,6 +33,7 @@ import json
 import os
 import runpy
 import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -126,21 +127,22 @@ class Forked:
         assert self.returncode is not None
         return self.returncode
 
-    def communicate(self, timeout: float | None = None) -> tuple[Any, Any]:
-        """Read the child's stdout and stderr pipes to their end, then wait for it (as
-        `Popen.communicate` without input); (stdout, stderr), None for a stream not piped.
+    def communicate(self, input: Any = None, timeout: float | None = None) -> tuple[Any, Any]:
+        """Write `input` (bytes, or str in text mode) to the child's stdin pipe and close it,
+        read its stdout and stderr pipes to their end, then wait for it (as
+        `Popen.communicate`); (stdout, stderr), None for a stream not piped.
 
         Raises:
             subprocess.TimeoutExpired: the child still runs after `timeout` seconds.
         """
-        if self.stdin is not None:
-            self.stdin.close()
         read: dict[str, Any] = {}
         readers = [
             threading.Thread(target=lambda n=name, s=stream: read.__setitem__(n, s.read()))
             for name, stream in (("out", self.stdout), ("err", self.stderr))
             if stream is not None
         ]
+        if self.stdin is not None:
+            readers.append(threading.Thread(target=_feed, args=(self.stdin, input)))
         for reader in readers:
             reader.start()
         self.wait(timeout)
@@ -164,6 +166,56 @@ class Forked:
 
     def kill(self) -> None:
         self.send_signal(signal.SIGKILL)
+
+
+def _feed(stdin: IO[Any], data: Any) -> None:
+    try:
+        if data:
+            stdin.write(data)
+        stdin.close()
+    except BrokenPipeError:  # the child stopped reading: as Popen.communicate, not an error
+        pass
+
+
+def run(
+    argv: list[str],
+    *,
+    input: Any = None,
+    env: dict[str, str] | None = None,
+    cwd: str | Path | None = None,
+    text: bool = False,
+    timeout: float | None = None,
+) -> subprocess.CompletedProcess[Any]:
+    """`subprocess.run(argv, capture_output=True, ...)` with the child forked (see `spawn`).
+
+    Args:
+        argv, env, cwd, text: as `spawn`'s.
+        input: written to the child's stdin, then closed (None: stdin is `/dev/null`).
+        timeout: seconds; past it the child is killed (as `subprocess.run`).
+
+    Returns:
+        the `CompletedProcess` (args, returncode, stdout, stderr).
+
+    Raises:
+        subprocess.TimeoutExpired: the child ran past `timeout` (it is killed first).
+    """
+    process = spawn(
+        argv,
+        stdin=subprocess.DEVNULL if input is None else subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=cwd,
+        text=text,
+    )
+    with process:
+        try:
+            out, err = process.communicate(input, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            raise
+    assert process.returncode is not None
+    return subprocess.CompletedProcess(argv, process.returncode, out, err)
 
 
 def _forkable(argv: list[str]) -> bool:
@@ -274,18 +326,19 @@ def _address() -> str:
             assert process.stdout is not None
             if process.stdout.readline() != b"ready\n":
                 raise RuntimeError("the fork server did not start")
-            atexit.register(_stop, process)
+            atexit.register(_stop, process, folder)
             _server = (process, address)
         return _server[1]
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
+def _stop(process: subprocess.Popen[bytes], folder: str) -> None:
     if process.stdin is not None:
         process.stdin.close()  # its loop ends on EOF
     try:
         process.wait(timeout=10)
     except subprocess.TimeoutExpired:
         process.kill()
+    shutil.rmtree(folder, ignore_errors=True)  # the socket's folder
 
 
 # The server side: everything below runs in the fork server's process and in its children.

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.forkserver import CONDUIT, Forked, spawn
+from tests.forkserver import CONDUIT, Forked, run, spawn
 
 
 @pytest.fixture(autouse=True)
@@ -128,6 +128,36 @@ def test_the_console_script_runs_as_installed(tmp_path: Path) -> None:
     assert forked.stdout.read() == real.stdout
     forked.stderr.close()
     forked.stdout.close()
+
+
+@pytest.mark.parametrize("text", [False, True])
+def test_run_gives_what_subprocess_run_gives(tmp_path: Path, text: bool) -> None:
+    """`run` against `subprocess.run(..., capture_output=True)`: input, both streams, the exit
+    code; and a console-script command that reads a page from stdin, as installed."""
+    script = tmp_path / "child.py"
+    script.write_text(SCRIPT, encoding="utf-8")
+    line = "é line\n" if text else "é line\n".encode()
+    for argv in ([sys.executable, str(script), "3"], [str(CONDUIT), "inspect", "--json", "-"]):
+        page = '{"tools": [{"name": "a", "inputSchema": {"type": "object"}}]}'
+        given = line if argv[0] == sys.executable else (page if text else page.encode())
+        forked = run(argv, input=given, cwd=tmp_path, text=text, timeout=60)
+        real = subprocess.run(
+            argv, input=given, cwd=tmp_path, text=text, capture_output=True, timeout=60
+        )
+        assert (forked.returncode, forked.stdout, forked.stderr) == (
+            real.returncode,
+            real.stdout,
+            real.stderr,
+        )
+        assert forked.args == argv
+    assert real.returncode == 0 and json.loads(real.stdout)[0]["tools"][0]["name"] == "a"
+
+
+def test_run_kills_a_child_past_its_timeout(tmp_path: Path) -> None:
+    script = tmp_path / "child.py"
+    script.write_text(SCRIPT, encoding="utf-8")
+    with pytest.raises(subprocess.TimeoutExpired):
+        run([sys.executable, str(script), "sleep"], timeout=0.5)
 
 
 def test_forking_can_be_turned_off(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -18,7 +18,6 @@ checked as a bounded number of 10 ms pauses between calls; the latency itself is
 from __future__ import annotations
 
 import shlex
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from typing import Any
 import anyio
 import pytest
 
+from tests import forkserver
 from tests.guard.conftest import Hostile
 from tests.pgserver import postgres_server, postgres_url  # noqa: F401 (fixtures)
 
@@ -46,13 +46,7 @@ class Fleet:
 
     def pins(self, *args: str) -> str:
         """Run `conduit-mcp pins ARGS...` (as a person would, from another process)."""
-        done = subprocess.run(
-            [str(CONDUIT), "pins", *args],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
+        done = forkserver.run([str(CONDUIT), "pins", *args], text=True, timeout=60)
         assert done.returncode == 0, (args, done.stdout, done.stderr)
         return done.stdout
 

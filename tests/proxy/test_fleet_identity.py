@@ -16,7 +16,6 @@ Expected values: the policy below read by hand; RFC 6750 / RFC 9728 for the 401.
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ import anyio
 import httpx
 import pytest
 
+from tests import forkserver
 from tests.guard.conftest import Hostile
 from tests.pgserver import postgres_server, postgres_url  # noqa: F401 (fixtures)
 from tests.proxy.jwks import Issuer, Key, serve_issuer
@@ -59,12 +59,10 @@ def _token(issuer: Issuer, subject: str, group: str) -> str:
 
 
 def _policy_set(store: str, path: Path, approver: str) -> None:
-    done = subprocess.run(
+    done = forkserver.run(
         [str(CONDUIT), "policy", "set", str(path), "--store", store, "--approver", approver],
-        capture_output=True,
         text=True,
         timeout=120,
-        check=False,
     )
     assert done.returncode == 0, done.stderr
 

@@ -23,6 +23,7 @@ import pytest
 import rfc8785
 
 from conduit_mcp.pins import PinStore
+from tests import forkserver
 from tests.guard.conftest import Hostile
 from tests.proxy.jwks import Issuer, Key, serve_issuer
 
@@ -56,9 +57,7 @@ def token(issuer: Issuer, subject: str, group: str, **claims: Any) -> str:
 
 
 def conduit(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(CONDUIT), *args], capture_output=True, text=True, timeout=120, check=False
-    )
+    return forkserver.run([str(CONDUIT), *args], text=True, timeout=120)
 
 
 def auth_args(issuer: Issuer) -> list[str]:

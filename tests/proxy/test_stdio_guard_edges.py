@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from tests import forkserver
 from tests.forkserver import spawn
 from tests.pgserver import controlled_postgres, postgres_bin
 
@@ -255,12 +256,10 @@ def test_text_outside_tools_reaches_the_client_clean_through_the_proxy(tmp_path:
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     from .conftest import CONDUIT
 
-    return subprocess.run(
+    return forkserver.run(
         [str(CONDUIT), *args],
-        capture_output=True,
         text=True,
         timeout=60,
-        check=False,
         env={**os.environ, "CONDUIT_MCP_APPROVER": ""},
     )
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from conduit_mcp.cli import app
+from tests import forkserver
 from tests.guard.conftest import server_everything_argv as server_everything_argv
 from tests.proxy.conftest import CONDUIT
 from tests.proxy.conftest import sdk_http_server as sdk_http_server
@@ -54,6 +55,6 @@ def conduit(*args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
 def conduit_process(*args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
     """Run the `conduit-mcp` console script under test as a process; fails unless it exits
     with `code`."""
-    done = subprocess.run([str(CONDUIT), *args], capture_output=True, text=True, check=False)
+    done = forkserver.run([str(CONDUIT), *args], text=True, timeout=120)
     assert done.returncode == code, (done.returncode, done.stdout, done.stderr)
     return done

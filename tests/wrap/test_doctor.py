@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import json
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests import forkserver
 from tests.guard.conftest import HOSTILE
 from tests.proxy.conftest import CONDUIT
 
@@ -51,13 +51,7 @@ def _python(code: str) -> dict[str, Any]:
 
 
 def _doctor(config: Path, *options: str) -> tuple[int, list[str]]:
-    done = subprocess.run(
-        [str(CONDUIT), "doctor", str(config), *options],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
-    )
+    done = forkserver.run([str(CONDUIT), "doctor", str(config), *options], text=True, timeout=300)
     assert "Traceback" not in done.stderr, done.stderr
     return done.returncode, done.stdout.splitlines()
 
@@ -132,7 +126,8 @@ def test_held_tools_are_counted_with_the_line_that_reviews_them(tmp_path: Path) 
         "--server-id",
         "hostile",
     ]
-    pending = subprocess.run(command, capture_output=True, text=True, check=True)
+    pending = forkserver.run(command, text=True, timeout=120)
+    assert pending.returncode == 0, pending.stderr
     assert all(f"tool {name}" in pending.stdout for name in ("add", "echo", "weather"))
     conduit(
         "pins", "approve", "--store", str(tmp_path / "pins.db"), "--server-id", "hostile",
