@@ -19,6 +19,8 @@ import typer
 from typer.testing import CliRunner
 
 from conduit_mcp.cli import app
+from tests import forkserver
+from tests.forkserver import CONDUIT
 
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
 EVERYTHING = CORPUS / "tools" / "server-everything" / "tools-list--none-client-caps.json"
@@ -690,9 +692,9 @@ for line in sys.stdin:
 def _capture(mode: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     script = tmp_path / "raw_server.py"
     script.write_text(RAW_SERVER, encoding="utf-8")
-    return subprocess.run(
-        [*CLI, "capture", "--timeout", "60", "--", sys.executable, str(script), mode],
-        capture_output=True, text=True, timeout=120, check=False,
+    return forkserver.run(
+        [str(CONDUIT), "capture", "--timeout", "60", "--", sys.executable, str(script), mode],
+        text=True, timeout=120,
     )  # fmt: skip
 
 
@@ -765,9 +767,9 @@ def test_capture_without_the_sdk_names_the_extra_that_installs_it() -> None:
 def test_capture_of_an_unreachable_url_is_one_line_and_exit_code_2() -> None:
     """conduit-defined: a transport failure is one line, no traceback (port 9 is discard,
     closed on this machine)."""
-    done = subprocess.run(
-        [*CLI, "capture", "--url", "http://127.0.0.1:9/mcp", "--timeout", "20"],
-        capture_output=True, text=True, timeout=60, check=False,
+    done = forkserver.run(
+        [str(CONDUIT), "capture", "--url", "http://127.0.0.1:9/mcp", "--timeout", "20"],
+        text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1
     assert done.stderr.startswith("conduit-mcp: capture: ")
@@ -777,9 +779,9 @@ def test_capture_of_a_server_that_never_answers_stops_at_the_timeout(tmp_path: P
     """conduit-defined: `--timeout` bounds the whole capture; a silent server is exit code 2
     with one line, and the server process is not left behind to block the command."""
     silent = [sys.executable, "-c", "import sys; sys.stdin.read()"]
-    done = subprocess.run(
-        [*CLI, "capture", "--timeout", "2", "--", *silent],
-        capture_output=True, text=True, timeout=60, check=False,
+    done = forkserver.run(
+        [str(CONDUIT), "capture", "--timeout", "2", "--", *silent],
+        text=True, timeout=60,
     )  # fmt: skip
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == "conduit-mcp: capture: no complete answer within 2 s\n"
@@ -834,9 +836,9 @@ def test_capture_url_sends_the_header_and_records_only_its_name() -> None:
     thread.start()
     url = f"http://127.0.0.1:{server.server_address[1]}/mcp"
     try:
-        done = subprocess.run(
-            [*CLI, "capture", "--url", url, "--header", "Authorization: Bearer s3cret"],
-            capture_output=True, text=True, timeout=60, check=False,
+        done = forkserver.run(
+            [str(CONDUIT), "capture", "--url", url, "--header", "Authorization: Bearer s3cret"],
+            text=True, timeout=60,
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
         assert set(_BearerMcp.authorizations) == {"Bearer s3cret"}
@@ -845,9 +847,9 @@ def test_capture_url_sends_the_header_and_records_only_its_name() -> None:
         assert (doc["protocol_version"], doc["transport"]) == ("2025-06-18", "streamable-http")
         assert doc["pages"] == [{"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}]
         assert "s3cret" not in done.stdout + done.stderr
-        refused = subprocess.run(
-            [*CLI, "capture", "--url", url, "--timeout", "30"],
-            capture_output=True, text=True, timeout=60, check=False,
+        refused = forkserver.run(
+            [str(CONDUIT), "capture", "--url", url, "--timeout", "30"],
+            text=True, timeout=60,
         )  # fmt: skip
         assert (refused.returncode, refused.stdout) == (2, "")
         assert refused.stderr.startswith("conduit-mcp: capture: initialize failed")

@@ -12,12 +12,14 @@ import json
 import os
 import socket
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests import forkserver
+from tests.forkserver import CONDUIT
 
 from .conftest import PROTOCOL_VERSION
 
@@ -25,7 +27,6 @@ from .conftest import PROTOCOL_VERSION
 # server-everything, its HTTP mode) are then made once, not once per xdist worker.
 pytestmark = [pytest.mark.live, pytest.mark.xdist_group("live-capture")]
 
-CLI = [sys.executable, "-c", "from conduit_mcp.cli import main; main()"]
 CAPTURED = (
     Path(__file__).resolve().parents[1]
     / "fixtures"
@@ -37,9 +38,7 @@ CAPTURED = (
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CLI, *args], capture_output=True, text=True, timeout=180, check=False, cwd=cwd
-    )
+    return forkserver.run([str(CONDUIT), *args], text=True, timeout=180, cwd=cwd)
 
 
 @pytest.fixture(scope="module")

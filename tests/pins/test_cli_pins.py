@@ -19,6 +19,8 @@ from typer.testing import CliRunner
 
 from conduit_mcp.cli import app
 from conduit_mcp.pins import PinStore
+from tests import forkserver
+from tests.forkserver import CONDUIT
 from tests.pgserver import postgres_server, postgres_url  # noqa: F401 (fixtures)
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "corpus"
@@ -487,15 +489,10 @@ def test_a_captured_page_is_what_the_guard_pins_at_the_negotiated_version(tmp_pa
     script = tmp_path / "server.py"
     script.write_text(server_source, encoding="utf-8")
     capture = tmp_path / "capture.json"
-    done = subprocess.run(
-        [
-            *[sys.executable, "-c", "from conduit_mcp.cli import main; main()"],
-            *["capture", "-o", str(capture), "--", sys.executable, str(script)],
-        ],
-        capture_output=True,
+    done = forkserver.run(
+        [str(CONDUIT), "capture", "-o", str(capture), "--", sys.executable, str(script)],
         text=True,
         timeout=120,
-        check=False,
     )
     assert done.returncode == 0, done.stderr
     store = str(tmp_path / "pins.db")
