@@ -59,6 +59,7 @@ PRELOAD = (
     "starlette.applications",
 )
 _MAX_MESSAGE = 1 << 20
+LAUNCHER = Path(__file__).resolve().parent / "forklaunch.py"
 
 _lock = threading.Lock()
 _server: tuple[subprocess.Popen[bytes], str] | None = None
@@ -218,6 +219,16 @@ def run(
     return subprocess.CompletedProcess(argv, process.returncode, out, err)
 
 
+def launched(argv: list[str]) -> list[str]:
+    """`argv` as a command line another program can start (the proxy under test, its server;
+    a TypeScript client, the proxy) whose process is forked by this worker's fork server:
+    `python -S tests/forklaunch.py ADDRESS ARGV...` (see that module), or `argv` unchanged when
+    the fork server would not run it (or forking is off)."""
+    if not _forkable(argv):
+        return list(argv)
+    return [sys.executable, "-S", str(LAUNCHER), _address(), *argv]
+
+
 def _forkable(argv: list[str]) -> bool:
     if os.environ.get("CONDUIT_TEST_FORK", "1") == "0":
         return False
@@ -288,10 +299,10 @@ def spawn(
         socket.send_fds(connection, [len(data).to_bytes(4, "big") + data], [e[0] for e in ends])
         reply = b""
         while not reply.endswith(b"\n"):
-            chunk = connection.recv(64)
-            if not chunk:
+            byte = connection.recv(1)  # a byte at a time: the exit status may follow at once
+            if not byte:
                 raise RuntimeError("the fork server closed the connection before the fork")
-            reply += chunk
+            reply += byte
     except BaseException:
         connection.close()
         for _, ours in ends:

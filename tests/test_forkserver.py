@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.forkserver import CONDUIT, Forked, run, spawn
+from tests.forkserver import CONDUIT, Forked, launched, run, spawn
 
 
 @pytest.fixture(autouse=True)
@@ -158,6 +158,53 @@ def test_run_kills_a_child_past_its_timeout(tmp_path: Path) -> None:
     script.write_text(SCRIPT, encoding="utf-8")
     with pytest.raises(subprocess.TimeoutExpired):
         run([sys.executable, str(script), "sleep"], timeout=0.5)
+
+
+@pytest.mark.parametrize("code", ["0", "3"])
+def test_a_launched_command_is_seen_by_its_parent_as_the_real_one(
+    tmp_path: Path, code: str
+) -> None:
+    """`launched`: a parent starting the launcher (as the proxy starts its server) sees what
+    starting the command itself shows: the child's argv, working directory, environment,
+    stdin, stdout to its end, stderr, and its exit code."""
+    script = tmp_path / "child.py"
+    script.write_text(SCRIPT, encoding="utf-8")
+    argv = [sys.executable, str(script), code]
+    assert launched(argv)[:3] == [sys.executable, "-S", str(Path("tests/forklaunch.py").resolve())]
+    env = {**os.environ, "FORK_MARKER": "m-1"}
+    seen = []
+    for command in (launched(argv), argv):
+        done = subprocess.run(
+            command, input=b"in\n", capture_output=True, env=env, cwd=tmp_path, timeout=60
+        )
+        seen.append((done.returncode, done.stdout, json.loads(done.stderr)))
+    assert seen[0] == seen[1]
+    assert seen[1][0] == int(code) and seen[1][2]["stdin"] == "in\n"
+
+
+def test_a_signal_to_the_launcher_ends_the_child_as_it_would_end_the_real_one(
+    tmp_path: Path,
+) -> None:
+    script = tmp_path / "child.py"
+    script.write_text(SCRIPT, encoding="utf-8")
+    argv = [sys.executable, str(script), "sleep"]
+    for command in (launched(argv), argv):
+        process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        assert process.stdin is not None and process.stderr is not None
+        process.stdin.close()
+        while b"ready" not in process.stderr.readline():
+            pass
+        process.terminate()
+        assert process.wait(timeout=60) == -signal.SIGTERM
+        assert process.stdout is not None and process.stdout.read() == b"out\n"
+        process.stdout.close()
+        process.stderr.close()
+
+
+def test_a_command_the_fork_server_does_not_run_is_launched_as_it_is() -> None:
+    assert launched(["node", "server.js"]) == ["node", "server.js"]
 
 
 def test_forking_can_be_turned_off(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

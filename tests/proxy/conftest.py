@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.conformance.client.install import InstallError, install_npm_packages
-from tests.forkserver import spawn
+from tests.forkserver import launched, spawn
 from tests.guard.conftest import HOSTILE, Hostile, Process
 from tests.guard.conftest import server_everything_argv as server_everything_argv
 from tests.live.conftest import NPM_CACHE, require_node
@@ -131,6 +131,9 @@ def listening_proxy(tmp_path: Path) -> Iterator[Callable[..., str]]:
     def start(server_id: str, *args: str) -> str:
         port = free_port()
         log = tmp_path / f"proxy-{port}.jsonl"
+        if "--" in args:  # the server each session starts: forked too (tests/forklaunch.py)
+            cut = args.index("--") + 1
+            args = (*args[:cut], *launched(list(args[cut:])))
         argv = [*proxy_argv(server_id, "--log", str(log), "--listen", f"127.0.0.1:{port}"), *args]
         # Forked from a warm interpreter (tests/forkserver.py): the SDK's import is ~2 s of CPU.
         process = spawn(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
