@@ -22,7 +22,7 @@ import pytest
 
 from conduit_mcp.client import Tool
 from conduit_mcp.pins import PinStore
-from tests.forkserver import spawn
+from tests.forkserver import launched, spawn
 
 from .conftest import CONDUIT, proxy_argv, run_ts_client
 
@@ -250,6 +250,7 @@ def test_the_typescript_client_is_told_and_lists_the_approved_tool(
     server.write_text(SERVER)
     approve = [str(CONDUIT), "pins", "approve", "--store", str(store_path), "--server-id", "raw"]
     argv = [*proxy_argv("raw", "--pins", str(store_path)), "--", sys.executable, str(server)]
+    argv = launched(argv)  # the client's child forked (tests/forklaunch.py)
     plan = {
         "transport": "stdio",
         "command": argv[0],

@@ -20,7 +20,7 @@ import pytest
 from mcp import StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from tests.forkserver import spawn
+from tests.forkserver import launched, spawn
 from tests.guard.conftest import HOSTILE, Hostile, free_port, start_http, stop
 
 from .conftest import header_log, proxy_argv, run_ts_client
@@ -29,6 +29,7 @@ SECRET = "Bearer proxy-test-s3cret"
 
 
 def _plan(argv: list[str], steps: list[dict[str, Any]]) -> dict[str, Any]:
+    argv = launched(argv)  # the client's child forked (tests/forklaunch.py)
     return {"transport": "stdio", "command": argv[0], "args": argv[1:], "steps": steps}
 
 

@@ -14,12 +14,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.forkserver import launched
 from tests.guard.conftest import Hostile
 
 from .conftest import hostile_argv, proxy_argv, run_ts_client
 
 
 def _plan(argv: list[str], steps: list[dict[str, Any]]) -> dict[str, Any]:
+    argv = launched(argv)  # the client's child forked (tests/forklaunch.py)
     return {"transport": "stdio", "command": argv[0], "args": argv[1:], "steps": steps}
 
 
