@@ -30,6 +30,8 @@ import pytest
 from conduit_mcp.proxy import GuardSeam, GuardSettings
 from conduit_mcp.proxy.listen._budget import ClientBudget
 from conduit_mcp.proxy.listen._server import Listener
+from tests.forkserver import spawn
+from tests.guard.conftest import Process
 
 from .conftest import proxy_argv
 
@@ -43,7 +45,7 @@ class Proxy:
     """A running `conduit-mcp proxy --listen 127.0.0.1:PORT` (no server behind it is ever
     started: nothing here reaches one)."""
 
-    def __init__(self, process: subprocess.Popen[bytes], port: int, log: Path) -> None:
+    def __init__(self, process: Process, port: int, log: Path) -> None:
         self.process = process
         self.port = port
         self.log = log
@@ -70,7 +72,7 @@ class Proxy:
 def proxy(tmp_path: Path) -> Iterator[Callable[..., Proxy]]:
     from tests.guard.conftest import free_port, wait_for_port
 
-    started: list[subprocess.Popen[bytes]] = []
+    started: list[Process] = []
 
     def start(*options: str) -> Proxy:
         port = free_port()
@@ -83,7 +85,8 @@ def proxy(tmp_path: Path) -> Iterator[Callable[..., Proxy]]:
             "-c",
             "pass",
         ]
-        process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        # Forked (tests/forkserver.py): what is measured is growth from the proxy's own start.
+        process = spawn(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         started.append(process)
         wait_for_port(port, process)
         return Proxy(process, port, log)
