@@ -10,12 +10,14 @@ program in a process of its own (its pid, its fds 0-2, its environment and worki
 directory, its signals, its exit code); what it skips is the interpreter's start and the
 imports, which `tests/proxy/test_stdio_start.py`, `tests/test_cli_groups.py` and bench row P3
 keep testing with real starts. Used by the fixtures that start such processes
-(`tests/proxy/conftest.py` `listening_proxy`, `tests/guard/conftest.py` `start_http`) and by
-nothing that tests a start, a command line's parsing by the shell, or an import.
+(`tests/proxy/conftest.py` `listening_proxy`, `tests/guard/conftest.py` `start_http`), by
+tests that run CLI commands for what they do, and by nothing that tests a start, a process's
+own streams, or an import.
 
 `spawn(argv, ...)` returns a `Forked` with the part of `subprocess.Popen`'s interface those
-fixtures use (`pid`, `args`, `returncode`, `stdout`, `stderr`, `poll`, `wait`, `send_signal`,
-`terminate`, `kill`). `argv` is either this venv's `conduit-mcp` console script or
+fixtures use (`pid`, `args`, `returncode`, `stdout`, `stderr`, `poll`, `wait`, `communicate`,
+`send_signal`, `terminate`, `kill`); `run(argv, ...)` is `subprocess.run` with output captured;
+`launched(argv)` is a command line for another program to start (tests/forklaunch.py). `argv` is either this venv's `conduit-mcp` console script or
 `sys.executable SCRIPT.py ...`; anything else, or `CONDUIT_TEST_FORK=0` in the environment,
 starts a real process with `subprocess.Popen`.
 
