@@ -17,9 +17,10 @@ own streams, or an import.
 `spawn(argv, ...)` returns a `Forked` with the part of `subprocess.Popen`'s interface those
 fixtures use (`pid`, `args`, `returncode`, `stdout`, `stderr`, `poll`, `wait`, `communicate`,
 `send_signal`, `terminate`, `kill`); `run(argv, ...)` is `subprocess.run` with output captured;
-`launched(argv)` is a command line for another program to start (tests/forklaunch.py). `argv` is either this venv's `conduit-mcp` console script or
-`sys.executable SCRIPT.py ...`; anything else, or `CONDUIT_TEST_FORK=0` in the environment,
-starts a real process with `subprocess.Popen`.
+`launched(argv)` is a command line for another program to start (tests/forklaunch.py).
+`argv` is either this venv's `conduit-mcp` console script or `sys.executable SCRIPT.py ...`;
+anything else, or `CONDUIT_TEST_FORK=0` in the environment, starts a real process with
+`subprocess.Popen`.
 
 The server (one per xdist worker, started on first use, gone when the worker's end of its
 stdin closes) is single-threaded: it forks only from its own loop, never while a lock of
