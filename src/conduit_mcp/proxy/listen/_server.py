@@ -53,7 +53,7 @@ from starlette.requests import Request
 from .._message import null_id_answer, null_id_request
 from .._metrics import Metrics
 from .._pump import pump
-from .._seam import GuardSeam
+from .._seam import GuardSeam, server_wrote
 from .._settings import HttpUpstream
 from .._tracing import TraceEnd, TraceStamp, TraceTap
 from ..stdio._child import child_upstream
@@ -1008,7 +1008,9 @@ class _GatedSink:
             found = self._pending.pop(message.id, None)
             if found is not None:
                 answer = message.model_dump(by_alias=True, exclude_none=True)
-                seen = self._gate.answered(found[0], found[1], answer, self.key)
+                seen = self._gate.answered(
+                    found[0], found[1], answer, self.key, by_server=server_wrote(item)
+                )
                 if seen is not answer:
                     item = SessionMessage(
                         jsonrpc_message_adapter.validate_python(seen), metadata=item.metadata
@@ -1036,7 +1038,7 @@ class _StatelessCaller:
         self._request = request  # a tools/list or tools/call request, else `None`
         self._seam = seam
 
-    def answer(self, answer: Any) -> Any:
+    def answer(self, answer: Any, by_server: bool = False) -> Any:
         if answer is None or self._request is None:
             return answer
         plain = (
@@ -1044,7 +1046,7 @@ class _StatelessCaller:
             if isinstance(answer, dict)
             else answer.model_dump(by_alias=True, exclude_none=True)
         )
-        seen = self._gate.answered(self._request, self._caller, plain)
+        seen = self._gate.answered(self._request, self._caller, plain, by_server=by_server)
         return answer if seen is plain else seen
 
     def listening(self, tell: Any) -> Any:
