@@ -62,7 +62,8 @@ Scenarios (--scenario):
 
 --id-style STYLE re-spells the id of every response as a string mcp's `int(id)` still reads
 as the request's id: lead " 5", trail "5 ", plus "+5", ws "\t5\n", arabic "٥" (Arabic-Indic
-digits), zeros "0000000000000000000000005".
+digits), zeros "0000000000000000000000005". With --respell-calls, only the answers to
+tools/call are re-spelled (a session then starts: its initialize is answered as asked).
 
 Usage: python hostile_server.py --scenario NAME --log PATH [--http PORT] [--id-style STYLE]
 """
@@ -375,9 +376,13 @@ class Server:
         self.discover = False  # answer server/discover (2026-07-28)
         self.held: list[Any] = []  # replies held back until the flood of cancellations
         self.outbox: list[Any] = []  # replies released, written after the current one
+        self.respell_calls = False  # --respell-calls: only tools/call answers re-spelled
+        self.last_method: Any = None  # of the request answered last
 
     def respell(self, reply: Any) -> Any:
         if self.id_style is not None and isinstance(reply, dict):
+            if self.respell_calls and self.last_method != "tools/call":
+                return reply
             reply["id"] = ID_STYLES[self.id_style](reply["id"])
         return reply
 
@@ -474,6 +479,7 @@ class Server:
 
     def handle(self, message: Any) -> Any:
         self.record(message)
+        self.last_method = message.get("method") if isinstance(message, dict) else None
         if self.scenario == "flood":
             return self.flood(message)
         if self.scenario == "sampling":
@@ -625,6 +631,7 @@ def main() -> None:
     parser.add_argument("--id-style", choices=sorted(ID_STYLES), default=None)
     parser.add_argument("--version", default=None)
     parser.add_argument("--garbage", action="store_true")
+    parser.add_argument("--respell-calls", action="store_true")
     parser.add_argument("--variant", choices=sorted(LOOKALIKES), default="nfd")
     parser.add_argument("--renamed-only", action="store_true")
     parser.add_argument("--flood", type=int, default=FLOOD)
@@ -637,6 +644,7 @@ def main() -> None:
     server.variant = args.variant
     server.renamed_only = args.renamed_only
     server.garbage = args.garbage
+    server.respell_calls = args.respell_calls
     server.flood_size = args.flood
     server.discover = args.discover
     if args.http is not None:

@@ -123,3 +123,115 @@ def test_a_forged_guard_refusal_is_recorded_as_the_servers_error(
         ("alice", "forger", "error", None),
         ("alice", "ghost", "refused", "unknown_tool"),
     ]
+
+
+def test_an_answer_whose_id_the_server_respelled_is_recorded(
+    issuer: Issuer,
+    listening_proxy: Callable[..., str],
+    tmp_path: Path,
+) -> None:
+    """A hostile server spells the id of each answer as a string the SDK reads as the request's
+    (`--id-style lead --respell-calls`: `" 5"` for 5, past `initialize`; mcp 2.3.0
+    `coerce_request_id`), and the guard matches it
+    so. The session's call audit looked the answer up by the id as spelled: a call the server
+    received and answered left no row (and a tools/list answer went unfiltered). Each call
+    has its row now (whatever reaches the client: the SDK's transport routes the answer by
+    the id as spelled)."""
+    store = tmp_path / "pins.db"
+    policy = tmp_path / "policy.toml"
+    policy.write_text(POLICY, encoding="utf-8")
+    done = conduit("policy", "set", str(policy), "--store", str(store), "--approver", "alice")
+    assert done.returncode == 0, done.stderr
+    server = Hostile("forged", tmp_path / "forged.jsonl", ("--id-style", "lead", "--respell-calls"))
+    url = listening_proxy(
+        "forged",
+        *("--pins", str(store), "--new", "pin", "--audit-calls", *auth_args(issuer)),
+        *("--", *hostile_argv(server)),
+    )
+
+    def rows() -> list[Any]:
+        with PinStore(str(store)) as pins:
+            return list(pins.calls_since(0))
+
+    async def call(client: Any, tool: str, arguments: dict[str, Any]) -> None:
+        try:
+            await client.call_tool(tool, arguments)
+        except Exception:  # the client may not get the answer: not the point here
+            pass
+
+    async def calls() -> list[Any]:
+        http, client = _client(url, token(issuer, "alice", "ops"), "legacy")
+        async with http, client:
+            await call(client, "ghost", {"n": 1})  # refused by the guard: its id as sent
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(call, client, "echo", {"message": "hi"})
+                tg.start_soon(call, client, "forger", {"n": 1})
+                with anyio.fail_after(30):  # the auditor writes from its thread
+                    while len(found := rows()) < 3:
+                        await anyio.sleep(0.05)
+                tg.cancel_scope.cancel()  # the answers the SDK's transport cannot route
+        return found
+
+    found = anyio.run(calls)
+    assert sorted((r.tool, r.verdict, r.reason) for r in found) == [
+        ("echo", "passed", None),
+        ("forger", "error", None),
+        ("ghost", "refused", "unknown_tool"),
+    ]
+
+
+def test_a_request_reusing_an_id_in_flight_is_refused_and_the_first_keeps_its_row(
+    tmp_path: Path,
+) -> None:
+    """Spec-mandated (MCP 2025-11-25 basic "Requests": the request id MUST NOT have been used
+    before by the requestor in the same session). A session's watched request (here a
+    tools/call) still in flight: a request reusing its id (`1`, or `"1"`, which the SDK and
+    the guard match to it) is answered at once with Invalid Request, never sent on. Else the
+    second call took the first one's place: its refusal by the guard left the call the
+    server ran without a row. Real parts: `CallerGate`, `CallAuditor`, a sqlite `PinStore`."""
+    from mcp.shared.message import SessionMessage
+    from mcp.types.jsonrpc import JSONRPCRequest, JSONRPCResponse
+
+    from conduit_mcp.policy import Caller, Policy
+    from conduit_mcp.proxy._access import Access
+    from conduit_mcp.proxy._callaudit import CallAuditor
+    from conduit_mcp.proxy.listen._callers import CallerGate
+    from conduit_mcp.proxy.listen._server import _GatedSink
+
+    class _Inner:
+        def __init__(self) -> None:
+            self.sent: list[dict[str, Any]] = []
+
+        async def send(self, item: Any) -> None:
+            self.sent.append(item.message.model_dump(by_alias=True, exclude_none=True))
+
+    def call(request_id: Any, tool: str) -> Any:
+        params = {"name": tool, "arguments": {}}
+        return JSONRPCRequest(jsonrpc="2.0", id=request_id, method="tools/call", params=params)
+
+    policy = Policy.parse('default = "allow"\n', "allow", version=1)
+    with PinStore(str(tmp_path / "pins.db")) as store:
+        auditor = CallAuditor(store, "s", interval=3600)  # written at close
+
+        async def main() -> tuple[list[bool], list[dict[str, Any]]]:
+            gate = CallerGate(Access.fixed("s", policy), auditor=auditor)
+            inner = _Inner()
+            sink = _GatedSink(inner, gate, Caller("alice"))
+            caller = Caller("alice")
+            decided = [
+                await sink.refused(call(1, "ping"), caller),
+                await sink.refused(call(1, "ghost"), caller),
+                await sink.refused(call("1", "ghost"), caller),
+            ]
+            answer = JSONRPCResponse(jsonrpc="2.0", id=1, result={"content": []})
+            await sink.send(SessionMessage(answer))
+            sink.close()
+            return decided, inner.sent
+
+        decided, sent = anyio.run(main)
+        auditor.close()
+        rows = [(r.tool, r.verdict, r.request_id) for r in store.calls_since(0)]
+    assert decided == [False, True, True]
+    assert [(m["id"], m["error"]["code"]) for m in sent[:2]] == [(1, -32600), ("1", -32600)]
+    assert sent[2] == {"jsonrpc": "2.0", "id": 1, "result": {"content": []}}
+    assert rows == [("ping", "passed", "1")]

@@ -718,7 +718,7 @@ class _Link:
         #: (`MessageLink` then reports what it holds).
         self.listed: tuple[Any, list[str]] | None = None
         self.timing: dict[Any, tuple[str, float]] = {}
-        #: ids (`_answer_key`) of the client's requests handed to the guard and not written
+        #: ids (`answer_key`) of the client's requests handed to the guard and not written
         #: to the server (yet): an error answering one is the guard's own (`_Asking` adds,
         #: `_Watch` removes when the request is written, `_Told` when it is answered).
         self.asked: OrderedDict[Any, None] = OrderedDict()
@@ -732,13 +732,13 @@ class _Link:
         """A response from the server, before the guard reads it (`_Tap`)."""
         errors = self.errors
         if error:
-            key = _answer_key(message.id)
+            key = answer_key(message.id)
             errors[key] = None
             errors.move_to_end(key)
             if len(errors) > _MAX_LISTS:
                 errors.popitem(last=False)
         elif errors:
-            errors.pop(_answer_key(message.id), None)
+            errors.pop(answer_key(message.id), None)
 
 
 class _Tap:
@@ -796,7 +796,7 @@ class _Told:
         message: Any = getattr(item, "message", None)
         if type(message) is self._answers[1]:
             link = self._link
-            key = _answer_key(message.id)
+            key = answer_key(message.id)
             if key in link.asked:  # never written to the server: the guard's own answer
                 del link.asked[key]
                 link.errors.pop(key, None)
@@ -840,7 +840,7 @@ class _Watch:
         message = getattr(item, "message", None)
         link = self._link
         if (link.asked or link.errors) and isinstance(message, self._request):
-            key = _answer_key(message.id)  # written: its answer can only come from the server
+            key = answer_key(message.id)  # written: its answer can only come from the server
             link.asked.pop(key, None)
             link.errors.pop(key, None)
         if self._seam._on_exchange is not None and isinstance(message, self._request):
@@ -870,7 +870,7 @@ class _Asking:
         message = getattr(item, "message", None)
         if isinstance(message, self._request):
             asked = self._link.asked
-            asked[_answer_key(message.id)] = None
+            asked[answer_key(message.id)] = None
             if len(asked) > _MAX_ASKED:  # requests the guard neither wrote nor answered
                 asked.popitem(last=False)
         await self._inner.send(item)
@@ -945,7 +945,7 @@ def _jsonrpc() -> Any:
     return _rpc
 
 
-def _answer_key(request_id: Any) -> Any:
+def answer_key(request_id: Any) -> Any:
     """A JSON-RPC id as a response is matched to its request: a string `int()` reads is that
     integer (mcp 2.3.0 `coerce_request_id`, and the guard's table of requests, which matches
     `" 5"` to `5`), anything else itself."""
