@@ -721,24 +721,21 @@ class _Link:
         #: ids (`answer_key`) of the client's requests handed to the guard and not written
         #: to the server (yet): an error answering one is the guard's own (`_Asking` adds,
         #: `_Watch` removes when the request is written, `_Told` when it is answered).
-        self.asked: OrderedDict[Any, None] = OrderedDict()
+        self.asked: dict[Any, None] = {}
         #: ids of the error responses the server sent (`_Tap`, before the guard), until the
         #: guard hands one on (`_Told`), a response that is no error comes with its id, or a
         #: request with its id is written (an error sent before cannot answer it). What the
         #: guard dropped stays until then: the oldest out past `_MAX_LISTS`.
-        self.errors: OrderedDict[Any, None] = OrderedDict()
+        self.errors: dict[Any, None] = {}
 
-    def server_answered(self, message: Any, error: bool) -> None:
-        """A response from the server, before the guard reads it (`_Tap`)."""
+    def server_error(self, request_id: Any) -> None:
+        """An error response from the server, before the guard reads it (`_Tap`)."""
         errors = self.errors
-        if error:
-            key = answer_key(message.id)
-            errors[key] = None
-            errors.move_to_end(key)
-            if len(errors) > _MAX_LISTS:
-                errors.popitem(last=False)
-        elif errors:
-            errors.pop(answer_key(message.id), None)
+        key = answer_key(request_id)
+        errors.pop(key, None)  # the newest last: what the guard dropped goes first
+        errors[key] = None
+        if len(errors) > _MAX_LISTS:
+            del errors[next(iter(errors))]
 
 
 class _Tap:
@@ -750,15 +747,20 @@ class _Tap:
         self._link = link
         self._timing = link.timing
         self._answers = _answer_types()
+        self._error = self._answers[1]
 
     async def receive(self) -> Any:
         item = await self._inner.receive()
         self._seam._inbound(item, self._link)
         on_exchange = self._seam._on_exchange
         message = getattr(item, "message", None)
-        if isinstance(message, self._answers):
-            self._link.server_answered(message, type(message) is self._answers[1])
-        if on_exchange is not None and isinstance(message, self._answers):
+        if not isinstance(message, self._answers):
+            return item
+        if type(message) is self._error:
+            self._link.server_error(message.id)
+        elif self._link.errors:  # a response that is no error: none before it answers it
+            self._link.errors.pop(answer_key(message.id), None)
+        if on_exchange is not None:
             sent = self._timing.pop(message.id, None)
             if sent is not None:
                 on_exchange(sent[0], time.perf_counter() - sent[1])
@@ -840,9 +842,12 @@ class _Watch:
         message = getattr(item, "message", None)
         link = self._link
         if (link.asked or link.errors) and isinstance(message, self._request):
-            key = answer_key(message.id)  # written: its answer can only come from the server
+            key = message.id  # written: its answer can only come from the server
+            if type(key) is not int:
+                key = answer_key(key)
             link.asked.pop(key, None)
-            link.errors.pop(key, None)
+            if link.errors:
+                link.errors.pop(key, None)
         if self._seam._on_exchange is not None and isinstance(message, self._request):
             self._timing[message.id] = (message.method, time.perf_counter())
             if len(self._timing) > _MAX_LISTS * 16:  # answers that never came: oldest out
@@ -866,14 +871,17 @@ class _Asking:
         self._link = link
         self._request = _jsonrpc().JSONRPCRequest
 
-    async def send(self, item: Any, /) -> None:
+    def send(self, item: Any, /) -> Awaitable[None]:
+        """Note `item`'s id when it is a request; the inner stream's send, to await (no
+        coroutine of its own: one frame less a message)."""
         message = getattr(item, "message", None)
         if isinstance(message, self._request):
             asked = self._link.asked
-            asked[answer_key(message.id)] = None
+            key = message.id
+            asked[key if type(key) is int else answer_key(key)] = None
             if len(asked) > _MAX_ASKED:  # requests the guard neither wrote nor answered
-                asked.popitem(last=False)
-        await self._inner.send(item)
+                del asked[next(iter(asked))]
+        return self._inner.send(item)  # type: ignore[no-any-return]
 
     async def aclose(self) -> None:
         await self._inner.aclose()
