@@ -104,8 +104,9 @@ def test_a_servers_own_reason_is_no_refusal_of_the_proxy() -> None:
     """A hostile review: a server's error that gave a `data.reason` (here `policy_denied`)
     was recorded as the proxy refusing, so a call the server received and ran was missing
     from `pins calls --verdict passed`. Only an error naming the guard as its source (the
-    guard's refusals: guard/_jsonrpc.py) is `refused`; a server's own is `error`. (A server
-    that forges the guard's source too is still recorded as refused: docs/identity.md.)"""
+    guard's refusals: guard/_jsonrpc.py) is `refused`; a server's own is `error`, and so is
+    one that forges the guard's source too, once the seam says the server wrote it
+    (`by_server`: tests/proxy/test_forged_refusal.py, test_listen_forged_audit.py)."""
     from conduit_mcp.guard._jsonrpc import SOURCE
     from conduit_mcp.proxy.listen._callers import GUARD_SOURCE, _verdict
 
@@ -116,5 +117,6 @@ def test_a_servers_own_reason_is_no_refusal_of_the_proxy() -> None:
 
     assert _verdict(error({"reason": "policy_denied"})) == ("error", None)
     assert _verdict(error({"source": SOURCE, "reason": "tool_held"})) == ("refused", "tool_held")
+    assert _verdict(error({"source": SOURCE, "reason": "tool_held"}), True) == ("error", None)
     assert _verdict(error(None)) == ("error", None)
     assert _verdict({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}) == ("passed", None)

@@ -42,6 +42,9 @@ logger = logging.getLogger("conduit_mcp.proxy")
 _GUARD_SOURCE: Final = "conduit-mcp.guard"
 #: tools/list requests remembered while their response is outstanding.
 _MAX_LISTS: Final = 256
+#: ids of requests handed to the guard, neither written nor answered yet, remembered at most
+#: (`_Link.asked`: a connection's calls being gated; the guard's own table holds 4,096).
+_MAX_ASKED: Final = 4096
 _LIST: Final = "tools/list"
 _CALL: Final = "tools/call"
 #: Seconds `before_call` waits for each page of its own listing.
@@ -113,8 +116,6 @@ class GuardSeam:
         self._abandoned: OrderedDict[str, None] = OrderedDict()
         #: tools whose call `_prelist` could not list in time, by name: why (oldest out)
         self._prelist_failed: OrderedDict[str, str] = OrderedDict()
-        #: ids of server errors that name the guard as their source (`_note_forged`).
-        self._forged: OrderedDict[str, bool] = OrderedDict()
         self._prelist_ids = itertools.count(1)
 
     def close(self) -> None:
@@ -135,7 +136,9 @@ class GuardSeam:
 
         Returns:
             `(read, write)` with the guard's decisions applied; the read side also feeds
-            `explain` with the raw listings the server sent.
+            `explain` with the raw listings the server sent, and hands on each error response
+            the server wrote (passed on by the guard, perhaps cleaned) as a `ServerError`
+            item (`server_wrote`), whatever its `data.source` says.
         """
         self._transport = transport
         # Per connection: request ids are the connection's own (two sessions may both use 1).
@@ -143,7 +146,7 @@ class GuardSeam:
         guarded_read, guarded_write = self.guard.wrap_streams(
             _Tap(read, self, link), _Watch(write, self, link), transport=transport
         )
-        return _Told(guarded_read, self, link), guarded_write
+        return _Told(guarded_read, self, link), _Asking(guarded_write, link)
 
     @property
     def protocol_version(self) -> str | None:
@@ -280,8 +283,8 @@ class GuardSeam:
         message = item.message
         if not isinstance(message, rpc.JSONRPCError):
             return item
-        if self._forged and self._forged.pop(_id_key(message.id), False):
-            return item  # the server's error, naming the guard as its source: not explained
+        if server_wrote(item):
+            return item  # the server's error, whatever source it names: not explained
         hint = self._hint(message.error.data)
         if hint is None:
             return item
@@ -293,18 +296,6 @@ class GuardSeam:
             data=message.error.data,
         )
         return SessionMessage(rpc.JSONRPCError(jsonrpc="2.0", id=message.id, error=error))
-
-    def _note_forged(self, item: Any) -> None:
-        """An error from the server (before the guard) that names the guard as its source:
-        its id is remembered so that `explain` adds no line of the proxy's to it."""
-        message = getattr(item, "message", None)
-        if not isinstance(message, _jsonrpc().JSONRPCError):
-            return
-        data = message.error.data
-        if isinstance(data, dict) and data.get("source") == _GUARD_SOURCE:
-            self._forged[_id_key(message.id)] = True
-            if len(self._forged) > _MAX_LISTS:  # errors the guard dropped: oldest out
-                self._forged.popitem(last=False)
 
     def _explained(self, message: dict[str, Any]) -> dict[str, Any] | None:
         """`explain` for a plain JSON-RPC message: the new error response, or `None`."""
@@ -715,10 +706,11 @@ class _Prelist:
 
 
 class _Link:
-    """What the two taps of one connection share: its tools/list requests in flight (to find
-    the raw pages) and its requests' send times (for `on_exchange`)."""
+    """What the taps of one connection share: its tools/list requests in flight (to find the
+    raw pages), its requests' send times (for `on_exchange`), and who wrote each error
+    response (`_Told`)."""
 
-    __slots__ = ("listed", "lists", "timing")
+    __slots__ = ("asked", "errors", "listed", "lists", "timing")
 
     def __init__(self) -> None:
         self.lists: OrderedDict[Any, None] = OrderedDict()
@@ -726,6 +718,24 @@ class _Link:
         #: (`MessageLink` then reports what it holds).
         self.listed: tuple[Any, list[str]] | None = None
         self.timing: dict[Any, tuple[str, float]] = {}
+        #: ids (`answer_key`) of the client's requests handed to the guard and not written
+        #: to the server (yet): an error answering one is the guard's own (`_Asking` adds,
+        #: `_Watch` removes when the request is written, `_Told` when it is answered).
+        self.asked: dict[Any, None] = {}
+        #: ids of the error responses the server sent (`_Tap`, before the guard), until the
+        #: guard hands one on (`_Told`), a response that is no error comes with its id, or a
+        #: request with its id is written (an error sent before cannot answer it). What the
+        #: guard dropped stays until then: the oldest out past `_MAX_LISTS`.
+        self.errors: dict[Any, None] = {}
+
+    def server_error(self, request_id: Any) -> None:
+        """An error response from the server, before the guard reads it (`_Tap`)."""
+        errors = self.errors
+        key = answer_key(request_id)
+        errors.pop(key, None)  # the newest last: what the guard dropped goes first
+        errors[key] = None
+        if len(errors) > _MAX_LISTS:
+            del errors[next(iter(errors))]
 
 
 class _Tap:
@@ -737,14 +747,20 @@ class _Tap:
         self._link = link
         self._timing = link.timing
         self._answers = _answer_types()
+        self._error = self._answers[1]
 
     async def receive(self) -> Any:
         item = await self._inner.receive()
         self._seam._inbound(item, self._link)
-        self._seam._note_forged(item)
         on_exchange = self._seam._on_exchange
         message = getattr(item, "message", None)
-        if on_exchange is not None and isinstance(message, self._answers):
+        if not isinstance(message, self._answers):
+            return item
+        if type(message) is self._error:
+            self._link.server_error(message.id)
+        elif self._link.errors:  # a response that is no error: none before it answers it
+            self._link.errors.pop(answer_key(message.id), None)
+        if on_exchange is not None:
             sent = self._timing.pop(message.id, None)
             if sent is not None:
                 on_exchange(sent[0], time.perf_counter() - sent[1])
@@ -759,7 +775,17 @@ class _Tap:
 
 class _Told:
     """The guarded read stream, watched after the guard decided: a listing's response reports
-    the tools it held (`GuardSeam.report_held`)."""
+    the tools it held (`GuardSeam.report_held`); an error response the server wrote is handed
+    on as a `ServerError` item (`server_wrote`).
+
+    Who wrote an error: the guard, when it answers a request the guard never wrote to the
+    server (`_Link.asked`: refused, or past the guard's limits); the server, when the server
+    sent an error with that id (`_Link.errors`), passed on as sent or cleaned; else the guard
+    (its own error in place of a result it withheld). The guard drops any server answer to a
+    request it has not written, and decides on an error response without waiting, so the
+    error it hands on is the one the tap saw last with that id: neither a response the
+    server sent ahead of a request's id, nor a client reusing an id, nor another connection
+    (its own `_Link`) moves a guard refusal to the server or the other way round."""
 
     def __init__(self, inner: Any, seam: GuardSeam, link: _Link) -> None:
         self._inner = inner
@@ -769,6 +795,16 @@ class _Told:
 
     async def receive(self) -> Any:
         item = await self._inner.receive()
+        message: Any = getattr(item, "message", None)
+        if type(message) is self._answers[1]:
+            link = self._link
+            key = answer_key(message.id)
+            if key in link.asked:  # never written to the server: the guard's own answer
+                del link.asked[key]
+                link.errors.pop(key, None)
+            elif key in link.errors:
+                del link.errors[key]
+                item = _server_error(item)
         listed = self._link.listed
         if listed is not None:
             message = getattr(item, "message", None)
@@ -804,6 +840,14 @@ class _Watch:
     async def send(self, item: Any, /) -> None:
         self._seam._outbound(item, self._link)
         message = getattr(item, "message", None)
+        link = self._link
+        if (link.asked or link.errors) and isinstance(message, self._request):
+            key = message.id  # written: its answer can only come from the server
+            if type(key) is not int:
+                key = answer_key(key)
+            link.asked.pop(key, None)
+            if link.errors:
+                link.errors.pop(key, None)
         if self._seam._on_exchange is not None and isinstance(message, self._request):
             self._timing[message.id] = (message.method, time.perf_counter())
             if len(self._timing) > _MAX_LISTS * 16:  # answers that never came: oldest out
@@ -815,6 +859,77 @@ class _Watch:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
+
+
+class _Asking:
+    """The guarded write stream, watched before the guard decides: each request's id is noted
+    (`_Link.asked`) until `_Watch` sees it written to the server, so an error answering it
+    meanwhile is known to be the guard's own (`_Told`)."""
+
+    def __init__(self, inner: Any, link: _Link) -> None:
+        self._inner = inner
+        self._link = link
+        self._request = _jsonrpc().JSONRPCRequest
+
+    def send(self, item: Any, /) -> Awaitable[None]:
+        """Note `item`'s id when it is a request; the inner stream's send, to await (no
+        coroutine of its own: one frame less a message)."""
+        message = getattr(item, "message", None)
+        if isinstance(message, self._request):
+            asked = self._link.asked
+            key = message.id
+            asked[key if type(key) is int else answer_key(key)] = None
+            if len(asked) > _MAX_ASKED:  # requests the guard neither wrote nor answered
+                del asked[next(iter(asked))]
+        return self._inner.send(item)  # type: ignore[no-any-return]
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _Asking:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self._inner.__aexit__(*exc)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+#: The class of `ServerError` items, made on first use (`_server_error`: the SDK is imported
+#: only where its streams are handled).
+_server_error_type: Any = None
+
+
+def _server_error(item: Any) -> Any:
+    """`item` (an error response the server wrote) as a `ServerError`: the same message and
+    metadata, its type saying who wrote it (`server_wrote`)."""
+    global _server_error_type
+    kind = _server_error_type
+    if kind is None:
+        from mcp.shared.message import SessionMessage
+
+        class ServerError(SessionMessage):
+            """An error response the server wrote, as the guard handed it on (`_Told`)."""
+
+        kind = _server_error_type = ServerError
+    return kind(item.message, item.metadata)
+
+
+def server_wrote(item: Any) -> bool:
+    """Whether `item`, from the read side of `GuardSeam.wrap`, is an error response the
+    server wrote (passed on by the guard as sent, or cleaned), whatever its
+    `error.data.source` names: never the guard's refusal (`_Told`).
+
+    Args:
+        item: a stream item (a `SessionMessage`, an exception, anything).
+
+    Returns:
+        `True` for a server's error response; `False` for anything else (a result, a
+        notification, the guard's own error).
+    """
+    return _server_error_type is not None and type(item) is _server_error_type
 
 
 def _answer_types() -> tuple[Any, ...]:
@@ -838,9 +953,16 @@ def _jsonrpc() -> Any:
     return _rpc
 
 
-def _id_key(request_id: Any) -> str:
-    """A JSON-RPC id as a key (`1` and `"1"` apart)."""
-    return f"{type(request_id).__name__}:{request_id}"
+def answer_key(request_id: Any) -> Any:
+    """A JSON-RPC id as a response is matched to its request: a string `int()` reads is that
+    integer (mcp 2.3.0 `coerce_request_id`, and the guard's table of requests, which matches
+    `" 5"` to `5`), anything else itself."""
+    if isinstance(request_id, str) and not request_id[:1].isalpha():
+        try:
+            return int(request_id)
+        except ValueError:
+            return request_id
+    return request_id
 
 
 def _program() -> str:

@@ -116,11 +116,18 @@ class CallerGate:
         caller: Caller,
         answer: dict[str, Any],
         session: int | None = None,
+        *,
+        by_server: bool = False,
     ) -> dict[str, Any]:
         """The answer to `request` as `caller` may see it: a `tools/list` result without the
         tools outside its policy (what was listed and shown noted for `session`, a key of
         `sessions`); a `tools/call` answer unchanged, counted and audited (its verdict:
-        `passed`, `refused` with the guard's `error.data.reason`, or `error`)."""
+        `passed`, `refused` with the guard's `error.data.reason`, or `error`).
+
+        `by_server`: `answer` is an error response the server wrote (the seam knows:
+        `_seam.server_wrote`, or the upstream's own message on the pooled POST path): its
+        verdict is `error` whatever its `data.source` names (a server cannot have its failure
+        recorded as the guard's refusal)."""
         method = request.get("method")
         if method == "tools/list":
             result = answer.get("result")
@@ -143,7 +150,7 @@ class CallerGate:
                 return {**answer, "result": filtered}
             return answer
         if method == "tools/call":
-            verdict, reason = _verdict(answer)
+            verdict, reason = _verdict(answer, by_server)
             self._count(caller, "allowed")
             if self.auditor is not None:
                 self.auditor.record(
@@ -171,11 +178,12 @@ class CallerGate:
         return named
 
 
-def _verdict(answer: dict[str, Any]) -> tuple[str, str | None]:
+def _verdict(answer: dict[str, Any], by_server: bool = False) -> tuple[str, str | None]:
     """A `tools/call` answer's verdict for the audit: `passed`; `refused` when the error
-    carries a reason code (`error.data.reason`) and names the guard as its source; else
-    `error` (a server's own error, whatever reason it gives: a server that names a reason
-    is not the proxy refusing)."""
+    carries a reason code (`error.data.reason`), names the guard as its source and was not
+    written by the server (`by_server`); else `error` (a server's own error, whatever reason
+    or source it gives: a server that names a reason is not the proxy refusing, nor one that
+    forges the guard's source)."""
     error = answer.get("error")
     if error is None:
         result = answer.get("result")
@@ -184,6 +192,8 @@ def _verdict(answer: dict[str, Any]) -> tuple[str, str | None]:
         return "passed", None
     data = error.get("data") if isinstance(error, dict) else None
     reason = data.get("reason") if isinstance(data, dict) else None
+    if by_server:
+        return "error", None
     if isinstance(reason, str) and isinstance(data, dict) and data.get("source") == GUARD_SOURCE:
         return "refused", reason[:64]
     return "error", None

@@ -41,6 +41,7 @@ from mcp.server.transport_security import TransportSecurityMiddleware, Transport
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
 from mcp.types.jsonrpc import (
     UNSUPPORTED_PROTOCOL_VERSION,
+    ErrorData,
     JSONRPCError,
     JSONRPCNotification,
     JSONRPCRequest,
@@ -53,7 +54,7 @@ from starlette.requests import Request
 from .._message import null_id_answer, null_id_request
 from .._metrics import Metrics
 from .._pump import pump
-from .._seam import GuardSeam
+from .._seam import GuardSeam, answer_key, server_wrote
 from .._settings import HttpUpstream
 from .._tracing import TraceEnd, TraceStamp, TraceTap
 from ..stdio._child import child_upstream
@@ -972,7 +973,17 @@ class _GatedSink:
 
     async def refused(self, message: JSONRPCRequest, caller: Any) -> bool:
         """Whether the gate answered `message` (a tools/call outside the policy of its
-        caller: the request's own, else the session's); else its answer is watched."""
+        caller: the request's own, else the session's; any request reusing the id of a
+        watched one still in flight); else its answer is watched (by `answer_key`: the id
+        as the guard and the client match a response to it)."""
+        key = answer_key(message.id)
+        if self._pending and key in self._pending:
+            # Fail closed: MCP basic "Requests": an id MUST NOT have been used before in the
+            # session. Sent on, the second request would take the first one's place (its
+            # answer audited as the other's, or a call the server ran left unrecorded when
+            # the guard refuses the second).
+            await self._inner.send(SessionMessage(_id_in_use(message.id)))
+            return True
         if message.method not in ("tools/list", "tools/call"):
             return False
         caller = caller if caller is not None else self._caller
@@ -992,7 +1003,7 @@ class _GatedSink:
         if refusal is not None:
             await self._inner.send(SessionMessage(jsonrpc_message_adapter.validate_python(refusal)))
             return True
-        self._pending[message.id] = (raw, caller)
+        self._pending[key] = (raw, caller)
         return False
 
     def cancelled(self, message: JSONRPCNotification) -> None:
@@ -1000,15 +1011,19 @@ class _GatedSink:
         come, so it is no longer watched for."""
         request_id = (message.params or {}).get("requestId")
         if isinstance(request_id, str | int) and not isinstance(request_id, bool):
-            self._pending.pop(request_id, None)
+            self._pending.pop(answer_key(request_id), None)
 
     async def send(self, item: SessionMessage) -> None:
         message = item.message
         if isinstance(message, JSONRPCResponse | JSONRPCError) and self._pending:
-            found = self._pending.pop(message.id, None)
+            # As the guard matched it (a server may spell 5 as " 5"): else the answer would
+            # reach the client unfiltered and unaudited.
+            found = self._pending.pop(answer_key(message.id), None)
             if found is not None:
                 answer = message.model_dump(by_alias=True, exclude_none=True)
-                seen = self._gate.answered(found[0], found[1], answer, self.key)
+                seen = self._gate.answered(
+                    found[0], found[1], answer, self.key, by_server=server_wrote(item)
+                )
                 if seen is not answer:
                     item = SessionMessage(
                         jsonrpc_message_adapter.validate_python(seen), metadata=item.metadata
@@ -1025,6 +1040,20 @@ class _GatedSink:
         await self._inner.aclose()
 
 
+def _id_in_use(request_id: Any) -> Any:
+    """The answer to a request whose id a watched request of the session still in flight has
+    (`_GatedSink.refused`): JSON-RPC Invalid Request, never sent on."""
+    return JSONRPCError(
+        jsonrpc="2.0",
+        id=request_id,
+        error=ErrorData(
+            code=-32600,
+            message="conduit-mcp proxy: a request of this session with this id is still in "
+            "flight (request ids must not be reused within a session)",
+        ),
+    )
+
+
 class _StatelessCaller:
     """A stateless request's caller (`_stateless.PerCaller`): its answer as the tool policy
     lets it see it; its `subscriptions/listen` stream told when a new policy version changes
@@ -1036,7 +1065,7 @@ class _StatelessCaller:
         self._request = request  # a tools/list or tools/call request, else `None`
         self._seam = seam
 
-    def answer(self, answer: Any) -> Any:
+    def answer(self, answer: Any, by_server: bool = False) -> Any:
         if answer is None or self._request is None:
             return answer
         plain = (
@@ -1044,7 +1073,7 @@ class _StatelessCaller:
             if isinstance(answer, dict)
             else answer.model_dump(by_alias=True, exclude_none=True)
         )
-        seen = self._gate.answered(self._request, self._caller, plain)
+        seen = self._gate.answered(self._request, self._caller, plain, by_server=by_server)
         return answer if seen is plain else seen
 
     def listening(self, tell: Any) -> Any:

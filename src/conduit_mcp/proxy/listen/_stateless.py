@@ -67,7 +67,7 @@ from mcp_types.version import (
 from pydantic_core import PydanticSerializationError
 
 from .._message import _is_message, null_id_answer, null_id_request
-from .._seam import GuardSeam
+from .._seam import GuardSeam, server_wrote
 from .._settings import HttpUpstream
 from .._tracing import TraceStamp, TraceTap
 from ..stdio._child import child_upstream
@@ -120,9 +120,10 @@ class PerCaller(Protocol):
     """What the listener asks of a request's caller (`_server`: the tool policy of the
     authenticated caller, `_callers.CallerGate`)."""
 
-    def answer(self, answer: Any) -> Any:
+    def answer(self, answer: Any, by_server: bool = False) -> Any:
         """The request's answer (a message model, a plain object, or `None`) as the caller may
-        see it."""
+        see it; `by_server`: it is an error response the server wrote (never the guard's
+        refusal, whatever its `data.source` names)."""
 
     def listening(self, tell: Callable[[], None]) -> Callable[[], None]:
         """A `subscriptions/listen` stream that asked for `toolsListChanged` is open: `tell()`
@@ -133,7 +134,7 @@ class PerCaller(Protocol):
 class _Exchange:
     """One request in flight: its ids, what relates to it, its answer."""
 
-    __slots__ = ("answer", "client_id", "listen", "logs", "receive", "send", "token")
+    __slots__ = ("answer", "by_server", "client_id", "listen", "logs", "receive", "send", "token")
 
     def __init__(self, client_id: Any, token: Any, logs: bool, listen: bool) -> None:
         self.client_id = client_id
@@ -144,6 +145,7 @@ class _Exchange:
         self.receive: MemoryObjectReceiveStream[Any]
         self.send, self.receive = anyio.create_memory_object_stream[Any](RELATED_BUFFER)
         self.answer: Any = None
+        self.by_server = False  # the answer is an error the server wrote (`server_wrote`)
 
     def relate(self, message: Any) -> None:
         try:
@@ -262,6 +264,7 @@ class ModernRouter:
         if isinstance(message, JSONRPCResponse | JSONRPCError):
             exchange = self._waiting.pop(str(message.id), None)
             if exchange is not None:
+                exchange.by_server = server_wrote(item)
                 exchange.finish(self.seam.explain(item).message)
                 return
         elif isinstance(message, JSONRPCNotification):
@@ -523,7 +526,7 @@ class ModernRouter:
         if answer is not None:
             answer = answer.model_copy(update={"id": message.id})
         if per_caller is not None:
-            answer = per_caller.answer(answer)
+            answer = per_caller.answer(answer, exchange.by_server)
         await _answer(send, message.id, answer, streaming, listen, accepts_json, accepts_sse)
 
     async def _exchange_direct(
@@ -567,6 +570,7 @@ class ModernRouter:
         listen = value.get("method") == "subscriptions/listen"
         stream = _EventStream(send, accepts_sse)
         answer: dict[str, Any] | None = None
+        by_server = False  # the answer is an error the upstream wrote
         failure: str | None = None
         refused: Refused | None = None
 
@@ -596,7 +600,9 @@ class ModernRouter:
                     receive, stream, scope, None if listen else REQUEST_TIMEOUT, self._watchers
                 )
                 try:
-                    answer = await direct.post(request, authorization, version, related, trace)
+                    answer, by_server = await direct.post(
+                        request, authorization, version, related, trace
+                    )
                     if answer is None:
                         failure = "the guard withheld the upstream server's answer"
                     else:
@@ -632,7 +638,7 @@ class ModernRouter:
         if answer is None and failure is not None:
             answer = _error(client_id, -32603, f"conduit-mcp proxy: {failure}")
         if per_caller is not None:
-            answer = per_caller.answer(answer)
+            answer = per_caller.answer(answer, by_server)
         status = 502 if failure is not None else 200
         stream.done = True  # no event or keep-alive ping from now on
         if stream.lock is None:  # nothing else ever wrote: nothing to wait for

@@ -167,11 +167,14 @@ class DirectUpstream:
         version: str | None,
         related: Callable[[dict[str, Any]], Any],
         trace: dict[str, str] | None = None,
-    ) -> dict[str, Any] | None:
+    ) -> tuple[dict[str, Any] | None, bool]:
         """POST `request` (already through the guard); each message of the answer through the
         guard; `await related(message)` for each one before the response (those the guard
         lets through); returns the response as the guard let it through, or `None` when the
-        guard kept it back (the answer to its own listing, or one it refused to pass). Only
+        guard kept it back (the answer to its own listing, or one it refused to pass), and
+        whether it is an error the upstream wrote (sent as an error, passed on or cleaned by
+        the guard: never the guard's refusal, whatever its `data.source` names; the guard's
+        own error in place of a result it withheld is not). Only
         a response naming this request is its answer: one naming another request (in flight
         for another client, perhaps) is dropped before the guard reads it. `trace`: the
         request span's W3C trace context headers (`traceparent`), sent with it.
@@ -196,9 +199,9 @@ class DirectUpstream:
                     raise UpstreamRefused(refused, method)
                 kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
                 if kind == "text/event-stream" and status == 200:
-                    answer = await self._events(response, upstream_id, related)
+                    found = await self._events(response, upstream_id, related)
                     response.done()
-                    return answer
+                    return await self._answered(found)
                 data = await response.read_all(MAX_ANSWER)
                 if data is None:
                     raise UpstreamFailed("the answer is larger than the proxy accepts")
@@ -221,13 +224,19 @@ class DirectUpstream:
         answer = answer_to(message, upstream_id)
         if answer is None:
             raise UpstreamFailed("the response names another request")
-        return await self._guarded(answer)
+        return await self._answered(answer)
+
+    async def _answered(self, answer: dict[str, Any]) -> tuple[dict[str, Any] | None, bool]:
+        """The upstream's response through the guard, and whether what the client gets is an
+        error the upstream wrote (`post`)."""
+        seen = await self._guarded(answer)
+        return seen, seen is not None and "error" in seen and "error" in answer
 
     async def _events(
         self, response: Any, upstream_id: str, related: Callable[[dict[str, Any]], Any]
-    ) -> dict[str, Any] | None:
-        """The response to `upstream_id` in an event stream; the other messages through the
-        guard to `related`."""
+    ) -> dict[str, Any]:
+        """The response to `upstream_id` in an event stream (as the upstream sent it: not yet
+        through the guard); the other messages through the guard to `related`."""
         reader = EventReader(MAX_ANSWER)
         unread = 0  # events the reader kept that are no JSON-RPC message after all
         try:
@@ -246,7 +255,7 @@ class DirectUpstream:
                                 self.where,
                             )
                             continue
-                        return await self._guarded(answer)
+                        return answer
                     seen = await self._guarded(message)
                     if seen is not None and "method" in seen:
                         await related(seen)
@@ -263,7 +272,7 @@ class DirectUpstream:
         if last is not None and (message := parse(last)) is not None:
             answer = answer_to(message, upstream_id)
             if answer is not None:
-                return await self._guarded(answer)
+                return answer
         raise UpstreamFailed("the event stream ended without the response")
 
     async def _guarded(self, message: dict[str, Any]) -> dict[str, Any] | None:
