@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
 import logging
 import os
 import select
@@ -63,14 +62,25 @@ class Outlet:
         Raises:
             Gone: the reader closed its end (or `close` was called).
         """
-        with self._lock:
+        # acquire / release rather than `with`: a `with` on a C lock looks up and binds its
+        # `__enter__` and `__exit__` on every write (the relay writes twice a round trip).
+        lock = self._lock
+        lock.acquire()
+        try:
             if self.closed:
                 raise Gone
             try:
-                _write_all(self._fd, data)
+                try:  # the common case: the pipe takes the whole line at once
+                    written = os.write(self._fd, data)
+                except BlockingIOError:  # a descriptor someone made non-blocking: it is full
+                    written = 0
+                if written != len(data):
+                    _write_all(self._fd, memoryview(data)[written:])
             except OSError as exc:  # BrokenPipe, ConnectionReset, a closed descriptor
                 self.closed = True
                 raise Gone from exc
+        finally:
+            lock.release()
 
     def close(self, *, wait: bool = True) -> None:
         """No more writes; an owned descriptor is closed once a write in progress ends.
@@ -91,7 +101,7 @@ class Outlet:
             self._lock.release()
 
 
-def _write_all(fd: int, data: bytes | bytearray) -> None:
+def _write_all(fd: int, data: bytes | bytearray | memoryview) -> None:
     view = memoryview(data)
     while view:
         try:
@@ -183,7 +193,7 @@ class Relay:
         self._loop = loop
         self.ended = False  # the proxy is ending: a late decision is not acted on
         #: the server's messages decided and not yet written to the client (`server_to_client`)
-        self._down = _Batch(to_client, quiet=True, shared=True)
+        self._down = _SharedBatch(to_client, quiet=True)
 
     def start(self) -> None:
         """Deliver the guard's own notifications to the client (call on the relay's loop)."""
@@ -350,16 +360,14 @@ class _Batch:
             raising `Gone`, and the server's output is still read.
     """
 
-    __slots__ = ("_lines", "_outlet", "_quiet", "_size", "lock")
+    __slots__ = ("_limit", "_lines", "_outlet", "_quiet", "_size")
 
-    def __init__(self, outlet: Outlet, *, quiet: bool = False, shared: bool = False) -> None:
+    def __init__(self, outlet: Outlet, *, quiet: bool = False) -> None:
         self._outlet = outlet
         self._quiet = quiet
         self._lines: list[bytes | bytearray] = []
         self._size = 0
-        #: held around `add` and `flush` (reentrant) when another thread writes through the
-        #: batch too (`shared`: the guard's notices join the server's messages in order)
-        self.lock: Any = threading.RLock() if shared else contextlib.nullcontext()
+        self._limit = chunk_size()
 
     def add(self, data: bytes | bytearray, *, now: bool = False) -> None:
         """Queue one line (written at once with `now`, or past `chunk_size()` bytes).
@@ -367,11 +375,10 @@ class _Batch:
         Raises:
             Gone: as `flush`.
         """
-        with self.lock:
-            self._lines.append(data)
-            self._size += len(data)
-            if now or self._size >= chunk_size():
-                self.flush()
+        self._lines.append(data)
+        self._size += len(data)
+        if now or self._size >= self._limit:
+            self.flush()
 
     def flush(self) -> None:
         """Write the queued lines, in order, in one write.
@@ -379,22 +386,51 @@ class _Batch:
         Raises:
             Gone: the server's stdin is closed (never for a `quiet` batch).
         """
-        with self.lock:
-            lines = self._lines
-            if not lines:
-                return
-            data = lines[0] if len(lines) == 1 else b"".join(lines)
-            lines.clear()
-            self._size = 0
-            outlet = self._outlet
-            if self._quiet and outlet.closed:
-                return
-            try:
-                outlet.write(data)
-            except Gone:
-                if not self._quiet:
-                    raise
-                logger.info("client stdout closed")
+        lines = self._lines
+        if not lines:
+            return
+        data = lines[0] if len(lines) == 1 else b"".join(lines)
+        lines.clear()
+        self._size = 0
+        outlet = self._outlet
+        if self._quiet and outlet.closed:
+            return
+        try:
+            outlet.write(data)
+        except Gone:
+            if not self._quiet:
+                raise
+            logger.info("client stdout closed")
+
+
+class _SharedBatch(_Batch):
+    """A `_Batch` that another thread writes through too (the guard's notices join the
+    server's messages in order): `add` and `flush` hold `lock` (reentrant)."""
+
+    __slots__ = ("lock",)
+
+    def __init__(self, outlet: Outlet, *, quiet: bool = False) -> None:
+        super().__init__(outlet, quiet=quiet)
+        #: held around `add` and `flush`; a writer of several lines holds it around them all
+        self.lock = threading.RLock()
+
+    def add(self, data: bytes | bytearray, *, now: bool = False) -> None:
+        """As `_Batch.add`, under `lock`."""
+        lock = self.lock
+        lock.acquire()
+        try:
+            _Batch.add(self, data, now=now)
+        finally:
+            lock.release()
+
+    def flush(self) -> None:
+        """As `_Batch.flush`, under `lock`."""
+        lock = self.lock
+        lock.acquire()
+        try:
+            _Batch.flush(self)
+        finally:
+            lock.release()
 
 
 def _reason(answer: Any) -> str | None:
