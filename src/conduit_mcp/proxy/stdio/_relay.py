@@ -145,8 +145,10 @@ class ChunkReader:
         self._buffer = bytearray(chunk_size())
         self._view = memoryview(self._buffer)
 
-    def __call__(self) -> bytes:
-        """The next chunk (blocking; `b""` at the end or when the descriptor fails)."""
+    def read(self) -> bytes:
+        """The next chunk (blocking; `b""` at the end or when the descriptor fails). Hand
+        the reader this bound method (a call of the instance goes through `__call__`'s
+        lookup each time)."""
         if _readv is None:  # no readv (not POSIX)
             return read_chunk(self._fd)
         while True:
@@ -158,6 +160,8 @@ class ChunkReader:
                 return b""
             else:
                 return self._view[:size].tobytes()
+
+    __call__ = read
 
 
 _readv = getattr(os, "readv", None)
@@ -235,7 +239,8 @@ class Relay:
         server, answers = _Batch(self._to_server), _Batch(self._to_client, quiet=True)
         try:
             while True:
-                if not lines.holds_line():  # about to wait for input: what is due goes now
+                # About to wait for input: what is due goes now (a line alone went at once).
+                if (server.queued or answers.queued) and not lines.holds_line():
                     server.flush()
                     answers.flush()
                 line = lines.next_kept("client input")
@@ -244,7 +249,7 @@ class Relay:
                 parsed = read_message(line)
                 if parsed is None:
                     logger.warning("client sent a line that is not a JSON-RPC message: answered")
-                    answers.add(dump_message(invalid_line_answer(line)))
+                    answers.add(dump_message(invalid_line_answer(line)), now=not lines.holds_line())
                     continue
                 del line  # a large message is held once, as `data`
                 message, data = parsed
@@ -269,7 +274,7 @@ class Relay:
                         if span is not None:
                             self._tracing.answered(message.get("id"), "refused", _reason(other))
                         if (answer := _dump(other)) is not None:
-                            answers.add(answer)
+                            answers.add(answer, now=not lines.holds_line())
                         continue
                     if action == "drop":
                         continue
@@ -281,7 +286,7 @@ class Relay:
                     if span is not None:  # the server continues the trace (`_meta`)
                         sent = other if action == "replace" else message
                         data = _dump(self._tracing.with_meta(sent, span)) or data
-                    server.add(data)
+                    server.add(data, now=not lines.holds_line())
                 finally:
                     if token is not None:
                         self._tracing.leave(token)
@@ -301,7 +306,9 @@ class Relay:
         link = self._link
         client = self._down
         while True:
-            if not lines.holds_line():  # about to wait for the server: what is due goes now
+            # About to wait for the server: what is due goes now (a line alone went at once;
+            # `queued` read without the lock: a notice queued meanwhile is flushed by its writer).
+            if client.queued and not lines.holds_line():
                 client.flush()
             line = lines.next_kept("server stdout")
             if line is None:
@@ -341,9 +348,9 @@ class Relay:
                 continue
             if action != "pass":
                 if (replaced := _dump(other)) is not None:
-                    client.add(replaced)
+                    client.add(replaced, now=not lines.holds_line())
                 continue
-            client.add(data)
+            client.add(data, now=not lines.holds_line())
             del data
         client.flush()
 
@@ -360,22 +367,28 @@ class _Batch:
             raising `Gone`, and the server's output is still read.
     """
 
-    __slots__ = ("_limit", "_lines", "_outlet", "_quiet", "_size")
+    __slots__ = ("_limit", "_outlet", "_quiet", "_size", "queued")
 
     def __init__(self, outlet: Outlet, *, quiet: bool = False) -> None:
         self._outlet = outlet
         self._quiet = quiet
-        self._lines: list[bytes | bytearray] = []
+        #: the lines not yet written, in order
+        self.queued: list[bytes | bytearray] = []
         self._size = 0
         self._limit = chunk_size()
 
     def add(self, data: bytes | bytearray, *, now: bool = False) -> None:
-        """Queue one line (written at once with `now`, or past `chunk_size()` bytes).
+        """Queue one line; with `now` (its reader holds no line after it), write it with
+        what is queued at once; past `chunk_size()` bytes queued, write them all.
 
         Raises:
             Gone: as `flush`.
         """
-        self._lines.append(data)
+        queued = self.queued
+        if now and not queued:  # a line alone (a sequential round trip): written as it is
+            self._write(data)
+            return
+        queued.append(data)
         self._size += len(data)
         if now or self._size >= self._limit:
             self.flush()
@@ -386,12 +399,15 @@ class _Batch:
         Raises:
             Gone: the server's stdin is closed (never for a `quiet` batch).
         """
-        lines = self._lines
-        if not lines:
+        queued = self.queued
+        if not queued:
             return
-        data = lines[0] if len(lines) == 1 else b"".join(lines)
-        lines.clear()
+        data = queued[0] if len(queued) == 1 else b"".join(queued)
+        queued.clear()
         self._size = 0
+        self._write(data)
+
+    def _write(self, data: bytes | bytearray) -> None:
         outlet = self._outlet
         if self._quiet and outlet.closed:
             return
