@@ -176,9 +176,8 @@ class BlockingLineReader(_Framing):
     def next_line(self) -> bytes | None:
         """As `LineReader.next_line`."""
         while True:
-            line = self._take()
-            if line is not _MORE:
-                return line  # type: ignore[return-value]
+            if self._ready or self._eof:  # `_take` has a line or the end (never `_MORE`)
+                return self._take()  # type: ignore[return-value]
             chunk = self._read()
             if chunk:
                 # The common case, one message a read: a chunk that is one whole line, nothing

@@ -262,10 +262,12 @@ class Relay:
                         token = self._tracing.enter(span)
                 try:
                     now = link.from_client_now(message)
-                    if not isinstance(now, tuple):  # it waits: what came before goes first
+                    if isinstance(now, tuple):  # decided (`_decided` not called: the common case)
+                        decided: Decision | None = now
+                    else:  # it waits: what came before goes first
                         server.flush()
                         answers.flush()
-                    decided = self._decided(now)
+                        decided = self._decided(now)
                     del now
                     if decided is None:
                         return
@@ -334,9 +336,11 @@ class Relay:
             answered = message.get("id")
             failed = "error" in message
             del message
-            if not isinstance(now, tuple):  # it waits: what came before goes first
+            if isinstance(now, tuple):  # decided (`_decided` not called: the common case)
+                decided: Decision | None = now
+            else:  # it waits: what came before goes first
                 client.flush()
-            decided = self._decided(now)
+                decided = self._decided(now)
             del now
             if decided is None:
                 continue  # the proxy is ending: nothing unread reaches the client
@@ -386,7 +390,15 @@ class _Batch:
         """
         queued = self.queued
         if now and not queued:  # a line alone (a sequential round trip): written as it is
-            self._write(data)
+            outlet = self._outlet  # `_write`, inline
+            if self._quiet and outlet.closed:
+                return
+            try:
+                outlet.write(data)
+            except Gone:
+                if not self._quiet:
+                    raise
+                logger.info("client stdout closed")
             return
         queued.append(data)
         self._size += len(data)
