@@ -349,13 +349,20 @@ def bare_relay(kind: str, command: list[str]) -> int:
         link: Any = PassEverything()
         relay = Relay(link, Outlet(1, owned=False), to_server, asyncio.new_event_loop())
 
+        def chunks(fd: int) -> Any:
+            # The bound `read` as the proxy hands it; an older tree (`--before`) has only the
+            # callable instance.
+            reader = ChunkReader(fd)
+            return getattr(reader, "read", reader)
+
         def up() -> None:
-            relay.client_to_server(BlockingLineReader(ChunkReader(0).read, keep_newline=True))
+            relay.client_to_server(BlockingLineReader(chunks(0), keep_newline=True))
             server.stdin.close()  # type: ignore[union-attr]  # the client is done: so is the server
 
         threading.Thread(target=up, daemon=True).start()
-        down = ChunkReader(server.stdout.fileno()).read
-        relay.server_to_client(BlockingLineReader(down, keep_newline=True))
+        relay.server_to_client(
+            BlockingLineReader(chunks(server.stdout.fileno()), keep_newline=True)
+        )
         return server.wait()
 
     if kind == "threads":
