@@ -106,7 +106,8 @@ class Calls(Scope):
         name: str = params["name"]
         # Registered before any wait: the SDK already waits on this id, and a response the
         # read loop sees while the call is gated is a guess at an unsent request (dropped).
-        pending = Pending(_CALL, name, gating=True)
+        # Positional: a keyword makes CPython 3.11 build a dict for `__init__` (once a call).
+        pending = Pending(_CALL, name, None, False, None, True)  # gating
         pending.extensions = extensions
         if not self.outstanding.add(request_id, pending):
             return self._too_many(request_id, _CALL, name)
