@@ -249,7 +249,7 @@ class Relay:
                 parsed = read_message(line)
                 if parsed is None:
                     logger.warning("client sent a line that is not a JSON-RPC message: answered")
-                    answers.add(dump_message(invalid_line_answer(line)), now=not lines.holds_line())
+                    _answer(answers, server, dump_message(invalid_line_answer(line)), lines)
                     continue
                 del line  # a large message is held once, as `data`
                 message, data = parsed
@@ -276,7 +276,7 @@ class Relay:
                         if span is not None:
                             self._tracing.answered(message.get("id"), "refused", _reason(other))
                         if (answer := _dump(other)) is not None:
-                            answers.add(answer, now=not lines.holds_line())
+                            _answer(answers, server, answer, lines)
                         continue
                     if action == "drop":
                         continue
@@ -459,6 +459,20 @@ class _SharedBatch(_Batch):
             _Batch.flush(self)
         finally:
             lock.release()
+
+
+def _answer(answers: _Batch, server: _Batch, answer: bytes, lines: BlockingLineReader) -> None:
+    """Queue the proxy's own answer to the client; when its reader holds no line after it,
+    write what is due, the server's lines first, as `client_to_server` does before it waits
+    (the answer queued first: a closed server's stdin still leaves it to the final flush).
+
+    Raises:
+        Gone: the server's stdin is closed.
+    """
+    answers.add(answer)
+    if not lines.holds_line():
+        server.flush()
+        answers.flush()
 
 
 def _reason(answer: Any) -> str | None:
