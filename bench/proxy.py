@@ -29,6 +29,7 @@ Usage:
     python bench/proxy.py --quick          # 3 batches of 20, a 5 MB result (smoke)
     python bench/proxy.py --large 50000000 # P2 alone
     python bench/proxy.py --bare threads   # P1 with a bare relay, no guard (or asyncio): the floor
+    python bench/proxy.py --bare unguarded # P1 with the proxy's relay and parse, no guard
 """
 
 from __future__ import annotations
@@ -320,10 +321,49 @@ def rows(quick: bool = False) -> list[dict[str, Any]]:
 def bare_relay(kind: str, command: list[str]) -> int:
     """A line relay with no guard and no parsing, in place of the proxy (`--bare KIND`): the
     floor of a relay built on asyncio pipes (`asyncio`) or on two blocking threads
-    (`threads`). Returns the server's exit code."""
+    (`threads`); or (`unguarded`) the proxy's own stdio relay (`Relay`: its framing, its one
+    parse of each line, `read_message`, its batches and outlets) with a link that passes every
+    message, i.e. the proxy with the guard taken out, a mode the proxy itself does not have.
+    Returns the server's exit code."""
     import asyncio
     import subprocess
     import threading
+
+    if kind == "unguarded":
+        from conduit_mcp.proxy.stdio._framing import BlockingLineReader
+        from conduit_mcp.proxy.stdio._relay import ChunkReader, Outlet, Relay
+
+        class PassEverything:
+            """What `Relay` asks of a `MessageLink`, every message passed as read."""
+
+            def from_client_now(self, message: dict[str, Any]) -> tuple[str, None]:
+                return ("pass", None)
+
+            def from_server_now(self, message: dict[str, Any]) -> tuple[str, None]:
+                return ("pass", None)
+
+        server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        assert server.stdin is not None and server.stdout is not None
+        to_server = Outlet(server.stdin.fileno(), owned=False)
+        # The loop is never run: no decision of `PassEverything` waits.
+        link: Any = PassEverything()
+        relay = Relay(link, Outlet(1, owned=False), to_server, asyncio.new_event_loop())
+
+        def chunks(fd: int) -> Any:
+            # The bound `read` as the proxy hands it; an older tree (`--before`) has only the
+            # callable instance.
+            reader = ChunkReader(fd)
+            return getattr(reader, "read", reader)
+
+        def up() -> None:
+            relay.client_to_server(BlockingLineReader(chunks(0), keep_newline=True))
+            server.stdin.close()  # type: ignore[union-attr]  # the client is done: so is the server
+
+        threading.Thread(target=up, daemon=True).start()
+        relay.server_to_client(
+            BlockingLineReader(chunks(server.stdout.fileno()), keep_newline=True)
+        )
+        return server.wait()
 
     if kind == "threads":
         server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
@@ -386,10 +426,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--large", type=int, metavar="BYTES", help="only row P2, this size")
     parser.add_argument(
         "--bare",
-        choices=["asyncio", "threads"],
-        help="row P1 with a bare line relay (no guard) in place of the proxy: the floor",
+        choices=["asyncio", "threads", "unguarded"],
+        help=(
+            "row P1 with a bare line relay (no guard) in place of the proxy: the floor "
+            "(unguarded: the proxy's own relay and parse, every message passed)"
+        ),
     )
-    parser.add_argument("--relay", choices=["asyncio", "threads"], help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--relay", choices=["asyncio", "threads", "unguarded"], help=argparse.SUPPRESS
+    )
     parser.add_argument("command", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.relay is not None:  # the bare relay's own process

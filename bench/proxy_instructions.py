@@ -20,12 +20,15 @@ Usage:
     python bench/proxy_instructions.py --before 3a1651b --only listen --calls 500
     python bench/proxy_instructions.py --before d328912 --only session
     python bench/proxy_instructions.py --before 3a1651b --after 488a390   # two revisions
+    python bench/proxy_instructions.py --before main --only stdio-bare,stdio-unguarded,stdio
+        # the floors: a bare relay; the proxy's own relay and parse with the guard taken out
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import os
 import re
@@ -81,16 +84,24 @@ def _line(message: dict[str, Any]) -> bytes:
     return json.dumps(message).encode() + b"\n"
 
 
-def stdio(src: Path, calls: int, warm: int, keep: Path | None = None, bare: bool = False) -> float:
+def stdio(
+    src: Path,
+    calls: int,
+    warm: int,
+    keep: Path | None = None,
+    bare: bool = False,
+    relay: str = "threads",
+) -> float:
     """Instructions per call of the stdio proxy on `src` (`bare`: of bench/proxy.py's bare
-    relay, two threads copying lines, no guard: the floor)."""
+    relay `relay` instead: `threads`, two threads copying lines, no guard: the floor;
+    `unguarded`, the proxy's own relay and parse on `src` with every message passed)."""
     call = {"name": "echo", "arguments": {"message": "hello"}}
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "cg.out"
         argv = [*_valgrind(out), str(ph.CONDUIT), "proxy", "--server-id", "bench", "--quiet"]
         if bare:
             argv = [*_valgrind(out), sys.executable, str(ROOT / "bench" / "proxy.py")]
-            argv += ["--relay", "threads"]
+            argv += ["--relay", relay]
         env = {**os.environ, "PYTHONPATH": str(src)}
         with subprocess.Popen(
             [*argv, "--", *SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
@@ -214,7 +225,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--before", required=True, help="the earlier revision (git)")
     parser.add_argument("--after", help="a later revision in place of this tree's src")
     parser.add_argument(
-        "--only", default="stdio,listen", help="paths: stdio,listen,session,stdio-bare"
+        "--only",
+        default="stdio,listen",
+        help="paths: stdio,listen,session,stdio-bare,stdio-unguarded",
     )
     parser.add_argument("--calls", type=int, default=300, help="calls counted")
     parser.add_argument("--warm", type=int, default=50, help="calls before counting")
@@ -222,7 +235,12 @@ def main(argv: list[str] | None = None) -> int:
         "--keep", type=Path, help="keep each counted dump in this folder (callgrind_annotate)"
     )
     args = parser.parse_args(argv)
-    paths = {"stdio": stdio, "listen": listen, "session": session}
+    paths = {
+        "stdio": stdio,
+        "listen": listen,
+        "session": session,
+        "stdio-unguarded": functools.partial(stdio, bare=True, relay="unguarded"),
+    }
     only = [p.strip() for p in args.only.split(",") if p.strip()]
     row: dict[str, Any] = {"row": "proxy instructions per tools/call (callgrind)"}
     with tempfile.TemporaryDirectory() as scratch, tempfile.TemporaryDirectory() as later:

@@ -106,18 +106,26 @@ class Calls(Scope):
         name: str = params["name"]
         # Registered before any wait: the SDK already waits on this id, and a response the
         # read loop sees while the call is gated is a guess at an unsent request (dropped).
-        pending = Pending(_CALL, name, gating=True)
+        # Positional: a keyword makes CPython 3.11 build a dict for `__init__` (once a call).
+        pending = Pending(_CALL, name, None, False, None, True)  # gating
         pending.extensions = extensions
         if not self.outstanding.add(request_id, pending):
             return self._too_many(request_id, _CALL, name)
+        state = self.shared.book.tools.get(name)
         try:
-            refusal = self._refusal_now(name, params)
+            refusal = self._refusal_now(name, params, state)
         except Exception as exc:  # a bug here must not let the call through unchecked
             logger.exception("guard failed while gating tools/call")
             refusal = ("guard_internal_error", (), f"the guard failed ({type(exc).__name__})")
         except BaseException:  # never written, so never answered
             self.outstanding.forget_unsent(request_id, pending)
             raise
+        if refusal is None:  # `_gated`'s pass, inline
+            state = self.shared.book.tools.get(name)
+            pending.tool = state.tool if state is not None else None
+            pending.state = state
+            pending.gating = False
+            return PASS
         if type(refusal) is _Bounded:
             return self._gate_call_later(request_id, name, refusal, pending)
         return self._gated(request_id, name, pending, refusal)  # type: ignore[arg-type]
@@ -179,10 +187,12 @@ class Calls(Scope):
             ),
         )
 
-    def _refusal_now(self, name: str, params: dict[str, Any]) -> _Refusal | _Bounded | None:
+    def _refusal_now(
+        self, name: str, params: dict[str, Any], state: ToolState | None
+    ) -> _Refusal | _Bounded | None:
         """Why the call may not go out (`None`: it may), or the argument check to run in a
-        worker thread (a schema not linear in the arguments) that decides it."""
-        state = self.shared.book.tools.get(name)
+        worker thread (a schema not linear in the arguments) that decides it; `state` is the
+        tool's (`None`: never listed)."""
         if state is None:
             return "unknown_tool", ("name",), "the tool was never listed by this server"
         if state.status != "ok":

@@ -248,6 +248,11 @@ class Engine(Listing, Calls):
             return PASS
         result = message["result"]
         try:
+            if pending.method == _CALL:  # the most common answer first (no other row has it)
+                decided = self._call_response_now(request_id, result, pending)
+                if type(decided) is Verdict:
+                    return decided
+                return self._call_later(decided, request_id, pending.name)
             if pending.method in _INSTRUCTED:
                 if pending.method == "initialize" and isinstance(result, dict):
                     self.learn_version(result.get("protocolVersion"))
@@ -260,11 +265,6 @@ class Engine(Listing, Calls):
                 return screen_response(self, request_id, result, read)
             if pending.method == _LIST:
                 return self._list_later(request_id, result, pending)
-            if pending.method == _CALL:
-                decided = self._call_response_now(request_id, result, pending)
-                if type(decided) is Verdict:
-                    return decided
-                return self._call_later(decided, request_id, pending.name)
             if pending.method in _READ_BY_THE_MODEL:
                 return clean_read_result(self, request_id, result, pending.method)
         except Exception as exc:

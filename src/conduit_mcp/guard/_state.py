@@ -219,7 +219,8 @@ class Outstanding:
         key = request_id if type(request_id) is int else coerce_id(request_id)
         if key not in self._live and len(self._live) >= self.limit:
             return False
-        self._refused.pop(key, None)  # an id reused for a new request
+        if self._refused:
+            self._refused.pop(key, None)  # an id reused for a new request
         self._live[key] = pending
         return True
 

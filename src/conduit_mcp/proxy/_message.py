@@ -101,7 +101,7 @@ def read_message(line: bytes) -> tuple[dict[str, Any], bytes] | None:
     pydantic): the line is parsed with orjson and, when orjson writes the parsed value back
     byte for byte, passed as read. Otherwise (white space, escapes: Python's `json.dumps`)
     it is still passed as read with orjson's reading when the colons show that no member was
-    dropped (`_same_members`) and no integer can be past 64 bits; failing either, it is
+    dropped and no integer can be past 64 bits (`_read`); failing either, it is
     parsed with the standard library, which keeps every number exact, and still passed as
     read unless an object names a member twice: parsers disagree on which one counts, so
     such a line, and any the SDK reads differently or not at all (not UTF-8, `NaN`, extra
@@ -122,7 +122,8 @@ def read_message(line: bytes) -> tuple[dict[str, Any], bytes] | None:
     if parsed is None:
         return None
     data = parsed[1]
-    if data.find(b"\r") != -1 or _breaks_a_line(data):  # `_LINE_BREAKS`
+    # `_LINE_BREAKS`: CR, then `_breaks_a_line` inline (two Python calls a round trip less)
+    if data.find(b"\r") != -1 or (not data.isascii() and _WIDE_BREAK.search(data) is not None):
         return _escaped(parsed[0])
     return parsed
 
@@ -153,8 +154,24 @@ def _read(line: bytes) -> tuple[dict[str, Any], bytes] | None:
                 return value, line
             if line[-1:] != b"\n" and canonical[:-1] == line:
                 return value, canonical
-            if _same_members(line, canonical) and not _has_long_digits(line):
-                return value, line if line[-1:] == b"\n" else bytes(line) + b"\n"
+            # Same members: orjson's reading kept every member `line` names (no object names
+            # one twice), told from the colons alone, two scans in C where the standard
+            # library's second parse costs ~36k instructions a spaced line. Each member of an
+            # object is one name-separator colon in either text; every other colon is inside
+            # a string, and orjson writes a colon in a string as a colon. Without a `\u003a`
+            # escape (the one spelling of a colon that is not one in `line`), each string
+            # orjson kept holds as many colons in `canonical` as in `line`, so the counts are
+            # equal exactly when no member, nor a string inside it, was dropped for a repeated
+            # name; with such an escape anywhere the standard library decides.
+            # No long digits: no integer orjson reads as a float (outside [-2**63, 2**64): a
+            # run of 20 digits, or '-' and 19), strings included (conservative), as the
+            # client's `parse_json` screens a text: one translation and two searches (`find`:
+            # CPython 3.11's `bytes in bytes` formats a TypeError first).
+            # Inline, not helpers: a spaced line costs these scans, not Python calls too.
+            if line.find(b"\\u003") == -1 and line.count(b":") == canonical.count(b":"):
+                masked = line.translate(_DIGIT_MASK)
+                if masked.find(_NEGATIVE_RUN) == -1 and masked.find(_POSITIVE_RUN) == -1:
+                    return value, line if line[-1:] == b"\n" else bytes(line) + b"\n"
         del canonical
         value = None  # freed before the second parse: a large message is held once at a time
     try:
@@ -174,34 +191,15 @@ def _read(line: bytes) -> tuple[dict[str, Any], bytes] | None:
     return message, encode(item)
 
 
-#: For `_has_long_digits`: each ASCII digit as "0", '-' kept, every other byte a space.
+#: For `_read`'s long-digit screen: each ASCII digit as "0", '-' kept, every other byte a space.
 _DIGIT_MASK: Final = bytes(
     0x30 if 0x30 <= byte <= 0x39 else byte if byte == 0x2D else 0x20 for byte in range(256)
 )
 
 
-def _has_long_digits(line: bytes) -> bool:
-    """Whether `line` may hold an integer orjson reads as a float (outside [-2**63, 2**64): a
-    run of 20 digits, or '-' and 19), strings included (conservative), as the client's
-    `parse_json` screens a text. One translation and two searches in C (`find`: CPython 3.11's
-    `bytes in bytes` formats a TypeError first)."""
-    masked = line.translate(_DIGIT_MASK)
-    return masked.find(b"-" + b"0" * 19) != -1 or masked.find(b"0" * 20) != -1
-
-
-def _same_members(line: bytes, canonical: bytes) -> bool:
-    """Whether orjson's reading of `line` kept every member `line` names, i.e. no object in it
-    names a member twice, told from the colons alone (two scans in C, where the standard
-    library's second parse costs ~36k instructions a spaced line).
-
-    Each member of an object is one name-separator colon in either text; every other colon
-    is inside a string, and orjson writes a colon in a string as a colon. Without a
-    `\\u003a` escape (the one spelling of a colon that is not one in `line`), each string
-    orjson kept holds as many colons in `canonical` as in `line`, so the counts are equal
-    exactly when no member, nor a string inside it, was dropped for a repeated name. With
-    such an escape anywhere the answer is `False` and the standard library decides.
-    """
-    return line.find(b"\\u003") == -1 and line.count(b":") == canonical.count(b":")
+#: In `line.translate(_DIGIT_MASK)`: a run of 19 digits after '-', or of 20.
+_NEGATIVE_RUN: Final = b"-" + b"0" * 19
+_POSITIVE_RUN: Final = b"0" * 20
 
 
 def dump_message(message: dict[str, Any]) -> bytes:
@@ -235,7 +233,7 @@ def _is_message(value: Any) -> bool:
                 return False
             size -= 1
         if "id" in value:
-            if not _is_id(value["id"]):
+            if type(value["id"]) not in _ID_TYPES:
                 return False
             size -= 1
         return size == 2
@@ -243,10 +241,10 @@ def _is_message(value: Any) -> bool:
         return False
     request_id = value["id"]
     if "result" in value:
-        return _is_id(request_id) and type(value["result"]) is dict
+        return type(request_id) in _ID_TYPES and type(value["result"]) is dict
     error = value.get("error")
     return (
-        (request_id is None or _is_id(request_id))
+        (request_id is None or type(request_id) in _ID_TYPES)
         and type(error) is dict
         and type(error.get("code")) is int
         and type(error.get("message")) is str
@@ -254,8 +252,8 @@ def _is_message(value: Any) -> bool:
     )
 
 
-def _is_id(value: Any) -> bool:
-    return type(value) is int or type(value) is str
+#: The types of a JSON-RPC id as the SDK reads it (`bool` is not `int` here: `type` is exact).
+_ID_TYPES: Final = frozenset({int, str})
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -565,7 +565,11 @@ class MessageLink:
         pins the store checks, an output check run in a worker thread)."""
         seam = self._seam
         link = self._link
-        with self.lock:
+        # acquire / release rather than `with`: a `with` on a C lock looks up and binds its
+        # `__enter__` and `__exit__` each time (twice a round trip, here and `_client_decide`).
+        lock = self.lock
+        lock.acquire()
+        try:
             if "id" in message and "method" not in message:
                 result = message.get("result")
                 # `_note_result` reads an initialize result or a listing the client asked for.
@@ -583,9 +587,13 @@ class MessageLink:
             if hasattr(decided, "__await__"):  # the engine's `Later`: it must wait
                 return self._server_finish(decided, message)
             return self._server_decision(decided, message)
+        finally:
+            lock.release()
 
     def _client_decide(self, message: dict[str, Any]) -> Decision | Awaitable[Decision]:
-        with self.lock:
+        lock = self.lock
+        lock.acquire()  # as `from_server_now`
+        try:
             try:
                 decided = self._engine.outbound_now(message)
             except Exception:  # as `wrap_streams`: the engine refuses a call it fails on itself
@@ -594,6 +602,8 @@ class MessageLink:
             if hasattr(decided, "__await__"):  # the engine's `Later`: it must wait
                 return self._client_finish(decided, message)
             return self._client_decision(decided, message)
+        finally:
+            lock.release()
 
     async def _prelisted(self, message: dict[str, Any]) -> Decision:
         await self._seam._prelist(message.get("params"), self._send_own)

@@ -176,11 +176,21 @@ class BlockingLineReader(_Framing):
     def next_line(self) -> bytes | None:
         """As `LineReader.next_line`."""
         while True:
-            line = self._take()
-            if line is not _MORE:
-                return line  # type: ignore[return-value]
+            if self._ready or self._eof:  # `_take` has a line or the end (never `_MORE`)
+                return self._take()  # type: ignore[return-value]
             chunk = self._read()
             if chunk:
+                # The common case, one message a read: a chunk that is one whole line, nothing
+                # gathered before it, is that line as it is (`_split` finds the same).
+                if (
+                    chunk[-1] == 10
+                    and chunk.find(b"\n") == len(chunk) - 1
+                    and not self._partial
+                    and not self._skipping
+                ):
+                    if chunk.isspace():
+                        continue
+                    return chunk if self._keep else chunk[:-1]
                 self._split(chunk)
             elif (rest := self._end()) is not None:
                 return rest

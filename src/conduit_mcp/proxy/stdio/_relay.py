@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
 import logging
 import os
 import select
@@ -63,14 +62,25 @@ class Outlet:
         Raises:
             Gone: the reader closed its end (or `close` was called).
         """
-        with self._lock:
+        # acquire / release rather than `with`: a `with` on a C lock looks up and binds its
+        # `__enter__` and `__exit__` on every write (the relay writes twice a round trip).
+        lock = self._lock
+        lock.acquire()
+        try:
             if self.closed:
                 raise Gone
             try:
-                _write_all(self._fd, data)
+                try:  # the common case: the pipe takes the whole line at once
+                    written = os.write(self._fd, data)
+                except BlockingIOError:  # a descriptor someone made non-blocking: it is full
+                    written = 0
+                if written != len(data):
+                    _write_all(self._fd, memoryview(data)[written:])
             except OSError as exc:  # BrokenPipe, ConnectionReset, a closed descriptor
                 self.closed = True
                 raise Gone from exc
+        finally:
+            lock.release()
 
     def close(self, *, wait: bool = True) -> None:
         """No more writes; an owned descriptor is closed once a write in progress ends.
@@ -91,7 +101,7 @@ class Outlet:
             self._lock.release()
 
 
-def _write_all(fd: int, data: bytes | bytearray) -> None:
+def _write_all(fd: int, data: bytes | bytearray | memoryview) -> None:
     view = memoryview(data)
     while view:
         try:
@@ -135,8 +145,10 @@ class ChunkReader:
         self._buffer = bytearray(chunk_size())
         self._view = memoryview(self._buffer)
 
-    def __call__(self) -> bytes:
-        """The next chunk (blocking; `b""` at the end or when the descriptor fails)."""
+    def read(self) -> bytes:
+        """The next chunk (blocking; `b""` at the end or when the descriptor fails). Hand
+        the reader this bound method (a call of the instance goes through `__call__`'s
+        lookup each time)."""
         if _readv is None:  # no readv (not POSIX)
             return read_chunk(self._fd)
         while True:
@@ -148,6 +160,8 @@ class ChunkReader:
                 return b""
             else:
                 return self._view[:size].tobytes()
+
+    __call__ = read
 
 
 _readv = getattr(os, "readv", None)
@@ -183,7 +197,7 @@ class Relay:
         self._loop = loop
         self.ended = False  # the proxy is ending: a late decision is not acted on
         #: the server's messages decided and not yet written to the client (`server_to_client`)
-        self._down = _Batch(to_client, quiet=True, shared=True)
+        self._down = _SharedBatch(to_client, quiet=True)
 
     def start(self) -> None:
         """Deliver the guard's own notifications to the client (call on the relay's loop)."""
@@ -225,7 +239,8 @@ class Relay:
         server, answers = _Batch(self._to_server), _Batch(self._to_client, quiet=True)
         try:
             while True:
-                if not lines.holds_line():  # about to wait for input: what is due goes now
+                # About to wait for input: what is due goes now (a line alone went at once).
+                if (server.queued or answers.queued) and not lines.holds_line():
                     server.flush()
                     answers.flush()
                 line = lines.next_kept("client input")
@@ -234,7 +249,7 @@ class Relay:
                 parsed = read_message(line)
                 if parsed is None:
                     logger.warning("client sent a line that is not a JSON-RPC message: answered")
-                    answers.add(dump_message(invalid_line_answer(line)))
+                    _answer(answers, server, dump_message(invalid_line_answer(line)), lines)
                     continue
                 del line  # a large message is held once, as `data`
                 message, data = parsed
@@ -247,10 +262,12 @@ class Relay:
                         token = self._tracing.enter(span)
                 try:
                     now = link.from_client_now(message)
-                    if not isinstance(now, tuple):  # it waits: what came before goes first
+                    if isinstance(now, tuple):  # decided (`_decided` not called: the common case)
+                        decided: Decision | None = now
+                    else:  # it waits: what came before goes first
                         server.flush()
                         answers.flush()
-                    decided = self._decided(now)
+                        decided = self._decided(now)
                     del now
                     if decided is None:
                         return
@@ -259,7 +276,7 @@ class Relay:
                         if span is not None:
                             self._tracing.answered(message.get("id"), "refused", _reason(other))
                         if (answer := _dump(other)) is not None:
-                            answers.add(answer)
+                            _answer(answers, server, answer, lines)
                         continue
                     if action == "drop":
                         continue
@@ -271,7 +288,7 @@ class Relay:
                     if span is not None:  # the server continues the trace (`_meta`)
                         sent = other if action == "replace" else message
                         data = _dump(self._tracing.with_meta(sent, span)) or data
-                    server.add(data)
+                    server.add(data, now=not lines.holds_line())
                 finally:
                     if token is not None:
                         self._tracing.leave(token)
@@ -291,7 +308,9 @@ class Relay:
         link = self._link
         client = self._down
         while True:
-            if not lines.holds_line():  # about to wait for the server: what is due goes now
+            # About to wait for the server: what is due goes now (a line alone went at once;
+            # `queued` read without the lock: a notice queued meanwhile is flushed by its writer).
+            if client.queued and not lines.holds_line():
                 client.flush()
             line = lines.next_kept("server stdout")
             if line is None:
@@ -317,9 +336,11 @@ class Relay:
             answered = message.get("id")
             failed = "error" in message
             del message
-            if not isinstance(now, tuple):  # it waits: what came before goes first
+            if isinstance(now, tuple):  # decided (`_decided` not called: the common case)
+                decided: Decision | None = now
+            else:  # it waits: what came before goes first
                 client.flush()
-            decided = self._decided(now)
+                decided = self._decided(now)
             del now
             if decided is None:
                 continue  # the proxy is ending: nothing unread reaches the client
@@ -331,9 +352,9 @@ class Relay:
                 continue
             if action != "pass":
                 if (replaced := _dump(other)) is not None:
-                    client.add(replaced)
+                    client.add(replaced, now=not lines.holds_line())
                 continue
-            client.add(data)
+            client.add(data, now=not lines.holds_line())
             del data
         client.flush()
 
@@ -350,43 +371,26 @@ class _Batch:
             raising `Gone`, and the server's output is still read.
     """
 
-    __slots__ = ("_lines", "_outlet", "_quiet", "_size", "lock")
+    __slots__ = ("_limit", "_outlet", "_quiet", "_size", "queued")
 
-    def __init__(self, outlet: Outlet, *, quiet: bool = False, shared: bool = False) -> None:
+    def __init__(self, outlet: Outlet, *, quiet: bool = False) -> None:
         self._outlet = outlet
         self._quiet = quiet
-        self._lines: list[bytes | bytearray] = []
+        #: the lines not yet written, in order
+        self.queued: list[bytes | bytearray] = []
         self._size = 0
-        #: held around `add` and `flush` (reentrant) when another thread writes through the
-        #: batch too (`shared`: the guard's notices join the server's messages in order)
-        self.lock: Any = threading.RLock() if shared else contextlib.nullcontext()
+        self._limit = chunk_size()
 
     def add(self, data: bytes | bytearray, *, now: bool = False) -> None:
-        """Queue one line (written at once with `now`, or past `chunk_size()` bytes).
+        """Queue one line; with `now` (its reader holds no line after it), write it with
+        what is queued at once; past `chunk_size()` bytes queued, write them all.
 
         Raises:
             Gone: as `flush`.
         """
-        with self.lock:
-            self._lines.append(data)
-            self._size += len(data)
-            if now or self._size >= chunk_size():
-                self.flush()
-
-    def flush(self) -> None:
-        """Write the queued lines, in order, in one write.
-
-        Raises:
-            Gone: the server's stdin is closed (never for a `quiet` batch).
-        """
-        with self.lock:
-            lines = self._lines
-            if not lines:
-                return
-            data = lines[0] if len(lines) == 1 else b"".join(lines)
-            lines.clear()
-            self._size = 0
-            outlet = self._outlet
+        queued = self.queued
+        if now and not queued:  # a line alone (a sequential round trip): written as it is
+            outlet = self._outlet  # `_write`, inline
             if self._quiet and outlet.closed:
                 return
             try:
@@ -395,6 +399,80 @@ class _Batch:
                 if not self._quiet:
                     raise
                 logger.info("client stdout closed")
+            return
+        queued.append(data)
+        self._size += len(data)
+        if now or self._size >= self._limit:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the queued lines, in order, in one write.
+
+        Raises:
+            Gone: the server's stdin is closed (never for a `quiet` batch).
+        """
+        queued = self.queued
+        if not queued:
+            return
+        data = queued[0] if len(queued) == 1 else b"".join(queued)
+        queued.clear()
+        self._size = 0
+        self._write(data)
+
+    def _write(self, data: bytes | bytearray) -> None:
+        outlet = self._outlet
+        if self._quiet and outlet.closed:
+            return
+        try:
+            outlet.write(data)
+        except Gone:
+            if not self._quiet:
+                raise
+            logger.info("client stdout closed")
+
+
+class _SharedBatch(_Batch):
+    """A `_Batch` that another thread writes through too (the guard's notices join the
+    server's messages in order): `add` and `flush` hold `lock` (reentrant)."""
+
+    __slots__ = ("lock",)
+
+    def __init__(self, outlet: Outlet, *, quiet: bool = False) -> None:
+        super().__init__(outlet, quiet=quiet)
+        #: held around `add` and `flush`; a writer of several lines holds it around them all
+        self.lock = threading.RLock()
+
+    def add(self, data: bytes | bytearray, *, now: bool = False) -> None:
+        """As `_Batch.add`, under `lock`."""
+        lock = self.lock
+        lock.acquire()
+        try:
+            _Batch.add(self, data, now=now)
+        finally:
+            lock.release()
+
+    def flush(self) -> None:
+        """As `_Batch.flush`, under `lock`."""
+        lock = self.lock
+        lock.acquire()
+        try:
+            _Batch.flush(self)
+        finally:
+            lock.release()
+
+
+def _answer(answers: _Batch, server: _Batch, answer: bytes, lines: BlockingLineReader) -> None:
+    """Queue the proxy's own answer to the client; when its reader holds no line after it,
+    write what is due, the server's lines first, as `client_to_server` does before it waits
+    (the answer queued first: a closed server's stdin still leaves it to the final flush).
+
+    Raises:
+        Gone: the server's stdin is closed.
+    """
+    answers.add(answer)
+    if not lines.holds_line():
+        server.flush()
+        answers.flush()
 
 
 def _reason(answer: Any) -> str | None:

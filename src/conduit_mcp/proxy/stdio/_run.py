@@ -247,7 +247,7 @@ async def _run_child(
     client_ended = threading.Event()
     forwarded: list[int] = []  # the signals sent on to the server
 
-    client_chunks = ChunkReader(stdin_fd)
+    client_chunks = ChunkReader(stdin_fd).read
 
     def read_client() -> bytes:
         chunk = client_chunks()
@@ -268,7 +268,9 @@ async def _run_child(
     def downward() -> None:
         error: BaseException | None = None
         try:
-            relay.server_to_client(BlockingLineReader(ChunkReader(down_read), keep_newline=True))
+            relay.server_to_client(
+                BlockingLineReader(ChunkReader(down_read).read, keep_newline=True)
+            )
         except BaseException as exc:
             error = exc
         finally:
