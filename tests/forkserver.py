@@ -86,6 +86,8 @@ class Forked:
         streams: list[Any],
     ) -> None:
         self._connection = connection
+        #: `communicate`'s threads still reading when it timed out (joined at `__exit__`).
+        self._readers: list[threading.Thread] = []
         self.args = args
         self.pid = pid
         self.returncode: int | None = None
@@ -105,7 +107,12 @@ class Forked:
         return self
 
     def __exit__(self, *_: object) -> None:
-        """As `Popen`'s: close the pipes, then wait for the child."""
+        """As `Popen`'s: close the pipes, then wait for the child (after a timed-out
+        `communicate`: wait, then let its readers reach the pipes' end first)."""
+        if self._readers:
+            self.wait()
+            for reader in self._readers:
+                reader.join(60)
         for stream in (self.stdout, self.stderr, self.stdin):
             if stream is not None:
                 try:
@@ -149,9 +156,11 @@ class Forked:
             readers.append(threading.Thread(target=_feed, args=(self.stdin, input)))
         for reader in readers:
             reader.start()
+        self._readers = readers
         self.wait(timeout)
         for reader in readers:
             reader.join()
+        self._readers = []
         for stream in (self.stdout, self.stderr):
             if stream is not None:
                 stream.close()
