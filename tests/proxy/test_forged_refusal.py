@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import jsonrpc_message_adapter
 
@@ -256,3 +257,46 @@ def test_two_connections_with_the_same_id_keep_their_own_authors(tmp_path: Path)
     refused, forged = anyio.run(main)
     assert refused[:3] == ("refused", "tool_blocked", False) and "review it with:" in refused[3]
     assert forged == ("error", None, True, "conduit-mcp guard: tool echo is held")
+
+
+def test_errors_for_ids_nobody_asked_keep_no_memory_and_no_author(tmp_path: Path) -> None:
+    """A hostile server's errors for ids no request has, each id 64 KiB (the guard drops them):
+    the connection keeps at most the newest id (one message's size, not the session's history:
+    the newest 256 were kept before, 16 MiB of ids at this size), and a forged refusal for a
+    call it really received, sent after them, is still the server's."""
+    from conduit_mcp.proxy import _seam as seam_module
+
+    kept: list[int] = []
+    real = seam_module._Link.server_error
+
+    def server_error(link: Any, request_id: Any) -> None:
+        real(link, request_id)
+        kept.append(len(link.errors))
+
+    async def main() -> tuple[str, str | None, bool, str]:
+        seam = _seam(tmp_path)
+        try:
+            wired = _Wired(seam)
+            await wired.ready()
+            for n in range(300):
+                unasked = f"x{n:04d}" + "a" * (64 * 1024)
+                await wired.answer({"jsonrpc": "2.0", "id": unasked, "error": ERROR})
+                await wired.answer(NOTICE)  # read after the dropped error
+                await wired.read.receive()
+            await wired.send(_call(8, "ping"))
+            await wired.written()
+            await wired.answer(_forged(8, "tool_held"))
+            told = _told(seam, await wired.read.receive())
+            wired.close()
+            return told
+        finally:
+            seam.close()
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(seam_module._Link, "server_error", server_error)
+        told = anyio.run(main)
+    assert len(kept) == 301 and max(kept) == 1
+    assert told == ("error", None, True, "conduit-mcp guard: tool echo is held")
+
+
+ERROR = {"code": -32000, "message": "no such request"}

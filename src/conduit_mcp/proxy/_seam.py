@@ -732,20 +732,22 @@ class _Link:
         #: to the server (yet): an error answering one is the guard's own (`_Asking` adds,
         #: `_Watch` removes when the request is written, `_Told` when it is answered).
         self.asked: dict[Any, None] = {}
-        #: ids of the error responses the server sent (`_Tap`, before the guard), until the
-        #: guard hands one on (`_Told`), a response that is no error comes with its id, or a
-        #: request with its id is written (an error sent before cannot answer it). What the
-        #: guard dropped stays until then: the oldest out past `_MAX_LISTS`.
+        #: the id of the newest error response the server sent (`_Tap`, before the guard),
+        #: until the guard hands it on (`_Told`), a response that is no error comes with its
+        #: id, a request with its id is written (an error sent before cannot answer it), or
+        #: the server sends another error: at most one entry.
         self.errors: dict[Any, None] = {}
 
     def server_error(self, request_id: Any) -> None:
-        """An error response from the server, before the guard reads it (`_Tap`)."""
+        """An error response from the server, before the guard reads it (`_Tap`). Only the
+        newest is kept: the guard reads the server's messages one at a time and decides on an
+        error without reading ahead, so an error it hands on is the last one the tap saw (an
+        error it dropped is replaced by the next); the ids are the server's to choose, so one
+        kept bounds the memory to one message's, whatever the session's history."""
         errors = self.errors
-        key = answer_key(request_id)
-        errors.pop(key, None)  # the newest last: what the guard dropped goes first
-        errors[key] = None
-        if len(errors) > _MAX_LISTS:
-            del errors[next(iter(errors))]
+        if errors:
+            errors.clear()
+        errors[answer_key(request_id)] = None
 
 
 class _Tap:
