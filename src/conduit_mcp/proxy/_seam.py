@@ -18,7 +18,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 import anyio
 
@@ -750,7 +750,30 @@ class _Link:
         errors[answer_key(request_id)] = None
 
 
-class _Tap:
+_Wrapped = TypeVar("_Wrapped", bound="_Wrapper")
+
+
+class _Wrapper:
+    """A stream of the SDK's, wrapped: what the wrapper does not define (`aclose`, the
+    async context, any other attribute) is the inner stream's. Subclasses set `_inner`."""
+
+    _inner: Any
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self: _Wrapped) -> _Wrapped:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self._inner.__aexit__(*exc)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class _Tap(_Wrapper):
     """The upstream read stream, watched (never changed) before the guard reads it."""
 
     def __init__(self, inner: Any, seam: GuardSeam, link: _Link) -> None:
@@ -778,14 +801,8 @@ class _Tap:
                 on_exchange(sent[0], time.perf_counter() - sent[1])
         return item
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-
-class _Told:
+class _Told(_Wrapper):
     """The guarded read stream, watched after the guard decided: a listing's response reports
     the tools it held (`GuardSeam.report_held`); an error response the server wrote is handed
     on as a `ServerError` item (`server_wrote`).
@@ -825,21 +842,8 @@ class _Told:
                 self._seam.report_held(listed[1])
         return item
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
 
-    async def __aenter__(self) -> _Told:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: Any) -> Any:
-        return await self._inner.__aexit__(*exc)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-
-class _Watch:
+class _Watch(_Wrapper):
     """The upstream write stream, watched (never changed) after the guard let a message by."""
 
     def __init__(self, inner: Any, seam: GuardSeam, link: _Link) -> None:
@@ -866,14 +870,8 @@ class _Watch:
                 self._timing.pop(next(iter(self._timing)))
         await self._inner.send(item)
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-
-class _Asking:
+class _Asking(_Wrapper):
     """The guarded write stream, watched before the guard decides: each request's id is noted
     (`_Link.asked`) until `_Watch` sees it written to the server, so an error answering it
     meanwhile is known to be the guard's own (`_Told`)."""
@@ -894,19 +892,6 @@ class _Asking:
             if len(asked) > _MAX_ASKED:  # requests the guard neither wrote nor answered
                 del asked[next(iter(asked))]
         return self._inner.send(item)  # type: ignore[no-any-return]
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> _Asking:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: Any) -> Any:
-        return await self._inner.__aexit__(*exc)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
 
 
 #: The class of `ServerError` items, made on first use (`_server_error`: the SDK is imported
