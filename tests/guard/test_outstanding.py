@@ -199,6 +199,13 @@ _OPS = st.one_of(
         st.sampled_from([None, " ", "+", "0"]),  # how the server spells the id
     ),
     st.tuples(st.just("stray"), st.integers(100, 110), st.sampled_from(["list", "call0"])),
+    # a request reusing the id of an earlier one, spelled as the server may spell it
+    st.tuples(
+        st.just("reuse"),
+        st.integers(0, 30),
+        st.sampled_from(["tools/call", "tools/list", "ping"]),
+        st.sampled_from([None, " ", "0"]),
+    ),
 )
 
 
@@ -226,6 +233,18 @@ async def _interleave(ops: list[tuple[Any, ...]]) -> None:
                 continue  # the SDK got its answer (a refusal) at once
             assert verdict.action == "pass"
             waiting[request_id] = method
+        elif op[0] == "reuse":
+            if op[1] >= len(sent):
+                continue
+            request_id = sent[op[1]][0]
+            params = {"name": "a", "arguments": {}} if op[2] == "tools/call" else {}
+            verdict = await engine.outbound(_request(_spell(request_id, op[3]), op[2], params))
+            if request_id in waiting:  # MCP basic "Requests": never taken over, refused
+                assert verdict.action == "answer" and verdict.message is not None
+                assert verdict.message["error"]["code"] == -32600
+                assert verdict.message["error"]["data"]["reason"] == "request_id_in_use"
+            elif verdict.action == "pass":
+                waiting[request_id] = op[2]
         elif op[0] == "cancel":
             if op[1] < len(sent):
                 request_id = sent[op[1]][0]
@@ -273,6 +292,30 @@ def test_no_tools_response_reaches_the_sdk_unchecked(ops: list[tuple[Any, ...]])
     responses (in and out of order, duplicated, re-spelled, unmatched) and listings: every
     response that reaches the SDK answers a request it waits on and was checked."""
     anyio.run(_interleave, ops)
+
+
+@pytest.mark.parametrize("spelled", [5, "5", " 5", "05"])
+async def test_a_request_reusing_a_live_id_is_refused_and_the_first_keeps_its_answer(
+    spelled: Any,
+) -> None:
+    """MCP 2025-11-25 basic "Requests": the request id MUST NOT have been used before by the
+    requestor within the same session. A hostile review found a tools/call reusing the id of
+    a ping in flight took the ping's place: the ping's `{}` was checked as the call's result
+    (refused, `sdk_rejects_result`) and the call's own answer dropped. The second request is
+    answered Invalid Request (-32600, JSON-RPC 2.0 section 5.1), never written; the first
+    keeps its entry, under any spelling the SDK reads as the same id (`coerce_id`)."""
+    guard = Guard("s")
+    engine = await _ready(guard)
+    assert (await engine.outbound(_request(5, "ping"))).action == "pass"
+    reused = await engine.outbound(_request(spelled, "tools/call", {"name": "a", "arguments": {}}))
+    assert reused.action == "answer" and reused.message is not None
+    assert reused.message["id"] == spelled
+    assert reused.message["error"]["code"] == -32600
+    assert reused.message["error"]["data"]["reason"] == "request_id_in_use"
+    assert [e.reason for e in guard.events if e.kind == "call_refused"] == ["request_id_in_use"]
+    assert (await engine.inbound(_result(5, {}))).action == "pass"  # the ping's answer
+    # answered, the id is free again for the client (the SDK's own ids only grow)
+    assert (await engine.outbound(_request(5, "tools/call", {"name": "a"}))).action == "pass"
 
 
 @pytest.mark.parametrize(

@@ -29,6 +29,7 @@ from ._base import (
 )
 from ._events import logger
 from ._jsonrpc import (
+    INVALID_REQUEST_CODE,
     INVALID_RESULT_CODE,
     REFUSED_CALL_CODE,
     error_response,
@@ -40,6 +41,7 @@ from ._scope import InputRefused, Scope
 from ._sdkcheck import sdk_result_refusal
 from ._sdkfast import surely_accepted
 from ._state import (
+    ID_IN_USE,
     Pending,
     ToolState,
 )
@@ -48,25 +50,35 @@ from ._state import (
 class Calls(Scope):
     """The decisions on each `tools/call` of one connection."""
 
-    def _too_many(self, request_id: Any, method: str, name: str | None) -> Verdict:
-        limit = self.outstanding.limit
-        why = f"{limit} requests already await their response on this connection"
+    def _not_tracked(self, request_id: Any, method: str, name: str | None, reason: str) -> Verdict:
+        """The refusal of a request `Outstanding.add` did not take (`reason`: its answer):
+        answered locally, never written. A reused id is JSON-RPC "Invalid Request"."""
+        if reason == ID_IN_USE:
+            why = (
+                "a request with this id still awaits its response on this connection "
+                "(request ids must not be reused within a session)"
+            )
+            code = INVALID_REQUEST_CODE
+        else:
+            why = (
+                f"{self.outstanding.limit} requests already await their response on this connection"
+            )
+            code = REFUSED_CALL_CODE if method == _CALL else INVALID_RESULT_CODE
         self.emit(
             "call_refused" if method == _CALL else "request_refused",
             name,
-            "too_many_outstanding_requests",
+            reason,
             "refused",
             message=why,
             details={"request_id": str(request_id)[:64], "method": method[:64]},
         )
-        code = REFUSED_CALL_CODE if method == _CALL else INVALID_RESULT_CODE
         return Verdict(
             "answer",
             error_response(
                 request_id,
                 code,
                 f"conduit-mcp guard refused the request: {why}",
-                reason="too_many_outstanding_requests",
+                reason=reason,
                 tool=name,
                 path=(),
             ),
@@ -109,8 +121,9 @@ class Calls(Scope):
         # Positional: a keyword makes CPython 3.11 build a dict for `__init__` (once a call).
         pending = Pending(_CALL, name, None, False, None, True)  # gating
         pending.extensions = extensions
-        if not self.outstanding.add(request_id, pending):
-            return self._too_many(request_id, _CALL, name)
+        untracked = self.outstanding.add(request_id, pending)
+        if untracked is not None:
+            return self._not_tracked(request_id, _CALL, name, untracked)
         state = self.shared.book.tools.get(name)
         try:
             refusal = self._refusal_now(name, params, state)

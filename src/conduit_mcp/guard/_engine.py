@@ -158,8 +158,9 @@ class Engine(Listing, Calls):
             # "rm_rf") or params that are not an object: no tool the guard knows, never sent.
             return self._refuse_malformed_call(request_id)
         pending = Pending(method, cursor=params.get("cursor") is not None)
-        if not self.outstanding.add(request_id, pending):
-            return self._too_many(request_id, method, None)
+        untracked = self.outstanding.add(request_id, pending)
+        if untracked is not None:
+            return self._not_tracked(request_id, method, None, untracked)
         if method == _LIST and not pending.cursor:
             self.listing = set()
             self.notice.relisting()

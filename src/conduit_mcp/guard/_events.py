@@ -102,6 +102,9 @@ GUARD_REASONS: Final = frozenset(
         "unmatched_response",
         # call_refused / request_refused: the connection's table of requests in flight is full
         "too_many_outstanding_requests",
+        # call_refused / request_refused: a request of the connection awaiting its response
+        # has the same id (a reused id would take the other's answer)
+        "request_id_in_use",
         "unknown_tool",  # call_refused: never listed, or removed
         # call_refused: the tool was rejected at intake, or a person rejected its definition
         # in the pin store (`PinStore.reject`); tool_new / tool_changed: that definition was

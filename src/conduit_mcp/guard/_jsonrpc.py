@@ -18,6 +18,9 @@ REFUSED_CALL_CODE: Final = -32602
 #: unreadable `tools/list` result), or a request the guard cannot take on (too many in flight):
 #: JSON-RPC "Internal error".
 INVALID_RESULT_CODE: Final = -32603
+#: A request reusing the id of one still awaiting its response: JSON-RPC "Invalid Request"
+#: (MCP basic "Requests": the id MUST NOT have been used before in the same session).
+INVALID_REQUEST_CODE: Final = -32600
 #: `data.source` of every error response the guard writes.
 SOURCE: Final = "conduit-mcp.guard"
 

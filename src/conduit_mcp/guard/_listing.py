@@ -135,7 +135,7 @@ class Listing(EngineBase):
             request_id = f"conduit-mcp-guard-list-{next(_OWN_IDS)}"
             pending = Pending(_LIST, cursor=cursor is not None)
             pending.own = page
-            if not self.outstanding.add(request_id, pending):
+            if self.outstanding.add(request_id, pending) is not None:
                 return  # the connection is full: its client's next listing restores the tools
             if cursor is None:
                 self.listing = set()

@@ -44,6 +44,11 @@ ToolStatus = Literal["ok", "rejected", "blocked", "held"]
 #: Requests of one connection awaiting their response, at most. Past it a new request is
 #: answered locally with an error (reason `too_many_outstanding_requests`), never written.
 MAX_OUTSTANDING: Final = 4096
+#: `Outstanding.add`: the table is full.
+TABLE_FULL: Final = "too_many_outstanding_requests"
+#: `Outstanding.add`: a live request has the id (MCP basic "Requests": an id MUST NOT have
+#: been used before by the requestor in the same session).
+ID_IN_USE: Final = "request_id_in_use"
 #: Ids of refused calls remembered only to name the reason when a response to one arrives.
 _REFUSED_LABELS: Final = 1024
 #: tools/list pages whose intake a connection keeps for re-listings (most recent kept).
@@ -199,9 +204,10 @@ class Outstanding:
 
     An entry leaves when its response arrives (`take`), when the client abandons the request
     (`cancel`, on the `notifications/cancelled` the client writes) or when the request is
-    never written (`forget_unsent`). Nothing else removes one: when the table is full,
-    `add` says no and the request is refused, so a flood of abandoned requests can never push
-    out the entry that makes a later response checked.
+    never written (`forget_unsent`). Nothing else removes or replaces one: when the table is
+    full, or a live request already has the id, `add` says no and the request is refused, so
+    neither a flood of abandoned requests nor a reused id can push out the entry that makes
+    a later response checked (a ping's `{}` is never taken for a call's result).
     """
 
     __slots__ = ("_live", "_refused", "limit")
@@ -214,15 +220,20 @@ class Outstanding:
     def __len__(self) -> int:
         return len(self._live)
 
-    def add(self, request_id: Any, pending: Pending) -> bool:
-        """Remember a request; `False` (nothing remembered) when the table is full."""
+    def add(self, request_id: Any, pending: Pending) -> str | None:
+        """Remember a request: `None`; else why not, nothing remembered and the live entries
+        unchanged: `ID_IN_USE` (a live request has the id, as `coerce_id` reads it) or
+        `TABLE_FULL`."""
         key = request_id if type(request_id) is int else coerce_id(request_id)
-        if key not in self._live and len(self._live) >= self.limit:
-            return False
+        live = self._live
+        if key in live:
+            return ID_IN_USE
+        if len(live) >= self.limit:
+            return TABLE_FULL
         if self._refused:
-            self._refused.pop(key, None)  # an id reused for a new request
-        self._live[key] = pending
-        return True
+            self._refused.pop(key, None)  # the id of a refused request, used again
+        live[key] = pending
+        return None
 
     def take(self, request_id: Any) -> Pending | None:
         """The request a response answers, removed (`None`: no live request has that id)."""
