@@ -195,13 +195,14 @@ def test_who_wrote_an_error_on_the_sdk_streams(tmp_path: Path) -> None:
                 await link.send(_call(3, "echo"))
             out["guessed"] = _told(seam, await link.read.receive())
             # 4. The client reuses an id: 4 is written (ping), then 4 again (echo: refused,
-            # which also ends the guard's wait for the first); the server's forged answer to
-            # the first is dropped, the refusal is the guard's.
+            # the id in use; the guard still waits for the first); the refusal is the
+            # guard's, the server's forged answer to the first is the server's.
             await link.send(_call(4, "ping"))
             await link.written()
             await link.send(_call(4, "echo"))
             out["reused"] = _told(seam, await link.read.receive())
             await link.answer(_forged(4, "tool_held"))
+            out["first_answered"] = _told(seam, await link.read.receive())
             await link.answer(NOTICE)
             out["after_reuse"] = (await link.read.receive()).message.method
             # 5. Refused first, then reused for a call that is written: its error is the
@@ -222,10 +223,12 @@ def test_who_wrote_an_error_on_the_sdk_streams(tmp_path: Path) -> None:
     assert out["forged"] == ("error", None, True, held)
     assert out["cleaned_source"] == "conduit-mcp.guard"
     assert out["cleaned"] == ("error", None, True, held)
-    for key in ("guessed", "reused", "refused_first"):
+    for key in ("guessed", "refused_first"):
         verdict, reason, by_server, message = out[key]
         assert (verdict, reason, by_server) == ("refused", "tool_blocked", False), key
         assert "review it with:" in message, key  # the proxy's line: the guard's own refusal
+    assert out["reused"][:3] == ("refused", "request_id_in_use", False)
+    assert out["first_answered"] == ("error", None, True, held)
     assert out["after_reuse"] == "notifications/message"
     assert out["then_written"] == ("error", None, True, held)
     assert not (tmp_path / "held").exists() or not list((tmp_path / "held").iterdir())

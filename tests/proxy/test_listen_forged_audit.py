@@ -196,7 +196,7 @@ def test_a_request_reusing_an_id_in_flight_is_refused_and_the_first_keeps_its_ro
     from conduit_mcp.proxy._access import Access
     from conduit_mcp.proxy._callaudit import CallAuditor
     from conduit_mcp.proxy.listen._callers import CallerGate
-    from conduit_mcp.proxy.listen._server import _GatedSink
+    from conduit_mcp.proxy.listen._gated import GatedSink
 
     class _Inner:
         def __init__(self) -> None:
@@ -216,7 +216,7 @@ def test_a_request_reusing_an_id_in_flight_is_refused_and_the_first_keeps_its_ro
         async def main() -> tuple[list[bool], list[dict[str, Any]]]:
             gate = CallerGate(Access.fixed("s", policy), auditor=auditor)
             inner = _Inner()
-            sink = _GatedSink(inner, gate, Caller("alice"))
+            sink = GatedSink(inner, gate, Caller("alice"))
             caller = Caller("alice")
             decided = [
                 await sink.refused(call(1, "ping"), caller),
@@ -230,8 +230,12 @@ def test_a_request_reusing_an_id_in_flight_is_refused_and_the_first_keeps_its_ro
 
         decided, sent = anyio.run(main)
         auditor.close()
-        rows = [(r.tool, r.verdict, r.request_id) for r in store.calls_since(0)]
+        rows = [(r.tool, r.verdict, r.reason, r.request_id) for r in store.calls_since(0)]
     assert decided == [False, True, True]
     assert [(m["id"], m["error"]["code"]) for m in sent[:2]] == [(1, -32600), ("1", -32600)]
     assert sent[2] == {"jsonrpc": "2.0", "id": 1, "result": {"content": []}}
-    assert rows == [("ping", "passed", "1")]
+    assert rows == [
+        ("ghost", "refused", "request_id_in_use", "1"),
+        ("ghost", "refused", "request_id_in_use", "1"),
+        ("ping", "passed", None, "1"),
+    ]

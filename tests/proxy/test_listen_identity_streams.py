@@ -169,9 +169,9 @@ def test_a_session_past_its_watched_requests_is_refused_never_answered_unfiltere
     from mcp.types.jsonrpc import JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 
     from conduit_mcp.policy import Caller
-    from conduit_mcp.proxy.listen import _server
+    from conduit_mcp.proxy.listen import _gated
 
-    monkeypatch.setattr(_server, "MAX_WATCHED", 2)
+    monkeypatch.setattr(_gated, "MAX_WATCHED", 2)
     v1, _ = _policies("files", "read", "write")
     gate, _ = _gate("files", v1)
     bob = Caller("bob", frozenset({"dev"}))
@@ -189,7 +189,7 @@ def test_a_session_past_its_watched_requests_is_refused_never_answered_unfiltere
 
     async def main() -> Any:
         sink = Sink()
-        gated = _server._GatedSink(sink, gate, bob)
+        gated = _gated.GatedSink(sink, gate, bob)
         slow = [await gated.refused(request(n, "tools/call", "read"), None) for n in (1, 2)]
         listing = await gated.refused(request(3, "tools/list"), None)  # a third: refused
         cancel = JSONRPCNotification(

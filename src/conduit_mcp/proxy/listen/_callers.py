@@ -100,15 +100,23 @@ class CallerGate:
             answer["error"]["message"],
         )
         self._count(caller, "refused")
+        self.record(message, caller, "refused", "policy_denied")
+        return answer
+
+    def record(
+        self, message: dict[str, Any], caller: Caller, verdict: str, reason: str | None = None
+    ) -> None:
+        """With `--audit-calls`, queue the row of a `tools/call` request `message` (anything
+        else is ignored) decided or ended by the listener: `verdict` and `reason` as
+        `CallRecord` reads them (`_callaudit.CallAuditor.record`)."""
         if self.auditor is not None:
             self.auditor.record(
                 message,
                 subject=caller.subject,
                 groups=caller.groups,
-                verdict="refused",
-                reason="policy_denied",
+                verdict=verdict,
+                reason=reason,
             )
-        return answer
 
     def answered(
         self,
@@ -152,14 +160,7 @@ class CallerGate:
         if method == "tools/call":
             verdict, reason = _verdict(answer, by_server)
             self._count(caller, "allowed")
-            if self.auditor is not None:
-                self.auditor.record(
-                    request,
-                    subject=caller.subject,
-                    groups=caller.groups,
-                    verdict=verdict,
-                    reason=reason,
-                )
+            self.record(request, caller, verdict, reason)
         return answer
 
     def _count(self, caller: Caller, verdict: str) -> None:

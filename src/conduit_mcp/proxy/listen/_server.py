@@ -41,12 +41,9 @@ from mcp.server.transport_security import TransportSecurityMiddleware, Transport
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
 from mcp.types.jsonrpc import (
     UNSUPPORTED_PROTOCOL_VERSION,
-    ErrorData,
-    JSONRPCError,
     JSONRPCNotification,
     JSONRPCRequest,
     JSONRPCResponse,
-    jsonrpc_message_adapter,
 )
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from starlette.requests import Request
@@ -54,7 +51,7 @@ from starlette.requests import Request
 from .._message import null_id_answer, null_id_request
 from .._metrics import Metrics
 from .._pump import pump
-from .._seam import GuardSeam, answer_key, server_wrote
+from .._seam import GuardSeam
 from .._settings import HttpUpstream
 from .._tracing import TraceEnd, TraceStamp, TraceTap
 from ..stdio._child import child_upstream
@@ -64,6 +61,7 @@ from ..upstream._session import http_upstream
 from ._auth import Authenticator, AuthError, AuthMiddleware
 from ._budget import MAX_SESSIONS, ClientBudget, Refusal, Who, shown, write_refusal
 from ._callers import IDENTITY_KEY, CallerGate, caller_of, shown_caller
+from ._gated import GatedSink
 from ._lean import Inbox, Waiter, lean_message
 from ._lean import accept as lean_accept
 from ._lean import answer as lean_answer
@@ -647,7 +645,7 @@ class Listener:
                             sink = TraceEnd(sink, tracing, session_id)
                         gated = None
                         if self.gate is not None and session.caller is not None:
-                            gated = _GatedSink(sink, self.gate, session.caller)
+                            gated = GatedSink(sink, self.gate, session.caller)
                             sink = gated
                             tg.start_soon(gated.tell_changes)
 
@@ -816,7 +814,7 @@ async def _pump_down_to_up(
     metrics: Metrics | None,
     seam: GuardSeam,
     session: _Session | None = None,
-    gated: _GatedSink | None = None,
+    gated: GatedSink | None = None,
     tracing: Any = None,
     scope: Any = None,
 ) -> None:
@@ -899,7 +897,7 @@ async def _gated_and_sent(
     related: _Related,
     kind: str,
     seam: GuardSeam,
-    gated: _GatedSink | None,
+    gated: GatedSink | None,
 ) -> bool:
     """One client message of `_pump_down_to_up` past the tool policy and the guard to the
     upstream; `False`: the upstream is closed."""
@@ -928,130 +926,6 @@ async def _gated_and_sent(
     except (anyio.ClosedResourceError, anyio.BrokenResourceError):
         return False
     return True
-
-
-class _GatedSink:
-    """A session's downstream write stream with the tool policy of its caller (`CallerGate`):
-    the answers to its `tools/list` and `tools/call` requests as that caller may see them, its
-    refusals, and `notifications/tools/list_changed` when a new policy version changes what it
-    would see (told from the policy follower's thread through `changed`)."""
-
-    def __init__(self, inner: Any, gate: CallerGate, caller: Any) -> None:
-        self._inner = inner
-        self._gate = gate
-        self._caller = caller
-        #: the session's requests the gate reads the answers of, with their caller
-        self._pending: dict[Any, tuple[dict[str, Any], Any]] = {}
-        self._loop = asyncio.get_running_loop()
-        self._changes_send, self._changes = anyio.create_memory_object_stream[None](1)
-        self.key = gate.sessions.opened(caller, self._changed)
-
-    def _changed(self) -> None:
-        """From the follower's thread: wake `tell_changes` (a change already waiting is
-        enough: one list_changed tells of both)."""
-        try:
-            self._loop.call_soon_threadsafe(self._wake)
-        except RuntimeError:  # the loop is closed: the proxy is stopping
-            pass
-
-    def _wake(self) -> None:
-        try:
-            self._changes_send.send_nowait(None)
-        except (anyio.WouldBlock, anyio.ClosedResourceError, anyio.BrokenResourceError):
-            pass
-
-    async def tell_changes(self) -> None:
-        """Send `notifications/tools/list_changed` for each change (until the session ends)."""
-        try:
-            async for _ in self._changes:
-                notice = JSONRPCNotification(
-                    jsonrpc="2.0", method="notifications/tools/list_changed", params=None
-                )
-                await self._inner.send(SessionMessage(notice))
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-            return
-
-    async def refused(self, message: JSONRPCRequest, caller: Any) -> bool:
-        """Whether the gate answered `message` (a tools/call outside the policy of its
-        caller: the request's own, else the session's; any request reusing the id of a
-        watched one still in flight); else its answer is watched (by `answer_key`: the id
-        as the guard and the client match a response to it)."""
-        key = answer_key(message.id)
-        if self._pending and key in self._pending:
-            # Fail closed: MCP basic "Requests": an id MUST NOT have been used before in the
-            # session. Sent on, the second request would take the first one's place (its
-            # answer audited as the other's, or a call the server ran left unrecorded when
-            # the guard refuses the second).
-            await self._inner.send(SessionMessage(_id_in_use(message.id)))
-            return True
-        if message.method not in ("tools/list", "tools/call"):
-            return False
-        caller = caller if caller is not None else self._caller
-        raw = message.model_dump(by_alias=True, exclude_none=True)
-        refusal = self._gate.refuse(raw, caller)
-        if refusal is None and len(self._pending) >= MAX_WATCHED:
-            # Fail closed: an answer that is not watched would reach the client unfiltered.
-            refusal = {
-                "jsonrpc": "2.0",
-                "id": message.id,
-                "error": {
-                    "code": -32603,
-                    "message": f"conduit-mcp proxy: more than {MAX_WATCHED} tools/list and "
-                    "tools/call requests of this session in flight; wait for their answers",
-                },
-            }
-        if refusal is not None:
-            await self._inner.send(SessionMessage(jsonrpc_message_adapter.validate_python(refusal)))
-            return True
-        self._pending[key] = (raw, caller)
-        return False
-
-    def cancelled(self, message: JSONRPCNotification) -> None:
-        """The client cancelled a request (`notifications/cancelled`): its answer may never
-        come, so it is no longer watched for."""
-        request_id = (message.params or {}).get("requestId")
-        if isinstance(request_id, str | int) and not isinstance(request_id, bool):
-            self._pending.pop(answer_key(request_id), None)
-
-    async def send(self, item: SessionMessage) -> None:
-        message = item.message
-        if isinstance(message, JSONRPCResponse | JSONRPCError) and self._pending:
-            # As the guard matched it (a server may spell 5 as " 5"): else the answer would
-            # reach the client unfiltered and unaudited.
-            found = self._pending.pop(answer_key(message.id), None)
-            if found is not None:
-                answer = message.model_dump(by_alias=True, exclude_none=True)
-                seen = self._gate.answered(
-                    found[0], found[1], answer, self.key, by_server=server_wrote(item)
-                )
-                if seen is not answer:
-                    item = SessionMessage(
-                        jsonrpc_message_adapter.validate_python(seen), metadata=item.metadata
-                    )
-        await self._inner.send(item)
-
-    def close(self) -> None:
-        self._gate.sessions.closed(self.key)
-        self._changes_send.close()
-        self._changes.close()
-
-    async def aclose(self) -> None:
-        self.close()
-        await self._inner.aclose()
-
-
-def _id_in_use(request_id: Any) -> Any:
-    """The answer to a request whose id a watched request of the session still in flight has
-    (`_GatedSink.refused`): JSON-RPC Invalid Request, never sent on."""
-    return JSONRPCError(
-        jsonrpc="2.0",
-        id=request_id,
-        error=ErrorData(
-            code=-32600,
-            message="conduit-mcp proxy: a request of this session with this id is still in "
-            "flight (request ids must not be reused within a session)",
-        ),
-    )
 
 
 class _StatelessCaller:
@@ -1100,10 +974,6 @@ def subject_key(identity: Any) -> str:
     claims = json.dumps(identity.claims, sort_keys=True, default=str)
     return "claims\x00" + hashlib.sha256(claims.encode()).hexdigest()
 
-
-#: A session's tools/list and tools/call requests whose answers its caller's policy is applied
-#: to, in flight at once (the guard's own table holds 4,096); past it a request is refused.
-MAX_WATCHED: Final = 4096
 
 #: Header lines `_decoded` remembers (each at most `_DECODED_LONGEST` bytes; 64 KiB in all at
 #: most): a client sends the same few, request after request.

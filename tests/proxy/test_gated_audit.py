@@ -1,0 +1,232 @@
+"""A session's call audit kept whole by `GatedSink` (proxy/listen/_gated.py): every request in
+flight known by its id, a cancelled call's row, a call in flight at the session's end.
+
+Found by a hostile review of the call audit: a tools/call reusing the id of a ping in flight
+had the ping's `{}` audited as its answer; a cancelled call left no row, and reusing its id put
+its late answer on the next call's row; a call in flight when the session ended was never
+recorded. Real parts: `CallerGate`, `CallAuditor`, a sqlite `PinStore` (rows read back as an
+auditor reads them); the sink's client side is a list.
+
+Oracle: MCP 2025-11-25 basic "Requests" (an id MUST NOT have been used before by the
+requestor in the same session: JSON-RPC -32600 Invalid Request for one that is), basic/
+utilities/cancellation (a cancelled request's response may still come and MAY be ignored),
+and who answered, as each test arranges it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from conduit_mcp.pins import PinStore
+from tests.guard.conftest import Hostile
+from tests.proxy.jwks import Issuer
+
+from .conftest import hostile_argv
+from .test_listen_forged_audit import _rows
+from .test_listen_identity import auth_args, conduit, token
+from .test_listen_identity import issuer as issuer  # the fixture
+
+ECHOED = {"content": [{"type": "text", "text": "hi"}]}
+
+
+class _Client:
+    """The session's client side: what the sink hands it."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    async def send(self, item: Any) -> None:
+        self.sent.append(item.message.model_dump(by_alias=True, exclude_none=True))
+
+
+def _request(request_id: Any, method: str, tool: str | None = None) -> Any:
+    from mcp.types.jsonrpc import JSONRPCRequest
+
+    params = {"name": tool, "arguments": {}} if tool is not None else {}
+    return JSONRPCRequest(jsonrpc="2.0", id=request_id, method=method, params=params)
+
+
+def _cancel(request_id: Any) -> Any:
+    from mcp.types.jsonrpc import JSONRPCNotification
+
+    params = {"requestId": request_id}
+    return JSONRPCNotification(jsonrpc="2.0", method="notifications/cancelled", params=params)
+
+
+def _answer(request_id: Any, result: dict[str, Any]) -> Any:
+    from mcp.shared.message import SessionMessage
+    from mcp.types.jsonrpc import JSONRPCResponse
+
+    return SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=request_id, result=result))
+
+
+def _audited(tmp_path: Path, script: Any, **patches: int) -> tuple[list[Any], list[Any]]:
+    """Run `script(sink)` against a `GatedSink` of caller alice (a policy allowing every
+    tool); close the session; the messages the client got and the rows read back."""
+    from conduit_mcp.policy import Caller, Policy
+    from conduit_mcp.proxy._access import Access
+    from conduit_mcp.proxy._callaudit import CallAuditor
+    from conduit_mcp.proxy.listen import _gated
+    from conduit_mcp.proxy.listen._callers import CallerGate
+
+    policy = Policy.parse('default = "allow"\n', "allow", version=1)
+    with pytest.MonkeyPatch.context() as patched:
+        for name, value in patches.items():
+            patched.setattr(_gated, name, value)
+        with PinStore(str(tmp_path / "pins.db")) as store:
+            auditor = CallAuditor(store, "s", interval=3600)  # written at close
+
+            async def main() -> list[Any]:
+                gate = CallerGate(Access.fixed("s", policy), auditor=auditor)
+                client = _Client()
+                sink = _gated.GatedSink(client, gate, Caller("alice"))
+                await script(sink)
+                sink.close()
+                return client.sent
+
+            sent = anyio.run(main)
+            auditor.close()
+            rows = [(r.tool, r.verdict, r.reason, r.request_id) for r in store.calls_since(0)]
+    return sent, rows
+
+
+def test_a_call_reusing_the_id_of_a_ping_in_flight_is_refused_and_the_ping_keeps_its_answer(
+    tmp_path: Path,
+) -> None:
+    """The review's case: ping 5 in flight, then tools/call 5. Before, only tools/list and
+    tools/call ids were known: the call went on, the ping's `{}` was audited as its result.
+    Now the call is answered -32600 at once, never sent on, its row `refused`
+    (`request_id_in_use`); the ping's `{}` reaches the client as the ping's, no row."""
+    decided: list[bool] = []
+
+    async def script(sink: Any) -> None:
+        decided.append(await sink.refused(_request(5, "ping"), None))
+        decided.append(await sink.refused(_request(" 5", "tools/call", "echo"), None))
+        await sink.send(_answer(5, {}))
+
+    sent, rows = _audited(tmp_path, script)
+    assert decided == [False, True]
+    assert [(m["id"], m["error"]["code"]) for m in sent if "error" in m] == [(" 5", -32600)]
+    assert sent[-1] == {"jsonrpc": "2.0", "id": 5, "result": {}}
+    assert rows == [("echo", "refused", "request_id_in_use", " 5")]
+
+
+def test_a_cancelled_call_gets_its_row_and_its_id_stays_taken(tmp_path: Path) -> None:
+    """A call the client cancels (the SDK's courtesy cancel after a timeout): its row is
+    `unanswered`, reason `cancelled` (before: none). Reusing its id is refused (before: the
+    second call's row took the first one's late answer). A cancelled call whose answer still
+    comes (the guard passed it before it read the cancellation) is audited by that answer."""
+
+    async def script(sink: Any) -> None:
+        assert await sink.refused(_request(1, "tools/call", "slow"), None) is False
+        assert await sink.refused(_request(2, "tools/call", "echo"), None) is False
+        sink.cancelled(_cancel(1))
+        sink.cancelled(_cancel(2))
+        assert await sink.refused(_request(1, "tools/call", "other"), None) is True
+        await sink.send(_answer(2, ECHOED))  # call 2's answer, late
+
+    sent, rows = _audited(tmp_path, script)
+    assert [(m["id"], m["error"]["code"]) for m in sent if "error" in m] == [(1, -32600)]
+    assert sorted(rows) == [
+        ("echo", "passed", None, "2"),
+        ("other", "refused", "request_id_in_use", "1"),
+        ("slow", "unanswered", "cancelled", "1"),
+    ]
+
+
+def test_a_call_in_flight_when_the_session_ends_gets_its_row(tmp_path: Path) -> None:
+    """The session ends (a DELETE, the idle timeout, the server gone) with a call in flight:
+    its row is `unanswered`, reason `session_closed` (before: none); a listing in flight,
+    or a ping, writes no row (the call audit is of tools/call)."""
+
+    async def script(sink: Any) -> None:
+        for request in (
+            _request(1, "tools/call", "slow"),
+            _request(2, "tools/list"),
+            _request(3, "ping"),
+        ):
+            assert await sink.refused(request, None) is False
+
+    _, rows = _audited(tmp_path, script)
+    assert rows == [("slow", "unanswered", "session_closed", "1")]
+
+
+def test_cancelled_ids_kept_are_bounded_and_each_let_go_gets_its_row(tmp_path: Path) -> None:
+    """Memory grows with the calls in flight, not with the session's history: past
+    `CANCELLED_KEPT` cancellations the oldest is let go, its row written then (and its id
+    free again, as the guard's own table frees it)."""
+
+    async def script(sink: Any) -> None:
+        for request_id in range(1, 6):
+            assert await sink.refused(_request(request_id, "tools/call", "slow"), None) is False
+            sink.cancelled(_cancel(request_id))
+        assert len(sink._cancelled) == 2
+        assert await sink.refused(_request(1, "tools/call", "again"), None) is False
+
+    _, rows = _audited(tmp_path, script, CANCELLED_KEPT=2)
+    assert [(tool, verdict, reason) for tool, verdict, reason, _ in rows] == [
+        *[("slow", "unanswered", "cancelled")] * 5,
+        ("again", "unanswered", "session_closed"),
+    ]
+    assert [r[3] for r in rows] == ["1", "2", "3", "4", "5", "1"]
+
+
+FLOOD_POLICY = """\
+default = "deny"
+[[rule]]
+groups = ["ops"]
+allow = ["flood/*"]
+"""
+
+
+def test_a_call_the_sdk_client_abandons_is_recorded_unanswered(
+    issuer: Issuer, listening_proxy: Callable[..., str], tmp_path: Path
+) -> None:
+    """End to end: `conduit-mcp proxy --listen --auth jwt --audit-calls` as a process, the
+    hostile server's `flood` scenario (its `slow` is never answered) per session, the official
+    Python SDK client (mcp 2.x, a session over Streamable HTTP) calling `slow` for a
+    caller that gives up: the SDK writes `notifications/cancelled` ("courtesy cancel"). The
+    call reached the server (its log), no answer came: its row is `unanswered`, reason
+    `cancelled`, written when the client closes the session (before: no row at all)."""
+    store = tmp_path / "pins.db"
+    policy = tmp_path / "policy.toml"
+    policy.write_text(FLOOD_POLICY, encoding="utf-8")
+    done = conduit("policy", "set", str(policy), "--store", str(store), "--approver", "alice")
+    assert done.returncode == 0, done.stderr
+    server = Hostile("flood", tmp_path / "flood.jsonl")
+    url = listening_proxy(
+        "flood",
+        *("--pins", str(store), "--new", "pin", "--audit-calls", *auth_args(issuer)),
+        *("--", *hostile_argv(server)),
+    )
+
+    async def calls() -> str:
+        import httpx2
+        import mcp
+        from mcp.client.streamable_http import streamable_http_client
+
+        bearer = token(issuer, "alice", "ops")
+        # The abandoned call's POST stays open until the session ends (nothing answers it):
+        # a read timeout past the test's length, not httpx's 5 s.
+        http = httpx2.AsyncClient(headers={"authorization": f"Bearer {bearer}"}, timeout=60)
+        client = mcp.Client(streamable_http_client(url, http_client=http), mode="legacy")
+        async with http, client:
+            await client.list_tools()  # the scenario's first listing (its second is held)
+            echoed = (await client.call_tool("echo", {"message": "hi"})).content[0].text
+            with anyio.move_on_after(0.5) as waited:  # the caller gives up
+                await client.call_tool("slow", {})
+            assert waited.cancelled_caught
+        return str(echoed)
+
+    assert anyio.run(calls) == "hi"
+    assert [name for name, _ in server.calls()] == ["echo", "slow"]
+    rows = _rows(store, 2)
+    assert [(r.subject, r.tool, r.verdict, r.reason) for r in rows] == [
+        ("alice", "echo", "passed", None),
+        ("alice", "slow", "unanswered", "cancelled"),
+    ]
