@@ -112,8 +112,8 @@ class _Wired:
         item = await self.from_proxy.receive()
         return item.message.model_dump(by_alias=True, exclude_none=True)  # type: ignore[no-any-return]
 
-    async def ready(self) -> None:
-        """initialize, then a listing of ping and a changed echo (blocked: its pin differs)."""
+    async def initialized(self) -> None:
+        """initialize, answered."""
         init = {"protocolVersion": VERSION, "capabilities": {}, "clientInfo": {"name": "t"}}
         await self.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init})
         await self.written()
@@ -121,6 +121,10 @@ class _Wired:
         result = {"protocolVersion": VERSION, "capabilities": {"tools": {}}, "serverInfo": server}
         await self.answer({"jsonrpc": "2.0", "id": 0, "result": result})
         await self.read.receive()
+
+    async def ready(self) -> None:
+        """initialize, then a listing of ping and a changed echo (blocked: its pin differs)."""
+        await self.initialized()
         await self.send({"jsonrpc": "2.0", "id": "list", "method": "tools/list"})
         await self.written()
         await self.answer({"jsonrpc": "2.0", "id": "list", "result": {"tools": [PING, CHANGED]}})
@@ -303,3 +307,64 @@ def test_errors_for_ids_nobody_asked_keep_no_memory_and_no_author(tmp_path: Path
 
 
 ERROR = {"code": -32000, "message": "no such request"}
+
+
+def test_a_call_with_the_id_of_another_sessions_own_listing_is_answered_to_its_client(
+    tmp_path: Path,
+) -> None:
+    """A hostile review: the proxy's own listing before an unlisted call (`before_call`, ids
+    `conduit-mcp-list-N`) was kept from the client by its id across every connection of the
+    seam. A session whose call had the id of another session's listing in flight lost its
+    answer (taken for that listing's), and the other session's call was refused unknown. Per
+    connection now (JSON-RPC ids are each session's own): both get their own answers.
+    Real parts: the seam, its guard and pin store, the pump each session of `--listen` runs."""
+    from mcp.types.jsonrpc import JSONRPCRequest
+
+    from conduit_mcp.proxy._pump import pump
+
+    async def main() -> tuple[list[Any], list[Any], str | None]:
+        seam = _seam(tmp_path)
+        a, b = _Wired(seam), _Wired(seam)
+        got_a: list[Any] = []
+        got_b: list[Any] = []
+
+        class Sink:
+            def __init__(self, into: list[Any]) -> None:
+                self.into = into
+
+            async def send(self, item: Any) -> None:
+                self.into.append(item.message.model_dump(by_alias=True, exclude_none=True))
+
+        try:
+            for wired in (a, b):
+                await wired.initialized()
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(pump, a.read, Sink(got_a), seam)
+                tg.start_soon(pump, b.read, Sink(got_b), seam)
+                call = JSONRPCRequest(
+                    jsonrpc="2.0", id=7, method="tools/call", params={"name": "ping"}
+                )
+                tg.start_soon(seam.before_call, call, b.write)
+                own = (await b.written())["id"]  # b's own listing, written to its server
+                assert str(own).startswith("conduit-mcp-list-")
+                await a.send(_call(own, "ping"))  # a's call, that id: refused (never listed)
+                with anyio.fail_after(10):
+                    while not got_a:
+                        await anyio.sleep(0.01)
+                await b.answer({"jsonrpc": "2.0", "id": own, "result": {"tools": [PING, ECHO]}})
+                with anyio.fail_after(10):
+                    while seam.guard.tool_status("ping") is None:
+                        await anyio.sleep(0.01)
+                tg.cancel_scope.cancel()
+        finally:
+            a.close()
+            b.close()
+            seam.close()
+        return got_a, got_b, seam.guard.tool_status("ping")
+
+    got_a, got_b, status = anyio.run(main)
+    assert [(m["id"], m["error"]["data"]["reason"]) for m in got_a] == [
+        ("conduit-mcp-list-1", "unknown_tool")
+    ]
+    assert got_b == []  # the listing's answer is the proxy's own, never b's client's
+    assert status == "ok"

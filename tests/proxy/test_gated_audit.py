@@ -230,3 +230,80 @@ def test_a_call_the_sdk_client_abandons_is_recorded_unanswered(
         ("alice", "echo", "passed", None),
         ("alice", "slow", "unanswered", "cancelled"),
     ]
+
+
+def test_a_post_reusing_the_id_of_a_call_in_flight_is_refused_at_once(
+    issuer: Issuer, listening_proxy: Callable[..., str], tmp_path: Path
+) -> None:
+    """A session's POST of a request whose id a call of the session in flight has (the `slow`
+    call, never answered): answered -32600 Invalid Request in its own POST at once (MCP basic
+    "Requests"), its row `refused` (`request_id_in_use`). Before, it was handed to the SDK's
+    transport and the pump's refusal answered the first call's POST instead: the first
+    caller got the second's refusal, the second waited. A raw HTTP client (the official SDKs
+    never reuse an id)."""
+    import httpx2
+
+    store = tmp_path / "pins.db"
+    policy = tmp_path / "policy.toml"
+    policy.write_text(FLOOD_POLICY, encoding="utf-8")
+    done = conduit("policy", "set", str(policy), "--store", str(store), "--approver", "alice")
+    assert done.returncode == 0, done.stderr
+    server = Hostile("flood", tmp_path / "flood.jsonl")
+    url = listening_proxy(
+        "flood",
+        *("--pins", str(store), "--new", "pin", "--audit-calls", *auth_args(issuer)),
+        *("--", *hostile_argv(server)),
+    )
+    headers = {
+        "authorization": f"Bearer {token(issuer, 'alice', 'ops')}",
+        "accept": "application/json, text/event-stream",
+        "content-type": "application/json",
+    }
+    version = "2025-11-25"
+    init = {
+        "protocolVersion": version,
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    }
+
+    def call(request_id: int, tool: str) -> dict[str, Any]:
+        params = {"name": tool, "arguments": {}}
+        return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+    async def main() -> tuple[Any, Any]:
+        async with httpx2.AsyncClient(timeout=30) as http:
+            opened = await http.post(
+                url,
+                headers=headers,
+                json={"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init},
+            )
+            session = {**headers, "mcp-session-id": opened.headers["mcp-session-id"]}
+            session["mcp-protocol-version"] = version
+            note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+            await http.post(url, headers=session, json=note)
+            listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+            await http.post(url, headers=session, json=listing)
+            first: list[Any] = []
+
+            async def slow() -> None:
+                first.append(await http.post(url, headers=session, json=call(5, "slow")))
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(slow)
+                with anyio.fail_after(10):
+                    while "slow" not in [name for name, _ in server.calls()]:
+                        await anyio.sleep(0.02)
+                    second = await http.post(url, headers=session, json=call(5, "echo"))
+                await http.delete(url, headers=session)  # the first call: answered at the end
+            return first[0], second
+
+    first, second = anyio.run(main)
+    assert second.status_code == 200
+    assert second.json()["id"] == 5 and second.json()["error"]["code"] == -32600
+    assert first.json()["id"] == 5 and first.json()["error"]["code"] == -32603  # upstream gone
+    assert [name for name, _ in server.calls()] == ["slow"]  # the second never sent on
+    rows = _rows(store, 2)
+    assert [(r.tool, r.verdict, r.reason) for r in rows] == [
+        ("echo", "refused", "request_id_in_use"),
+        ("slow", "unanswered", "session_closed"),
+    ]

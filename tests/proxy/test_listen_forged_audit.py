@@ -239,3 +239,44 @@ def test_a_request_reusing_an_id_in_flight_is_refused_and_the_first_keeps_its_ro
         ("ghost", "refused", "request_id_in_use", "1"),
         ("ping", "passed", None, "1"),
     ]
+
+
+def test_an_answer_whose_id_the_server_respelled_reaches_the_caller_with_its_own_id(
+    issuer: Issuer,
+    listening_proxy: Callable[..., str],
+    tmp_path: Path,
+) -> None:
+    """The hostile server of the test above (`" 5"` for 5 in every answer past `initialize`):
+    the guard and the SDK read both as one id (mcp 2.3.0 `coerce_request_id`), but the
+    listener routed the answer by its id as spelled, so the caller's POST waited for an answer
+    that had come (a hostile review: the session's lean path waits until the session ends).
+    The answer goes back under the id the client wrote: the official SDK client gets each
+    answer, and a row each."""
+    from mcp.shared.exceptions import MCPError
+
+    store = tmp_path / "pins.db"
+    policy = tmp_path / "policy.toml"
+    policy.write_text(POLICY, encoding="utf-8")
+    done = conduit("policy", "set", str(policy), "--store", str(store), "--approver", "alice")
+    assert done.returncode == 0, done.stderr
+    server = Hostile("forged", tmp_path / "forged.jsonl", ("--id-style", "lead", "--respell-calls"))
+    url = listening_proxy(
+        "forged",
+        *("--pins", str(store), "--new", "pin", "--audit-calls", *auth_args(issuer)),
+        *("--", *hostile_argv(server)),
+    )
+
+    async def calls() -> tuple[str, Any]:
+        http, client = _client(url, token(issuer, "alice", "ops"), "legacy")
+        with anyio.fail_after(30):
+            async with http, client:
+                echoed = (await client.call_tool("echo", {"message": "hi"})).content[0].text
+                with pytest.raises(MCPError) as forged:
+                    await client.call_tool("forger", {"n": 1})
+        return str(echoed), forged.value.error
+
+    echoed, forged = anyio.run(calls)
+    assert echoed == "hi"
+    assert forged.message == FORGED_MESSAGE
+    rows = _rows(store, 2)
+    assert [(r.tool, r.verdict) for r in rows] == [("echo", "passed"), ("forger", "error")]

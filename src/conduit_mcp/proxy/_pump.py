@@ -36,6 +36,4 @@ async def pump(
         if isinstance(item, Exception):
             logger.warning("server message unreadable: %s: dropped", type(item).__name__)
             continue
-        if seam.swallow(item):
-            continue  # the answer to the proxy's own listing
         await sink.send(seam.explain(item))

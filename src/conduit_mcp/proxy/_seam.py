@@ -109,11 +109,6 @@ class GuardSeam:
         self._held_logged: frozenset[str] = frozenset()
         self._version: str | None = None
         self._transport = "stdio"
-        #: the proxy's own tools/list requests in flight (`before_call`), by id.
-        self._prelists: dict[str, _Prelist] = {}
-        #: ids of the proxy's own listings given up on (timed out): a late answer is still
-        #: the proxy's, dropped, never the client's (the oldest forgotten past `_MAX_LISTS`).
-        self._abandoned: OrderedDict[str, None] = OrderedDict()
         #: tools whose call `_prelist` could not list in time, by name: why (oldest out)
         self._prelist_failed: OrderedDict[str, str] = OrderedDict()
         self._prelist_ids = itertools.count(1)
@@ -172,7 +167,9 @@ class GuardSeam:
 
         Args:
             message: the client's message (anything but a tools/call returns at once).
-            guarded_write: the guarded send stream the call will go through.
+            guarded_write: the guarded send stream the call will go through (the write side
+                `wrap` returned: the listing's answers are its connection's, kept from its
+                client, never another connection's).
         """
         request_type = _jsonrpc().JSONRPCRequest
         if not isinstance(message, request_type) or message.method != "tools/call":
@@ -183,25 +180,29 @@ class GuardSeam:
 
             await guarded_write.send(SessionMessage(request_type.model_validate(request)))
 
-        await self._prelist(message.params, send)
+        await self._prelist(message.params, send, guarded_write.link)
 
     async def _prelist(
-        self, params: Any, send: Callable[[dict[str, Any]], Awaitable[None]]
+        self, params: Any, send: Callable[[dict[str, Any]], Awaitable[None]], link: _Link
     ) -> None:
         """`before_call`'s listing for a tools/call with `params`; `send` writes one request
-        through the guard to the server."""
+        through the guard to the server of the connection `link`."""
         if not self._must_prelist(params):
             return
         name = params["name"]
         self._prelist_failed.pop(name, None)
-        cause = await self._list_pages(name, params.get("_meta"), send)
+        cause = await self._list_pages(name, params.get("_meta"), send, link)
         if cause is not None and self.guard.tool_status(name) is None:
             self._prelist_failed[name] = cause  # `_hint` says why the call was refused
             if len(self._prelist_failed) > _MAX_LISTS:
                 self._prelist_failed.popitem(last=False)
 
     async def _list_pages(
-        self, name: str, meta: Any, send: Callable[[dict[str, Any]], Awaitable[None]]
+        self,
+        name: str,
+        meta: Any,
+        send: Callable[[dict[str, Any]], Awaitable[None]],
+        link: _Link,
     ) -> str | None:
         """The pages of `_prelist`, until `name` is listed or no page follows: `None`, or why
         the listing stopped short (a page not answered in time, or `PRELIST_DEADLINE`)."""
@@ -220,7 +221,7 @@ class GuardSeam:
             if cursor is not None:
                 list_params["cursor"] = cursor
             waiter = _Prelist()
-            self._prelists[request_id] = waiter
+            link.prelists[request_id] = waiter
             # No `params` at all when empty: `"params": null` is not a valid request.
             request: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": _LIST}
             if list_params:
@@ -230,10 +231,10 @@ class GuardSeam:
                 with anyio.move_on_after(min(PRELIST_TIMEOUT, remaining)) as waited:
                     await waiter.done.wait()
             finally:
-                if self._prelists.pop(request_id, None) is not None and not waiter.done.is_set():
-                    self._abandoned[request_id] = None  # its answer may still come
-                    if len(self._abandoned) > _MAX_LISTS:
-                        self._abandoned.popitem(last=False)
+                if link.prelists.pop(request_id, None) is not None and not waiter.done.is_set():
+                    link.abandoned[request_id] = None  # its answer may still come
+                    if len(link.abandoned) > _MAX_LISTS:
+                        link.abandoned.popitem(last=False)
             if waited.cancelled_caught:
                 if PRELIST_TIMEOUT < remaining:
                     return (
@@ -252,26 +253,6 @@ class GuardSeam:
         name): `_prelist` lists the tools first."""
         name = params.get("name") if isinstance(params, dict) else None
         return isinstance(name, str) and self.guard.tool_status(name) is None
-
-    def swallow(self, item: Any) -> bool:
-        """Whether `item` answers a listing of `before_call` (then it is not for the client)."""
-        if not (self._prelists or self._abandoned):
-            return False
-        rpc = _jsonrpc()
-        message = getattr(item, "message", None)
-        if not isinstance(message, rpc.JSONRPCResponse | rpc.JSONRPCError):
-            return False
-        result = message.result if isinstance(message, rpc.JSONRPCResponse) else None
-        return self._swallowed(message.id, result)
-
-    def _swallowed(self, request_id: Any, result: Any) -> bool:
-        waiter = self._prelists.get(str(request_id))
-        if waiter is None:
-            # A late answer to a listing given up on: the proxy's own, dropped.
-            return self._abandoned.pop(str(request_id), False) is None
-        waiter.result = result
-        waiter.set()
-        return True
 
     def explain(self, item: SessionMessage) -> SessionMessage:
         """A guard refusal made actionable: the message of a `tool_held` refusal gains the exact
@@ -606,7 +587,7 @@ class MessageLink:
             lock.release()
 
     async def _prelisted(self, message: dict[str, Any]) -> Decision:
-        await self._seam._prelist(message.get("params"), self._send_own)
+        await self._seam._prelist(message.get("params"), self._send_own, self._link)
         decided = self._client_decide(message)
         return decided if isinstance(decided, tuple) else await decided
 
@@ -653,8 +634,9 @@ class MessageLink:
         if listed is not None and "method" not in message and message.get("id") == listed[0]:
             self._link.listed = None
             seam.report_held(listed[1])
-        if (seam._prelists or seam._abandoned) and "method" not in seen and "id" in seen:
-            if seam._swallowed(seen["id"], seen.get("result")):
+        link = self._link
+        if (link.prelists or link.abandoned) and "method" not in seen and "id" in seen:
+            if link.swallowed(seen["id"], seen.get("result")):
                 return _DROP  # the answer to the proxy's own listing
         # Never `_explained`: the guard refuses calls on the client's side (`_client_decision`);
         # an error from the server naming the guard as its source is the server's own words,
@@ -670,7 +652,7 @@ class MessageLink:
         else:
             verdict = decided
         if verdict.action != "pass":  # refused (too many requests in flight): nobody waits
-            self._seam._swallowed(request["id"], None)
+            self._link.swallowed(request["id"], None)
             return
         with self.lock:
             self._note_sent(request)
@@ -717,10 +699,12 @@ class _Prelist:
 
 class _Link:
     """What the taps of one connection share: its tools/list requests in flight (to find the
-    raw pages), its requests' send times (for `on_exchange`), and who wrote each error
-    response (`_Told`)."""
+    raw pages), its requests' send times (for `on_exchange`), who wrote each error response
+    (`_Told`), and the proxy's own listings (`before_call`) whose answers its client never
+    sees. Per connection: JSON-RPC ids are each session's own (another session's request
+    may have the id of this one's listing)."""
 
-    __slots__ = ("asked", "errors", "listed", "lists", "timing")
+    __slots__ = ("abandoned", "asked", "errors", "listed", "lists", "prelists", "timing")
 
     def __init__(self) -> None:
         self.lists: OrderedDict[Any, None] = OrderedDict()
@@ -737,6 +721,23 @@ class _Link:
         #: id, a request with its id is written (an error sent before cannot answer it), or
         #: the server sends another error: at most one entry.
         self.errors: dict[Any, None] = {}
+        #: the proxy's own tools/list requests in flight (`before_call`), by id.
+        self.prelists: dict[str, _Prelist] = {}
+        #: ids of the proxy's own listings given up on (timed out): a late answer is still
+        #: the proxy's, dropped, never the client's (the oldest forgotten past `_MAX_LISTS`).
+        self.abandoned: OrderedDict[str, None] = OrderedDict()
+
+    def swallowed(self, request_id: Any, result: Any) -> bool:
+        """Whether an answer with `request_id` (its `result`, `None` for an error) answers
+        one of the proxy's own listings (then it is not for the client): its waiter woken, or
+        a late one dropped."""
+        waiter = self.prelists.get(str(request_id))
+        if waiter is None:
+            # A late answer to a listing given up on: the proxy's own, dropped.
+            return self.abandoned.pop(str(request_id), False) is None
+        waiter.result = result
+        waiter.set()
+        return True
 
     def server_error(self, request_id: Any) -> None:
         """An error response from the server, before the guard reads it (`_Tap`). Only the
@@ -803,9 +804,10 @@ class _Tap(_Wrapper):
 
 
 class _Told(_Wrapper):
-    """The guarded read stream, watched after the guard decided: a listing's response reports
-    the tools it held (`GuardSeam.report_held`); an error response the server wrote is handed
-    on as a `ServerError` item (`server_wrote`).
+    """The guarded read stream, watched after the guard decided: an answer to one of the
+    proxy's own listings (`GuardSeam.before_call`) is kept (`_Link.swallowed`: never handed
+    on); a listing's response reports the tools it held (`GuardSeam.report_held`); an error
+    response the server wrote is handed on as a `ServerError` item (`server_wrote`).
 
     Who wrote an error: the guard, when it answers a request the guard never wrote to the
     server (`_Link.asked`: refused, or past the guard's limits); the server, when the server
@@ -823,7 +825,23 @@ class _Told(_Wrapper):
         self._answers = _answer_types()
 
     async def receive(self) -> Any:
-        item = await self._inner.receive()
+        while True:
+            item = await self._inner.receive()
+            if not self._swallowed(item):
+                return self._told(item)
+
+    def _swallowed(self, item: Any) -> bool:
+        """Whether `item` answers one of the proxy's own listings (`before_call`)."""
+        link = self._link
+        if not (link.prelists or link.abandoned):
+            return False
+        message = getattr(item, "message", None)
+        if not isinstance(message, self._answers):
+            return False
+        result = message.result if type(message) is self._answers[0] else None
+        return link.swallowed(message.id, result)
+
+    def _told(self, item: Any) -> Any:
         message: Any = getattr(item, "message", None)
         if type(message) is self._answers[1]:
             link = self._link
@@ -874,11 +892,11 @@ class _Watch(_Wrapper):
 class _Asking(_Wrapper):
     """The guarded write stream, watched before the guard decides: each request's id is noted
     (`_Link.asked`) until `_Watch` sees it written to the server, so an error answering it
-    meanwhile is known to be the guard's own (`_Told`)."""
+    meanwhile is known to be the guard's own (`_Told`). `link`: its connection's `_Link`."""
 
     def __init__(self, inner: Any, link: _Link) -> None:
         self._inner = inner
-        self._link = link
+        self._link = self.link = link
         self._request = _jsonrpc().JSONRPCRequest
 
     def send(self, item: Any, /) -> Awaitable[None]:

@@ -116,7 +116,7 @@ class GatedSink:
         if key in self._pending or key in self._cancelled:
             # Fail closed: sent on, the second request would take the first one's place (its
             # answer audited as the other's, or a call the server ran left unrecorded).
-            await self._inner.send(SessionMessage(_id_in_use(message.id)))
+            await self._inner.send(SessionMessage(id_in_use(message.id)))
             self._gate.record(raw, caller, "refused", "request_id_in_use")
             return True
         refusal = self._gate.refuse(raw, caller) if watched else None
@@ -199,9 +199,15 @@ class GatedSink:
         await self._inner.aclose()
 
 
-def _id_in_use(request_id: Any) -> Any:
+def id_in_use(request_id: Any) -> Any:
     """The answer to a request whose id a request of the session in flight has
-    (`GatedSink.refused`): JSON-RPC Invalid Request, never sent on."""
+    (`GatedSink.refused`, the lean path's): JSON-RPC Invalid Request, never sent on.
+
+    Args:
+        request_id: the refused request's id, as it wrote it.
+
+    Returns:
+        The SDK's `JSONRPCError` (code -32600)."""
     return JSONRPCError(
         jsonrpc="2.0",
         id=request_id,

@@ -51,7 +51,7 @@ from starlette.requests import Request
 from .._message import null_id_answer, null_id_request
 from .._metrics import Metrics
 from .._pump import pump
-from .._seam import GuardSeam
+from .._seam import GuardSeam, answer_key
 from .._settings import HttpUpstream
 from .._tracing import TraceEnd, TraceStamp, TraceTap
 from ..stdio._child import child_upstream
@@ -61,7 +61,7 @@ from ..upstream._session import http_upstream
 from ._auth import Authenticator, AuthError, AuthMiddleware
 from ._budget import MAX_SESSIONS, ClientBudget, Refusal, Who, shown, write_refusal
 from ._callers import IDENTITY_KEY, CallerGate, caller_of, shown_caller
-from ._gated import GatedSink
+from ._gated import GatedSink, id_in_use
 from ._lean import Inbox, Waiter, lean_message
 from ._lean import accept as lean_accept
 from ._lean import answer as lean_answer
@@ -369,8 +369,11 @@ class Listener:
             if self._lean and session.inbox is not None and not session.transport.is_terminated:
                 message = lean_message(body, headers)
                 request = isinstance(message, JSONRPCRequest)
-                if message is not None and not (request and message.id in session.waiting):
+                if message is not None:
                     if not await self._checked(scope, receive, send, raw, True):
+                        return
+                    if request and message.id in session.waiting:
+                        await self._reused(send, message, scope, session)
                         return
                     session.posts += 1
                     session.begin()
@@ -408,6 +411,17 @@ class Listener:
                 session.idle_since = anyio.current_time()
         if session.transport.is_terminated:
             self._forget(session_id, session)
+
+    async def _reused(self, send: Any, message: Any, scope: Any, session: _Session) -> None:
+        """A session's POST of a request whose id a lean request of the session in flight has:
+        answered -32600 Invalid Request at once (MCP basic "Requests": ids are not reused
+        within a session), never sent on, its row in the call audit (`refused`). Handed on,
+        its refusal would answer the first request's POST, and its own never come."""
+        await _json(send, 200, id_in_use(message.id).model_dump(by_alias=True, exclude_none=True))
+        caller = caller_of(scope) or session.caller
+        if self.gate is not None and caller is not None and message.method == "tools/call":
+            raw = message.model_dump(by_alias=True, exclude_none=True)
+            self.gate.record(raw, caller, "refused", "request_id_in_use")
 
     async def _checked(
         self, scope: Any, receive: Any, send: Any, raw: list[tuple[str, str]], post: bool
@@ -731,7 +745,8 @@ class _Negotiated:
 class _Related:
     """Which downstream request a server message belongs to, so the transport puts it on that
     request's SSE stream: a progress notification by its token, anything else by the request
-    in flight most recently sent (the stdio and SDK transports do not say)."""
+    in flight most recently sent (the stdio and SDK transports do not say); a response by its
+    id, as the client wrote it (`asked_as`)."""
 
     def __init__(self) -> None:
         self.in_flight: dict[Any, None] = {}
@@ -748,6 +763,17 @@ class _Related:
         self.in_flight.pop(request_id, None)
         for token in [t for t, rid in self.tokens.items() if rid == request_id]:
             del self.tokens[token]
+
+    def asked_as(self, answered: Any) -> Any:
+        """The id, as the client wrote it, of the request in flight that a response with id
+        `answered` answers as the guard and the SDK match ids (`answer_key`: a server may
+        spell 5 as `" 5"`), or `None`. Only for a response whose id is not in flight as
+        written (a pass over the requests in flight)."""
+        key = answer_key(answered)
+        for request_id in self.in_flight:
+            if answer_key(request_id) == key:
+                return request_id
+        return None
 
     def of(self, message: Any) -> Any:
         if isinstance(message, JSONRPCNotification) and message.method == "notifications/progress":
@@ -772,6 +798,12 @@ class _RelatingSink:
         message = item.message
         request_id = getattr(message, "id", None)
         if request_id is not None and not isinstance(message, JSONRPCRequest):
+            if request_id not in self._related.in_flight:
+                asked = self._related.asked_as(request_id)
+                if asked is not None:  # respelled by the server (" 5" for 5): the client's
+                    message = message.model_copy(update={"id": asked})
+                    item = SessionMessage(message, metadata=item.metadata)
+                    request_id = asked
             self._related.answered(request_id)  # a response: routed by its id
             waiter = self._waiting.pop(request_id, None) if self._waiting else None
             if waiter is not None:

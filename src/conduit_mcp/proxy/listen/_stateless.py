@@ -249,8 +249,6 @@ class ModernRouter:
                     item = await guarded_read.receive()
                 except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
                     break
-                if self.seam.swallow(item):
-                    continue  # the answer to the proxy's own listing
                 self._route(item)
         self._ready = anyio.Event()  # the next request reconnects
         for exchange in list(self._waiting.values()):
