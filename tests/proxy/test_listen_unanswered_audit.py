@@ -171,6 +171,24 @@ def test_on_the_shared_server_a_call_nobody_waits_for_has_its_row(
     ]
 
 
+def test_on_the_shared_server_a_call_in_flight_when_the_server_ends_has_its_row(
+    tmp_path: Path,
+) -> None:
+    """The shared server process ends (exits, its stdout closed) with alice's call in flight:
+    she gets the proxy's error (502), and the call, which the server received, is
+    `unanswered` with `session_closed` (no row before: `answer(None)` recorded nothing)."""
+    server = Hostile("flood", tmp_path / "flood.jsonl", ("--exit-on", "slow"))
+
+    async def test(listener: Listener) -> _Sent:
+        return await _post(listener, "slow", 1)
+
+    sent, rows = _audited(tmp_path, hostile_argv(server), test)
+    assert sent.status == 502
+    assert json.loads(sent.body)["error"]["message"] == "The upstream server did not answer"
+    assert server.calls() == [("slow", {})]
+    assert rows == [("slow", "unanswered", "session_closed", "1")]
+
+
 class Upstream:
     """A raw ASGI Streamable HTTP server (2026-07-28): `tools/list`; `echo` answers; `slow`
     never does (it records its client leaving); `locked` is answered 401 with a

@@ -540,9 +540,10 @@ class ModernRouter:
                 exchange, receive, send, accepts_sse, listen
             )
         except BaseException:
-            # Cancelled (the listener stopping) or failed with the call perhaps sent: its row.
+            # Cancelled (the listener stopping) or failed with the call perhaps sent: its row
+            # (one the guard refused on the way counts as sent: the row says less was stopped).
             if forwarded and per_caller is not None:
-                per_caller.unanswered("caller_gone" if gone else "session_closed")
+                per_caller.unanswered("session_closed")
             raise
         finally:
             if tracing is not None:
