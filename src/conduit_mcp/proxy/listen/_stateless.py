@@ -91,7 +91,7 @@ MAX_BODY: Final = 4 * 1024 * 1024
 #: Seconds a request may go without its response or a message related to it before the
 #: client gets an error (a `subscriptions/listen` stream has no limit); a tools/call that ends
 #: so is audited `unanswered`, reason `timeout`. Read when a request starts (a test sets it).
-REQUEST_TIMEOUT = 300.0
+REQUEST_TIMEOUT: Final = 300.0
 #: Messages related to one request held for a client slower than its server; past it the
 #: newest are dropped (progress and log messages are hints, the response is never dropped).
 RELATED_BUFFER: Final = 256
@@ -135,8 +135,8 @@ class PerCaller(Protocol):
         `session_closed` (the connection to the server ended with it in flight)."""
 
     def ended(self, verdict: str, reason: str | None) -> None:
-        """The request ended without a JSON-RPC answer to read (an upstream's HTTP 401 or 403
-        passed back as sent, an answer the guard dropped): recorded with `verdict` and
+        """The request ended without a JSON-RPC answer to read (an upstream's HTTP 401 or 403,
+        an answer the guard dropped, an upstream that failed): recorded with `verdict` and
         `reason`."""
 
     def listening(self, tell: Callable[[], None]) -> Callable[[], None]:
