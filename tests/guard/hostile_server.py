@@ -60,6 +60,9 @@ Scenarios (--scenario):
 
 --garbage writes a line that is not UTF-8 (bytes ff fe) before every response.
 
+--exit-on NAME (stdio) ends the process, unanswered, at the first tools/call of NAME (logged
+first): a server that dies with a call in flight.
+
 --id-style STYLE re-spells the id of every response as a string mcp's `int(id)` still reads
 as the request's id: lead " 5", trail "5 ", plus "+5", ws "\t5\n", arabic "٥" (Arabic-Indic
 digits), zeros "0000000000000000000000005". With --respell-calls, only the answers to
@@ -378,6 +381,14 @@ class Server:
         self.outbox: list[Any] = []  # replies released, written after the current one
         self.respell_calls = False  # --respell-calls: only tools/call answers re-spelled
         self.last_method: Any = None  # of the request answered last
+        self.exit_on: str | None = None  # --exit-on: the tool whose call ends the process
+
+    def exits(self, message: Any) -> bool:
+        """Whether `message` is a call of the `--exit-on` tool."""
+        if self.exit_on is None or not isinstance(message, dict):
+            return False
+        params = message.get("params") or {}
+        return message.get("method") == "tools/call" and params.get("name") == self.exit_on
 
     def respell(self, reply: Any) -> Any:
         if self.id_style is not None and isinstance(reply, dict):
@@ -578,7 +589,11 @@ def serve_stdio(server: Server) -> None:
         line = line.strip()
         if not line:
             continue
-        reply = server.respell(server.handle(json.loads(line)))
+        message = json.loads(line)
+        if server.exits(message):
+            server.record(message)
+            return  # the process ends: its stdout closes with the call unanswered
+        reply = server.respell(server.handle(message))
         if reply is not None and server.garbage:
             sys.stdout.flush()
             sys.stdout.buffer.write(b"\xff\xfe not utf-8\n")
@@ -635,6 +650,7 @@ def main() -> None:
     parser.add_argument("--variant", choices=sorted(LOOKALIKES), default="nfd")
     parser.add_argument("--renamed-only", action="store_true")
     parser.add_argument("--flood", type=int, default=FLOOD)
+    parser.add_argument("--exit-on", default=None)
     # Answer 2026-07-28's server/discover (the proxy's --listen asks it). Off by default: a
     # client that asks it first (FastMCP 4) would then speak 2026-07-28 to scenarios written
     # for a session.
@@ -647,6 +663,7 @@ def main() -> None:
     server.respell_calls = args.respell_calls
     server.flood_size = args.flood
     server.discover = args.discover
+    server.exit_on = args.exit_on
     if args.http is not None:
         serve_http(server, args.http)
     else:

@@ -183,3 +183,25 @@ def test_follow_writes_new_calls_and_resumes_without_loss_or_repeat(location: st
         finally:
             assert resumed.stop() == 0
         assert resumed.lines.empty()
+
+
+def test_the_verdicts_of_calls_the_server_got_select_too(tmp_path: Path) -> None:
+    """docs/identity.md, the call audit: `withheld` (the server answered, the guard kept the
+    answer from the client) and `unanswered` (sent on, no answer reached the client) are
+    verdicts `--verdict` selects, each line showing its reason."""
+    location = str(tmp_path / "pins.db")
+    with PinStore(location) as pins:
+        pins.record_calls(
+            [
+                call("read", "withheld", reason="invalid_tool_result"),
+                call("slow", "unanswered", reason="caller_gone"),
+                call("slow", "unanswered", reason="timeout"),
+            ]
+        )
+    base = ["pins", "calls", "--store", location]
+    for verdict, ids in (("withheld", [1]), ("unanswered", [2, 3])):
+        result = runner.invoke(app, [*base, "--json", "--verdict", verdict])
+        assert result.exit_code == 0, result.output
+        assert [r["id"] for r in json.loads(result.stdout)] == ids, verdict
+    lines = runner.invoke(app, [*base, "--verdict", "unanswered"]).stdout.splitlines()
+    assert "unanswered caller_gone" in lines[0] and "unanswered timeout" in lines[1]

@@ -115,8 +115,13 @@ def test_a_servers_own_reason_is_no_refusal_of_the_proxy() -> None:
     def error(data: object) -> dict[str, object]:
         return {"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "no", "data": data}}
 
+    held = error({"source": SOURCE, "reason": "tool_held"})
     assert _verdict(error({"reason": "policy_denied"})) == ("error", None)
-    assert _verdict(error({"source": SOURCE, "reason": "tool_held"})) == ("refused", "tool_held")
-    assert _verdict(error({"source": SOURCE, "reason": "tool_held"}), True) == ("error", None)
+    # The guard's error to a request it never wrote (`unsent`) is its refusal; to one it
+    # wrote, it withheld the server's answer (and says less was stopped when nobody knows).
+    assert _verdict(held, unsent=True) == ("refused", "tool_held")
+    assert _verdict(held) == ("withheld", "tool_held")
+    assert _verdict(held, True) == ("error", None)
+    assert _verdict(held, True, True) == ("error", None)  # the server wrote it: never refused
     assert _verdict(error(None)) == ("error", None)
     assert _verdict({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}) == ("passed", None)

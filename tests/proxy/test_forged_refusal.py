@@ -138,13 +138,16 @@ def _call(request_id: Any, tool: str) -> dict[str, Any]:
 
 def _told(seam: GuardSeam, item: Any) -> tuple[str, str | None, bool, str]:
     """What the call audit records of `item` (verdict, reason), whether the seam says the
-    server wrote it, and its message once explained."""
-    from conduit_mcp.proxy._seam import server_wrote
+    server wrote it, and its message once explained (which keeps whether the guard's error
+    answers a request never written: `never_written`)."""
+    from conduit_mcp.proxy._seam import never_written, server_wrote
     from conduit_mcp.proxy.listen._callers import _verdict
 
     answer = item.message.model_dump(by_alias=True, exclude_none=True)
-    verdict, reason = _verdict(answer, server_wrote(item))
-    return verdict, reason, server_wrote(item), seam.explain(item).message.error.message
+    verdict, reason = _verdict(answer, server_wrote(item), never_written(item))
+    explained = seam.explain(item)
+    assert never_written(explained) is never_written(item)
+    return verdict, reason, server_wrote(item), explained.message.error.message
 
 
 NOTICE = {

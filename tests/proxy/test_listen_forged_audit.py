@@ -17,6 +17,7 @@ POST path to an HTTP upstream.
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -280,3 +281,93 @@ def test_an_answer_whose_id_the_server_respelled_reaches_the_caller_with_its_own
     assert forged.message == FORGED_MESSAGE
     rows = _rows(store, 2)
     assert [(r.tool, r.verdict) for r in rows] == [("echo", "passed"), ("forger", "error")]
+
+
+WITHHELD_POLICY = """\
+default = "deny"
+[[rule]]
+groups = ["ops"]
+allow = ["badresult/*"]
+"""
+
+
+@pytest.fixture
+def http_badresult(tmp_path: Path) -> Iterator[tuple[str, Hostile]]:
+    """The hostile server's `badresult` scenario over HTTP, answering 2026-07-28 too."""
+    server = Hostile("badresult", tmp_path / "badresult-http.jsonl")
+    port = free_port()
+    argv = [sys.executable, str(HOSTILE), "--scenario", "badresult", "--log", str(server.log)]
+    process = start_http([*argv, "--discover", "--http", str(port)], port)
+    yield f"http://127.0.0.1:{port}/mcp", server
+    stop(process)
+
+
+async def _withheld_and_held(url: str, bearer: str, mode: str) -> tuple[Any, Any]:
+    from mcp.shared.exceptions import MCPError
+
+    http, client = _client(url, bearer, mode)
+    errors: list[Any] = []
+    async with http, client:
+        for tool, arguments in (("echo", {"message": "hi"}), ("add", {"a": 1, "b": 2})):
+            try:
+                await client.call_tool(tool, arguments)
+                errors.append(None)
+            except MCPError as exc:
+                errors.append(exc.error)
+    return errors[0], errors[1]
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+@pytest.mark.parametrize("upstream", ["process", "http"])
+def test_a_withheld_result_and_a_held_tools_refusal_keep_their_own_verdicts(
+    issuer: Issuer,
+    listening_proxy: Callable[..., str],
+    http_badresult: tuple[str, Hostile],
+    tmp_path: Path,
+    upstream: str,
+    mode: str,
+) -> None:
+    """A hostile review: the guard's error in place of an answer the server sent (here a
+    result whose `content` is a string: MCP 2025-11-25 schema `CallToolResult.content` is an
+    array, the guard's reason `invalid_tool_result`) was recorded `refused`, which the docs
+    define as the proxy stopping the call before the server got it. Oracle: who did what, as
+    the test arranges it (the hostile server's log of what it received). `echo` (approved in
+    the store) reached the server, which answered; the guard withheld that answer: `withheld`
+    with the reason the client got. `add` (never approved: `--new hold`) never reached the
+    server: `refused`, `tool_held`. In one session (or one stateless client), on every path
+    that records calls, as test_a_forged_guard_refusal_is_recorded_as_the_servers_error."""
+    from tests.guard.hostile_server import ADD, BIG, ECHO, MATCH, WEATHER
+
+    store = tmp_path / "pins.db"
+    policy = tmp_path / "policy.toml"
+    policy.write_text(WITHHELD_POLICY, encoding="utf-8")
+    done = conduit("policy", "set", str(policy), "--store", str(store), "--approver", "alice")
+    assert done.returncode == 0, done.stderr
+    page = tmp_path / "page.json"
+    page.write_text(json.dumps({"tools": [ECHO, ADD, WEATHER, MATCH, BIG]}), encoding="utf-8")
+    done = conduit(
+        *("pins", "approve", str(page), "--store", str(store), "--server-id", "badresult"),
+        *("--tool", "echo", "--approver", "alice", "--yes"),
+    )
+    assert done.returncode == 0, done.stderr
+    common = ["--pins", str(store), "--new", "hold", "--audit-calls", *auth_args(issuer)]
+    if upstream == "process":
+        server = Hostile("badresult", tmp_path / "badresult.jsonl")
+        url = listening_proxy("badresult", *common, "--", *hostile_argv(server))
+    else:
+        upstream_url, server = http_badresult
+        url = listening_proxy("badresult", *common, "--upstream", upstream_url)
+
+    withheld, held = anyio.run(_withheld_and_held, url, token(issuer, "alice", "ops"), mode)
+
+    assert withheld.data["source"] == "conduit-mcp.guard"
+    assert withheld.data["reason"] == "invalid_tool_result"
+    assert held.data["source"] == "conduit-mcp.guard"
+    assert held.data["reason"] == "tool_held"
+    called = [name for name, _ in server.calls()]
+    assert "echo" in called and "add" not in called
+    rows = _rows(store, 2)
+    assert [(r.subject, r.tool, r.verdict, r.reason) for r in rows] == [
+        ("alice", "echo", "withheld", "invalid_tool_result"),
+        ("alice", "add", "refused", "tool_held"),
+    ]

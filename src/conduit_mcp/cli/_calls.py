@@ -22,7 +22,7 @@ from ._store import open_store
 from ._text import clipped, emit, json_text, warn
 
 #: The verdicts a record holds (`CallRecord.verdict`).
-VERDICTS = ("passed", "refused", "error")
+VERDICTS = ("passed", "refused", "withheld", "unanswered", "error")
 
 
 def call_row(record: CallRecord) -> dict[str, Any]:
@@ -88,7 +88,10 @@ def pins_calls_command(
     verdict: Annotated[
         str | None,
         typer.Option(
-            "--verdict", metavar="passed|refused|error", callback=_check_verdict, help="Only these."
+            "--verdict",
+            metavar="passed|refused|withheld|unanswered|error",
+            callback=_check_verdict,
+            help="Only these.",
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Write JSON for programs.")] = False,
@@ -99,8 +102,11 @@ def pins_calls_command(
     """Show the call audit, oldest first: each `tools/call` a proxy with --audit-calls decided.
 
     One line per call: when (UTC); the verdict (passed; refused with its reason, the
-    policy's policy_denied or the guard's; error: the server answered with an error); server
-    and tool; the caller's subject and groups
+    policy's policy_denied or the guard's: never sent to the server; withheld with the guard's
+    reason: the server answered, the guard kept its answer from the client; unanswered with
+    why, cancelled, caller_gone, timeout or session_closed: sent to the server, no answer
+    reached the client; error: the server answered with an error, or the upstream failed,
+    upstream_http_401 or 403 among them); server and tool; the caller's subject and groups
     (no caller: a proxy without --auth); the first 16 hex digits of the SHA-256 of the
     arguments' RFC 8785 canonical JSON; the record's id. --json gives every field: id, at
     (seconds since the Unix epoch), server_id, tool, subject, groups, verdict, reason,

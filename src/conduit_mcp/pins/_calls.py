@@ -57,10 +57,16 @@ class CallRecord:
         tool: the tool name called.
         subject: the caller's token subject, or `None` (no authentication).
         groups: the caller's groups.
-        verdict: `"passed"` (sent on, answered), `"refused"` (answered by the proxy: the
-            policy or the guard, with `reason`), `"error"` (an error answer without a reason
-            code, or a result with `isError`).
-        reason: the refusal's reason code, or `None`.
+        verdict: `"passed"` (sent on, answered); `"refused"` (answered by the proxy, never
+            sent to the server: the policy or the guard, with `reason`); `"withheld"` (sent
+            on, the server answered, and the guard kept that answer from the client: `reason`
+            is the guard's reason code, such as `invalid_result`; `None` when it dropped the
+            answer); `"unanswered"` (sent on, and no answer reached the client: `reason`
+            `cancelled`, `caller_gone`, `timeout` or `session_closed`); `"error"` (an error
+            the server wrote, a result with `isError`, or the upstream failed: `reason`
+            `upstream_http_401` / `upstream_http_403` for an HTTP upstream refusing the
+            caller's credentials, `upstream_failed` for one that gave no JSON-RPC answer).
+        reason: the verdict's reason code (above), or `None`.
         arguments_digest: `arguments_digest(arguments)`.
         arguments: the canonical JSON text of the arguments, only when the operator asked to
             keep them; else `None`.

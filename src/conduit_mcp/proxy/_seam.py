@@ -133,7 +133,10 @@ class GuardSeam:
             `(read, write)` with the guard's decisions applied; the read side also feeds
             `explain` with the raw listings the server sent, and hands on each error response
             the server wrote (passed on by the guard, perhaps cleaned) as a `ServerError`
-            item (`server_wrote`), whatever its `data.source` says.
+            item (`server_wrote`), whatever its `data.source` says, and each error the guard
+            wrote to a request it never wrote to the server as an `Unsent` item
+            (`never_written`); the guard's error to a request it did write (a result it
+            withheld) is neither.
         """
         self._transport = transport
         # Per connection: request ids are the connection's own (two sessions may both use 1).
@@ -269,14 +272,16 @@ class GuardSeam:
         hint = self._hint(message.error.data)
         if hint is None:
             return item
-        from mcp.shared.message import SessionMessage
-
         error = rpc.ErrorData(
             code=message.error.code,
             message=f"{message.error.message}; {hint}",
             data=message.error.data,
         )
-        return SessionMessage(rpc.JSONRPCError(jsonrpc="2.0", id=message.id, error=error))
+        from mcp.shared.message import SessionMessage
+
+        explained = SessionMessage(rpc.JSONRPCError(jsonrpc="2.0", id=message.id, error=error))
+        # `never_written` reads the item's class: an explained refusal stays one.
+        return _unsent(explained) if never_written(item) else explained
 
     def _explained(self, message: dict[str, Any]) -> dict[str, Any] | None:
         """`explain` for a plain JSON-RPC message: the new error response, or `None`."""
@@ -810,7 +815,8 @@ class _Told(_Wrapper):
     response the server wrote is handed on as a `ServerError` item (`server_wrote`).
 
     Who wrote an error: the guard, when it answers a request the guard never wrote to the
-    server (`_Link.asked`: refused, or past the guard's limits); the server, when the server
+    server (`_Link.asked`: refused, or past the guard's limits; handed on as an `Unsent` item,
+    `never_written`); the server, when the server
     sent an error with that id (`_Link.errors`), passed on as sent or cleaned; else the guard
     (its own error in place of a result it withheld). The guard drops any server answer to a
     request it has not written, and decides on an error response without waiting, so the
@@ -826,9 +832,11 @@ class _Told(_Wrapper):
 
     async def receive(self) -> Any:
         while True:
-            item = await self._inner.receive()
+            # Told first: an answer to the proxy's own listing is read as any (who wrote an
+            # error, the tools a listing held), then kept from the client.
+            item = self._told(await self._inner.receive())
             if not self._swallowed(item):
-                return self._told(item)
+                return item
 
     def _swallowed(self, item: Any) -> bool:
         """Whether `item` answers one of the proxy's own listings (`before_call`)."""
@@ -849,6 +857,7 @@ class _Told(_Wrapper):
             if key in link.asked:  # never written to the server: the guard's own answer
                 del link.asked[key]
                 link.errors.pop(key, None)
+                item = _unsent(item)
             elif key in link.errors:
                 del link.errors[key]
                 item = _server_error(item)
@@ -930,6 +939,44 @@ def _server_error(item: Any) -> Any:
 
         kind = _server_error_type = ServerError
     return kind(item.message, item.metadata)
+
+
+#: The class of `Unsent` items, made on first use (`_unsent`).
+_unsent_type: Any = None
+
+
+def _unsent(item: Any) -> Any:
+    """`item` (the guard's error answering a request it never wrote to the server) as an
+    `Unsent`: the same message and metadata, its type saying so (`never_written`)."""
+    global _unsent_type
+    kind = _unsent_type
+    if kind is None:
+        from mcp.shared.message import SessionMessage
+
+        class Unsent(SessionMessage):
+            """The guard's error answering a request it never wrote to the server (`_Told`)."""
+
+        kind = _unsent_type = Unsent
+    return kind(item.message, item.metadata)
+
+
+def never_written(item: Any) -> bool:
+    """Whether `item`, from the read side of `GuardSeam.wrap`, is the guard's error answering
+    a request the guard never wrote to the server (its refusal: the server never saw the
+    request), known from the connection's own record of the requests handed to the guard and
+    not written (`_Link.asked`, `_Told`).
+
+    Args:
+        item: a stream item (a `SessionMessage`, an exception, anything).
+
+    Returns:
+        `True` for such a refusal; `False` for anything else: a result, a notification, an
+        error the server wrote (`server_wrote`), and the guard's error in place of an answer
+        the server sent (a result it withheld), or whenever the record cannot say (a request
+        past `_MAX_ASKED` noted): an audit then says the server got the call, never that the
+        proxy stopped a call it did not stop.
+    """
+    return _unsent_type is not None and type(item) is _unsent_type
 
 
 def server_wrote(item: Any) -> bool:

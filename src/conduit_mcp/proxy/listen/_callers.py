@@ -10,10 +10,11 @@ messages, in a session and stateless alike:
   the message), never sent on (`refuse`);
 - a `tools/list` answer keeps only the tools the caller's policy allows (`answered`; after the
   guard, which decided what any client may see);
-- each `tools/call` answered or refused is counted by group (`Metrics.caller_call`: the groups
-  the policy names, else `other`; never by subject) and, with `--audit-calls`, recorded in the
-  store's call audit (`_callaudit.CallAuditor`: subject, groups, tool, verdict, reason, the
-  RFC 8785 SHA-256 digest of the arguments);
+- each `tools/call` answered, refused, or sent on and never answered is counted by group
+  (`Metrics.caller_call`: the groups the policy names, else `other`; never by subject) and,
+  with `--audit-calls`, recorded in the store's call audit (`_callaudit.CallAuditor`:
+  subject, groups, tool, verdict, reason, the RFC 8785 SHA-256 digest of the arguments):
+  every call the server may have run has its row (`unanswered`, `ended`);
 - the subject is in the log line of every refusal (never the token).
 
 A session registers with `Sessions` (`proxy/_access.py`): when a new policy version arrives
@@ -40,6 +41,11 @@ logger = logging.getLogger("conduit_mcp.proxy")
 IDENTITY_KEY: Final = "conduit_mcp.identity"
 #: The methods whose answers the gate reads.
 _WATCHED: Final = frozenset({"tools/list", "tools/call"})
+#: Why a call sent on to the server has no answer for its caller (verdict `unanswered`): the
+#: client's `notifications/cancelled`; the client hung up (its HTTP connection closed) before
+#: the answer; no answer within the proxy's time limit (`_stateless.REQUEST_TIMEOUT`); the
+#: session, or the stateless paths' connection to the server, ended with the call in flight.
+UNANSWERED_REASONS: Final = frozenset({"cancelled", "caller_gone", "timeout", "session_closed"})
 
 
 def caller_of(scope: Any) -> Caller | None:
@@ -126,16 +132,22 @@ class CallerGate:
         session: int | None = None,
         *,
         by_server: bool = False,
+        unsent: bool = False,
     ) -> dict[str, Any]:
         """The answer to `request` as `caller` may see it: a `tools/list` result without the
         tools outside its policy (what was listed and shown noted for `session`, a key of
-        `sessions`); a `tools/call` answer unchanged, counted and audited (its verdict:
-        `passed`, `refused` with the guard's `error.data.reason`, or `error`).
+        `sessions`); a `tools/call` answer unchanged, counted and audited (its verdict,
+        `_verdict`: `passed`, `refused` or `withheld` with the guard's `error.data.reason`,
+        or `error`).
 
         `by_server`: `answer` is an error response the server wrote (the seam knows:
         `_seam.server_wrote`, or the upstream's own message on the pooled POST path): its
         verdict is `error` whatever its `data.source` names (a server cannot have its failure
-        recorded as the guard's refusal)."""
+        recorded as the guard's refusal). `unsent`: `answer` is the guard's error to a
+        request it never wrote to the server (`_seam.never_written`, or the guard's answer
+        to the request on the pooled POST path): `refused`; the guard's error otherwise is
+        `withheld` (the server got the call and answered it; fail closed: when the seam
+        cannot tell, the verdict says less was stopped)."""
         method = request.get("method")
         if method == "tools/list":
             result = answer.get("result")
@@ -158,10 +170,35 @@ class CallerGate:
                 return {**answer, "result": filtered}
             return answer
         if method == "tools/call":
-            verdict, reason = _verdict(answer, by_server)
-            self._count(caller, "allowed")
-            self.record(request, caller, verdict, reason)
+            verdict, reason = _verdict(answer, by_server, unsent)
+            self.ended(request, caller, verdict, reason)
         return answer
+
+    def unanswered(self, request: dict[str, Any], caller: Caller, reason: str) -> None:
+        """A `tools/call` `request` of `caller` was sent on to the server and no answer
+        reached the caller: counted and audited `unanswered` with `reason` (one of
+        `UNANSWERED_REASONS`: `cancelled`, `caller_gone`, `timeout`, `session_closed`); any
+        other request is ignored.
+
+        Raises:
+            ValueError: `reason` is not one of `UNANSWERED_REASONS`.
+        """
+        if reason not in UNANSWERED_REASONS:
+            raise ValueError(f"not a reason of an unanswered call: {reason!r}")
+        self.ended(request, caller, "unanswered", reason)
+
+    def ended(
+        self, request: dict[str, Any], caller: Caller, verdict: str, reason: str | None
+    ) -> None:
+        """The end of a `tools/call` `request` the policy let `caller` make: counted
+        (`allowed`) and audited with `verdict` and `reason` as given (`answered` and
+        `unanswered` decide them; the stateless paths' ends that have no JSON-RPC answer to
+        read, such as an upstream's HTTP 401, give them here). Any other request is
+        ignored."""
+        if request.get("method") != "tools/call":
+            return
+        self._count(caller, "allowed")
+        self.record(request, caller, verdict, reason)
 
     def _count(self, caller: Caller, verdict: str) -> None:
         if self.metrics is None:
@@ -179,22 +216,31 @@ class CallerGate:
         return named
 
 
-def _verdict(answer: dict[str, Any], by_server: bool = False) -> tuple[str, str | None]:
-    """A `tools/call` answer's verdict for the audit: `passed`; `refused` when the error
-    carries a reason code (`error.data.reason`), names the guard as its source and was not
-    written by the server (`by_server`); else `error` (a server's own error, whatever reason
-    or source it gives: a server that names a reason is not the proxy refusing, nor one that
-    forges the guard's source)."""
+def _verdict(
+    answer: dict[str, Any], by_server: bool = False, unsent: bool = False
+) -> tuple[str, str | None]:
+    """A `tools/call` answer's verdict for the audit, by who wrote it (docs/identity.md, the
+    call audit): `passed` (a result); `error` (a result with `isError`, or an error the
+    server wrote, `by_server`, whatever reason or source it names: a server that names a
+    reason is not the proxy refusing, nor one that forges the guard's source); `refused` for
+    an error answering a request the proxy never wrote to the server (`unsent`), with its
+    `error.data.reason` when it gives one; `withheld` for the guard's error (its source and
+    a reason code) to a request it did write: the server answered, and the guard kept that
+    answer from the client. Any other error (no reason, another source, not the server's) is
+    `error`."""
     error = answer.get("error")
     if error is None:
         result = answer.get("result")
         if isinstance(result, dict) and result.get("isError") is True:
             return "error", None
         return "passed", None
-    data = error.get("data") if isinstance(error, dict) else None
-    reason = data.get("reason") if isinstance(data, dict) else None
     if by_server:
         return "error", None
-    if isinstance(reason, str) and isinstance(data, dict) and data.get("source") == GUARD_SOURCE:
-        return "refused", reason[:64]
+    data = error.get("data") if isinstance(error, dict) else None
+    reason = data.get("reason") if isinstance(data, dict) else None
+    reason = reason[:64] if isinstance(reason, str) else None
+    if unsent:
+        return "refused", reason
+    if reason is not None and isinstance(data, dict) and data.get("source") == GUARD_SOURCE:
+        return "withheld", reason
     return "error", None

@@ -37,7 +37,7 @@ from mcp.types.jsonrpc import (
     jsonrpc_message_adapter,
 )
 
-from .._seam import answer_key, server_wrote
+from .._seam import answer_key, never_written, server_wrote
 from ._callers import CallerGate
 
 #: A session's requests in flight at once, at most (the guard's own table holds 4,096): past
@@ -173,7 +173,12 @@ class GatedSink:
             if found is not None:
                 answer = message.model_dump(by_alias=True, exclude_none=True)
                 seen = self._gate.answered(
-                    found[0], found[1], answer, self.key, by_server=server_wrote(item)
+                    found[0],
+                    found[1],
+                    answer,
+                    self.key,
+                    by_server=server_wrote(item),
+                    unsent=never_written(item),
                 )
                 if seen is not answer:
                     item = SessionMessage(

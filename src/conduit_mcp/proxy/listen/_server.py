@@ -971,7 +971,7 @@ class _StatelessCaller:
         self._request = request  # a tools/list or tools/call request, else `None`
         self._seam = seam
 
-    def answer(self, answer: Any, by_server: bool = False) -> Any:
+    def answer(self, answer: Any, by_server: bool = False, unsent: bool = False) -> Any:
         if answer is None or self._request is None:
             return answer
         plain = (
@@ -979,8 +979,18 @@ class _StatelessCaller:
             if isinstance(answer, dict)
             else answer.model_dump(by_alias=True, exclude_none=True)
         )
-        seen = self._gate.answered(self._request, self._caller, plain, by_server=by_server)
+        seen = self._gate.answered(
+            self._request, self._caller, plain, by_server=by_server, unsent=unsent
+        )
         return answer if seen is plain else seen
+
+    def unanswered(self, reason: str) -> None:
+        if self._request is not None:
+            self._gate.unanswered(self._request, self._caller, reason)
+
+    def ended(self, verdict: str, reason: str | None) -> None:
+        if self._request is not None:
+            self._gate.ended(self._request, self._caller, verdict, reason)
 
     def listening(self, tell: Any) -> Any:
         loop = asyncio.get_running_loop()

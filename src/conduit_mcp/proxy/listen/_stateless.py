@@ -67,7 +67,7 @@ from mcp_types.version import (
 from pydantic_core import PydanticSerializationError
 
 from .._message import _is_message, null_id_answer, null_id_request
-from .._seam import GuardSeam, server_wrote
+from .._seam import GuardSeam, never_written, server_wrote
 from .._settings import HttpUpstream
 from .._tracing import TraceStamp, TraceTap
 from ..stdio._child import child_upstream
@@ -89,7 +89,8 @@ logger = logging.getLogger("conduit_mcp.proxy")
 #: The largest request body accepted (bytes).
 MAX_BODY: Final = 4 * 1024 * 1024
 #: Seconds a request may go without its response or a message related to it before the
-#: client gets an error (a `subscriptions/listen` stream has no limit).
+#: client gets an error (a `subscriptions/listen` stream has no limit); a tools/call that ends
+#: so is audited `unanswered`, reason `timeout`. Read when a request starts (a test sets it).
 REQUEST_TIMEOUT: Final = 300.0
 #: Messages related to one request held for a client slower than its server; past it the
 #: newest are dropped (progress and log messages are hints, the response is never dropped).
@@ -120,10 +121,23 @@ class PerCaller(Protocol):
     """What the listener asks of a request's caller (`_server`: the tool policy of the
     authenticated caller, `_callers.CallerGate`)."""
 
-    def answer(self, answer: Any, by_server: bool = False) -> Any:
+    def answer(self, answer: Any, by_server: bool = False, unsent: bool = False) -> Any:
         """The request's answer (a message model, a plain object, or `None`) as the caller may
         see it; `by_server`: it is an error response the server wrote (never the guard's
-        refusal, whatever its `data.source` names)."""
+        refusal, whatever its `data.source` names); `unsent`: it is the guard's answer to a
+        request never written to the server (a refusal; the guard's error otherwise withheld
+        the server's answer). Called too for an answer that came after its client left
+        (recorded, not sent)."""
+
+    def unanswered(self, reason: str) -> None:
+        """The request was sent on to the server and no answer reached its caller: `reason`
+        `caller_gone` (the client hung up first), `timeout` (`REQUEST_TIMEOUT`) or
+        `session_closed` (the connection to the server ended with it in flight)."""
+
+    def ended(self, verdict: str, reason: str | None) -> None:
+        """The request ended without a JSON-RPC answer to read (an upstream's HTTP 401 or 403,
+        an answer the guard dropped, an upstream that failed): recorded with `verdict` and
+        `reason`."""
 
     def listening(self, tell: Callable[[], None]) -> Callable[[], None]:
         """A `subscriptions/listen` stream that asked for `toolsListChanged` is open: `tell()`
@@ -134,7 +148,17 @@ class PerCaller(Protocol):
 class _Exchange:
     """One request in flight: its ids, what relates to it, its answer."""
 
-    __slots__ = ("answer", "by_server", "client_id", "listen", "logs", "receive", "send", "token")
+    __slots__ = (
+        "answer",
+        "by_server",
+        "client_id",
+        "listen",
+        "logs",
+        "receive",
+        "send",
+        "token",
+        "unsent",
+    )
 
     def __init__(self, client_id: Any, token: Any, logs: bool, listen: bool) -> None:
         self.client_id = client_id
@@ -146,6 +170,7 @@ class _Exchange:
         self.send, self.receive = anyio.create_memory_object_stream[Any](RELATED_BUFFER)
         self.answer: Any = None
         self.by_server = False  # the answer is an error the server wrote (`server_wrote`)
+        self.unsent = False  # the guard's answer to a request never written (`never_written`)
 
     def relate(self, message: Any) -> None:
         try:
@@ -263,6 +288,7 @@ class ModernRouter:
             exchange = self._waiting.pop(str(message.id), None)
             if exchange is not None:
                 exchange.by_server = server_wrote(item)
+                exchange.unsent = never_written(item)
                 exchange.finish(self.seam.explain(item).message)
                 return
         elif isinstance(message, JSONRPCNotification):
@@ -485,7 +511,7 @@ class ModernRouter:
             params = {**params, "_meta": meta}
         request = message.model_copy(update={"id": upstream_id, "params": params or message.params})
         self._waiting[upstream_id] = exchange
-        streaming = gone = False
+        streaming = gone = timed_out = forwarded = False
         ended = None
         if per_caller is not None and listen and _wants_list_changed(params):
             notice = JSONRPCNotification(
@@ -503,11 +529,20 @@ class ModernRouter:
                 token = _traced(tracing, message, upstream_id, headers)
             try:
                 await self.seam.before_call(request, self._write)
+                forwarded = True  # from here the server may get it: every end is audited
                 await self._forward(tg, request, headers)
             finally:
                 if token is not None:
                     tracing.leave(token)
-            streaming, gone = await _relay_related(exchange, receive, send, accepts_sse, listen)
+            streaming, gone, timed_out = await _relay_related(
+                exchange, receive, send, accepts_sse, listen
+            )
+        except BaseException:
+            # Cancelled (the listener stopping) or failed with the call perhaps sent: its row
+            # (one the guard refused on the way counts as sent: the row says less was stopped).
+            if forwarded and per_caller is not None:
+                per_caller.unanswered("session_closed")
+            raise
         finally:
             if tracing is not None:
                 _traced_end(tracing, upstream_id, exchange.answer, gone)
@@ -518,13 +553,18 @@ class ModernRouter:
             exchange.receive.close()
             if still_waiting and self._write is not None and (gone or exchange.answer is None):
                 await self._cancel_upstream(upstream_id)
-        if gone:
-            return
         answer = exchange.answer
         if answer is not None:
             answer = answer.model_copy(update={"id": message.id})
         if per_caller is not None:
-            answer = per_caller.answer(answer, exchange.by_server)
+            if answer is not None:  # its own verdict, whether or not its client is still there
+                answer = per_caller.answer(answer, exchange.by_server, exchange.unsent)
+            elif gone:
+                per_caller.unanswered("caller_gone")
+            elif not listen:  # no answer by the time limit, or the server's connection ended
+                per_caller.unanswered("timeout" if timed_out else "session_closed")
+        if gone:
+            return
         await _answer(send, message.id, answer, streaming, listen, accepts_json, accepts_sse)
 
     async def _exchange_direct(
@@ -559,10 +599,10 @@ class ModernRouter:
         assert request is not None
         if tracing is not None:
             trace = _trace_headers(tracing, action, request, upstream_id)
-        if action == "answer":
+        if action == "answer":  # never written to the server: the guard's refusal
             refusal = restore(request, upstream_id, client_id)
             if per_caller is not None:
-                refusal = per_caller.answer(refusal)
+                refusal = per_caller.answer(refusal, unsent=True)
             await write_json(send, 200, refusal)
             return
         listen = value.get("method") == "subscriptions/listen"
@@ -571,6 +611,8 @@ class ModernRouter:
         by_server = False  # the answer is an error the upstream wrote
         failure: str | None = None
         refused: Refused | None = None
+        #: the audit's verdict and reason when no JSON-RPC answer can say (`PerCaller.ended`)
+        outcome: tuple[str, str | None] | None = None
 
         async def related(message: dict[str, Any]) -> None:
             await stream.event(restore(message, upstream_id, client_id))
@@ -603,11 +645,13 @@ class ModernRouter:
                     )
                     if answer is None:
                         failure = "the guard withheld the upstream server's answer"
+                        outcome = ("withheld", None)  # the server answered; the guard dropped it
                     else:
                         answer = restore(answer, upstream_id, client_id)
                 except UpstreamRefused as exc:  # 401 / 403: the client gets it as sent
                     logger.warning("stateless upstream: %s", exc)
                     refused, failure = exc.refused, str(exc)
+                    outcome = ("error", f"upstream_http_{exc.refused.status}")
                 except UpstreamFailed as exc:
                     if not (listen and stream.streaming):
                         logger.warning("stateless upstream: %s", exc)
@@ -616,6 +660,12 @@ class ModernRouter:
                     watch.stop()
             if watch.failure is not None and answer is None:
                 failure = watch.failure
+                outcome = ("unanswered", "timeout")
+        except BaseException:
+            # Cancelled (the listener stopping) or failed with the POST perhaps made: its row.
+            if per_caller is not None:
+                per_caller.unanswered("session_closed")
+            raise
         finally:
             if tracing is not None:  # not answered (nothing when `_guarded` ended it)
                 verdict = "error" if failure is not None else "cancelled"
@@ -626,6 +676,13 @@ class ModernRouter:
             if answer is None:
                 with anyio.CancelScope(shield=True):
                     await direct.forget(upstream_id)
+        if outcome is None and answer is None and watch.gone:
+            outcome = ("unanswered", "caller_gone")
+        if per_caller is not None:
+            if outcome is not None:
+                per_caller.ended(*outcome)
+            elif answer is not None:  # its own verdict, whether or not its client is still there
+                answer = per_caller.answer(answer, by_server)
         if watch.gone:
             stream.done = True
             return
@@ -635,8 +692,8 @@ class ModernRouter:
             return
         if answer is None and failure is not None:
             answer = _error(client_id, -32603, f"conduit-mcp proxy: {failure}")
-        if per_caller is not None:
-            answer = per_caller.answer(answer, by_server)
+            if per_caller is not None and outcome is None:  # the upstream failed: no answer
+                per_caller.ended("error", "upstream_failed")
         status = 502 if failure is not None else 200
         stream.done = True  # no event or keep-alive ping from now on
         if stream.lock is None:  # nothing else ever wrote: nothing to wait for
@@ -822,12 +879,12 @@ async def _relay_related(
     send: Any,
     accepts_sse: bool,
     listen: bool,
-) -> tuple[bool, bool]:
+) -> tuple[bool, bool, bool]:
     """Messages related to the request onto its event stream (started at the first one, or
     at the first keep-alive ping) until its answer, its client leaving, or
-    `REQUEST_TIMEOUT` of quiet. Returns `(streaming, gone)`: an event stream was started,
-    the client left."""
-    streaming = gone = False
+    `REQUEST_TIMEOUT` of quiet. Returns `(streaming, gone, timed_out)`: an event stream was
+    started, the client left, the time limit ended the wait."""
+    streaming = gone = timed_out = False
     async with anyio.create_task_group() as watch:
 
         async def disconnected() -> None:
@@ -849,6 +906,7 @@ async def _relay_related(
             if waited.cancelled_caught:
                 quiet += SSE_PING_INTERVAL
                 if limit is not None and quiet >= limit:
+                    timed_out = True
                     break
                 if accepts_sse:
                     if not streaming:
@@ -866,7 +924,7 @@ async def _relay_related(
                 {"type": "http.response.body", "body": sse_event(related), "more_body": True}
             )
         watch.cancel_scope.cancel()
-    return streaming, gone
+    return streaming, gone, timed_out
 
 
 async def _answer(
