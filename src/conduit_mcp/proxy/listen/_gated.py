@@ -153,8 +153,8 @@ class GatedSink:
             self._unanswered(self._cancelled.popitem(last=False)[1], "cancelled")
 
     def _unanswered(self, entry: _Entry, reason: str) -> None:
-        if entry is not None:
-            self._gate.record(entry[0], entry[1], "unanswered", reason)
+        if entry is not None:  # counted as the stateless paths count theirs (`allowed`)
+            self._gate.unanswered(entry[0], entry[1], reason)
 
     async def send(self, item: SessionMessage) -> None:
         """Hand `item` to the client: the answer to a watched request as its caller may see
