@@ -79,9 +79,12 @@ test: $(STAMP)
 
 ## test-slow: only the tests marked `slow`: whole-tool runs (the build, twine check and a fresh venv
 ##            installing the wheel; the official conformance suite; mypy and pyright over the
-##            user script) and long scenarios
+##            user script) and long scenarios; and every hypothesis test again, with the
+##            `thorough` profile (the full example counts; make test runs `quick`, a quarter:
+##            tests/property/profiles.py), or the profile HYPOTHESIS_PROFILE names
 test-slow: $(STAMP)
-	CONDUIT_MAKE_STARTED=$(MAKE_STARTED) $(BIN)/pytest $(PYTEST_PARALLEL) -m slow
+	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-thorough} CONDUIT_MAKE_STARTED=$(MAKE_STARTED) \
+		$(BIN)/pytest $(PYTEST_PARALLEL) -m "slow or hypothesis"
 
 ## test-all: make test, then the `slow` tests (CI runs both)
 test-all: test test-slow

@@ -1,9 +1,10 @@
 """Session-wide test set-up: every hypothesis test runs under the shared profile.
 
-`tests/property/profiles.py` defines `ci` (derandomized, no example database, no deadline: the
-default) and `long` (`HYPOTHESIS_PROFILE=long`). Loading it here makes it the default of every
-hypothesis test in the run; `bounded(n)` then sets each test's example count (times 20 in `long`).
-`tests/test_suite_rules.py` fails on a `@given` test without `@bounded`.
+`tests/property/profiles.py` defines `quick` (the default, `make test`), `thorough` (`make
+test-slow`; both derandomized, no example database, no deadline) and `long`, chosen by
+`HYPOTHESIS_PROFILE`. Loading it here makes it the default of every hypothesis test in the run;
+`bounded(n)` then sets each test's example count (n/4, at least 10, in `quick`; n in `thorough`;
+20n in `long`). `tests/test_suite_rules.py` fails on a `@given` test without `@bounded`.
 
 `make test` runs a short fuzz pass first and sets `CONDUIT_FUZZ_VERDICT` to the file holding its
 one-line verdict; the terminal summary repeats it, so the run ends with every result in one place.
