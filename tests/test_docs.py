@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import re
 import shlex
-import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
 import typer
@@ -42,40 +40,6 @@ PYTHON_BLOCKS = [
 def test_the_readme_and_the_docs_have_python_blocks() -> None:
     """conduit-defined: the collection below is not empty by accident (a renamed folder)."""
     assert {p.values[0].name for p in PYTHON_BLOCKS} >= {"README.md", "guard.md", "pins.md"}
-
-
-@pytest.fixture
-def forked_children(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The processes a block starts for what they serve or do (`python -c` SDK servers through
-    the SDK's `stdio_client`; `python -c "...main()"` CLI commands through `subprocess.run`
-    with output captured) forked from this worker's warm interpreter (tests/forkserver.py,
-    checked against real processes in tests/test_forkserver.py) instead of cold starts of 1.5-2
-    s of CPU each (`import mcp`); the block's code and assertions are run as written. Any
-    other call goes to the real function."""
-    from mcp.client import stdio
-
-    from tests import forkserver
-
-    real_run, real_create = subprocess.run, stdio._create_platform_compatible_process
-
-    def run(args: Any, *rest: Any, **options: Any) -> subprocess.CompletedProcess[Any]:
-        argv = list(args) if isinstance(args, list | tuple) else None
-        plain = not rest and set(options) <= {"capture_output", "text", "check"}
-        if argv is None or not plain or not options.get("capture_output"):
-            return real_run(args, *rest, **options)
-        if not forkserver.forkable(argv):
-            return real_run(args, *rest, **options)
-        done = forkserver.run(argv, text=bool(options.get("text")))
-        if options.get("check"):
-            done.check_returncode()
-        return done
-
-    async def create(command: str, args: list[str], *rest: Any, **options: Any) -> Any:
-        argv = forkserver.launched([command, *args])
-        return await real_create(argv[0], argv[1:], *rest, **options)
-
-    monkeypatch.setattr(subprocess, "run", run)
-    monkeypatch.setattr(stdio, "_create_platform_compatible_process", create)
 
 
 @pytest.mark.usefixtures("forked_children")
