@@ -50,7 +50,7 @@ reformat: $(STAMP)
 	$(BIN)/black --quiet $(SOURCES)
 
 ## test: drift check, lint, the short fuzz pass, then every test not marked `slow` on all cores
-##       (pytest-xdist, a worker more than cores; the build and twine check of the distributions included). TESTS=expr narrows
+##       (pytest-xdist, a worker more than cores; whole-tool runs are `slow`). TESTS=expr narrows
 ##       the pytest run with -x -k (in one process, slow tests included) and skips the fuzz pass. The run ends with one
 ##       summary: the 10 slowest tests, the fuzz verdict, the wall time since make started against
 ##       the budget (CONTRIBUTING.md "The test budget") with the load average, pytest's counts.
@@ -77,9 +77,14 @@ test: $(STAMP)
 		$(if $(TESTS),,CONDUIT_TEST_BUDGET=$(TEST_BUDGET)) \
 		$(BIN)/pytest $(if $(TESTS),-x -k "$(TESTS)",$(PYTEST_PARALLEL) -m "not slow" --durations=10)
 
-## test-slow: only the tests marked `slow` (a fresh venv installing the wheel, long scenarios)
+## test-slow: only the tests marked `slow`: whole-tool runs (the build, twine check and a fresh venv
+##            installing the wheel; the official conformance suite; mypy and pyright over the
+##            user script) and long scenarios; and every hypothesis test again, with the
+##            `thorough` profile (the full example counts; make test runs `quick`, a quarter:
+##            tests/property/profiles.py), or the profile HYPOTHESIS_PROFILE names
 test-slow: $(STAMP)
-	CONDUIT_MAKE_STARTED=$(MAKE_STARTED) $(BIN)/pytest $(PYTEST_PARALLEL) -m slow
+	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-thorough} CONDUIT_MAKE_STARTED=$(MAKE_STARTED) \
+		$(BIN)/pytest $(PYTEST_PARALLEL) -m "slow or hypothesis"
 
 ## test-all: make test, then the `slow` tests (CI runs both)
 test-all: test test-slow

@@ -1,9 +1,10 @@
 """Session-wide test set-up: every hypothesis test runs under the shared profile.
 
-`tests/property/profiles.py` defines `ci` (derandomized, no example database, no deadline: the
-default) and `long` (`HYPOTHESIS_PROFILE=long`). Loading it here makes it the default of every
-hypothesis test in the run; `bounded(n)` then sets each test's example count (times 20 in `long`).
-`tests/test_suite_rules.py` fails on a `@given` test without `@bounded`.
+`tests/property/profiles.py` defines `quick` (the default, `make test`), `thorough` (`make
+test-slow`; both derandomized, no example database, no deadline) and `long`, chosen by
+`HYPOTHESIS_PROFILE`. Loading it here makes it the default of every hypothesis test in the run;
+`bounded(n)` then sets each test's example count (n/4, at least 10, in `quick`; n in `thorough`;
+20n in `long`). `tests/test_suite_rules.py` fails on a `@given` test without `@bounded`.
 
 `make test` runs a short fuzz pass first and sets `CONDUIT_FUZZ_VERDICT` to the file holding its
 one-line verdict; the terminal summary repeats it, so the run ends with every result in one place.
@@ -21,6 +22,7 @@ would; `tests/test_program_name.py` covers a PATH without it.
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -77,6 +79,42 @@ def pytest_configure(config: pytest.Config) -> None:
         from tests import cpu_profile
 
         config.pluginmanager.register(cpu_profile, "conduit-cpu-profile")
+
+
+@pytest.fixture
+def forked_children(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Processes a test starts for what they serve or do, forked from this worker's warm
+    interpreter (tests/forkserver.py, checked against real processes in
+    tests/test_forkserver.py) instead of cold starts of 1.5-2 s of CPU each (`import mcp`):
+    the servers the SDK's `stdio_client` starts (`python -c CODE`, `python SCRIPT.py`, also
+    under openai-agents, agent-framework, fastmcp), through `forkserver.launched`; and
+    `subprocess.run(argv, capture_output=True[, text, check])` of such a command line. The
+    test's code runs as written; any other call goes to the real function. Not for a test of
+    a start, an import or a process's own streams (CONTRIBUTING.md "The test budget")."""
+    from mcp.client import stdio
+
+    from tests import forkserver
+
+    real_run, real_create = subprocess.run, stdio._create_platform_compatible_process
+
+    def run(args: Any, *rest: Any, **options: Any) -> subprocess.CompletedProcess[Any]:
+        argv = list(args) if isinstance(args, list | tuple) else None
+        plain = not rest and set(options) <= {"capture_output", "text", "check"}
+        if argv is None or not plain or not options.get("capture_output"):
+            return real_run(args, *rest, **options)
+        if not forkserver.forkable(argv):
+            return real_run(args, *rest, **options)
+        done = forkserver.run(argv, text=bool(options.get("text")))
+        if options.get("check"):
+            done.check_returncode()
+        return done
+
+    async def create(command: str, args: list[str], *rest: Any, **options: Any) -> Any:
+        argv = forkserver.launched([command, *args])
+        return await real_create(argv[0], argv[1:], *rest, **options)
+
+    monkeypatch.setattr(subprocess, "run", run)
+    monkeypatch.setattr(stdio, "_create_platform_compatible_process", create)
 
 
 def _cpu_seconds() -> float:

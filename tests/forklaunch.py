@@ -10,7 +10,7 @@ the parent sees is then the program's own streams, exit and signals, for about 2
 instead of an interpreter's start and imports (`import mcp` alone is 1.5-2 s on the shared VM).
 
 Standard library only (`-S`: no site-packages). `tests/forkserver.py` `launched` builds the
-command line; a command the fork server does not run (see its `_forkable`) is left as it is.
+command line; a command the fork server does not run (see its `forkable`) is left as it is.
 """
 
 import json

@@ -18,9 +18,9 @@ own streams, or an import.
 fixtures use (`pid`, `args`, `returncode`, `stdout`, `stderr`, `poll`, `wait`, `communicate`,
 `send_signal`, `terminate`, `kill`); `run(argv, ...)` is `subprocess.run` with output captured;
 `launched(argv)` is a command line for another program to start (tests/forklaunch.py).
-`argv` is either this venv's `conduit-mcp` console script or `sys.executable SCRIPT.py ...`;
-anything else, or `CONDUIT_TEST_FORK=0` in the environment, starts a real process with
-`subprocess.Popen`.
+`argv` is this venv's `conduit-mcp` console script, `sys.executable SCRIPT.py ...` or
+`sys.executable -c CODE ...` (`forkable`); anything else, or `CONDUIT_TEST_FORK=0` in the
+environment, starts a real process with `subprocess.Popen`.
 
 The server (one per xdist worker, started on first use, gone when the worker's end of its
 stdin closes) is single-threaded: it forks only from its own loop, never while a lock of
@@ -31,6 +31,7 @@ with the child's three fds (SCM_RIGHTS), the pid back, and later the wait status
 from __future__ import annotations
 
 import atexit
+import builtins
 import io
 import json
 import os
@@ -43,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import types
 from pathlib import Path
 from typing import IO, Any
 
@@ -236,17 +238,22 @@ def launched(argv: list[str]) -> list[str]:
     a TypeScript client, the proxy) whose process is forked by this worker's fork server:
     `python -S tests/forklaunch.py ADDRESS ARGV...` (see that module), or `argv` unchanged when
     the fork server would not run it (or forking is off)."""
-    if not _forkable(argv):
+    if not forkable(argv):
         return list(argv)
     return [sys.executable, "-S", str(LAUNCHER), _address(), *argv]
 
 
-def _forkable(argv: list[str]) -> bool:
+def forkable(argv: list[str]) -> bool:
+    """Whether the fork server runs `argv` (else `spawn`, `run` and `launched` start it as it
+    is): this venv's `conduit-mcp ...`, `sys.executable SCRIPT.py ...` or `sys.executable -c
+    CODE ...`, while `CONDUIT_TEST_FORK` is not `0`."""
     if os.environ.get("CONDUIT_TEST_FORK", "1") == "0":
         return False
     if argv[:1] == [str(CONDUIT)]:
         return True
-    return argv[:1] == [sys.executable] and len(argv) > 1 and argv[1].endswith(".py")
+    if argv[:1] != [sys.executable] or len(argv) < 2:
+        return False
+    return argv[1].endswith(".py") or (argv[1] == "-c" and len(argv) > 2)
 
 
 def _end(target: Any, inherited: int, mode: int) -> tuple[int, IO[bytes] | None]:
@@ -279,7 +286,8 @@ def spawn(
     """Start `argv` as a forked child of the warm server (see the module's docstring).
 
     Args:
-        argv: the `conduit-mcp` console script or `sys.executable SCRIPT.py` with arguments.
+        argv: the `conduit-mcp` console script, `sys.executable SCRIPT.py` or `sys.executable -c
+            CODE`, with arguments.
         stdin, stdout, stderr: as `subprocess.Popen`'s: None (inherit), `DEVNULL`, `PIPE`,
             a file object or an fd (stdin `DEVNULL` by default: an xdist worker's own stdin is
             its channel to pytest).
@@ -290,7 +298,7 @@ def spawn(
     Returns:
         a `Forked`, or a `subprocess.Popen` when `argv` is of neither form or forking is off.
     """
-    if not _forkable(argv):
+    if not forkable(argv):
         return subprocess.Popen(
             argv, stdin=stdin, stdout=stdout, stderr=stderr, env=env, cwd=cwd, text=text
         )
@@ -484,6 +492,16 @@ def _run(argv: list[str]) -> int:
         sys.argv = list(argv)
         sys.path[:2] = [str(CONDUIT.parent)]  # as the console script's own start
         main()
+        return 0
+    if argv[1] == "-c":
+        # As `python -c CODE ARGS`: argv[0] "-c", the working directory first on the path,
+        # the code run as the module `__main__`.
+        sys.argv = ["-c", *argv[3:]]
+        sys.path[:2] = [""]
+        main = types.ModuleType("__main__")
+        main.__dict__["__builtins__"] = builtins
+        sys.modules["__main__"] = main
+        exec(compile(argv[2], "<string>", "exec"), main.__dict__)
         return 0
     script = argv[1]
     sys.argv = argv[1:]

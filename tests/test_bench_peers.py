@@ -2,6 +2,9 @@
 
 Nothing here asserts a speed (`make bench` / `python bench/peers.py` measure); the peers are not
 installed here (that needs the registries): the run uses the floors and conduit-mcp only.
+That run is a whole-tool run (the echo servers, the bare relay and three `conduit-mcp proxy`
+processes, about 7 s of CPU): `slow`, so `make test-slow` (CI runs it after `make test`) runs
+it; `make test` keeps the parsers and the verdicts here.
 """
 
 from __future__ import annotations
@@ -191,6 +194,7 @@ def test_the_pins_name_every_peer_at_one_version() -> None:
         assert any(line.lower().startswith(f"{name}==") for line in lines)
 
 
+@pytest.mark.slow
 def test_one_tiny_run_of_the_floors_and_conduit_on_every_path(
     monkeypatch: Any, tmp_path: Path
 ) -> None:

@@ -42,6 +42,7 @@ def test_the_readme_and_the_docs_have_python_blocks() -> None:
     assert {p.values[0].name for p in PYTHON_BLOCKS} >= {"README.md", "guard.md", "pins.md"}
 
 
+@pytest.mark.usefixtures("forked_children")
 @pytest.mark.parametrize(("path", "index", "block"), PYTHON_BLOCKS)
 def test_every_python_block_runs(path: Path, index: int, block: str) -> None:
     """conduit-defined: documentation that runs; each block in a fresh namespace."""

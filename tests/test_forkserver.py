@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.forkserver import CONDUIT, Forked, launched, run, spawn
+from tests.forkserver import CONDUIT, Forked, forkable, launched, run, spawn
 
 
 @pytest.fixture(autouse=True)
@@ -73,6 +73,29 @@ def test_a_forked_script_sees_and_ends_as_a_real_one(tmp_path: Path, code: str) 
     assert (tmp_path / "out.txt").read_text() == "out\n"  # flushed at its exit
     forked.stderr.close()
     real.stderr.close()
+
+
+@pytest.mark.parametrize("code", ["0", "3"])
+def test_a_forked_dash_c_program_sees_and_ends_as_a_real_one(tmp_path: Path, code: str) -> None:
+    """`python -c CODE ARGS` (the form README.md's and the docs' servers take): argv `-c` then
+    the arguments, the working directory first on the path (""), `__main__`, exit code."""
+    argv = [sys.executable, "-c", "import sys; print(__name__, file=sys.stderr)" + SCRIPT, code]
+    env = {**os.environ, "FORK_MARKER": "m-1"}
+    forked = spawn(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path)
+    assert isinstance(forked, Forked)
+    with forked:
+        seen = forked.communicate(timeout=60)
+    real = subprocess.run(
+        argv, stdin=subprocess.DEVNULL, capture_output=True, env=env, cwd=tmp_path, check=False
+    )
+    assert forked.returncode == real.returncode == int(code)
+    assert seen == (real.stdout, real.stderr)
+    name, facts = real.stderr.decode().splitlines()
+    assert (json.loads(facts)["argv"], json.loads(facts)["path0"], name) == (
+        ["-c", code],
+        "",
+        "__main__",
+    )
 
 
 def test_a_piped_stdin_reaches_the_child_as_a_real_ones(tmp_path: Path) -> None:
@@ -205,6 +228,10 @@ def test_a_signal_to_the_launcher_ends_the_child_as_it_would_end_the_real_one(
 
 def test_a_command_the_fork_server_does_not_run_is_launched_as_it_is() -> None:
     assert launched(["node", "server.js"]) == ["node", "server.js"]
+    # `python -m` and a bare `python -c` (an error, as Python's own) start as they are.
+    for argv in ([sys.executable, "-m", "tests.forkserver"], [sys.executable, "-c"]):
+        assert not forkable(argv) and launched(argv) == argv
+    assert forkable([sys.executable, "-c", "pass"]) and forkable([str(CONDUIT), "--help"])
 
 
 def test_forking_can_be_turned_off(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

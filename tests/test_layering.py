@@ -11,6 +11,7 @@ table before its code can land.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import subprocess
 import sys
@@ -21,6 +22,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src"
 PACKAGE = SRC / "conduit_mcp"
+
+#: One worker runs the module (make test: --dist loadgroup), so the graph is built once a run.
+pytestmark = pytest.mark.xdist_group("layering")
 
 
 #: Each room of the package (`conduit_mcp.<room>`) and the rooms it may import besides itself:
@@ -141,7 +145,10 @@ def _cli_table(path: Path) -> list[str]:
     raise AssertionError("cli/_app.py defines no COMMANDS")
 
 
+@functools.cache
 def _graph() -> dict[str, set[str]]:
+    """The import graph of the tree, built once per worker (about 2 s of CPU: every module of
+    src/ parsed) and only read by the tests."""
     modules = _modules()
     known = set(modules)
     graph = {name: _edges(name, path, known) for name, path in modules.items()}

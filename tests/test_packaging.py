@@ -3,6 +3,11 @@
 `python -m build` (isolated, as a release is built: the sdist first, the wheel from the sdist)
 runs once per session into a temporary folder; `twine check --strict` reads both. One
 distribution, `conduit-mcp-client`, holds two import packages and the `conduit-mcp` command.
+
+The build (two isolated environments, each installing the backend: about 14 s of CPU) and every
+test of what it made are `slow`: `make test-slow` (CI runs it after `make test`) runs them
+with the fresh venv installing the wheel; `make test` keeps the checks of pyproject.toml and
+of the installed package (the pins, the extras, the faces importable without the CLI).
 """
 
 from __future__ import annotations
@@ -71,6 +76,7 @@ def _metadata(wheel: Path) -> email.message.Message:
         return email.parser.Parser().parsestr(archive.read(name).decode("utf-8"))
 
 
+@pytest.mark.slow
 def test_build_gives_one_sdist_and_one_wheel_under_the_distribution_name(dist: Path) -> None:
     """PEP 625 / wheel spec file names: the normalized name `conduit_mcp_client`."""
     version = PYPROJECT["project"]["version"]
@@ -80,6 +86,7 @@ def test_build_gives_one_sdist_and_one_wheel_under_the_distribution_name(dist: P
     ]
 
 
+@pytest.mark.slow
 def test_twine_check_strict_accepts_both(dist: Path) -> None:
     """What the package index would reject (metadata, the README as long description)."""
     files = sorted(str(p) for p in dist.iterdir())
@@ -93,6 +100,7 @@ def test_twine_check_strict_accepts_both(dist: Path) -> None:
     assert done.stdout.count("PASSED") == 2, done.stdout
 
 
+@pytest.mark.slow
 def test_wheel_holds_both_packages_and_the_schemas_only(wheel: Path) -> None:
     """conduit_mcp (handwritten) and conduit_mcp_wire (generated) in one wheel, with every
     vendored schema.json; neither the spec's examples nor codegen's templates."""
@@ -123,6 +131,7 @@ def test_wheel_holds_both_packages_and_the_schemas_only(wheel: Path) -> None:
     assert tops == {"conduit_mcp", "conduit_mcp_wire", DIST_INFO}
 
 
+@pytest.mark.slow
 def test_the_library_requires_neither_the_cli_nor_an_sdk(wheel: Path) -> None:
     """Requires-Dist without an extra marker: the core's few dependencies; typer, rich and
     click come with `cli`, the SDKs with their seam's extra, each as a range."""
@@ -204,6 +213,7 @@ def test_the_library_faces_import_without_the_cli() -> None:
     assert done.stdout.strip() == "[]"
 
 
+@pytest.mark.slow
 def test_wheel_contents_import_and_work(wheel: Path, tmp_path: Path) -> None:
     """Import from the unpacked wheel (ahead of the editable install on sys.path)."""
     zipfile.ZipFile(wheel).extractall(tmp_path)

@@ -51,7 +51,8 @@ def test_a_grouped_test_carries_its_group_in_a_loadgroup_run(
 
 def test_every_hypothesis_test_takes_its_settings_from_the_shared_profiles() -> None:
     """`@given` goes with `@bounded(n)` (tests/property/profiles.py), never a bare `@settings`:
-    derandomized without a database in `ci`, 20 times the examples in `long`."""
+    derandomized without a database in `quick` and `thorough`, 20 times the examples in
+    `long`."""
     offenders, checked = [], 0
     for path, function in _functions():
         names = [_decorator_name(d) for d in function.decorator_list]
@@ -68,10 +69,47 @@ def test_the_shared_profile_is_the_default_of_the_whole_run() -> None:
 
     from tests.property import profiles
 
-    if profiles.ACTIVE == "ci":
+    if profiles.ACTIVE in ("quick", "thorough"):
         assert settings.default.derandomize is True
         assert settings.default.database is None
     assert settings.default.deadline is None
+
+
+def test_each_profile_runs_the_examples_its_rule_gives() -> None:
+    """conduit-defined (tests/property/profiles.py): `quick` a quarter, floor 10, never more
+    than asked; `thorough` as asked; `long` 20 times; an unknown profile is refused."""
+    from tests.property.profiles import examples, profile_from
+
+    assert [examples(n, "quick") for n in (1, 10, 20, 30, 60, 100, 150, 200)] == [
+        1,
+        10,
+        10,
+        10,
+        15,
+        25,
+        37,
+        50,
+    ]
+    assert [examples(n, "thorough") for n in (1, 30, 200)] == [1, 30, 200]
+    assert [examples(n, "long") for n in (1, 30, 200)] == [20, 600, 4000]
+    with pytest.raises(ValueError, match="unknown hypothesis profile 'ci'"):
+        examples(30, "ci")
+    assert profile_from({}) == profile_from({"HYPOTHESIS_PROFILE": ""}) == "quick"
+    assert profile_from({"HYPOTHESIS_PROFILE": "thorough"}) == "thorough"
+    with pytest.raises(ValueError, match="HYPOTHESIS_PROFILE='thorugh': not one of"):
+        profile_from({"HYPOTHESIS_PROFILE": "thorugh"})
+
+
+def test_a_bounded_test_runs_the_active_profiles_count() -> None:
+    """conduit-defined: `bounded(n)` hands hypothesis the count `examples` gives for the
+    profile in force, on top of that profile's own settings."""
+    from tests.property import profiles
+
+    chosen = profiles.bounded(200)
+    assert chosen.max_examples == profiles.examples(200, profiles.ACTIVE)
+    assert chosen.derandomize is (profiles.ACTIVE != "long")
+    with pytest.raises(ValueError, match="max_examples <= 200"):
+        profiles.bounded(201)
 
 
 def test_no_test_file_reads_the_clock_or_sleeps() -> None:

@@ -3,6 +3,11 @@
 tests/codegen/user/user_script.py must pass mypy --strict and pyright (strict) with no finding
 and run; tests/codegen/user/user_misuse.py must be flagged by each checker on exactly the lines
 marked `# misuse` (a checker that accepts everything would pass the first test alone).
+
+The two checkers are whole-tool runs (about 19 s of CPU together, cold caches): `slow`, so
+`make test-slow` (CI runs it after `make test`) runs them; `make test` keeps the script's run
+(`test_the_user_script_runs`) and `make lint`'s mypy --strict over generated/ itself
+(CONTRIBUTING.md "The test budget").
 """
 
 from __future__ import annotations
@@ -77,6 +82,7 @@ def marked_lines() -> set[int]:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("checker", [mypy_errors, pyright_errors], ids=["mypy", "pyright"])
 def test_the_user_script_type_checks_clean(checker: object) -> None:
     """Tool with a dict inputSchema, isinstance narrowing, `.text`, Literal roles: no finding."""
@@ -84,6 +90,7 @@ def test_the_user_script_type_checks_clean(checker: object) -> None:
     assert checker()[SCRIPT.name] == set()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("checker", [mypy_errors, pyright_errors], ids=["mypy", "pyright"])
 def test_each_misuse_is_flagged(checker: object) -> None:
     """`.text` on an un-narrowed block, a string inputSchema, a number for a name."""

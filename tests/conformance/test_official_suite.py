@@ -7,6 +7,11 @@ same literal tables: `EXPECTED_CHECKS` (every check each run must report, with i
 out from the suite's scenario sources) and `EXPECTED_FAILURES` (checks the suite fails for a
 reason outside this library, with the reason; empty today). Node.js and npm are required: when
 they are missing the tests FAIL (they never skip), because CI has them.
+
+The scenario runs are a whole-tool run (npm's suite driving eight client processes, about 21 s
+of CPU): `slow`, so `make test-slow` (CI runs it after `make test`) and `make conformance` run
+them; `make test` keeps the judge's own tests here and the conformance client's session,
+header encoding and SSE parsing against scripted servers (tests/conformance/client/test_*.py).
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ def results() -> dict[Run, RunResult]:
     return {result.run: result for result in run_all(node.path, suite.path)}
 
 
+@pytest.mark.slow
 @pytest.mark.conformance
 @pytest.mark.parametrize("run", RUNS, ids=str)
 def test_official_scenario_reports_exactly_the_expected_checks(

@@ -29,8 +29,12 @@ from conduit_mcp.pins import PinStore
 from .browser import CLI, IconServer, chromium, console_process
 from .seed import PASSWORD, RUG_PULL, fleet
 
-#: One worker runs both tests: they share one console process and one browser.
-pytestmark = pytest.mark.xdist_group("console-browser")
+#: One worker runs both tests: they share one console process and one browser. A browser is a
+#: whole-tool run (Chromium, chromedriver and the console process: about 9 s of CPU): `slow`, so
+#: `make test-slow` (CI runs it after `make test`) runs them; `make test` keeps the console's
+#: pages, API and hostile definitions in process (test_api.py, test_hostile.py,
+#: test_instructions.py, test_cli_console.py).
+pytestmark = [pytest.mark.xdist_group("console-browser"), pytest.mark.slow]
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 SHOTS = {

@@ -47,6 +47,7 @@ def client(store: str) -> Iterator[TestClient]:
 
 
 @pytest.mark.anyio
+@pytest.mark.production_scrypt  # each check's real ~0.1 s makes the thirty overlap
 async def test_logins_sent_together_get_no_more_guesses_than_the_limit(store: str) -> None:
     """conduit-defined: thirty wrong passwords sent at once from one address (each password
     check takes a worker thread ~0.1 s) get at most `FAILURES` checks; the rest are 429. Before

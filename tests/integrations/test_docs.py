@@ -27,6 +27,9 @@ def test_the_page_has_an_example_per_framework() -> None:
     assert len(python_blocks()) == 6
 
 
+# The blocks' `python -c` SDK servers are forked from the worker's warm interpreter
+# (tests/conftest.py `forked_children`); the blocks run as written.
+@pytest.mark.usefixtures("forked_children")
 @pytest.mark.parametrize("index", range(len(python_blocks())))
 # Not ours, and raised with or without the guard: agent-framework pings on connect and mcp 2.3.0
 # warns that ping is deprecated; langchain.mcp announces its beta on first import.

@@ -435,6 +435,7 @@ def test_audit_to_a_closed_pipe_is_quiet_with_exit_code_0(tmp_path: Path) -> Non
 PINS_DOC = Path(__file__).resolve().parents[2] / "docs" / "pins.md"
 
 
+@pytest.mark.usefixtures("forked_children")  # the SDK servers, forked: tests/conftest.py
 def test_the_documented_page_from_a_live_server_is_what_the_guard_pins(tmp_path: Path) -> None:
     """Real parts: docs/pins.md's snippet runs the SDK's stdio server and saves its raw
     `tools/list` result; the CLI approves it, and a `Guard` listing the same server against the
@@ -472,6 +473,7 @@ def test_the_documented_page_from_a_live_server_is_what_the_guard_pins(tmp_path:
     assert [(r["action"], r["name"]) for r in json.loads(out)] == [("approve", "add")]
 
 
+@pytest.mark.usefixtures("forked_children")  # the SDK servers, forked: tests/conftest.py
 def test_a_captured_page_is_what_the_guard_pins_at_the_negotiated_version(tmp_path: Path) -> None:
     """Real parts: `conduit-mcp capture` runs the SDK's stdio server (the docs/pins.md one) in
     a real process; `pins approve` of the capture pins at the version the server negotiated

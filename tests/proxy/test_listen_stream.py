@@ -24,6 +24,9 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 SERVER = [sys.executable, str(HERE / "progress_server.py")]
+#: The server the tests' own SDK clients start directly (`stdio_client`) is forked from the
+#: worker's warm interpreter, as the proxy's is (tests/conftest.py `forked_children`).
+pytestmark = pytest.mark.usefixtures("forked_children")
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
     "io.modelcontextprotocol/clientCapabilities": {},
