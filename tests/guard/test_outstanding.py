@@ -437,3 +437,20 @@ async def test_answers_a_model_reads_are_cleaned_like_tool_results(
     assert verdict.message["result"] == clean
     assert guard.events[-1].kind == kind
     assert guard.events[-1].details["method"] == method
+
+
+@pytest.mark.parametrize("named", [True, 1.0])
+async def test_a_cancellation_naming_no_request_id_cancels_nothing(named: Any) -> None:
+    """JSON-RPC 2.0 section 4: an id is a string or a number (MCP: a string or an integer);
+    `true` and `1.0` equal 1 in Python, so the guard's table dropped call 1 on such a
+    `notifications/cancelled` (a hostile review) while the listener's call audit, which reads
+    ids as the SDK does, kept waiting for its answer: the call the server ran was audited
+    unanswered, its answer dropped. No request has such an id: nothing is cancelled."""
+    guard = Guard("s")
+    engine = await _ready(guard)
+    assert (await engine.outbound(_request(1, "tools/call", {"name": "a"}))).action == "pass"
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": named}}
+    assert (await engine.outbound(cancel)).action == "pass"
+    assert len(engine.outstanding) == 1
+    answer = _result(1, {"content": [{"type": "text", "text": "ok"}]})
+    assert (await engine.inbound(answer)).action != "drop"  # checked, handed on

@@ -366,8 +366,67 @@ def test_a_call_with_the_id_of_another_sessions_own_listing_is_answered_to_its_c
         return got_a, got_b, seam.guard.tool_status("ping")
 
     got_a, got_b, status = anyio.run(main)
-    assert [(m["id"], m["error"]["data"]["reason"]) for m in got_a] == [
-        ("conduit-mcp-list-1", "unknown_tool")
-    ]
+    assert [m["error"]["data"]["reason"] for m in got_a] == ["unknown_tool"]
+    assert str(got_a[0]["id"]).startswith("conduit-mcp-list-")
     assert got_b == []  # the listing's answer is the proxy's own, never b's client's
     assert status == "ok"
+
+
+def test_a_request_reusing_the_id_of_an_abandoned_own_listing_gets_its_refusal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hostile review: the proxy's own listing timed out (abandoned: its late answer is the
+    proxy's, dropped); a client request with its id was refused by the guard (the id in
+    use), and that refusal was taken for the listing's late answer, so the listing's real
+    answer then reached the client as its request's (a call never written audited `passed`,
+    a listing outside the caller's policy). The ids are unguessable now (the test plays the
+    server, so it knows it); and, were one known, the refusal reaches the client, the late
+    listing never does. Real parts: the seam, its guard and pin store, a session's pump."""
+    from mcp.types.jsonrpc import JSONRPCRequest
+
+    from conduit_mcp.proxy import _seam as seam_module
+    from conduit_mcp.proxy._pump import pump
+
+    monkeypatch.setattr(seam_module, "PRELIST_TIMEOUT", 0.2)
+
+    async def main() -> list[Any]:
+        seam = _seam(tmp_path)
+        wired = _Wired(seam)
+        got: list[Any] = []
+
+        class Sink:
+            async def send(self, item: Any) -> None:
+                got.append(item.message.model_dump(by_alias=True, exclude_none=True))
+
+        try:
+            await wired.initialized()
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(pump, wired.read, Sink(), seam)
+                call = JSONRPCRequest(
+                    jsonrpc="2.0", id=7, method="tools/call", params={"name": "ping"}
+                )
+                async with anyio.create_task_group() as listing_tg:
+                    listing_tg.start_soon(seam.before_call, call, wired.write)
+                    listing = (await wired.written())["id"]  # never answered in time
+                await wired.send(_call(listing, "ping"))
+                with anyio.fail_after(10):
+                    while not got:
+                        await anyio.sleep(0.01)
+                late = {"jsonrpc": "2.0", "id": listing, "result": {"tools": [PING, ECHO]}}
+                await wired.answer(late)
+                await wired.answer(NOTICE)  # read after the late listing: that one was read
+                with anyio.fail_after(10):
+                    while len(got) < 2:
+                        await anyio.sleep(0.01)
+                tg.cancel_scope.cancel()
+        finally:
+            wired.close()
+            seam.close()
+        return got
+
+    got = anyio.run(main)
+    assert str(got[0]["id"]).startswith("conduit-mcp-list-") and len(str(got[0]["id"])) > 40
+    assert got[0]["error"]["code"] == -32600
+    assert got[0]["error"]["data"]["reason"] == "request_id_in_use"
+    assert got[1]["method"] == "notifications/message"  # the late listing: kept, dropped
+    assert len(got) == 2

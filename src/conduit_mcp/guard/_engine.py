@@ -128,8 +128,13 @@ class Engine(Listing, Calls):
         params = raw_params if isinstance(raw_params, dict) else {}
         if "id" not in message:
             if method == _CANCELLED:
-                self.outstanding.cancel(params.get("requestId"))
-                self._stream_closed(params.get("requestId"))
+                cancelled = params.get("requestId")
+                # Only an id a request can have (JSON-RPC: a string or an integer): `true`
+                # or `1.0` would cancel request 1 (equal in Python) while the listener's call
+                # audit, reading ids as the SDK does, still waits for its answer.
+                if type(cancelled) is int or isinstance(cancelled, str):
+                    self.outstanding.cancel(cancelled)
+                    self._stream_closed(cancelled)
             if method == _CALL:  # a tools/call without an id: nobody could be answered
                 self.emit(
                     "call_refused",

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import itertools
 import json
 import logging
+import secrets
 import shlex
 import threading
 import time
@@ -111,7 +111,6 @@ class GuardSeam:
         self._transport = "stdio"
         #: tools whose call `_prelist` could not list in time, by name: why (oldest out)
         self._prelist_failed: OrderedDict[str, str] = OrderedDict()
-        self._prelist_ids = itertools.count(1)
 
     def close(self) -> None:
         """Close the guard and the pin store it opened. Idempotent."""
@@ -215,7 +214,10 @@ class GuardSeam:
             remaining = deadline - anyio.current_time()
             if remaining <= 0:
                 return _past_deadline()
-            request_id = f"conduit-mcp-list-{next(self._prelist_ids)}"
+            # Unguessable: a client's request with the id of a listing of its connection
+            # would be refused by the guard (the id in use), and that refusal, or the
+            # listing's answer, taken for the other's.
+            request_id = f"conduit-mcp-list-{secrets.token_hex(16)}"
             list_params: dict[str, Any] = {}
             if isinstance(meta, dict):  # 2026-07-28: each request carries its envelope
                 list_params["_meta"] = {
@@ -846,7 +848,12 @@ class _Told(_Wrapper):
         message = getattr(item, "message", None)
         if not isinstance(message, self._answers):
             return False
-        result = message.result if type(message) is self._answers[0] else None
+        if type(message) is self._answers[0]:
+            result = message.result
+        elif _in_use(message):  # the guard refused a client's request reusing a listing's id
+            return False
+        else:
+            result = None
         return link.swallowed(message.id, result)
 
     def _told(self, item: Any) -> Any:
@@ -1013,6 +1020,14 @@ def _jsonrpc() -> Any:
 
         _rpc = jsonrpc
     return _rpc
+
+
+def _in_use(error: Any) -> bool:
+    """Whether an error response is the guard's refusal of a request reusing the id of one in
+    flight (`request_id_in_use`): the refused request is the client's, never the proxy's own
+    listing (which came first, with its id)."""
+    data = error.error.data
+    return isinstance(data, dict) and data.get("reason") == "request_id_in_use"
 
 
 def answer_key(request_id: Any) -> Any:
