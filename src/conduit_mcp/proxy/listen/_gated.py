@@ -116,7 +116,7 @@ class GatedSink:
         if key in self._pending or key in self._cancelled:
             # Fail closed: sent on, the second request would take the first one's place (its
             # answer audited as the other's, or a call the server ran left unrecorded).
-            await self._inner.send(SessionMessage(id_in_use(message.id)))
+            await self._inner.send(InUse(id_in_use(message.id)))
             self._gate.record(raw, caller, "refused", "request_id_in_use")
             return True
         refusal = self._gate.refuse(raw, caller) if watched else None
@@ -137,6 +137,12 @@ class GatedSink:
             return True
         self._pending[key] = (raw, caller) if watched else None
         return False
+
+    def reused(self, request_id: Any) -> bool:
+        """Whether a request of the session with `request_id` is in flight, or a cancelled
+        one is kept (after `refused`: the refused request reused its id)."""
+        key = answer_key(request_id)
+        return key in self._pending or key in self._cancelled
 
     def cancelled(self, message: JSONRPCNotification) -> None:
         """The client cancelled a request (`notifications/cancelled`): its id stays taken, its
@@ -202,6 +208,11 @@ class GatedSink:
     async def aclose(self) -> None:
         self.close()
         await self._inner.aclose()
+
+
+class InUse(SessionMessage):
+    """`id_in_use`'s answer on its way to the client: its id is another request's in flight,
+    so nothing of that request's routes it (`_server._RelatingSink`)."""
 
 
 def id_in_use(request_id: Any) -> Any:

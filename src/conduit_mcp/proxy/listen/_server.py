@@ -61,7 +61,7 @@ from ..upstream._session import http_upstream
 from ._auth import Authenticator, AuthError, AuthMiddleware
 from ._budget import MAX_SESSIONS, ClientBudget, Refusal, Who, shown, write_refusal
 from ._callers import IDENTITY_KEY, CallerGate, caller_of, shown_caller
-from ._gated import GatedSink, id_in_use
+from ._gated import GatedSink, InUse, id_in_use
 from ._lean import Inbox, Waiter, lean_message
 from ._lean import accept as lean_accept
 from ._lean import answer as lean_answer
@@ -114,6 +114,8 @@ class _Session:
         in_flight: requests of the session in flight now (POST, GET, DELETE).
         waiting: lean requests in flight by id (`_lean.Waiter`).
         inbox: the send side its pump reads (`None` before it runs and after it ends).
+        related: its requests in flight as the pump sent them (`_Related`; `None` before
+            the pump runs).
     """
 
     __slots__ = (
@@ -126,6 +128,7 @@ class _Session:
         "initialize_ids",
         "owner",
         "posts",
+        "related",
         "transport",
         "version",
         "waiting",
@@ -145,6 +148,7 @@ class _Session:
         self.in_flight = 0
         self.waiting: dict[Any, Waiter] = {}
         self.inbox: Any = None
+        self.related: _Related | None = None
 
     def begin(self) -> None:
         """A request of the session is in flight: no idle countdown meanwhile."""
@@ -372,7 +376,7 @@ class Listener:
                 if message is not None:
                     if not await self._checked(scope, receive, send, raw, True):
                         return
-                    if request and message.id in session.waiting:
+                    if request and _in_flight(session, message.id):
                         await self._reused(send, message, scope, session)
                         return
                     session.posts += 1
@@ -413,7 +417,7 @@ class Listener:
             self._forget(session_id, session)
 
     async def _reused(self, send: Any, message: Any, scope: Any, session: _Session) -> None:
-        """A session's POST of a request whose id a lean request of the session in flight has:
+        """A session's POST of a request whose id a request of the session in flight has:
         answered -32600 Invalid Request at once (MCP basic "Requests": ids are not reused
         within a session), never sent on, its row in the call audit (`refused`). Handed on,
         its refusal would answer the first request's POST, and its own never come."""
@@ -651,7 +655,7 @@ class Listener:
                 inbox = Inbox(_INBOX)
                 with session.idle:
                     async with anyio.create_task_group() as tg:
-                        related = _Related()
+                        related = session.related = _Related()
                         tg.start_soon(_forward, down_read, inbox)
                         session.inbox = inbox
                         sink: Any = _RelatingSink(down_write, related, session.waiting)
@@ -746,39 +750,54 @@ class _Related:
     """Which downstream request a server message belongs to, so the transport puts it on that
     request's SSE stream: a progress notification by its token, anything else by the request
     in flight most recently sent (the stdio and SDK transports do not say); a response by its
-    id, as the client wrote it (`asked_as`)."""
+    id, as the client wrote it (`asked_as`). Holds the requests in flight only: an answer or
+    the client's cancellation (`answered`) lets one go, so what it keeps, and each lookup,
+    grows with the requests in flight, never with the session's history."""
 
     def __init__(self) -> None:
         self.in_flight: dict[Any, None] = {}
+        #: `answer_key` of each id in flight -> the id as the client wrote it
+        self.keys: dict[Any, Any] = {}
+        #: progress token -> its request's id; and each id's tokens
         self.tokens: dict[Any, Any] = {}
+        self._tokens_of: dict[Any, list[Any]] = {}
 
     def sent(self, message: Any) -> None:
         if isinstance(message, JSONRPCRequest):
-            self.in_flight[message.id] = None
+            request_id = message.id
+            self.in_flight[request_id] = None
+            self.keys[request_id if type(request_id) is int else answer_key(request_id)] = (
+                request_id
+            )
             meta = (message.params or {}).get("_meta")
             if isinstance(meta, dict) and "progressToken" in meta:
-                self.tokens[meta["progressToken"]] = message.id
+                token = meta["progressToken"]
+                if isinstance(token, str | int):  # the spec's; anything else names nothing
+                    self.tokens[token] = request_id
+                    self._tokens_of.setdefault(request_id, []).append(token)
 
     def answered(self, request_id: Any) -> None:
-        self.in_flight.pop(request_id, None)
-        for token in [t for t, rid in self.tokens.items() if rid == request_id]:
-            del self.tokens[token]
+        """The request `request_id` is answered, or cancelled by its client: let it go."""
+        if self.in_flight.pop(request_id, False) is not None:
+            return  # not in flight (its tokens, if any, went with it)
+        key = request_id if type(request_id) is int else answer_key(request_id)
+        if self.keys.get(key) == request_id:
+            del self.keys[key]
+        for token in self._tokens_of.pop(request_id, ()):
+            if self.tokens.get(token) == request_id:
+                del self.tokens[token]
 
     def asked_as(self, answered: Any) -> Any:
         """The id, as the client wrote it, of the request in flight that a response with id
         `answered` answers as the guard and the SDK match ids (`answer_key`: a server may
-        spell 5 as `" 5"`), or `None`. Only for a response whose id is not in flight as
-        written (a pass over the requests in flight)."""
-        key = answer_key(answered)
-        for request_id in self.in_flight:
-            if answer_key(request_id) == key:
-                return request_id
-        return None
+        spell 5 as `" 5"`), or `None`."""
+        asked = self.keys.get(answer_key(answered))
+        return asked if asked is not None and asked in self.in_flight else None
 
     def of(self, message: Any) -> Any:
         if isinstance(message, JSONRPCNotification) and message.method == "notifications/progress":
             token = (message.params or {}).get("progressToken")
-            if token in self.tokens:
+            if isinstance(token, str | int) and token in self.tokens:
                 return self.tokens[token]
         if self.in_flight:
             return next(reversed(self.in_flight))
@@ -796,6 +815,11 @@ class _RelatingSink:
 
     async def send(self, item: SessionMessage) -> None:
         message = item.message
+        if type(item) is InUse:
+            # Its id is another request's in flight: nothing of that one's (its waiter, its
+            # place in `_Related`) is this answer's; the SDK's transport routes it.
+            await self._inner.send(SessionMessage(message))
+            return
         request_id = getattr(message, "id", None)
         if request_id is not None and not isinstance(message, JSONRPCRequest):
             if request_id not in self._related.in_flight:
@@ -866,6 +890,10 @@ async def _pump_down_to_up(
             continue
         message = item.message
         related.sent(message)
+        if isinstance(message, JSONRPCNotification) and message.method == "notifications/cancelled":
+            cancelled = (message.params or {}).get("requestId")
+            if type(cancelled) is int or isinstance(cancelled, str):
+                related.answered(cancelled)  # its answer, if one still comes, is routed by id
         if session is not None and isinstance(message, JSONRPCRequest):
             if message.method == "initialize" and len(session.initialize_ids) < 8:
                 session.initialize_ids.add(message.id)
@@ -884,6 +912,15 @@ async def _pump_down_to_up(
         finally:
             if token is not None:
                 tracing.leave(token)
+
+
+def _in_flight(session: _Session, request_id: Any) -> bool:
+    """Whether a request of `session` with `request_id` (as the SDK reads ids: `" 5"` is 5) is
+    in flight: a lean one, or one the pump sent on."""
+    if request_id in session.waiting:
+        return True
+    related = session.related
+    return related is not None and related.asked_as(request_id) is not None
 
 
 def _refused_span(
@@ -938,7 +975,8 @@ async def _gated_and_sent(
         request = getattr(item.metadata, "request_context", None)
         scope = getattr(request, "scope", None)
         if await gated.refused(message, caller_of(scope)):
-            related.answered(message.id)
+            if not gated.reused(message.id):  # else the id is another request's in flight
+                related.answered(message.id)
             return True
     elif gated is not None and isinstance(message, JSONRPCNotification):
         if message.method == "notifications/cancelled":
