@@ -184,15 +184,12 @@ allow = ["flood/*"]
 """
 
 
-def test_a_call_the_sdk_client_abandons_is_recorded_unanswered(
+def _flood_proxy(
     issuer: Issuer, listening_proxy: Callable[..., str], tmp_path: Path
-) -> None:
-    """End to end: `conduit-mcp proxy --listen --auth jwt --audit-calls` as a process, the
-    hostile server's `flood` scenario (its `slow` is never answered) per session, the official
-    Python SDK client (mcp 2.x, a session over Streamable HTTP) calling `slow` for a
-    caller that gives up: the SDK writes `notifications/cancelled` ("courtesy cancel"). The
-    call reached the server (its log), no answer came: its row is `unanswered`, reason
-    `cancelled`, written when the client closes the session (before: no row at all)."""
+) -> tuple[str, Hostile, Path]:
+    """`conduit-mcp proxy --listen --auth jwt --audit-calls` in front of the hostile `flood`
+    scenario (a process per session), its policy allowing group ops every tool: the URL,
+    the server (its log) and the pin store."""
     store = tmp_path / "pins.db"
     policy = tmp_path / "policy.toml"
     policy.write_text(FLOOD_POLICY, encoding="utf-8")
@@ -204,6 +201,19 @@ def test_a_call_the_sdk_client_abandons_is_recorded_unanswered(
         *("--pins", str(store), "--new", "pin", "--audit-calls", *auth_args(issuer)),
         *("--", *hostile_argv(server)),
     )
+    return url, server, store
+
+
+def test_a_call_the_sdk_client_abandons_is_recorded_unanswered(
+    issuer: Issuer, listening_proxy: Callable[..., str], tmp_path: Path
+) -> None:
+    """End to end: `conduit-mcp proxy --listen --auth jwt --audit-calls` as a process, the
+    hostile server's `flood` scenario (its `slow` is never answered) per session, the official
+    Python SDK client (mcp 2.x, a session over Streamable HTTP) calling `slow` for a
+    caller that gives up: the SDK writes `notifications/cancelled` ("courtesy cancel"). The
+    call reached the server (its log), no answer came: its row is `unanswered`, reason
+    `cancelled`, written when the client closes the session (before: no row at all)."""
+    url, server, store = _flood_proxy(issuer, listening_proxy, tmp_path)
 
     async def calls() -> str:
         import httpx2
@@ -243,17 +253,7 @@ def test_a_post_reusing_the_id_of_a_call_in_flight_is_refused_at_once(
     never reuse an id)."""
     import httpx2
 
-    store = tmp_path / "pins.db"
-    policy = tmp_path / "policy.toml"
-    policy.write_text(FLOOD_POLICY, encoding="utf-8")
-    done = conduit("policy", "set", str(policy), "--store", str(store), "--approver", "alice")
-    assert done.returncode == 0, done.stderr
-    server = Hostile("flood", tmp_path / "flood.jsonl")
-    url = listening_proxy(
-        "flood",
-        *("--pins", str(store), "--new", "pin", "--audit-calls", *auth_args(issuer)),
-        *("--", *hostile_argv(server)),
-    )
+    url, server, store = _flood_proxy(issuer, listening_proxy, tmp_path)
     headers = {
         "authorization": f"Bearer {token(issuer, 'alice', 'ops')}",
         "accept": "application/json, text/event-stream",

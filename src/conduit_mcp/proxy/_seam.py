@@ -928,43 +928,31 @@ class _Asking(_Wrapper):
         return self._inner.send(item)  # type: ignore[no-any-return]
 
 
-#: The class of `ServerError` items, made on first use (`_server_error`: the SDK is imported
-#: only where its streams are handled).
-_server_error_type: Any = None
+#: The item classes that say who wrote an error (`ServerError`, `Unsent`), made on first use
+#: (`_marked`: the SDK is imported only where its streams are handled), by name.
+_marks: dict[str, Any] = {}
 
 
-def _server_error(item: Any) -> Any:
-    """`item` (an error response the server wrote) as a `ServerError`: the same message and
-    metadata, its type saying who wrote it (`server_wrote`)."""
-    global _server_error_type
-    kind = _server_error_type
+def _marked(item: Any, name: str, doc: str) -> Any:
+    """`item` as an instance of the `SessionMessage` subclass `name` (made once, with `doc`):
+    the same message and metadata, its type saying who wrote it."""
+    kind = _marks.get(name)
     if kind is None:
         from mcp.shared.message import SessionMessage
 
-        class ServerError(SessionMessage):
-            """An error response the server wrote, as the guard handed it on (`_Told`)."""
-
-        kind = _server_error_type = ServerError
+        kind = _marks[name] = type(name, (SessionMessage,), {"__doc__": doc})
     return kind(item.message, item.metadata)
 
 
-#: The class of `Unsent` items, made on first use (`_unsent`).
-_unsent_type: Any = None
+def _server_error(item: Any) -> Any:
+    """`item` (an error response the server wrote) as a `ServerError` (`server_wrote`)."""
+    return _marked(item, "ServerError", "An error response the server wrote (`_Told`).")
 
 
 def _unsent(item: Any) -> Any:
     """`item` (the guard's error answering a request it never wrote to the server) as an
-    `Unsent`: the same message and metadata, its type saying so (`never_written`)."""
-    global _unsent_type
-    kind = _unsent_type
-    if kind is None:
-        from mcp.shared.message import SessionMessage
-
-        class Unsent(SessionMessage):
-            """The guard's error answering a request it never wrote to the server (`_Told`)."""
-
-        kind = _unsent_type = Unsent
-    return kind(item.message, item.metadata)
+    `Unsent` (`never_written`)."""
+    return _marked(item, "Unsent", "The guard's error to a request never written (`_Told`).")
 
 
 def never_written(item: Any) -> bool:
@@ -983,7 +971,7 @@ def never_written(item: Any) -> bool:
         past `_MAX_ASKED` noted): an audit then says the server got the call, never that the
         proxy stopped a call it did not stop.
     """
-    return _unsent_type is not None and type(item) is _unsent_type
+    return type(item) is _marks.get("Unsent")
 
 
 def server_wrote(item: Any) -> bool:
@@ -998,7 +986,7 @@ def server_wrote(item: Any) -> bool:
         `True` for a server's error response; `False` for anything else (a result, a
         notification, the guard's own error).
     """
-    return _server_error_type is not None and type(item) is _server_error_type
+    return type(item) is _marks.get("ServerError")
 
 
 def _answer_types() -> tuple[Any, ...]:
