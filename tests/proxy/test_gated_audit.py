@@ -365,3 +365,53 @@ def test_a_reused_ids_refusal_leaves_the_first_request_its_place() -> None:
     assert [(m["id"], m["error"]["code"]) for m in transport.sent] == [(5, -32600)]
     assert first.got == [{"jsonrpc": "2.0", "id": 5, "result": {"content": []}}]
     assert related.in_flight == {}
+
+
+OUTPUT_POLICY = """\
+default = "deny"
+[[rule]]
+groups = ["ops"]
+allow = ["oldoutput/*"]
+"""
+
+
+def test_a_result_withheld_for_its_structured_content_is_audited_withheld(
+    issuer: Issuer, listening_proxy: Callable[..., str], tmp_path: Path
+) -> None:
+    """`--invalid-output withhold`: the server ran the call and answered `structuredContent`
+    that fails the tool's outputSchema (the hostile `oldoutput` scenario's `weather`); the
+    guard hands the client an `isError` result in its place, saying why under its own
+    `_meta` key (`conduit-mcp/guard`: `{"result_withheld": "invalid_structured_content"}`, a key the
+    guard removes from any result a server sends). Its row was `error`, as if the server had
+    failed; it is `withheld` with the reason. The official SDK client reads the result."""
+    store = tmp_path / "pins.db"
+    policy = tmp_path / "policy.toml"
+    policy.write_text(OUTPUT_POLICY, encoding="utf-8")
+    done = conduit("policy", "set", str(policy), "--store", str(store), "--approver", "alice")
+    assert done.returncode == 0, done.stderr
+    server = Hostile("oldoutput", tmp_path / "oldoutput.jsonl")
+    url = listening_proxy(
+        "oldoutput",
+        *("--pins", str(store), "--new", "pin", "--invalid-output", "withhold"),
+        *("--audit-calls", *auth_args(issuer), "--", *hostile_argv(server)),
+    )
+
+    async def call() -> Any:
+        import httpx2
+        import mcp
+        from mcp.client.streamable_http import streamable_http_client
+
+        bearer = token(issuer, "alice", "ops")
+        http = httpx2.AsyncClient(headers={"authorization": f"Bearer {bearer}"}, timeout=30)
+        client = mcp.Client(streamable_http_client(url, http_client=http), mode="legacy")
+        async with http, client:
+            return await client.call_tool("weather", {"city": "Paris"})
+
+    result = anyio.run(call)
+    assert result.is_error is True
+    assert result.meta == {"conduit-mcp/guard": {"result_withheld": "invalid_structured_content"}}
+    assert [name for name, _ in server.calls()] == ["weather"]
+    rows = _rows(store, 1)
+    assert [(r.subject, r.tool, r.verdict, r.reason) for r in rows] == [
+        ("alice", "weather", "withheld", "invalid_structured_content")
+    ]

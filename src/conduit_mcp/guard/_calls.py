@@ -404,6 +404,7 @@ class Calls(Scope):
                 withheld_result(
                     f"conduit-mcp guard withheld this result: {why}",
                     result_type=self._result_type,
+                    reason=reason,
                 ),
             )
         )

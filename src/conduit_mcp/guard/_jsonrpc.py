@@ -21,6 +21,9 @@ INVALID_RESULT_CODE: Final = -32603
 #: A request reusing the id of one still awaiting its response: JSON-RPC "Invalid Request"
 #: (MCP basic "Requests": the id MUST NOT have been used before in the same session).
 INVALID_REQUEST_CODE: Final = -32600
+#: The `_meta` key of a `tools/call` result under which the guard says what it changed (see
+#: `_modeltext`, which exports it); a result the guard withholds says why under `"result_withheld"`.
+RESULT_META_KEY: Final = "conduit-mcp/guard"
 #: `data.source` of every error response the guard writes.
 SOURCE: Final = "conduit-mcp.guard"
 
@@ -48,13 +51,19 @@ def result_response(request_id: Any, result: dict[str, Any]) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 
-def withheld_result(why: str, *, result_type: bool) -> dict[str, Any]:
-    """The `tools/call` result the SDK receives in place of invalid structured output.
+def withheld_result(why: str, *, result_type: bool, reason: str) -> dict[str, Any]:
+    """The `tools/call` result the SDK receives in place of invalid structured output: `why`
+    as its text, `isError`, and `_meta[RESULT_META_KEY]` `{"result_withheld": reason}` (the guard's
+    reason code; a server's own value under that key never reaches the client).
 
     `result_type`: add `"resultType": "complete"` (2026-07-28 on, where the SDK's model
     requires it; spec 2026-07-28 basic "ResultType").
     """
-    result: dict[str, Any] = {"content": [{"type": "text", "text": why}], "isError": True}
+    result: dict[str, Any] = {
+        "content": [{"type": "text", "text": why}],
+        "isError": True,
+        "_meta": {RESULT_META_KEY: {"result_withheld": reason}},
+    }
     if result_type:
         result["resultType"] = "complete"
     return result

@@ -35,15 +35,17 @@ from . import _checks
 from ._base import Verdict, _bind
 from ._checks import GUARD_APPROVER, top_level_changes
 from ._events import GuardEvent
+from ._jsonrpc import RESULT_META_KEY as _RESULT_META_KEY
 from ._jsonrpc import result_response
 from ._state import ToolState
 
 #: The `_meta` key of a `tools/call` result under which the guard says what it changed:
 #: `{"text_cleaned": [JSON paths], "flags": [...]}` (flags: `control_characters_removed`,
-#: `invisible_unicode_removed`, `lone_surrogate_replaced`). Present only when the guard changed
-#: the result; a server's own value under this key is removed (a server does not speak for the
-#: guard). Read it from the SDK's `CallToolResult.meta`.
-RESULT_META_KEY: Final = "conduit-mcp/guard"
+#: `invisible_unicode_removed`, `lone_surrogate_replaced`), or, for a result it withheld,
+#: `{"result_withheld": reason}`. Present only when the guard changed the result; a server's
+#: own value under this key is removed (a server does not speak for the guard). Read it from
+#: the SDK's `CallToolResult.meta`. (Defined in `_jsonrpc`, beside the withheld result.)
+RESULT_META_KEY: Final = _RESULT_META_KEY
 
 #: Paths listed in an event's `details` (the count is exact; the list is cut).
 MAX_LISTED_PATHS: Final = 32
@@ -333,8 +335,10 @@ def clean_call_result(
         return verdict
     if type(handed) is not dict:
         return verdict
-    meta = handed.get("_meta")
-    forged = type(meta) is dict and RESULT_META_KEY in meta
+    # The server's claim, read from what it sent: the guard's own result in its place (one it
+    # withheld) keeps the guard's key.
+    sent_meta = result.get("_meta") if type(result) is dict else None
+    forged = type(sent_meta) is dict and RESULT_META_KEY in sent_meta
     found = None
     if conn.shared.policy.result_text != "pass":
         found = clean_result_text(handed)
@@ -345,9 +349,13 @@ def clean_call_result(
     new = dict(found.value) if found is not None else dict(handed)
     meta = new.get("_meta")  # the cleaned one, when the result's `_meta` held hidden text
     new_meta = {k: v for k, v in meta.items() if k != RESULT_META_KEY} if type(meta) is dict else {}
+    own = meta.get(RESULT_META_KEY) if type(meta) is dict and not forged else None
+    if type(own) is dict:  # the guard's own (a withheld result's reason): kept
+        new_meta[RESULT_META_KEY] = dict(own)
     if found is not None:
         paths = [render_path(p) for p in dict.fromkeys(found.paths)]
-        new_meta[RESULT_META_KEY] = {"text_cleaned": paths, "flags": list(found.flags)}
+        said = new_meta.get(RESULT_META_KEY, {})
+        new_meta[RESULT_META_KEY] = {**said, "text_cleaned": paths, "flags": list(found.flags)}
         conn.emit(
             "result_text_cleaned",
             tool,

@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Final
 
+from ...guard import RESULT_META_KEY
 from ...policy import Caller, Policy
 from .._access import Access, Sessions
 from .._callaudit import CallAuditor
@@ -216,6 +217,16 @@ class CallerGate:
         return named
 
 
+def _withheld_result(result: dict[str, Any]) -> tuple[str, str | None] | None:
+    """`("withheld", reason)` for the result the guard put in place of one it withheld
+    (invalid structured content: `_meta["conduit-mcp/guard"]["result_withheld"]`, a key the guard
+    removes from every result a server sends), else `None`."""
+    meta = result.get("_meta")
+    said = meta.get(RESULT_META_KEY) if isinstance(meta, dict) else None
+    reason = said.get("result_withheld") if isinstance(said, dict) else None
+    return ("withheld", reason[:64]) if isinstance(reason, str) else None
+
+
 def _verdict(
     answer: dict[str, Any], by_server: bool = False, unsent: bool = False
 ) -> tuple[str, str | None]:
@@ -232,7 +243,7 @@ def _verdict(
     if error is None:
         result = answer.get("result")
         if isinstance(result, dict) and result.get("isError") is True:
-            return "error", None
+            return _withheld_result(result) or ("error", None)
         return "passed", None
     if by_server:
         return "error", None
