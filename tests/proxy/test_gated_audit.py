@@ -65,16 +65,19 @@ def _answer(request_id: Any, result: dict[str, Any]) -> Any:
     return SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=request_id, result=result))
 
 
-def _audited(tmp_path: Path, script: Any, **patches: int) -> tuple[list[Any], list[Any]]:
-    """Run `script(sink)` against a `GatedSink` of caller alice (a policy allowing every
-    tool); close the session; the messages the client got and the rows read back."""
+def _audited(
+    tmp_path: Path, script: Any, metrics: Any = None, **patches: int
+) -> tuple[list[Any], list[Any]]:
+    """Run `script(sink)` against a `GatedSink` of caller alice of group ops (a policy naming
+    ops, allowing every tool); close the session; the messages the client got and the rows
+    read back. `metrics`: the listener's `Metrics` the gate counts into."""
     from conduit_mcp.policy import Caller, Policy
     from conduit_mcp.proxy._access import Access
     from conduit_mcp.proxy._callaudit import CallAuditor
     from conduit_mcp.proxy.listen import _gated
     from conduit_mcp.proxy.listen._callers import CallerGate
 
-    policy = Policy.parse('default = "allow"\n', "allow", version=1)
+    policy = Policy.parse(FLOOD_POLICY.replace("flood/*", "s/*"), "allow", version=1)
     with pytest.MonkeyPatch.context() as patched:
         for name, value in patches.items():
             patched.setattr(_gated, name, value)
@@ -82,9 +85,9 @@ def _audited(tmp_path: Path, script: Any, **patches: int) -> tuple[list[Any], li
             auditor = CallAuditor(store, "s", interval=3600)  # written at close
 
             async def main() -> list[Any]:
-                gate = CallerGate(Access.fixed("s", policy), auditor=auditor)
+                gate = CallerGate(Access.fixed("s", policy), auditor=auditor, metrics=metrics)
                 client = _Client()
-                sink = _gated.GatedSink(client, gate, Caller("alice"))
+                sink = _gated.GatedSink(client, gate, Caller("alice", frozenset({"ops"})))
                 await script(sink)
                 sink.close()
                 return client.sent
@@ -174,6 +177,57 @@ def test_cancelled_ids_kept_are_bounded_and_each_let_go_gets_its_row(tmp_path: P
         ("again", "unanswered", "session_closed"),
     ]
     assert [r[3] for r in rows] == ["1", "2", "3", "4", "5", "1"]
+
+
+def _caller_calls(exposition: str) -> dict[tuple[str, str], float]:
+    """`conduit_mcp_proxy_caller_calls_total` by (group, verdict), read back with
+    prometheus-client's own parser."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    return {
+        (sample.labels["group"], sample.labels["verdict"]): sample.value
+        for family in text_string_to_metric_families(exposition)
+        if family.name == "conduit_mcp_proxy_caller_calls"
+        for sample in family.samples
+        if sample.name.endswith("_total")
+    }
+
+
+def test_the_sessions_own_refusals_are_counted_by_group(tmp_path: Path) -> None:
+    """conduit-defined (docs/identity.md: `/metrics` counts each caller's calls by group and
+    verdict): a call refused for reusing the id of a request in flight, and one past the
+    session's bound in flight, were audited `refused` but never counted. Each is counted
+    `refused` under the caller's group, as a policy's refusal is; a ping refused for the same
+    reasons is no call, and is not counted."""
+    from conduit_mcp.proxy._metrics import Metrics
+
+    metrics = Metrics("s")
+
+    async def script(sink: Any) -> None:
+        assert await sink.refused(_request(1, "tools/call", "slow"), None) is False
+        assert await sink.refused(_request(2, "ping"), None) is False
+        assert await sink.refused(_request(1, "tools/call", "reused"), None) is True
+        assert await sink.refused(_request(2, "ping"), None) is True
+        assert await sink.refused(_request(3, "tools/call", "flood"), None) is True  # past 2
+        assert await sink.refused(_request(4, "ping"), None) is True
+        await sink.send(_answer(1, ECHOED))
+
+    sent, rows = _audited(tmp_path, script, metrics=metrics, MAX_WATCHED=2)
+    assert [(m["id"], m["error"]["code"]) for m in sent if "error" in m] == [
+        (1, -32600),
+        (2, -32600),
+        (3, -32603),
+        (4, -32603),
+    ]
+    assert sorted(rows) == [
+        ("flood", "refused", "too_many_in_flight", "3"),
+        ("reused", "refused", "request_id_in_use", "1"),
+        ("slow", "passed", None, "1"),
+    ]
+    assert _caller_calls(metrics.render().decode()) == {
+        ("ops", "allowed"): 1,
+        ("ops", "refused"): 2,
+    }
 
 
 FLOOD_POLICY = """\
@@ -295,9 +349,19 @@ def test_a_post_reusing_the_id_of_a_call_in_flight_is_refused_at_once(
                         await anyio.sleep(0.02)
                     second = await http.post(url, headers=session, json=call(5, "echo"))
                 await http.delete(url, headers=session)  # the first call: answered at the end
+            metrics = url.rsplit("/mcp", 1)[0] + "/metrics"
+            with anyio.fail_after(10):  # the first call's end is counted as its row is written
+                while ("ops", "allowed") not in _caller_calls(
+                    (await http.get(metrics, headers=headers)).text
+                ):
+                    await anyio.sleep(0.05)
+            counted.update(_caller_calls((await http.get(metrics, headers=headers)).text))
             return first[0], second
 
+    counted: dict[tuple[str, str], float] = {}
     first, second = anyio.run(main)
+    # `/metrics` counts both by the caller's group: the refusal as the policy's are counted.
+    assert counted == {("ops", "allowed"): 1, ("ops", "refused"): 1}
     assert second.status_code == 200
     assert second.json()["id"] == 5 and second.json()["error"]["code"] == -32600
     assert first.json()["id"] == 5 and first.json()["error"]["code"] == -32603  # upstream gone

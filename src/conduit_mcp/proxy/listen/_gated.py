@@ -117,7 +117,7 @@ class GatedSink:
             # Fail closed: sent on, the second request would take the first one's place (its
             # answer audited as the other's, or a call the server ran left unrecorded).
             await self._inner.send(InUse(id_in_use(message.id)))
-            self._gate.record(raw, caller, "refused", "request_id_in_use")
+            self._gate.refused_here(raw, caller, "request_id_in_use")
             return True
         refusal = self._gate.refuse(raw, caller) if watched else None
         if refusal is None and len(self._pending) >= MAX_WATCHED:
@@ -131,7 +131,7 @@ class GatedSink:
                     "session in flight; wait for their answers",
                 },
             }
-            self._gate.record(raw, caller, "refused", "too_many_in_flight")
+            self._gate.refused_here(raw, caller, "too_many_in_flight")
         if refusal is not None:
             await self._inner.send(SessionMessage(jsonrpc_message_adapter.validate_python(refusal)))
             return True
