@@ -133,7 +133,8 @@ class Metrics:
             series = self._by_group = Counter(
                 "conduit_mcp_proxy_caller_calls",
                 "tools/call requests of authenticated callers by group (the groups the policy "
-                "names, else other) and verdict (allowed; refused by the policy or by the proxy).",
+                "names, else other) and verdict (allowed; refused by the policy, or by the "
+                "session: a reused id, too many in flight).",
                 ["server_id", "group", "verdict"],
                 registry=self.registry,
             )
