@@ -15,6 +15,7 @@ and who answered, as each test arranges it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,15 @@ def _cancel(request_id: Any) -> Any:
 
     params = {"requestId": request_id}
     return JSONRPCNotification(jsonrpc="2.0", method="notifications/cancelled", params=params)
+
+
+async def _went_on(sink: Any, request: Any) -> bool:
+    """What the session's pump does with a client request: `refused` lets it go on, then it
+    is handed to the guard's write side (`writing`). `True`: it went on."""
+    if await sink.refused(request, None):
+        return False
+    sink.writing(request.id)
+    return True
 
 
 def _answer(request_id: Any, result: dict[str, Any]) -> Any:
@@ -126,8 +136,8 @@ def test_a_cancelled_call_gets_its_row_and_its_id_stays_taken(tmp_path: Path) ->
     comes (the guard passed it before it read the cancellation) is audited by that answer."""
 
     async def script(sink: Any) -> None:
-        assert await sink.refused(_request(1, "tools/call", "slow"), None) is False
-        assert await sink.refused(_request(2, "tools/call", "echo"), None) is False
+        assert await _went_on(sink, _request(1, "tools/call", "slow"))
+        assert await _went_on(sink, _request(2, "tools/call", "echo"))
         sink.cancelled(_cancel(1))
         sink.cancelled(_cancel(2))
         assert await sink.refused(_request(1, "tools/call", "other"), None) is True
@@ -153,10 +163,32 @@ def test_a_call_in_flight_when_the_session_ends_gets_its_row(tmp_path: Path) -> 
             _request(2, "tools/list"),
             _request(3, "ping"),
         ):
-            assert await sink.refused(request, None) is False
+            assert await _went_on(sink, request)
 
     _, rows = _audited(tmp_path, script)
     assert rows == [("slow", "unanswered", "session_closed", "1")]
+
+
+def test_a_call_never_written_when_the_session_ends_is_refused(tmp_path: Path) -> None:
+    """A call the pump let go on but never handed to the guard's write side (it waited for the
+    proxy's own tools/list, `GuardSeam.before_call`) when the session ends: the server never
+    got it, so its row is `refused`, reason `session_closed` (was `unanswered`, which says
+    the server got it); counted `allowed` (the policy let it), as the guard's refusal of a
+    call never written is. A call handed on is `unanswered`, as before."""
+    from conduit_mcp.proxy._metrics import Metrics
+
+    metrics = Metrics("s")
+
+    async def script(sink: Any) -> None:
+        assert await _went_on(sink, _request(1, "tools/call", "sent"))
+        assert await sink.refused(_request(2, "tools/call", "listing"), None) is False
+
+    _, rows = _audited(tmp_path, script, metrics=metrics)
+    assert sorted(rows) == [
+        ("listing", "refused", "session_closed", "2"),
+        ("sent", "unanswered", "session_closed", "1"),
+    ]
+    assert _caller_calls(metrics.render().decode()) == {("ops", "allowed"): 2}
 
 
 def test_cancelled_ids_kept_are_bounded_and_each_let_go_gets_its_row(tmp_path: Path) -> None:
@@ -166,10 +198,10 @@ def test_cancelled_ids_kept_are_bounded_and_each_let_go_gets_its_row(tmp_path: P
 
     async def script(sink: Any) -> None:
         for request_id in range(1, 6):
-            assert await sink.refused(_request(request_id, "tools/call", "slow"), None) is False
+            assert await _went_on(sink, _request(request_id, "tools/call", "slow"))
             sink.cancelled(_cancel(request_id))
         assert len(sink._cancelled) == 2
-        assert await sink.refused(_request(1, "tools/call", "again"), None) is False
+        assert await _went_on(sink, _request(1, "tools/call", "again"))
 
     _, rows = _audited(tmp_path, script, CANCELLED_KEPT=2)
     assert [(tool, verdict, reason) for tool, verdict, reason, _ in rows] == [
@@ -204,8 +236,8 @@ def test_the_sessions_own_refusals_are_counted_by_group(tmp_path: Path) -> None:
     metrics = Metrics("s")
 
     async def script(sink: Any) -> None:
-        assert await sink.refused(_request(1, "tools/call", "slow"), None) is False
-        assert await sink.refused(_request(2, "ping"), None) is False
+        assert await _went_on(sink, _request(1, "tools/call", "slow"))
+        assert await _went_on(sink, _request(2, "ping"))
         assert await sink.refused(_request(1, "tools/call", "reused"), None) is True
         assert await sink.refused(_request(2, "ping"), None) is True
         assert await sink.refused(_request(3, "tools/call", "flood"), None) is True  # past 2
@@ -294,6 +326,96 @@ def test_a_call_the_sdk_client_abandons_is_recorded_unanswered(
         ("alice", "echo", "passed", None),
         ("alice", "slow", "unanswered", "cancelled"),
     ]
+
+
+def test_a_call_waiting_for_the_proxys_own_listing_when_the_session_ends_is_refused(
+    issuer: Issuer, listening_proxy: Callable[..., str], tmp_path: Path
+) -> None:
+    """End to end, the official Python SDK client over Streamable HTTP: after its listing, the
+    client calls `ghost`, a tool the guard has not seen, so the proxy lists the tools itself
+    first (the flood scenario holds that second listing back); the client gives up and
+    closes the session while the call waits for it. The call was never written to the server
+    (its log has no `ghost`): its row is `refused`, reason `session_closed`; before, it was
+    `unanswered`, which says the server got it."""
+    url, server, store = _flood_proxy(issuer, listening_proxy, tmp_path)
+
+    async def calls() -> None:
+        import httpx2
+        import mcp
+        from mcp.client.streamable_http import streamable_http_client
+
+        bearer = token(issuer, "alice", "ops")
+        http = httpx2.AsyncClient(headers={"authorization": f"Bearer {bearer}"}, timeout=60)
+        client = mcp.Client(streamable_http_client(url, http_client=http), mode="legacy")
+        async with http, client:
+            await client.list_tools()  # the scenario's first listing (its second is held)
+            with anyio.move_on_after(1) as waited:  # the caller gives up
+                await client.call_tool("ghost", {})
+            assert waited.cancelled_caught
+
+    anyio.run(calls)
+    rows = _rows(store, 1)
+    assert [(r.subject, r.tool, r.verdict, r.reason) for r in rows] == [
+        ("alice", "ghost", "refused", "cancelled"),  # the SDK's courtesy cancel came first
+    ]
+    assert [name for name, _ in server.calls()] == []  # never written to the server
+    listings = [m["id"] for m in server.received() if m.get("method") == "tools/list"]
+    assert len(listings) == 2 and str(listings[1]).startswith("conduit-mcp-list-")  # the proxy's
+
+
+def test_a_call_waiting_for_the_proxys_own_listing_when_a_raw_session_ends_is_refused(
+    issuer: Issuer, listening_proxy: Callable[..., str], tmp_path: Path
+) -> None:
+    """The same without a cancellation (a raw HTTP client: its POST of `ghost` waits, then it
+    DELETEs the session): `refused`, reason `session_closed`, never `unanswered`."""
+    import httpx2
+
+    url, server, store = _flood_proxy(issuer, listening_proxy, tmp_path)
+    headers = {
+        "authorization": f"Bearer {token(issuer, 'alice', 'ops')}",
+        "accept": "application/json, text/event-stream",
+        "content-type": "application/json",
+    }
+    version = "2025-11-25"
+    init = {
+        "protocolVersion": version,
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    }
+
+    async def main() -> None:
+        async with httpx2.AsyncClient(timeout=60) as http:
+            opened = await http.post(
+                url,
+                headers=headers,
+                json={"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init},
+            )
+            session = {**headers, "mcp-session-id": opened.headers["mcp-session-id"]}
+            session["mcp-protocol-version"] = version
+            note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+            await http.post(url, headers=session, json=note)
+            listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+            await http.post(url, headers=session, json=listing)
+            ghost = {"jsonrpc": "2.0", "id": 2, "method": "tools/call"}
+            ghost["params"] = {"name": "ghost", "arguments": {}}
+
+            def proxys_listing() -> bool:
+                return len([m for m in server.received() if m.get("method") == "tools/list"]) == 2
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(functools.partial(http.post, url, headers=session, json=ghost))
+                with anyio.fail_after(10):
+                    while not proxys_listing():
+                        await anyio.sleep(0.02)
+                await http.delete(url, headers=session)
+                tg.cancel_scope.cancel()
+
+    anyio.run(main)
+    rows = _rows(store, 1)
+    assert [(r.subject, r.tool, r.verdict, r.reason) for r in rows] == [
+        ("alice", "ghost", "refused", "session_closed"),
+    ]
+    assert [name for name, _ in server.calls()] == []  # never written to the server
 
 
 def test_a_post_reusing_the_id_of_a_call_in_flight_is_refused_at_once(

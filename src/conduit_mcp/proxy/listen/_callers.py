@@ -199,6 +199,20 @@ class CallerGate:
             raise ValueError(f"not a reason of an unanswered call: {reason!r}")
         self.ended(request, caller, "unanswered", reason)
 
+    def never_sent(self, request: dict[str, Any], caller: Caller, reason: str) -> None:
+        """A `tools/call` `request` the policy let `caller` make that was never written to the
+        server and will have no answer (its session ended, `reason` `session_closed`, while
+        the proxy listed the tools before it): counted (`allowed`) and audited `refused` with
+        `reason`, as a call the guard answered unsent (the server never got it); any other
+        request is ignored.
+
+        Raises:
+            ValueError: `reason` is not one of `UNANSWERED_REASONS`.
+        """
+        if reason not in UNANSWERED_REASONS:
+            raise ValueError(f"not a reason of a call never answered: {reason!r}")
+        self.ended(request, caller, "refused", reason)
+
     def ended(
         self, request: dict[str, Any], caller: Caller, verdict: str, reason: str | None
     ) -> None:

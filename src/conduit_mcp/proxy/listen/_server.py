@@ -663,7 +663,7 @@ class Listener:
                             sink = TraceEnd(sink, tracing, session_id)
                         gated = None
                         if self.gate is not None and session.caller is not None:
-                            gated = GatedSink(sink, self.gate, session.caller)
+                            gated = GatedSink(sink, self.gate, session.caller, guarded_write)
                             sink = gated
                             tg.start_soon(gated.tell_changes)
 
@@ -992,6 +992,8 @@ async def _gated_and_sent(
             metadata = UpstreamMetadata(headers=forwarded or None, refusal=slot)
     try:
         await seam.before_call(message, guarded_write)
+        if gated is not None and isinstance(message, JSONRPCRequest):
+            gated.writing(message.id)  # from here the guard's record says if it was written
         await guarded_write.send(SessionMessage(message, metadata=metadata))
     except (anyio.ClosedResourceError, anyio.BrokenResourceError):
         return False
