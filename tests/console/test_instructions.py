@@ -254,3 +254,35 @@ def test_a_cosmetic_change_a_policy_accepted_is_not_called_held(
     login(client)
     page = client.get("/audit", params={"server_id": "paint"}).text
     assert page.count("accepted: cosmetic") == 1 and page.count("held: cosmetic") == 1
+
+
+def test_a_held_text_that_left_the_queue_reads_as_such(client: TestClient, store: str) -> None:
+    """conduit-defined (as a tool's "left the queue: approved again"): weather went back to its
+    approved instructions while the changed text waited. The audit page names that entry for a
+    person, never "instructions held"; the exports call it an instructions entry (no tool)."""
+    with PinStore(store) as pins:
+        pins.check_instructions("weather", APPROVED, approver="conduit-mcp guard")
+        assert pins.pending_instructions("weather") == ()
+    login(client)
+    page = client.get("/audit", params={"server_id": "weather"}).text
+    assert page.count("instructions left the queue: approved again") == 1
+    assert page.count("instructions held") == 2  # the store's two texts, as each started to wait
+    cells = (
+        '<td class="free"></td><td class="free"></td><td class="free">-</td>'
+        f'<td><code>{oracle(APPROVED).removeprefix("jcs-sha256:")[:16]}</code></td>'
+        '<td class="free">listed with its approved instructions again: the pending text left'
+        " the queue</td>"
+    )
+    assert cells in page  # no tool, no account, no person; the text listed; why
+    audit = client.get("/api/audit", params={"server_id": "weather", "action": "check"}).json()
+    last = audit["audit"][-1]
+    assert (last["kind"], last["tool"], last["outcome"]) == (
+        "instructions",
+        None,
+        "instructions_approved",
+    )
+    assert (last["fingerprint"], last["previous_fingerprint"]) == (
+        oracle(APPROVED),
+        oracle(CHANGED),
+    )
+    assert client.get("/").text.count("kind=instructions") >= 1  # <b>evil</b>'s text still waits

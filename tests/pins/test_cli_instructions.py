@@ -105,3 +105,33 @@ def test_pins_audit_names_instructions_and_accounts_as_such(tmp_path: Path) -> N
     assert rows[0]["fingerprint"] == rows[2]["fingerprint"] == oracle("Be brief.")
     code, out, _ = run("pins", "audit", "--store", store, "--tool", "alice")
     assert out.strip() == "no audit entries"  # an account is not a tool
+
+
+def test_pins_audit_says_a_held_text_left_the_queue(tmp_path: Path) -> None:
+    """conduit-defined (as a tool's pending entry leaving with outcome `approved`): a server
+    that went back to its approved instructions took the held text out of the queue with no
+    audit entry. The entry is an instructions entry of its own outcome, never read as a held
+    text; its previous fingerprint is the one that waited."""
+    store = _store(tmp_path, "Be brief.", "Obey.")
+    with PinStore(store) as pins:
+        pins.check_instructions("s", "Be brief.", approver="conduit-mcp guard")
+    code, out, _ = run("pins", "audit", "--store", store)
+    assert code == 0
+    *_, settled = out.splitlines()
+    brief = oracle("Be brief.").removeprefix("jcs-sha256:")[:16]
+    obey = oracle("Obey.").removeprefix("jcs-sha256:")[:16]
+    assert settled.endswith(
+        f"  check instructions_approved  {brief}  server s  instructions  waited {obey}"
+    )
+    code, out, _ = run("pins", "audit", "--store", store, "--json")
+    last = json.loads(out)[-1]
+    assert (last["kind"], last["action"], last["outcome"], last["name"]) == (
+        "instructions",
+        "check",
+        "instructions_approved",
+        "",
+    )
+    assert (last["fingerprint"], last["previous_fingerprint"]) == (
+        oracle("Be brief."),
+        oracle("Obey."),
+    )

@@ -123,10 +123,64 @@ def test_each_text_that_starts_to_wait_is_one_audit_entry(store: PinStore) -> No
         ("check", oracle("Two."), oracle("One.")),
         ("check", oracle("Three."), oracle("One.")),
     ]
-    store.check_instructions("s", "One.", approver=GUARD)  # back to the approved text: no entry
-    assert len(store.audit_log("s")) == 4
+    # Back to the approved text: "Three." leaves the queue, one entry says so (as a tool's
+    # pending entry leaving with outcome "approved"); the approved text again writes none.
+    store.check_instructions("s", "One.", approver=GUARD, protocol_version="2025-11-25")
+    store.check_instructions("s", "One.", approver=GUARD)
+    assert store.pending_instructions("s") == ()
+    settled = store.audit_log("s")[4:]
+    assert [
+        (e.action, e.outcome, e.name, e.fingerprint, e.previous_fingerprint, e.protocol_version)
+        for e in settled
+    ] == [("check", "instructions_approved", "", oracle("One."), oracle("Three."), "2025-11-25")]
+    assert settled[0].reason == (
+        "listed with its approved instructions again: the pending text left the queue"
+    )
+    assert settled[0].approver is None and settled[0].definition is None
     changes, _ = store.changes_since(0)
     assert [c.action for c in changes] == ["approve"]  # a held text is no decision for a guard
+
+
+@pytest.fixture(params=["file", "postgresql"])
+def location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "file":
+        return str(tmp_path / "pins.db")
+    url: str = request.getfixturevalue("postgres_url")
+    return url
+
+
+def test_two_guards_settling_at_once_write_one_entry(
+    location: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """conduit-defined (as `_HOLD`: what waits is read again under the server's lock). Two
+    proxies both find the approved text listed while another waits; the second one's lock-free
+    read happened before the first one's commit. One entry says the text left the queue, not
+    two."""
+    from conduit_mcp.pins import _instructions
+
+    with PinStore(location) as first, PinStore(location) as second:
+        first.approve_instructions("s", "One.", approver="alice")
+        first.check_instructions("s", "Two.", approver=GUARD)
+        original = _instructions._stored
+        done: list[bool] = []
+
+        def stored(db: object, stored_id: str, *, locked: bool = False) -> object:
+            found = original(db, stored_id, locked=locked)  # type: ignore[arg-type]
+            if not locked and not done:  # the first lock-free read: the other proxy commits now
+                done.append(True)
+                assert second.check_instructions("s", "One.", approver=GUARD).status == "approved"
+            return found
+
+        monkeypatch.setattr(_instructions, "_stored", stored)
+        check = first.check_instructions("s", "One.", approver=GUARD)
+        assert check == InstructionsCheck("approved", oracle("One."), "One.", oracle("One."))
+        assert done == [True]
+        log = first.audit_log("s")
+    assert [(e.action, e.outcome, e.fingerprint, e.previous_fingerprint) for e in log] == [
+        ("approve", "instructions", oracle("One."), None),
+        ("check", "instructions", oracle("Two."), oracle("One.")),
+        ("check", "instructions_approved", oracle("One."), oracle("Two.")),
+    ]
 
 
 def test_an_automatic_approval_is_an_audit_entry(store: PinStore) -> None:

@@ -15,6 +15,7 @@ and who answered, as each test arranges it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,15 @@ def _cancel(request_id: Any) -> Any:
     return JSONRPCNotification(jsonrpc="2.0", method="notifications/cancelled", params=params)
 
 
+async def _went_on(sink: Any, request: Any) -> bool:
+    """What the session's pump does with a client request: `refused` lets it go on, then it
+    is handed to the guard's write side (`writing`). `True`: it went on."""
+    if await sink.refused(request, None):
+        return False
+    sink.writing(request.id)
+    return True
+
+
 def _answer(request_id: Any, result: dict[str, Any]) -> Any:
     from mcp.shared.message import SessionMessage
     from mcp.types.jsonrpc import JSONRPCResponse
@@ -65,16 +75,19 @@ def _answer(request_id: Any, result: dict[str, Any]) -> Any:
     return SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=request_id, result=result))
 
 
-def _audited(tmp_path: Path, script: Any, **patches: int) -> tuple[list[Any], list[Any]]:
-    """Run `script(sink)` against a `GatedSink` of caller alice (a policy allowing every
-    tool); close the session; the messages the client got and the rows read back."""
+def _audited(
+    tmp_path: Path, script: Any, metrics: Any = None, **patches: int
+) -> tuple[list[Any], list[Any]]:
+    """Run `script(sink)` against a `GatedSink` of caller alice of group ops (a policy naming
+    ops, allowing every tool); close the session; the messages the client got and the rows
+    read back. `metrics`: the listener's `Metrics` the gate counts into."""
     from conduit_mcp.policy import Caller, Policy
     from conduit_mcp.proxy._access import Access
     from conduit_mcp.proxy._callaudit import CallAuditor
     from conduit_mcp.proxy.listen import _gated
     from conduit_mcp.proxy.listen._callers import CallerGate
 
-    policy = Policy.parse('default = "allow"\n', "allow", version=1)
+    policy = Policy.parse(FLOOD_POLICY.replace("flood/*", "s/*"), "allow", version=1)
     with pytest.MonkeyPatch.context() as patched:
         for name, value in patches.items():
             patched.setattr(_gated, name, value)
@@ -82,9 +95,9 @@ def _audited(tmp_path: Path, script: Any, **patches: int) -> tuple[list[Any], li
             auditor = CallAuditor(store, "s", interval=3600)  # written at close
 
             async def main() -> list[Any]:
-                gate = CallerGate(Access.fixed("s", policy), auditor=auditor)
+                gate = CallerGate(Access.fixed("s", policy), auditor=auditor, metrics=metrics)
                 client = _Client()
-                sink = _gated.GatedSink(client, gate, Caller("alice"))
+                sink = _gated.GatedSink(client, gate, Caller("alice", frozenset({"ops"})))
                 await script(sink)
                 sink.close()
                 return client.sent
@@ -123,8 +136,8 @@ def test_a_cancelled_call_gets_its_row_and_its_id_stays_taken(tmp_path: Path) ->
     comes (the guard passed it before it read the cancellation) is audited by that answer."""
 
     async def script(sink: Any) -> None:
-        assert await sink.refused(_request(1, "tools/call", "slow"), None) is False
-        assert await sink.refused(_request(2, "tools/call", "echo"), None) is False
+        assert await _went_on(sink, _request(1, "tools/call", "slow"))
+        assert await _went_on(sink, _request(2, "tools/call", "echo"))
         sink.cancelled(_cancel(1))
         sink.cancelled(_cancel(2))
         assert await sink.refused(_request(1, "tools/call", "other"), None) is True
@@ -150,10 +163,32 @@ def test_a_call_in_flight_when_the_session_ends_gets_its_row(tmp_path: Path) -> 
             _request(2, "tools/list"),
             _request(3, "ping"),
         ):
-            assert await sink.refused(request, None) is False
+            assert await _went_on(sink, request)
 
     _, rows = _audited(tmp_path, script)
     assert rows == [("slow", "unanswered", "session_closed", "1")]
+
+
+def test_a_call_never_written_when_the_session_ends_is_refused(tmp_path: Path) -> None:
+    """A call the pump let go on but never handed to the guard's write side (it waited for the
+    proxy's own tools/list, `GuardSeam.before_call`) when the session ends: the server never
+    got it, so its row is `refused`, reason `session_closed` (was `unanswered`, which says
+    the server got it); counted `allowed` (the policy let it), as the guard's refusal of a
+    call never written is. A call handed on is `unanswered`, as before."""
+    from conduit_mcp.proxy._metrics import Metrics
+
+    metrics = Metrics("s")
+
+    async def script(sink: Any) -> None:
+        assert await _went_on(sink, _request(1, "tools/call", "sent"))
+        assert await sink.refused(_request(2, "tools/call", "listing"), None) is False
+
+    _, rows = _audited(tmp_path, script, metrics=metrics)
+    assert sorted(rows) == [
+        ("listing", "refused", "session_closed", "2"),
+        ("sent", "unanswered", "session_closed", "1"),
+    ]
+    assert _caller_calls(metrics.render().decode()) == {("ops", "allowed"): 2}
 
 
 def test_cancelled_ids_kept_are_bounded_and_each_let_go_gets_its_row(tmp_path: Path) -> None:
@@ -163,10 +198,10 @@ def test_cancelled_ids_kept_are_bounded_and_each_let_go_gets_its_row(tmp_path: P
 
     async def script(sink: Any) -> None:
         for request_id in range(1, 6):
-            assert await sink.refused(_request(request_id, "tools/call", "slow"), None) is False
+            assert await _went_on(sink, _request(request_id, "tools/call", "slow"))
             sink.cancelled(_cancel(request_id))
         assert len(sink._cancelled) == 2
-        assert await sink.refused(_request(1, "tools/call", "again"), None) is False
+        assert await _went_on(sink, _request(1, "tools/call", "again"))
 
     _, rows = _audited(tmp_path, script, CANCELLED_KEPT=2)
     assert [(tool, verdict, reason) for tool, verdict, reason, _ in rows] == [
@@ -174,6 +209,57 @@ def test_cancelled_ids_kept_are_bounded_and_each_let_go_gets_its_row(tmp_path: P
         ("again", "unanswered", "session_closed"),
     ]
     assert [r[3] for r in rows] == ["1", "2", "3", "4", "5", "1"]
+
+
+def _caller_calls(exposition: str) -> dict[tuple[str, str], float]:
+    """`conduit_mcp_proxy_caller_calls_total` by (group, verdict), read back with
+    prometheus-client's own parser."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    return {
+        (sample.labels["group"], sample.labels["verdict"]): sample.value
+        for family in text_string_to_metric_families(exposition)
+        if family.name == "conduit_mcp_proxy_caller_calls"
+        for sample in family.samples
+        if sample.name.endswith("_total")
+    }
+
+
+def test_the_sessions_own_refusals_are_counted_by_group(tmp_path: Path) -> None:
+    """conduit-defined (docs/identity.md: `/metrics` counts each caller's calls by group and
+    verdict): a call refused for reusing the id of a request in flight, and one past the
+    session's bound in flight, were audited `refused` but never counted. Each is counted
+    `refused` under the caller's group, as a policy's refusal is; a ping refused for the same
+    reasons is no call, and is not counted."""
+    from conduit_mcp.proxy._metrics import Metrics
+
+    metrics = Metrics("s")
+
+    async def script(sink: Any) -> None:
+        assert await _went_on(sink, _request(1, "tools/call", "slow"))
+        assert await _went_on(sink, _request(2, "ping"))
+        assert await sink.refused(_request(1, "tools/call", "reused"), None) is True
+        assert await sink.refused(_request(2, "ping"), None) is True
+        assert await sink.refused(_request(3, "tools/call", "flood"), None) is True  # past 2
+        assert await sink.refused(_request(4, "ping"), None) is True
+        await sink.send(_answer(1, ECHOED))
+
+    sent, rows = _audited(tmp_path, script, metrics=metrics, MAX_WATCHED=2)
+    assert [(m["id"], m["error"]["code"]) for m in sent if "error" in m] == [
+        (1, -32600),
+        (2, -32600),
+        (3, -32603),
+        (4, -32603),
+    ]
+    assert sorted(rows) == [
+        ("flood", "refused", "too_many_in_flight", "3"),
+        ("reused", "refused", "request_id_in_use", "1"),
+        ("slow", "passed", None, "1"),
+    ]
+    assert _caller_calls(metrics.render().decode()) == {
+        ("ops", "allowed"): 1,
+        ("ops", "refused"): 2,
+    }
 
 
 FLOOD_POLICY = """\
@@ -242,6 +328,96 @@ def test_a_call_the_sdk_client_abandons_is_recorded_unanswered(
     ]
 
 
+def test_a_call_waiting_for_the_proxys_own_listing_when_the_session_ends_is_refused(
+    issuer: Issuer, listening_proxy: Callable[..., str], tmp_path: Path
+) -> None:
+    """End to end, the official Python SDK client over Streamable HTTP: after its listing, the
+    client calls `ghost`, a tool the guard has not seen, so the proxy lists the tools itself
+    first (the flood scenario holds that second listing back); the client gives up and
+    closes the session while the call waits for it. The call was never written to the server
+    (its log has no `ghost`): its row is `refused`, reason `session_closed`; before, it was
+    `unanswered`, which says the server got it."""
+    url, server, store = _flood_proxy(issuer, listening_proxy, tmp_path)
+
+    async def calls() -> None:
+        import httpx2
+        import mcp
+        from mcp.client.streamable_http import streamable_http_client
+
+        bearer = token(issuer, "alice", "ops")
+        http = httpx2.AsyncClient(headers={"authorization": f"Bearer {bearer}"}, timeout=60)
+        client = mcp.Client(streamable_http_client(url, http_client=http), mode="legacy")
+        async with http, client:
+            await client.list_tools()  # the scenario's first listing (its second is held)
+            with anyio.move_on_after(1) as waited:  # the caller gives up
+                await client.call_tool("ghost", {})
+            assert waited.cancelled_caught
+
+    anyio.run(calls)
+    rows = _rows(store, 1)
+    assert [(r.subject, r.tool, r.verdict, r.reason) for r in rows] == [
+        ("alice", "ghost", "refused", "cancelled"),  # the SDK's courtesy cancel came first
+    ]
+    assert [name for name, _ in server.calls()] == []  # never written to the server
+    listings = [m["id"] for m in server.received() if m.get("method") == "tools/list"]
+    assert len(listings) == 2 and str(listings[1]).startswith("conduit-mcp-list-")  # the proxy's
+
+
+def test_a_call_waiting_for_the_proxys_own_listing_when_a_raw_session_ends_is_refused(
+    issuer: Issuer, listening_proxy: Callable[..., str], tmp_path: Path
+) -> None:
+    """The same without a cancellation (a raw HTTP client: its POST of `ghost` waits, then it
+    DELETEs the session): `refused`, reason `session_closed`, never `unanswered`."""
+    import httpx2
+
+    url, server, store = _flood_proxy(issuer, listening_proxy, tmp_path)
+    headers = {
+        "authorization": f"Bearer {token(issuer, 'alice', 'ops')}",
+        "accept": "application/json, text/event-stream",
+        "content-type": "application/json",
+    }
+    version = "2025-11-25"
+    init = {
+        "protocolVersion": version,
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    }
+
+    async def main() -> None:
+        async with httpx2.AsyncClient(timeout=60) as http:
+            opened = await http.post(
+                url,
+                headers=headers,
+                json={"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init},
+            )
+            session = {**headers, "mcp-session-id": opened.headers["mcp-session-id"]}
+            session["mcp-protocol-version"] = version
+            note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+            await http.post(url, headers=session, json=note)
+            listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+            await http.post(url, headers=session, json=listing)
+            ghost = {"jsonrpc": "2.0", "id": 2, "method": "tools/call"}
+            ghost["params"] = {"name": "ghost", "arguments": {}}
+
+            def proxys_listing() -> bool:
+                return len([m for m in server.received() if m.get("method") == "tools/list"]) == 2
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(functools.partial(http.post, url, headers=session, json=ghost))
+                with anyio.fail_after(10):
+                    while not proxys_listing():
+                        await anyio.sleep(0.02)
+                await http.delete(url, headers=session)
+                tg.cancel_scope.cancel()
+
+    anyio.run(main)
+    rows = _rows(store, 1)
+    assert [(r.subject, r.tool, r.verdict, r.reason) for r in rows] == [
+        ("alice", "ghost", "refused", "session_closed"),
+    ]
+    assert [name for name, _ in server.calls()] == []  # never written to the server
+
+
 def test_a_post_reusing_the_id_of_a_call_in_flight_is_refused_at_once(
     issuer: Issuer, listening_proxy: Callable[..., str], tmp_path: Path
 ) -> None:
@@ -295,9 +471,19 @@ def test_a_post_reusing_the_id_of_a_call_in_flight_is_refused_at_once(
                         await anyio.sleep(0.02)
                     second = await http.post(url, headers=session, json=call(5, "echo"))
                 await http.delete(url, headers=session)  # the first call: answered at the end
+            metrics = url.rsplit("/mcp", 1)[0] + "/metrics"
+            with anyio.fail_after(10):  # the first call's end is counted as its row is written
+                while ("ops", "allowed") not in _caller_calls(
+                    (await http.get(metrics, headers=headers)).text
+                ):
+                    await anyio.sleep(0.05)
+            counted.update(_caller_calls((await http.get(metrics, headers=headers)).text))
             return first[0], second
 
+    counted: dict[tuple[str, str], float] = {}
     first, second = anyio.run(main)
+    # `/metrics` counts both by the caller's group: the refusal as the policy's are counted.
+    assert counted == {("ops", "allowed"): 1, ("ops", "refused"): 1}
     assert second.status_code == 200
     assert second.json()["id"] == 5 and second.json()["error"]["code"] == -32600
     assert first.json()["id"] == 5 and first.json()["error"]["code"] == -32603  # upstream gone

@@ -56,10 +56,12 @@ SinceOption = Annotated[
 
 def audit_kind(entry: AuditEntry) -> str:
     """What an audit entry is about: `"account"` (a console account: `name` is the account,
-    no server), `"instructions"` (a server's instructions approved or held: no tool) or `"tool"`."""
+    no server), `"instructions"` (a server's instructions approved, held, or out of the queue: no
+    tool) or `"tool"`."""
     if entry.action == "account":
         return "account"
-    if entry.outcome == "instructions":  # approved, or held (action "check")
+    # approved, or held (action "check"); out of the queue: "instructions_approved"
+    if entry.outcome in ("instructions", "instructions_approved"):
         return "instructions"
     return "tool"
 

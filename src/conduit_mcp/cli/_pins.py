@@ -1071,16 +1071,18 @@ def pins_audit_command(
     """Show the audit log, oldest first: approvals, revocations, and checks not approved.
 
     One line per entry: when (UTC); the action (approve, revoke, or check with its outcome:
-    new, changed, cosmetic); the fingerprint approved, revoked or listed (first 16 hex digits);
-    server and tool (`account NAME` for a console account, `server S  instructions` for a
-    server's instructions); the pin an approval replaced or a check compared with; who approved
-    or revoked. --json gives every field: id, kind (tool, instructions or account), at (seconds
-    since the Unix epoch), server_id, name,
-    action, outcome, fingerprint, previous_fingerprint, approver, protocol_version,
-    definition (the approved definition as RFC 8785 canonical JSON text) and reason (a
-    rejection's or revocation's; an account's role). --format jsonl
-    writes the same fields one entry a line; its id is the cursor: --since ID resumes after
-    it, and --follow keeps writing new entries as they are committed (until SIGINT/SIGTERM).
+    new, changed, cosmetic, instructions for a held text; approved, rejected,
+    instructions_approved when what waited left the queue); the fingerprint approved, revoked
+    or listed (first 16 hex digits); server and tool (`account NAME` for a console account,
+    `server S  instructions` for a server's instructions); the pin an approval replaced or a
+    check compared with (`waited`: the one that left the queue); who approved or revoked.
+    --json gives every field: id, kind (tool, instructions or account), at (seconds since the
+    Unix epoch), server_id, name, action, outcome, fingerprint, previous_fingerprint, approver,
+    protocol_version, definition (the approved definition as RFC 8785 canonical JSON text)
+    and reason (a rejection's or revocation's; an account's role; why an entry left the
+    queue). --format jsonl writes the same fields one entry a line; its id is the cursor:
+    --since ID resumes after it, and --follow keeps writing new entries as they are committed
+    (until SIGINT/SIGTERM).
     """
     from ._audit_stream import audit_kind, entry_row, stream
 
@@ -1120,6 +1122,11 @@ def _past_the_end(pins: PinStore, since: int) -> None:
         )
 
 
+#: The check outcomes of an entry that left the pending queue (`previous_fingerprint`: the one
+#: that waited).
+_LEFT_QUEUE: Final = frozenset({"approved", "rejected", "instructions_approved"})
+
+
 def _audit_line(row: dict[str, Any]) -> str:
     """One entry for a person: fixed-width fields first, the server's strings last (escaped).
     Its subject: `server S  tool T`, `server S  instructions`, or `account A` (no server)."""
@@ -1134,6 +1141,8 @@ def _audit_line(row: dict[str, Any]) -> str:
     line = f"{when}  {action:<14}  {_short_fingerprint(row['fingerprint']):<16}  {subject}"
     if row["previous_fingerprint"] is not None:
         label = "pinned" if row["action"] == "check" else "replaced"
+        if row["action"] == "check" and row["outcome"] in _LEFT_QUEUE:
+            label = "waited"  # the fingerprint that left the queue, not the pin
         line += f"  {label} {_short_fingerprint(row['previous_fingerprint'])}"
     if row["approver"] is not None:
         line += f"  by {clipped(row['approver'])}"

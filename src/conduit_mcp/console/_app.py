@@ -870,12 +870,13 @@ AUDIT_COLUMNS: Final = (
 
 def _audit_kind(e: AuditEntry) -> str:
     """What an audit entry is about: `"account"` (a console account: `name` is the account),
-    `"instructions"` (a server's instructions approved or held) or `"tool"`. The one rule of
-    the page, the exports and `pins audit`: the tool column holds tools only; an account's name
-    is in the account column."""
+    `"instructions"` (a server's instructions approved, held, or out of the queue) or `"tool"`.
+    The one rule of the page, the exports and `pins audit`: the tool column holds tools only;
+    an account's name is in the account column."""
     if e.action == "account":
         return "account"
-    if e.outcome == "instructions":  # approved, or held (action "check")
+    # approved, or held (action "check"); out of the queue: "instructions_approved"
+    if e.outcome in ("instructions", "instructions_approved"):
         return "instructions"
     return "tool"
 
@@ -1161,6 +1162,7 @@ _LABELS: Final = {
     ("account", "token"): "API token issued",
     ("approve", "instructions"): "instructions approved",
     ("check", "instructions"): "instructions held",
+    ("check", "instructions_approved"): "instructions left the queue: approved again",
 }
 
 

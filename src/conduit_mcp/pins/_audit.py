@@ -36,7 +36,10 @@ class AuditEntry:
             entry left the queue) or `"rejected"` (it lists a rejected definition: the
             tool's pending entry left the queue); for an account, `"added"`, `"removed"` or
             `"token"`; for an approval of a server's instructions, `"instructions"` (`name`
-            is `""`, `definition` the text as a JSON string); `None` otherwise.
+            is `""`, `definition` the text as a JSON string); for a check of a server's
+            instructions (`name` `""`), `"instructions"` (a text awaiting a person) or
+            `"instructions_approved"` (the server sends the approved text again: the waiting
+            text left the queue); `None` otherwise.
         fingerprint: approve: the fingerprint pinned; revoke: the one removed; reject: the one
             rejected; check: the one listed.
         previous_fingerprint: approve: the pin it replaced (`None` for a first approval);

@@ -74,6 +74,14 @@ InstructionsStatus = Literal["approved", "new", "changed"]
 #: for review (action `"check"`); `name` `""`: no tool of that name, so a guard following the
 #: change feed finds no tool to change.
 AUDIT_OUTCOME: Final = "instructions"
+#: The audit `outcome` of a check that found the approved text again while another one waited
+#: (action `"check"`): the waiting text left the queue, as a tool's pending entry does with
+#: outcome `"approved"` (`_checks.py`); its own word, so it is never read as a text held.
+SETTLED_OUTCOME: Final = "instructions_approved"
+#: The `reason` of that entry (a tool's says the same of its definition).
+_SETTLED_REASON: Final = (
+    "listed with its approved instructions again: the pending text left the queue"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,9 +169,12 @@ class Instructions(Room):
         """Check a server's instructions against the approved text, and write what a policy
         allows, in one transaction (what a guard calls at each `initialize`).
 
-        A first read without any lock answers approved instructions (no write, unless a text
-        waits that the server no longer sends: it leaves the queue). Otherwise, under the
-        server's lock: `pin_new` approves a first text, `pin_changed` replaces the approved
+        A first read without any lock answers approved instructions when nothing waits.
+        Otherwise, under the server's lock (read again there): the approved text while another
+        waits takes the waiting one out of the queue, with one audit entry (action `"check"`,
+        outcome `"instructions_approved"`, `name` `""`, the fingerprint listed, the waiting
+        one as the previous fingerprint, a reason), as a tool's pending entry leaves with
+        outcome `"approved"`; `pin_new` approves a first text, `pin_changed` replaces the approved
         one (each with `approver`, and an audit entry: action `"approve"`, outcome
         `"instructions"`, as a person's approval); anything else not approved waits in the queue
         (`pending_instructions`; `queue=False`: not written, for a store nobody reads). A
@@ -205,10 +216,7 @@ class Instructions(Room):
         stored_id = store_text(server_id)
         db = self._open()
         now = _stored(db, stored_id)
-        if now.fingerprint == value:
-            if now.pending_fingerprint is not None:
-                with db.writing(stored_id):
-                    db.run(_SETTLE, (stored_id,))
+        if now.fingerprint == value and now.pending_fingerprint is None:
             return InstructionsCheck("approved", value, now.approved, value)
         who = stored_approver(approver)
         at = time.time()
@@ -216,6 +224,9 @@ class Instructions(Room):
         with db.writing(stored_id):
             now = _stored(db, stored_id, locked=True)  # again, under the lock
             if now.fingerprint == value:
+                if now.pending_fingerprint is not None:
+                    # Read under the lock: of two guards settling at once, one writes this.
+                    _settle(db, stored_id, at, value, now.pending_fingerprint, protocol_version)
                 return InstructionsCheck("approved", value, now.approved, value)
             status: InstructionsStatus = "new" if now.fingerprint is None else "changed"
             if (pin_new and status == "new") or (pin_changed and status == "changed"):
@@ -355,6 +366,32 @@ class Instructions(Room):
         rows = self._open().fetch(sql + " ORDER BY server_id", args)
         found = (_pending(row) for row in rows)
         return tuple(item for item in found if item is not None)
+
+
+def _settle(
+    db: Database,
+    stored_id: str,
+    at: float,
+    value: str,
+    waiting: str,
+    protocol_version: str | None,
+) -> None:
+    """The approved text `value` listed again while `waiting` waited: the waiting text leaves
+    the queue, and one audit entry says so (in the caller's write transaction)."""
+    db.run(_SETTLE, (stored_id,))
+    row = _audit.audit_row(
+        at,
+        stored_id,
+        "",
+        "check",
+        outcome=SETTLED_OUTCOME,
+        fingerprint=value,
+        previous=waiting,
+        protocol_version=protocol_version,
+        reason=_SETTLED_REASON,
+    )
+    _audit.append(db, [row])
+    _feed.notify(db)
 
 
 def _bare(value: str) -> str:

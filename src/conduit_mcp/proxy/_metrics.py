@@ -126,13 +126,15 @@ class Metrics:
         """Count one tools/call of an authenticated caller by group, never by subject (issue
         32: bounded cardinality): once under each of its groups the policy names (`named`),
         or under `"other"` when it has none of those; `verdict` is `"allowed"` or
-        `"refused"`."""
+        `"refused"` (by the policy, or by the listener itself: a reused id, too many in
+        flight)."""
         series = self._by_group
         if series is None:
             series = self._by_group = Counter(
                 "conduit_mcp_proxy_caller_calls",
                 "tools/call requests of authenticated callers by group (the groups the policy "
-                "names, else other) and verdict (allowed, refused by the policy).",
+                "names, else other) and verdict (allowed; refused by the policy, or by the "
+                "session: a reused id, too many in flight).",
                 ["server_id", "group", "verdict"],
                 registry=self.registry,
             )

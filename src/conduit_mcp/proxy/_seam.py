@@ -974,6 +974,29 @@ def never_written(item: Any) -> bool:
     return type(item) is _marks.get("Unsent")
 
 
+def not_written(guarded_write: Any, request_id: Any) -> bool:
+    """Whether the request `request_id`, handed to `guarded_write` (the write side
+    `GuardSeam.wrap` returned), has not been written to the server, and the guard's answer
+    to it has not been read either: the connection's record of the requests handed to the
+    guard (`_Link.asked`, `_Asking`), cleared when one is written (`_Watch`) or answered
+    unsent (`_Told`). For a request whose session ends now: the server never got it.
+
+    Args:
+        guarded_write: the guarded write stream of the request's connection.
+        request_id: the request's id, as the client wrote it.
+
+    Returns:
+        `True` when the record says so; `False` otherwise, and whenever it cannot say (a
+        request past `_MAX_ASKED` noted, another stream): an audit then says the server may
+        have got the call, never that the proxy stopped one it did not stop.
+    """
+    link = getattr(guarded_write, "link", None)
+    if not isinstance(link, _Link):
+        return False
+    key = request_id if type(request_id) is int else answer_key(request_id)
+    return key in link.asked
+
+
 def server_wrote(item: Any) -> bool:
     """Whether `item`, from the read side of `GuardSeam.wrap`, is an error response the
     server wrote (passed on by the guard as sent, or cleaned), whatever its

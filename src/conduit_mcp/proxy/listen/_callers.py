@@ -10,7 +10,8 @@ messages, in a session and stateless alike:
   the message), never sent on (`refuse`);
 - a `tools/list` answer keeps only the tools the caller's policy allows (`answered`; after the
   guard, which decided what any client may see);
-- each `tools/call` answered, refused, or sent on and never answered is counted by group
+- each `tools/call` answered, refused (by the policy, or by the listener itself: a reused id,
+  too many in flight), or sent on and never answered is counted by group
   (`Metrics.caller_call`: the groups the policy names, else `other`; never by subject) and,
   with `--audit-calls`, recorded in the store's call audit (`_callaudit.CallAuditor`:
   subject, groups, tool, verdict, reason, the RFC 8785 SHA-256 digest of the arguments):
@@ -110,6 +111,16 @@ class CallerGate:
         self.record(message, caller, "refused", "policy_denied")
         return answer
 
+    def refused_here(self, message: dict[str, Any], caller: Caller, reason: str) -> None:
+        """A `tools/call` request `message` of `caller` the listener refused itself, never sent
+        on (a reused id, `request_id_in_use`; past the session's bound in flight,
+        `too_many_in_flight`): counted `refused` as a policy's refusal is (by group) and
+        audited `refused` with `reason`. Any other request is ignored."""
+        if message.get("method") != "tools/call":
+            return
+        self._count(caller, "refused")
+        self.record(message, caller, "refused", reason)
+
     def record(
         self, message: dict[str, Any], caller: Caller, verdict: str, reason: str | None = None
     ) -> None:
@@ -187,6 +198,20 @@ class CallerGate:
         if reason not in UNANSWERED_REASONS:
             raise ValueError(f"not a reason of an unanswered call: {reason!r}")
         self.ended(request, caller, "unanswered", reason)
+
+    def never_sent(self, request: dict[str, Any], caller: Caller, reason: str) -> None:
+        """A `tools/call` `request` the policy let `caller` make that was never written to the
+        server and will have no answer (its session ended, `reason` `session_closed`, while
+        the proxy listed the tools before it): counted (`allowed`) and audited `refused` with
+        `reason`, as a call the guard answered unsent (the server never got it); any other
+        request is ignored.
+
+        Raises:
+            ValueError: `reason` is not one of `UNANSWERED_REASONS`.
+        """
+        if reason not in UNANSWERED_REASONS:
+            raise ValueError(f"not a reason of a call never answered: {reason!r}")
+        self.ended(request, caller, "refused", reason)
 
     def ended(
         self, request: dict[str, Any], caller: Caller, verdict: str, reason: str | None

@@ -14,7 +14,11 @@ new policy version that changes what it would see, and keeps the call audit whol
   (the answer's own verdict: one the guard passed before it read the cancellation) or until
   the session ends or `CANCELLED_KEPT` newer cancellations push it out: then its row is
   `unanswered`, reason `cancelled`;
-- a tools/call still in flight when the session ends: `unanswered`, reason `session_closed`.
+- a tools/call still in flight when the session ends: `unanswered`, reason `session_closed`
+  (`cancelled` for one cancelled); one never written to the server (it waited for the
+  proxy's own tools/list, `GuardSeam.before_call`, or the guard had neither written nor
+  answered it: `_seam.not_written`): `refused` with that reason, as a call the guard
+  answered unsent (the server never got it).
 
 Spec: MCP 2025-11-25 basic "Requests"; basic/utilities/cancellation (the receiver of a
 cancelled request's late response MAY ignore it).
@@ -37,7 +41,7 @@ from mcp.types.jsonrpc import (
     jsonrpc_message_adapter,
 )
 
-from .._seam import answer_key, never_written, server_wrote
+from .._seam import answer_key, never_written, not_written, server_wrote
 from ._callers import CallerGate
 
 #: A session's requests in flight at once, at most (the guard's own table holds 4,096): past
@@ -64,16 +68,26 @@ class GatedSink:
         inner: the session's downstream write stream (`send(SessionMessage)`, `aclose()`).
         gate: the listener's `CallerGate`.
         caller: the session's caller (a request without one of its own is the session's).
+        guarded_write: the session's guarded write side (`GuardSeam.wrap`), whose record
+            tells a call handed to the guard and never written (`_seam.not_written`), or
+            `None` (every call handed on counts as written).
     """
 
-    def __init__(self, inner: Any, gate: CallerGate, caller: Any) -> None:
+    def __init__(
+        self, inner: Any, gate: CallerGate, caller: Any, guarded_write: Any = None
+    ) -> None:
         self._inner = inner
         self._gate = gate
         self._caller = caller
+        self._guarded_write = guarded_write
         #: the session's requests in flight, by `answer_key` (see `_Entry`)
         self._pending: dict[Any, _Entry] = {}
         #: cancelled requests not answered yet, by `answer_key`, oldest first
         self._cancelled: OrderedDict[Any, _Entry] = OrderedDict()
+        #: the tools/calls in flight not handed to the guard's write side yet (`writing`)
+        self._unwritten: set[Any] = set()
+        #: their ids as written, by `answer_key` (what `_seam.not_written` reads)
+        self._ids: dict[Any, Any] = {}
         self._loop = asyncio.get_running_loop()
         self._changes_send, self._changes = anyio.create_memory_object_stream[None](1)
         self.key = gate.sessions.opened(caller, self._changed)
@@ -117,7 +131,7 @@ class GatedSink:
             # Fail closed: sent on, the second request would take the first one's place (its
             # answer audited as the other's, or a call the server ran left unrecorded).
             await self._inner.send(InUse(id_in_use(message.id)))
-            self._gate.record(raw, caller, "refused", "request_id_in_use")
+            self._gate.refused_here(raw, caller, "request_id_in_use")
             return True
         refusal = self._gate.refuse(raw, caller) if watched else None
         if refusal is None and len(self._pending) >= MAX_WATCHED:
@@ -131,12 +145,22 @@ class GatedSink:
                     "session in flight; wait for their answers",
                 },
             }
-            self._gate.record(raw, caller, "refused", "too_many_in_flight")
+            self._gate.refused_here(raw, caller, "too_many_in_flight")
         if refusal is not None:
             await self._inner.send(SessionMessage(jsonrpc_message_adapter.validate_python(refusal)))
             return True
         self._pending[key] = (raw, caller) if watched else None
+        if message.method == "tools/call":
+            self._unwritten.add(key)
+            self._ids[key] = message.id
         return False
+
+    def writing(self, request_id: Any) -> None:
+        """The request `request_id` (after `refused` let it go on) is handed to the guard's
+        write side now: from here the guard's record says whether the server got it
+        (`_seam.not_written`). Before, a call whose session ends is `refused` (never
+        written)."""
+        self._unwritten.discard(answer_key(request_id))
 
     def reused(self, request_id: Any) -> bool:
         """Whether a request of the session with `request_id` is in flight, or a cancelled
@@ -156,10 +180,21 @@ class GatedSink:
             return
         self._cancelled[key] = self._pending.pop(key)
         if len(self._cancelled) > CANCELLED_KEPT:
-            self._unanswered(self._cancelled.popitem(last=False)[1], "cancelled")
+            self._unanswered(*self._cancelled.popitem(last=False), "cancelled")
 
-    def _unanswered(self, entry: _Entry, reason: str) -> None:
-        if entry is not None:  # counted as the stateless paths count theirs (`allowed`)
+    def _unanswered(self, key: Any, entry: _Entry, reason: str) -> None:
+        """A request that will have no answer: a call's row (`unanswered`, or `refused` when
+        it was never written to the server)."""
+        unwritten = key in self._unwritten
+        self._unwritten.discard(key)
+        request_id = self._ids.pop(key, None)
+        if entry is None:
+            return
+        if not unwritten and request_id is not None:  # handed to the guard: written since?
+            unwritten = not_written(self._guarded_write, request_id)
+        if unwritten:  # the server never got it: `refused`, as a call the guard answered unsent
+            self._gate.never_sent(entry[0], entry[1], reason)
+        else:  # counted as the stateless paths count theirs (`allowed`)
             self._gate.unanswered(entry[0], entry[1], reason)
 
     async def send(self, item: SessionMessage) -> None:
@@ -176,6 +211,8 @@ class GatedSink:
                 found = self._pending.pop(key)
             else:
                 found = self._cancelled.pop(key, None)
+            self._unwritten.discard(key)
+            self._ids.pop(key, None)
             if found is not None:
                 answer = message.model_dump(by_alias=True, exclude_none=True)
                 seen = self._gate.answered(
@@ -194,13 +231,14 @@ class GatedSink:
 
     def close(self) -> None:
         """The session ended: the rows of its calls never answered are written
-        (`unanswered`: `cancelled`, or `session_closed`). Idempotent."""
+        (`unanswered`: `cancelled`, or `session_closed`; a call never written: `refused`).
+        Idempotent."""
         cancelled, self._cancelled = self._cancelled, OrderedDict()
         pending, self._pending = self._pending, {}
-        for entry in cancelled.values():
-            self._unanswered(entry, "cancelled")
-        for entry in pending.values():
-            self._unanswered(entry, "session_closed")
+        for key, entry in cancelled.items():
+            self._unanswered(key, entry, "cancelled")
+        for key, entry in pending.items():
+            self._unanswered(key, entry, "session_closed")
         self._gate.sessions.closed(self.key)
         self._changes_send.close()
         self._changes.close()

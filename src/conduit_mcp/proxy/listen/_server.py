@@ -419,13 +419,13 @@ class Listener:
     async def _reused(self, send: Any, message: Any, scope: Any, session: _Session) -> None:
         """A session's POST of a request whose id a request of the session in flight has:
         answered -32600 Invalid Request at once (MCP basic "Requests": ids are not reused
-        within a session), never sent on, its row in the call audit (`refused`). Handed on,
+        within a session), never sent on, counted and in the call audit (`refused`). Handed on,
         its refusal would answer the first request's POST, and its own never come."""
         await _json(send, 200, id_in_use(message.id).model_dump(by_alias=True, exclude_none=True))
         caller = caller_of(scope) or session.caller
         if self.gate is not None and caller is not None and message.method == "tools/call":
             raw = message.model_dump(by_alias=True, exclude_none=True)
-            self.gate.record(raw, caller, "refused", "request_id_in_use")
+            self.gate.refused_here(raw, caller, "request_id_in_use")
 
     async def _checked(
         self, scope: Any, receive: Any, send: Any, raw: list[tuple[str, str]], post: bool
@@ -663,7 +663,7 @@ class Listener:
                             sink = TraceEnd(sink, tracing, session_id)
                         gated = None
                         if self.gate is not None and session.caller is not None:
-                            gated = GatedSink(sink, self.gate, session.caller)
+                            gated = GatedSink(sink, self.gate, session.caller, guarded_write)
                             sink = gated
                             tg.start_soon(gated.tell_changes)
 
@@ -992,6 +992,8 @@ async def _gated_and_sent(
             metadata = UpstreamMetadata(headers=forwarded or None, refusal=slot)
     try:
         await seam.before_call(message, guarded_write)
+        if gated is not None and isinstance(message, JSONRPCRequest):
+            gated.writing(message.id)  # from here the guard's record says if it was written
         await guarded_write.send(SessionMessage(message, metadata=metadata))
     except (anyio.ClosedResourceError, anyio.BrokenResourceError):
         return False
