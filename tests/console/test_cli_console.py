@@ -44,6 +44,7 @@ def test_the_console_refuses_a_missing_store_and_a_bad_address(tmp_path: Path) -
     missing = str(tmp_path / "nope.db")
     result = runner.invoke(app, ["console", "--pins", missing])
     assert result.exit_code == 2 and "no such pin store" in result.stderr
+    assert f"--pins {missing}:" in result.stderr  # the option the person typed, not --store
     assert not Path(missing).exists()
     result = runner.invoke(app, ["console", "--pins", missing, "--listen", "nowhere"])
     assert result.exit_code == 2 and "HOST:PORT" in " ".join(result.stderr.split())

@@ -182,3 +182,19 @@ def test_a_tool_without_arguments_says_so_in_its_input_schema_line(tmp_path: Pat
     lines = [line.strip() for line in out.splitlines()]
     assert code == 0
     assert lines.count("inputSchema: no properties") == 2
+
+
+def test_an_empty_or_absent_description_is_named_not_left_blank(tmp_path: Path) -> None:
+    """A fresh user read `description: ` with nothing after it as a display fault."""
+    store = tmp_path / "pins.db"
+    bare = {"type": "object"}
+    held(
+        store,
+        {"name": "empty", "description": "", "inputSchema": bare},
+        {"name": "absent", "inputSchema": bare},
+    )
+    code, out = run("pins", "pending", "--store", str(store))
+    lines = [line.strip() for line in out.splitlines()]
+    assert code == 0
+    said = sorted(line for line in lines if line.startswith("description:"))
+    assert said == ['description: "" (empty)', "description: (none)"]

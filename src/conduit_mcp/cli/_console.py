@@ -42,9 +42,10 @@ def _who() -> str:
     return f"{user}@{socket.gethostname()} (conduit-mcp console)"
 
 
-def _open(store: str, *, create: bool = False) -> PinStore:
-    """The store at `store`, or exit 2 with one line. `create`: a store that does not exist
-    is created (and a line on stderr says so, so a mistyped location shows)."""
+def _open(store: str, *, create: bool = False, option: str = "--store") -> PinStore:
+    """The store at `store`, or exit 2 with one line naming `option`, the option the person
+    typed it after. `create`: a store that does not exist is created (and a line on stderr
+    says so, so a mistyped location shows)."""
     where = redacted_location(store)
     try:
         return PinStore(store, create=False)
@@ -57,7 +58,7 @@ def _open(store: str, *, create: bool = False) -> PinStore:
                 fail(f"{where}: cannot create the pin store: {reason.replace(store, where)}")
             print(f"created the pin store {where}", file=sys.stderr)
             return created
-        fail(f"--store {where}: {NO_STORE}")
+        fail(f"{option} {where}: {NO_STORE}")
     except Exception as exc:  # sqlite3.Error, psycopg.Error, ImportError, ValueError
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         fail(f"{where}: cannot open the pin store: {reason.replace(store, where)}")
@@ -119,7 +120,7 @@ def console_command(
     if (tls_cert is None) != (tls_key is None):
         raise typer.BadParameter("give --tls-cert and --tls-key together", param_hint="--tls-cert")
     host, port = _listen(listen)
-    _open(pins).close()  # a missing or mistyped store is one line, before anything listens
+    _open(pins, option="--pins").close()  # a missing or mistyped store is one line, before anything listens
     try:
         from ..console import serve
     except ImportError:

@@ -666,7 +666,12 @@ def _new_tool_lines(row: dict[str, Any], stored: bool) -> list[str]:
     if row["title"] is not None:
         lines.append(f"title: {clipped(row['title'])}")
     description = row["description"]
-    said = clipped(description, _DESCRIPTION_CHARS) if isinstance(description, str) else "(none)"
+    if not isinstance(description, str):
+        said = "(none)"
+    elif description:
+        said = clipped(description, _DESCRIPTION_CHARS)
+    else:  # a line ending in "description: " reads as a display fault, not an empty text
+        said = '"" (empty)'
     lines += [f"description: {said}", f"inputSchema: {_schema_summary(row['input_schema'])}"]
     if row["output_schema"] is not None:
         lines.append(f"outputSchema: {_schema_summary(row['output_schema'])}")
