@@ -218,6 +218,9 @@ def test_review_approve_reject_and_follow_the_audit_live(scene: Any, tmp_path: P
     labels = [r for r in rows(driver, "#audit-table tbody tr") if "instructions" in r]
     assert sum("instructions held" in r for r in labels) == 2  # the two texts that waited
     assert sum("left the queue" in r for r in labels) == 1
+    # Beside the long reason, a usual tool name stays on one line ("get_weat|her" before).
+    lines = driver.execute_script(_LINES_OF, "#audit-table tbody td:nth-child(4)")
+    assert lines and all(n == 1 for _, n in lines), lines
     shot(driver, "instructions", tmp_path)
 
 

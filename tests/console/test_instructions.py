@@ -221,7 +221,7 @@ def test_account_changes_read_as_accounts_in_the_audit(client: TestClient) -> No
     ]
     page = client.get("/audit", params={"action": "account"}).text
     assert "<th>Tool</th><th>Account</th>" in page
-    cells = '<td class="free"></td><td class="free">alice</td><td class="free">tests</td>'
+    cells = '<td class="free name"></td><td class="free">alice</td><td class="free">tests</td>'
     assert cells in page  # no tool; the account; who
 
 
@@ -268,7 +268,7 @@ def test_a_held_text_that_left_the_queue_reads_as_such(client: TestClient, store
     assert page.count("instructions left the queue: approved again") == 1
     assert page.count("instructions held") == 2  # the store's two texts, as each started to wait
     cells = (
-        '<td class="free"></td><td class="free"></td><td class="free">-</td>'
+        '<td class="free name"></td><td class="free"></td><td class="free">-</td>'
         f'<td><code>{oracle(APPROVED).removeprefix("jcs-sha256:")[:16]}</code></td>'
         '<td class="free">listed with its approved instructions again: the pending text left'
         " the queue</td>"

@@ -120,7 +120,8 @@ def console_command(
     if (tls_cert is None) != (tls_key is None):
         raise typer.BadParameter("give --tls-cert and --tls-key together", param_hint="--tls-cert")
     host, port = _listen(listen)
-    _open(pins, option="--pins").close()  # a missing or mistyped store is one line, before anything listens
+    # A missing or mistyped store is one line, before anything listens.
+    _open(pins, option="--pins").close()
     try:
         from ..console import serve
     except ImportError:
