@@ -135,6 +135,10 @@ def test_bad_options_are_usage_errors_without_secrets(tmp_path: Path) -> None:
     done = _run_options(["--pins", url, "--", sys.executable, "-c", "pass"])
     assert done.returncode == 2
     assert b"hunter2" not in done.stderr and b"pins:***@" in done.stderr
+    missing = tmp_path / "no" / "such" / "folder"
+    done = _run_options(["--pins", str(missing / "pins.db"), "--", sys.executable, "-c", "pass"])
+    assert done.returncode == 2 and f"(no folder {missing}:".encode() in done.stderr
+    assert done.stderr.count(b"\n") == 1 and not missing.exists()
     done = _run_options(["--new", "sometimes", "--", sys.executable, "-c", "pass"])
     assert done.returncode == 2 and b"new must be one of" in done.stderr
     done = _run_options([])

@@ -126,6 +126,9 @@ def run(
         where = redacted(settings.pins or "")
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         reason = reason.replace(settings.pins or "", where)
+        folder = _missing_folder(settings.pins or "")
+        if folder is not None:  # sqlite says only "unable to open database file"
+            reason += f" (no folder {folder}: a sqlite store's folder must exist)"
         _fail(f"--pins {where}: cannot open the pin store: {reason}")
     if listen is not None:
         from .listen._auth import AuthConfigError
@@ -333,6 +336,15 @@ def _loop_options() -> dict[str, bool]:
     except ImportError:
         return {}
     return {"use_uvloop": True}
+
+
+def _missing_folder(location: str) -> str | None:
+    """The folder of a sqlite pin store path `location` when it does not exist, else `None`
+    (a `postgresql://` URL, or a folder that exists)."""
+    if not location or "://" in location:
+        return None
+    folder = Path(location).expanduser().parent
+    return None if folder.is_dir() else str(folder)
 
 
 def _fail(message: str) -> Any:
