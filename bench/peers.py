@@ -544,15 +544,16 @@ def _figures(c: Candidate) -> dict[str, Any]:
         out["calls"] = len(c.latencies)
         out["p50_us"] = round(statistics.median(c.latencies), 1)
         out["p90_us"] = round(_quantile(c.latencies, 0.9), 1)
-        # /proc counts CPU in clock ticks (10 ms): a --quick run may see none, not "0.0".
-        if c.measured and c.argv is not None and c.cpu_s > 0:
-            out["proxy_cpu_us_per_call"] = round(c.cpu_s / len(c.latencies) * 1e6, 1)
+        if c.measured and c.argv is not None:
+            # /proc counts CPU in clock ticks (10 ms): a --quick run may see none: None, not 0.0.
+            cpu = c.cpu_s / len(c.latencies) * 1e6
+            out["proxy_cpu_us_per_call"] = round(cpu, 1) if cpu > 0 else None
     if c.throughput:
         out["calls_per_s_in_flight"] = round(statistics.median(c.throughput))
         out["calls_per_s_rounds"] = [round(x) for x in c.throughput]
-        if c.in_flight_calls and c.measured and c.argv is not None and c.cpu_in_flight_s > 0:
+        if c.in_flight_calls and c.measured and c.argv is not None:
             cpu = c.cpu_in_flight_s / c.in_flight_calls * 1e6
-            out["proxy_cpu_us_per_call_in_flight"] = round(cpu, 1)
+            out["proxy_cpu_us_per_call_in_flight"] = round(cpu, 1) if cpu > 0 else None
     if c.connections:
         out["upstream_connections"] = sum(c.connections)
         out["upstream_requests"] = c.requests
@@ -744,7 +745,7 @@ def table(rows_: list[dict[str, Any]]) -> str:
             lines.append(
                 f"| {title} | {c['name']} | {c['role']} | {c.get('p50_us', '-')} | "
                 f"{c.get('p90_us', '-')} | {c.get('calls_per_s_in_flight', '-')} | "
-                f"{c.get('proxy_cpu_us_per_call', '-')} | {conns} |"
+                f"{c.get('proxy_cpu_us_per_call') or '-'} | {conns} |"
                 + (f" error: {c['error']}" if "error" in c else "")
             )
     lines.append("")
