@@ -29,7 +29,7 @@ import functools
 import itertools
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Final, Protocol
 
@@ -67,7 +67,7 @@ from mcp_types.version import (
 from pydantic_core import PydanticSerializationError
 
 from .._message import _is_message, null_id_answer, null_id_request
-from .._seam import GuardSeam, never_written, server_wrote
+from .._seam import GuardSeam, lists_first, never_written, server_wrote
 from .._settings import HttpUpstream
 from .._tracing import TraceStamp, TraceTap
 from ..stdio._child import child_upstream
@@ -136,8 +136,10 @@ class PerCaller(Protocol):
 
     def ended(self, verdict: str, reason: str | None) -> None:
         """The request ended without a JSON-RPC answer to read (an upstream's HTTP 401 or 403,
-        an answer the guard dropped, an upstream that failed): recorded with `verdict` and
-        `reason`."""
+        an answer the guard dropped, an upstream that failed; a call never written to the
+        server, `refused`, because its client left, `caller_gone`, or the listener stopped,
+        `session_closed`, while the proxy listed the tools before it): recorded with
+        `verdict` and `reason`."""
 
     def listening(self, tell: Callable[[], None]) -> Callable[[], None]:
         """A `subscriptions/listen` stream that asked for `toolsListChanged` is open: `tell()`
@@ -521,6 +523,7 @@ class ModernRouter:
             )
             ended = per_caller.listening(lambda: exchange.relate(notice))
         tracing = self.tracing
+        left = False  # the client left while the proxy listed the tools before its call
         try:
             if not self._ready.is_set():
                 await self._connect(tg)
@@ -528,20 +531,34 @@ class ModernRouter:
             if tracing is not None:  # current while the guard decides (its spans' parent)
                 token = _traced(tracing, message, upstream_id, headers)
             try:
-                await self.seam.before_call(request, self._write)
-                forwarded = True  # from here the server may get it: every end is audited
-                await self._forward(tg, request, headers)
+                if message.method == "tools/call" and lists_first(self.seam, params):
+                    # The proxy's own tools/list first: its client may leave meanwhile.
+                    listing = functools.partial(self.seam.before_call, request, self._write)
+                    _, left = await _unless_left(tg, listing, receive)
+                else:
+                    await self.seam.before_call(request, self._write)
+                if not left:  # a call whose client left is never written
+                    forwarded = True  # from here the server may get it: every end is audited
+                    await self._forward(tg, request, headers)
             finally:
                 if token is not None:
                     tracing.leave(token)
-            streaming, gone, timed_out = await _relay_related(
-                exchange, receive, send, accepts_sse, listen
-            )
+            if left:
+                gone = True
+            else:
+                streaming, gone, timed_out = await _relay_related(
+                    exchange, receive, send, accepts_sse, listen
+                )
         except BaseException:
             # Cancelled (the listener stopping) or failed with the call perhaps sent: its row
-            # (one the guard refused on the way counts as sent: the row says less was stopped).
-            if forwarded and per_caller is not None:
-                per_caller.unanswered("session_closed")
+            # (one the guard refused on the way counts as sent: the row says less was stopped);
+            # a call not handed to the guard yet (the proxy's own listing first) was never
+            # written: `refused`.
+            if per_caller is not None:
+                if forwarded:
+                    per_caller.unanswered("session_closed")
+                else:
+                    per_caller.ended("refused", "session_closed")
             raise
         finally:
             if tracing is not None:
@@ -551,7 +568,12 @@ class ModernRouter:
             still_waiting = self._waiting.pop(upstream_id, None) is not None
             exchange.send.close()
             exchange.receive.close()
-            if still_waiting and self._write is not None and (gone or exchange.answer is None):
+            if (
+                still_waiting
+                and forwarded
+                and self._write is not None
+                and (gone or exchange.answer is None)
+            ):
                 await self._cancel_upstream(upstream_id)
         answer = exchange.answer
         if answer is not None:
@@ -559,6 +581,8 @@ class ModernRouter:
         if per_caller is not None:
             if answer is not None:  # its own verdict, whether or not its client is still there
                 answer = per_caller.answer(answer, exchange.by_server, exchange.unsent)
+            elif left:  # never written to the server: the proxy stopped it
+                per_caller.ended("refused", "caller_gone")
             elif gone:
                 per_caller.unanswered("caller_gone")
             elif not listen:  # no answer by the time limit, or the server's connection ended
@@ -589,13 +613,39 @@ class ModernRouter:
         token = trace = None
         if tracing is not None:  # current while the guard decides (its spans' parent)
             token = _traced(tracing, value, upstream_id, headers)
+        gate = functools.partial(direct.gate, {**value, "id": upstream_id}, authorization, version)
+
+        async def abandoned(decided: tuple[str, Any]) -> None:
+            if decided[0] != "answer":  # passed, never POSTed: the guard stops waiting for it
+                await direct.forget(upstream_id)
+
+        left = False  # the client left while the proxy listed the tools before its call
         try:
-            action, request = await direct.gate(
-                {**value, "id": upstream_id}, authorization, version
-            )
+            if value.get("method") == "tools/call" and lists_first(self.seam, value.get("params")):
+                # The proxy's own tools/list first (its POSTs): its client may leave meanwhile.
+                decided, left = await _unless_left(tg, gate, receive, abandoned)
+            else:
+                decided = await gate()
+        except BaseException:
+            # Cancelled (the listener stopping) or failed before the POST: never written.
+            if per_caller is not None:
+                per_caller.ended("refused", "session_closed")
+            raise
         finally:
             if token is not None:
                 tracing.leave(token)
+        if decided is None or (left and decided[0] != "answer"):
+            # The client left first: the call is never POSTed (the guard, if it passed it,
+            # stops waiting for it: `abandoned`), and the proxy stopped it: `refused`.
+            if tracing is not None:
+                tracing.answered(upstream_id, "cancelled", scope=TRACE_SCOPE)
+            if decided is not None:
+                with anyio.CancelScope(shield=True):
+                    await abandoned(decided)
+            if per_caller is not None:
+                per_caller.ended("refused", "caller_gone")
+            return
+        action, request = decided
         assert request is not None
         if tracing is not None:
             trace = _trace_headers(tracing, action, request, upstream_id)
@@ -603,7 +653,8 @@ class ModernRouter:
             refusal = restore(request, upstream_id, client_id)
             if per_caller is not None:
                 refusal = per_caller.answer(refusal, unsent=True)
-            await write_json(send, 200, refusal)
+            if not left:
+                await write_json(send, 200, refusal)
             return
         listen = value.get("method") == "subscriptions/listen"
         stream = _EventStream(send, accepts_sse)
@@ -925,6 +976,73 @@ async def _relay_related(
             )
         watch.cancel_scope.cancel()
     return streaming, gone, timed_out
+
+
+async def _unless_left(
+    tg: anyio.abc.TaskGroup,
+    step: Callable[[], Awaitable[Any]],
+    receive: Any,
+    abandoned: Callable[[Any], Awaitable[None]] | None = None,
+) -> tuple[Any, bool]:
+    """`await step()` unless the request's client leaves first (`http.disconnect` on its ASGI
+    `receive`, its body read already). For a wait before a call is written to the server (the
+    proxy's own listing), which a client that left need not outlast.
+
+    The step runs in `tg` (the listener's): the client's leaving never cancels it half way (a
+    listing written, or POSTed on the pooled path, ends as it would have, its answer read by
+    the guard), it is only no longer waited for; then, and when the waiting task is cancelled,
+    `abandoned(its result)` runs once it ends (a step that failed is logged).
+
+    Returns:
+        `(the step's result, False)`; `(None, True)` when the client left first; `(the
+        step's result, True)` when it left as the step ended.
+
+    Raises:
+        What the step raised, while it was waited for.
+    """
+    done = anyio.Event()
+    outcome: list[tuple[bool, Any]] = []  # (ended without raising, its result or exception)
+    given_up = False
+    gone = False
+
+    async def run() -> None:
+        try:
+            outcome.append((True, await step()))
+        except Exception as exc:
+            outcome.append((False, exc))
+        done.set()
+        if not given_up:
+            return
+        ok, value = outcome[0]
+        if not ok:
+            logger.debug("a step no client waits for failed", exc_info=value)
+        elif abandoned is not None:
+            await abandoned(value)
+
+    tg.start_soon(run)
+    try:
+        async with anyio.create_task_group() as watch:
+
+            async def disconnected() -> None:
+                nonlocal gone
+                while (await receive())["type"] != "http.disconnect":
+                    pass
+                gone = True
+                watch.cancel_scope.cancel()
+
+            watch.start_soon(disconnected)
+            await done.wait()
+            watch.cancel_scope.cancel()
+    except BaseException:
+        given_up = not outcome
+        raise
+    if not outcome:  # the client left first
+        given_up = True
+        return None, True
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    return value, gone
 
 
 async def _answer(
