@@ -44,6 +44,8 @@ from mcp.shared.inbound import (
 )
 from mcp.shared.message import ClientMessageMetadata, SessionMessage
 from mcp.types.jsonrpc import (
+    HEADER_MISMATCH,
+    INVALID_PARAMS,
     INVALID_REQUEST,
     PARSE_ERROR,
     UNSUPPORTED_PROTOCOL_VERSION,
@@ -140,6 +142,12 @@ class PerCaller(Protocol):
         server, `refused`, because its client left, `caller_gone`, or the listener stopped,
         `session_closed`, while the proxy listed the tools before it): recorded with
         `verdict` and `reason`."""
+
+    def refused(self, reason: str) -> None:
+        """The proxy answered the request itself at the front, never sending it on (the SDK's
+        ladder rejected its headers or envelope, `ladder_reason`; the server behind speaks no
+        2026-07-28, `unsupported_protocol_version`): a call is counted and audited `refused`
+        with `reason`, as the listener's own refusals in a session are."""
 
     def listening(self, tell: Callable[[], None]) -> Callable[[], None]:
         """A `subscriptions/listen` stream that asked for `toolsListChanged` is open: `tell()`
@@ -414,6 +422,8 @@ class ModernRouter:
         if self.legacy is not None:
             rid = message.id if isinstance(message, JSONRPCRequest) else None
             requested = headers.get("mcp-protocol-version") or LATEST_MODERN_VERSION
+            if per_caller is not None and rid is not None:  # a call never sent on: its row
+                per_caller.refused("unsupported_protocol_version")
             await write_json(send, 400, unsupported_version(rid, requested, self.legacy))
             return
         if not isinstance(message, JSONRPCRequest):
@@ -429,6 +439,8 @@ class ModernRouter:
             return
         rejection = _check_headers(value, raw_headers, self.seam)
         if rejection is not None:
+            if per_caller is not None:  # a call never sent on: its row
+                per_caller.refused(ladder_reason(rejection.code))
             error = _error(message.id, rejection.code, rejection.message, rejection.data)
             await write_json(send, 400, error)
             return
@@ -471,6 +483,8 @@ class ModernRouter:
             return
         rejection = _check_headers(value, raw_headers, self.seam, headers)
         if rejection is not None:
+            if per_caller is not None:  # a call never sent on: its row
+                per_caller.refused(ladder_reason(rejection.code))
             error = _error(value["id"], rejection.code, rejection.message, rejection.data)
             await write_json(send, 400, error)
             return
@@ -1227,6 +1241,22 @@ def _traced_end(tracing: Any, upstream_id: str, answer: Any, gone: bool) -> None
 
 def _with_params(message: JSONRPCNotification, params: dict[str, Any]) -> JSONRPCNotification:
     return message.model_copy(update={"params": params})
+
+
+#: The call audit's reason for a request the SDK's ladder rejected, by its JSON-RPC error code
+#: (2026-07-28: HEADER_MISMATCH -32020, UNSUPPORTED_PROTOCOL_VERSION -32022; a missing
+#: `_meta` key, -32602); any other code: `invalid_request`.
+_LADDER_REASONS: Final = {
+    HEADER_MISMATCH: "header_mismatch",
+    UNSUPPORTED_PROTOCOL_VERSION: "unsupported_protocol_version",
+    INVALID_PARAMS: "invalid_params",
+}
+
+
+def ladder_reason(code: int) -> str:
+    """The call audit's reason (verdict `refused`) for a request the SDK's inbound ladder
+    rejected with the JSON-RPC error `code` (`_LADDER_REASONS`, else `invalid_request`)."""
+    return _LADDER_REASONS.get(code, "invalid_request")
 
 
 def _check_headers(
