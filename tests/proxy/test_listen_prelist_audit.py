@@ -76,12 +76,14 @@ class _Identified:
 
 class HoldingUpstream:
     """A raw ASGI Streamable HTTP server (2026-07-28): a client's tools/list is answered
-    (`echo`); the proxy's own (its id `conduit-mcp-list-...`) is held until its POST closes;
-    every tools/call is recorded and answered."""
+    (`echo`); the proxy's own (its id `conduit-mcp-list-...`) is held until its POST closes,
+    or until `released` (then answered with `ghost` listed too); every tools/call is
+    recorded and answered."""
 
     def __init__(self) -> None:
         self.held: list[str] = []  # the proxy's own listings, as they arrived
         self.called: list[str] = []
+        self.released = False
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -96,12 +98,26 @@ class HoldingUpstream:
         method, params = value.get("method"), value.get("params") or {}
         if method == "tools/list" and str(value["id"]).startswith("conduit-mcp-list-"):
             self.held.append(value["id"])
-            while (await receive())["type"] != "http.disconnect":
-                pass
+            gone = False
+            async with anyio.create_task_group() as held:
+
+                async def disconnected() -> None:
+                    nonlocal gone
+                    while (await receive())["type"] != "http.disconnect":
+                        pass
+                    gone = True
+                    held.cancel_scope.cancel()
+
+                held.start_soon(disconnected)
+                while not self.released:
+                    await anyio.sleep(0.02)
+                held.cancel_scope.cancel()
+            if not gone:
+                tools = [*TOOLS, {"name": "ghost", "inputSchema": {"type": "object"}}]
+                await _json(send, 200, _result(value["id"], _listing(tools)))
             return
         if method == "tools/list":
-            listing = {"tools": TOOLS, "ttlMs": 0, "cacheScope": "private"}  # 2026-07-28
-            await _json(send, 200, _result(value["id"], listing))
+            await _json(send, 200, _result(value["id"], _listing(TOOLS)))
             return
         if method == "tools/call":
             self.called.append(params.get("name"))
@@ -112,9 +128,16 @@ class HoldingUpstream:
         await send({"type": "http.response.body", "body": b""})
 
 
+def _listing(tools: list[dict[str, Any]]) -> dict[str, Any]:
+    """A 2026-07-28 tools/list result (its cache hints required)."""
+    return {"tools": tools, "ttlMs": 0, "cacheScope": "private"}
+
+
 async def _uvicorn(app: Any, tg: Any, port: int | None = None) -> tuple[int, Any]:
     """`app` on uvicorn with the listener's protocol on loopback `port` (default: a free
-    one), in `tg`: the port, and what stops it (its sockets closed, its connections ended)."""
+    one), in `tg`: the port, and what stops it (its sockets closed; a request still under way
+    after 0.2 s cancelled, as the proxy's `SHUTDOWN_GRACE` does: a call whose client left
+    waits for the proxy's own listing, held here, as it did before)."""
     import uvicorn
 
     from conduit_mcp.proxy.listen._protocol import http_protocol
@@ -129,6 +152,7 @@ async def _uvicorn(app: Any, tg: Any, port: int | None = None) -> tuple[int, Any
         http=http_protocol(),
         ws="none",
         lifespan="off",
+        timeout_graceful_shutdown=0.2,
     )
     server = uvicorn.Server(config)
     served = anyio.Event()
@@ -344,6 +368,29 @@ def test_on_the_pooled_post_path_a_call_whose_client_leaves_during_the_proxys_li
     final = _serving(tmp_path, upstream, test)
     assert seen[0] == final
     assert [row[:3] for row in final] == [("ghost", "refused", "caller_gone")]
+    assert upstream.called == []  # never POSTed
+
+
+def test_a_call_whose_client_left_is_not_sent_when_the_proxys_listing_ends(
+    tmp_path: Path,
+) -> None:
+    """The pooled POST path: the raw client hangs up during the proxy's own listing, which
+    then ends, listing `ghost` (the guard would now pass the call). The call is still never
+    POSTed (the request ends there; the guard stops waiting for it), its one row `refused`,
+    `caller_gone`, written when the client left."""
+    upstream = HoldingUpstream()
+    seen: list[list[Row]] = []
+
+    async def test(url: str, rows: Callable[[], list[Row]], listener: Listener) -> None:
+        await _raw_hangs_up_on_ghost(url, lambda: len(upstream.held) == 1)
+        seen.append(await _first_row(rows))
+        assert len(listener.budget) == 1  # the request waits for the listing, as before
+        upstream.released = True
+        await _until(lambda: len(listener.budget) == 0)  # the request ended
+        assert listener.seam.guard.tool_status("ghost") is not None  # listed
+
+    final = _serving(tmp_path, upstream, test)
+    assert seen[0] == final == [("ghost", "refused", "caller_gone", "7")]
     assert upstream.called == []  # never POSTed
 
 

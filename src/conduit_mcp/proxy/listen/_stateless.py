@@ -537,6 +537,14 @@ class ModernRouter:
             )
             ended = per_caller.listening(lambda: exchange.relate(notice))
         tracing = self.tracing
+        recorded = False  # the call's row is written (its client left before it was sent)
+
+        def caller_left() -> None:  # during the proxy's own listing: never to be sent
+            nonlocal recorded
+            recorded = True
+            if per_caller is not None:
+                per_caller.ended("refused", "caller_gone")
+
         left = False  # the client left while the proxy listed the tools before its call
         try:
             if not self._ready.is_set():
@@ -548,7 +556,7 @@ class ModernRouter:
                 if message.method == "tools/call" and lists_first(self.seam, params):
                     # The proxy's own tools/list first: its client may leave meanwhile.
                     listing = functools.partial(self.seam.before_call, request, self._write)
-                    _, left = await _unless_left(tg, listing, receive)
+                    _, left = await _unless_left(listing, receive, caller_left)
                 else:
                     await self.seam.before_call(request, self._write)
                 if not left:  # a call whose client left is never written
@@ -568,7 +576,7 @@ class ModernRouter:
             # (one the guard refused on the way counts as sent: the row says less was stopped);
             # a call not handed to the guard yet (the proxy's own listing first) was never
             # written: `refused`.
-            if per_caller is not None:
+            if per_caller is not None and not recorded:
                 if forwarded:
                     per_caller.unanswered("session_closed")
                 else:
@@ -595,8 +603,8 @@ class ModernRouter:
         if per_caller is not None:
             if answer is not None:  # its own verdict, whether or not its client is still there
                 answer = per_caller.answer(answer, exchange.by_server, exchange.unsent)
-            elif left:  # never written to the server: the proxy stopped it
-                per_caller.ended("refused", "caller_gone")
+            elif left:  # never written to the server: its row written when its client left
+                pass
             elif gone:
                 per_caller.unanswered("caller_gone")
             elif not listen:  # no answer by the time limit, or the server's connection ended
@@ -628,38 +636,36 @@ class ModernRouter:
         if tracing is not None:  # current while the guard decides (its spans' parent)
             token = _traced(tracing, value, upstream_id, headers)
         gate = functools.partial(direct.gate, {**value, "id": upstream_id}, authorization, version)
+        recorded = False  # the call's row is written (its client left before it was sent)
 
-        async def abandoned(decided: tuple[str, Any]) -> None:
-            if decided[0] != "answer":  # passed, never POSTed: the guard stops waiting for it
-                await direct.forget(upstream_id)
+        def caller_left() -> None:  # during the proxy's own listing: never to be POSTed
+            nonlocal recorded
+            recorded = True
+            if per_caller is not None:
+                per_caller.ended("refused", "caller_gone")
 
         left = False  # the client left while the proxy listed the tools before its call
         try:
             if value.get("method") == "tools/call" and lists_first(self.seam, value.get("params")):
                 # The proxy's own tools/list first (its POSTs): its client may leave meanwhile.
-                decided, left = await _unless_left(tg, gate, receive, abandoned)
+                (action, request), left = await _unless_left(gate, receive, caller_left)
             else:
-                decided = await gate()
+                action, request = await gate()
         except BaseException:
             # Cancelled (the listener stopping) or failed before the POST: never written.
-            if per_caller is not None:
+            if per_caller is not None and not recorded:
                 per_caller.ended("refused", "session_closed")
             raise
         finally:
             if token is not None:
                 tracing.leave(token)
-        if decided is None or (left and decided[0] != "answer"):
-            # The client left first: the call is never POSTed (the guard, if it passed it,
-            # stops waiting for it: `abandoned`), and the proxy stopped it: `refused`.
+        if left:  # never POSTed (its row written when its client left)
             if tracing is not None:
                 tracing.answered(upstream_id, "cancelled", scope=TRACE_SCOPE)
-            if decided is not None:
+            if action != "answer":  # the guard passed it: it stops waiting for it
                 with anyio.CancelScope(shield=True):
-                    await abandoned(decided)
-            if per_caller is not None:
-                per_caller.ended("refused", "caller_gone")
+                    await direct.forget(upstream_id)
             return
-        action, request = decided
         assert request is not None
         if tracing is not None:
             trace = _trace_headers(tracing, action, request, upstream_id)
@@ -667,8 +673,7 @@ class ModernRouter:
             refusal = restore(request, upstream_id, client_id)
             if per_caller is not None:
                 refusal = per_caller.answer(refusal, unsent=True)
-            if not left:
-                await write_json(send, 200, refusal)
+            await write_json(send, 200, refusal)
             return
         listen = value.get("method") == "subscriptions/listen"
         stream = _EventStream(send, accepts_sse)
@@ -993,70 +998,42 @@ async def _relay_related(
 
 
 async def _unless_left(
-    tg: anyio.abc.TaskGroup,
-    step: Callable[[], Awaitable[Any]],
-    receive: Any,
-    abandoned: Callable[[Any], Awaitable[None]] | None = None,
+    step: Callable[[], Awaitable[Any]], receive: Any, left: Callable[[], None]
 ) -> tuple[Any, bool]:
-    """`await step()` unless the request's client leaves first (`http.disconnect` on its ASGI
-    `receive`, its body read already). For a wait before a call is written to the server (the
-    proxy's own listing), which a client that left need not outlast.
-
-    The step runs in `tg` (the listener's): the client's leaving never cancels it half way (a
+    """`await step()` while the request's ASGI `receive` is watched for its client leaving
+    (`http.disconnect`, its body read already): `left()` is called the moment it leaves. For
+    a wait before a call is written to the server (the proxy's own listing): the call's row
+    is written then, and the call is never sent. The step itself goes on to its end (a
     listing written, or POSTed on the pooled path, ends as it would have, its answer read by
-    the guard), it is only no longer waited for; then, and when the waiting task is cancelled,
-    `abandoned(its result)` runs once it ends (a step that failed is logged).
+    the guard; the request holds its client's share until then, as before).
 
     Returns:
-        `(the step's result, False)`; `(None, True)` when the client left first; `(the
-        step's result, True)` when it left as the step ended.
+        `(the step's result, whether the client left)`.
 
     Raises:
-        What the step raised, while it was waited for.
+        What the step raised.
     """
-    done = anyio.Event()
-    outcome: list[tuple[bool, Any]] = []  # (ended without raising, its result or exception)
-    given_up = False
     gone = False
+    result: Any = None
+    failed: Exception | None = None
+    async with anyio.create_task_group() as watch:
 
-    async def run() -> None:
+        async def disconnected() -> None:
+            nonlocal gone
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            gone = True
+            left()
+
+        watch.start_soon(disconnected)
         try:
-            outcome.append((True, await step()))
-        except Exception as exc:
-            outcome.append((False, exc))
-        done.set()
-        if not given_up:
-            return
-        ok, value = outcome[0]
-        if not ok:
-            logger.debug("a step no client waits for failed", exc_info=value)
-        elif abandoned is not None:
-            await abandoned(value)
-
-    tg.start_soon(run)
-    try:
-        async with anyio.create_task_group() as watch:
-
-            async def disconnected() -> None:
-                nonlocal gone
-                while (await receive())["type"] != "http.disconnect":
-                    pass
-                gone = True
-                watch.cancel_scope.cancel()
-
-            watch.start_soon(disconnected)
-            await done.wait()
-            watch.cancel_scope.cancel()
-    except BaseException:
-        given_up = not outcome
-        raise
-    if not outcome:  # the client left first
-        given_up = True
-        return None, True
-    ok, value = outcome[0]
-    if not ok:
-        raise value
-    return value, gone
+            result = await step()
+        except Exception as exc:  # raised as the step raised it (not in an exception group)
+            failed = exc
+        watch.cancel_scope.cancel()
+    if failed is not None:
+        raise failed
+    return result, gone
 
 
 async def _answer(
