@@ -191,7 +191,8 @@ def test_a_client_that_closes_the_stream_cancels_the_request_upstream(tmp_path: 
     """2026-07-28: closing a request's response stream is its cancellation. The listener (in
     process, ASGI) sends the server `notifications/cancelled` naming the request as the
     server received it; the hostile server's `slow` tool never answers, so only the client's
-    leaving ends it."""
+    leaving ends it. A first call lists the tools (the proxy's own listing): a call whose
+    client leaves during that listing is never sent at all (`test_listen_prelist_audit.py`)."""
     from conduit_mcp.proxy import GuardSeam, GuardSettings
     from conduit_mcp.proxy.listen._server import Listener
     from tests.guard.conftest import Hostile
@@ -218,11 +219,12 @@ def test_a_client_that_closes_the_stream_cancels_the_request_upstream(tmp_path: 
     async def main() -> tuple[Any, Any]:
         async with anyio.create_task_group() as tg:
             await tg.start(listener.run)
+            echo = [*head, ("mcp-name", "echo")]
+            await _stateless(listener, echo, call(3, "echo", {"message": "first"}), [], False)
             slow = [*head, ("mcp-name", "slow")]
             left = await _stateless(listener, slow, call(1, "slow", {}), [], True)
             # One shared upstream, read in order: once this answer is back, the server has
             # read everything sent before it.
-            echo = [*head, ("mcp-name", "echo")]
             after = await _stateless(listener, echo, call(2, "echo", {"message": "m"}), [], False)
             tg.cancel_scope.cancel()
         return left, after

@@ -102,8 +102,9 @@ def pins_calls_command(
     """Show the call audit, oldest first: each `tools/call` a proxy with --audit-calls decided.
 
     One line per call: when (UTC); the verdict (passed; refused with its reason, the
-    policy's policy_denied or the guard's, or session_closed / cancelled for a call a session
-    ended before it was sent: never sent to the server; withheld with the guard's
+    policy's policy_denied or the guard's, or session_closed / cancelled / caller_gone for a
+    call a session ended or its client left before it was sent: never sent to the server;
+    withheld with the guard's
     reason: the server answered, the guard kept its answer from the client; unanswered with
     why, cancelled, caller_gone, timeout or session_closed: sent to the server, no answer
     reached the client; error: the server answered with an error, or the upstream failed,

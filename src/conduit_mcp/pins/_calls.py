@@ -59,7 +59,8 @@ class CallRecord:
         groups: the caller's groups.
         verdict: `"passed"` (sent on, answered); `"refused"` (answered by the proxy, never
             sent to the server: the policy or the guard, with `reason`; or never sent when
-            its session ended: `session_closed`, `cancelled`); `"withheld"` (sent
+            its session ended or its client left: `session_closed`, `cancelled`,
+            `caller_gone`); `"withheld"` (sent
             on, the server answered, and the guard kept that answer from the client: `reason`
             is the guard's reason code, such as `invalid_result`; `None` when it dropped the
             answer); `"unanswered"` (sent on, and no answer reached the client: `reason`

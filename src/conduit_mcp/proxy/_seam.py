@@ -974,6 +974,22 @@ def never_written(item: Any) -> bool:
     return type(item) is _marks.get("Unsent")
 
 
+def lists_first(seam: GuardSeam, params: Any) -> bool:
+    """Whether a `tools/call` with `params` names a tool the guard has never seen, so that the
+    proxy lists the tools itself before the guard decides on it (`GuardSeam.before_call`,
+    and the pooled POST path's `from_client`): a wait of up to `PRELIST_DEADLINE` seconds
+    with the call not written to the server, which its caller may leave meanwhile.
+
+    Args:
+        seam: the guard.
+        params: the call's `params`, as the client wrote them.
+
+    Returns:
+        `True` when a listing comes first; `False` otherwise (the guard decides at once).
+    """
+    return seam._must_prelist(params)
+
+
 def not_written(guarded_write: Any, request_id: Any) -> bool:
     """Whether the request `request_id`, handed to `guarded_write` (the write side
     `GuardSeam.wrap` returned), has not been written to the server, and the guard's answer

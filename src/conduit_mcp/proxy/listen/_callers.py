@@ -114,8 +114,11 @@ class CallerGate:
     def refused_here(self, message: dict[str, Any], caller: Caller, reason: str) -> None:
         """A `tools/call` request `message` of `caller` the listener refused itself, never sent
         on (a reused id, `request_id_in_use`; past the session's bound in flight,
-        `too_many_in_flight`): counted `refused` as a policy's refusal is (by group) and
-        audited `refused` with `reason`. Any other request is ignored."""
+        `too_many_in_flight`; on the stateless paths, headers or an envelope the SDK's ladder
+        rejects, `header_mismatch` and the others of `_stateless.ladder_reason`, or a server
+        that speaks no 2026-07-28, `unsupported_protocol_version`): counted `refused` as a
+        policy's refusal is (by group) and audited `refused` with `reason`. Any other
+        request is ignored."""
         if message.get("method") != "tools/call":
             return
         self._count(caller, "refused")

@@ -1032,6 +1032,10 @@ class _StatelessCaller:
         if self._request is not None:
             self._gate.ended(self._request, self._caller, verdict, reason)
 
+    def refused(self, reason: str) -> None:
+        if self._request is not None:
+            self._gate.refused_here(self._request, self._caller, reason)
+
     def listening(self, tell: Any) -> Any:
         loop = asyncio.get_running_loop()
 

@@ -29,7 +29,7 @@ import functools
 import itertools
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Final, Protocol
 
@@ -44,6 +44,8 @@ from mcp.shared.inbound import (
 )
 from mcp.shared.message import ClientMessageMetadata, SessionMessage
 from mcp.types.jsonrpc import (
+    HEADER_MISMATCH,
+    INVALID_PARAMS,
     INVALID_REQUEST,
     PARSE_ERROR,
     UNSUPPORTED_PROTOCOL_VERSION,
@@ -67,7 +69,7 @@ from mcp_types.version import (
 from pydantic_core import PydanticSerializationError
 
 from .._message import _is_message, null_id_answer, null_id_request
-from .._seam import GuardSeam, never_written, server_wrote
+from .._seam import GuardSeam, lists_first, never_written, server_wrote
 from .._settings import HttpUpstream
 from .._tracing import TraceStamp, TraceTap
 from ..stdio._child import child_upstream
@@ -136,8 +138,16 @@ class PerCaller(Protocol):
 
     def ended(self, verdict: str, reason: str | None) -> None:
         """The request ended without a JSON-RPC answer to read (an upstream's HTTP 401 or 403,
-        an answer the guard dropped, an upstream that failed): recorded with `verdict` and
-        `reason`."""
+        an answer the guard dropped, an upstream that failed; a call never written to the
+        server, `refused`, because its client left, `caller_gone`, or the listener stopped,
+        `session_closed`, while the proxy listed the tools before it): recorded with
+        `verdict` and `reason`."""
+
+    def refused(self, reason: str) -> None:
+        """The proxy answered the request itself at the front, never sending it on (the SDK's
+        ladder rejected its headers or envelope, `ladder_reason`; the server behind speaks no
+        2026-07-28, `unsupported_protocol_version`): a call is counted and audited `refused`
+        with `reason`, as the listener's own refusals in a session are."""
 
     def listening(self, tell: Callable[[], None]) -> Callable[[], None]:
         """A `subscriptions/listen` stream that asked for `toolsListChanged` is open: `tell()`
@@ -412,6 +422,8 @@ class ModernRouter:
         if self.legacy is not None:
             rid = message.id if isinstance(message, JSONRPCRequest) else None
             requested = headers.get("mcp-protocol-version") or LATEST_MODERN_VERSION
+            if per_caller is not None and rid is not None:  # a call never sent on: its row
+                per_caller.refused("unsupported_protocol_version")
             await write_json(send, 400, unsupported_version(rid, requested, self.legacy))
             return
         if not isinstance(message, JSONRPCRequest):
@@ -427,6 +439,8 @@ class ModernRouter:
             return
         rejection = _check_headers(value, raw_headers, self.seam)
         if rejection is not None:
+            if per_caller is not None:  # a call never sent on: its row
+                per_caller.refused(ladder_reason(rejection.code))
             error = _error(message.id, rejection.code, rejection.message, rejection.data)
             await write_json(send, 400, error)
             return
@@ -469,6 +483,8 @@ class ModernRouter:
             return
         rejection = _check_headers(value, raw_headers, self.seam, headers)
         if rejection is not None:
+            if per_caller is not None:  # a call never sent on: its row
+                per_caller.refused(ladder_reason(rejection.code))
             error = _error(value["id"], rejection.code, rejection.message, rejection.data)
             await write_json(send, 400, error)
             return
@@ -521,6 +537,15 @@ class ModernRouter:
             )
             ended = per_caller.listening(lambda: exchange.relate(notice))
         tracing = self.tracing
+        recorded = False  # the call's row is written (its client left before it was sent)
+
+        def caller_left() -> None:  # during the proxy's own listing: never to be sent
+            nonlocal recorded
+            recorded = True
+            if per_caller is not None:
+                per_caller.ended("refused", "caller_gone")
+
+        left = False  # the client left while the proxy listed the tools before its call
         try:
             if not self._ready.is_set():
                 await self._connect(tg)
@@ -528,20 +553,34 @@ class ModernRouter:
             if tracing is not None:  # current while the guard decides (its spans' parent)
                 token = _traced(tracing, message, upstream_id, headers)
             try:
-                await self.seam.before_call(request, self._write)
-                forwarded = True  # from here the server may get it: every end is audited
-                await self._forward(tg, request, headers)
+                if message.method == "tools/call" and lists_first(self.seam, params):
+                    # The proxy's own tools/list first: its client may leave meanwhile.
+                    listing = functools.partial(self.seam.before_call, request, self._write)
+                    _, left = await _unless_left(listing, receive, caller_left)
+                else:
+                    await self.seam.before_call(request, self._write)
+                if not left:  # a call whose client left is never written
+                    forwarded = True  # from here the server may get it: every end is audited
+                    await self._forward(tg, request, headers)
             finally:
                 if token is not None:
                     tracing.leave(token)
-            streaming, gone, timed_out = await _relay_related(
-                exchange, receive, send, accepts_sse, listen
-            )
+            if left:
+                gone = True
+            else:
+                streaming, gone, timed_out = await _relay_related(
+                    exchange, receive, send, accepts_sse, listen
+                )
         except BaseException:
             # Cancelled (the listener stopping) or failed with the call perhaps sent: its row
-            # (one the guard refused on the way counts as sent: the row says less was stopped).
-            if forwarded and per_caller is not None:
-                per_caller.unanswered("session_closed")
+            # (one the guard refused on the way counts as sent: the row says less was stopped);
+            # a call not handed to the guard yet (the proxy's own listing first) was never
+            # written: `refused`.
+            if per_caller is not None and not recorded:
+                if forwarded:
+                    per_caller.unanswered("session_closed")
+                else:
+                    per_caller.ended("refused", "session_closed")
             raise
         finally:
             if tracing is not None:
@@ -551,7 +590,12 @@ class ModernRouter:
             still_waiting = self._waiting.pop(upstream_id, None) is not None
             exchange.send.close()
             exchange.receive.close()
-            if still_waiting and self._write is not None and (gone or exchange.answer is None):
+            if (
+                still_waiting
+                and forwarded
+                and self._write is not None
+                and (gone or exchange.answer is None)
+            ):
                 await self._cancel_upstream(upstream_id)
         answer = exchange.answer
         if answer is not None:
@@ -559,6 +603,8 @@ class ModernRouter:
         if per_caller is not None:
             if answer is not None:  # its own verdict, whether or not its client is still there
                 answer = per_caller.answer(answer, exchange.by_server, exchange.unsent)
+            elif left:  # never written to the server: its row written when its client left
+                pass
             elif gone:
                 per_caller.unanswered("caller_gone")
             elif not listen:  # no answer by the time limit, or the server's connection ended
@@ -589,13 +635,37 @@ class ModernRouter:
         token = trace = None
         if tracing is not None:  # current while the guard decides (its spans' parent)
             token = _traced(tracing, value, upstream_id, headers)
+        gate = functools.partial(direct.gate, {**value, "id": upstream_id}, authorization, version)
+        recorded = False  # the call's row is written (its client left before it was sent)
+
+        def caller_left() -> None:  # during the proxy's own listing: never to be POSTed
+            nonlocal recorded
+            recorded = True
+            if per_caller is not None:
+                per_caller.ended("refused", "caller_gone")
+
+        left = False  # the client left while the proxy listed the tools before its call
         try:
-            action, request = await direct.gate(
-                {**value, "id": upstream_id}, authorization, version
-            )
+            if value.get("method") == "tools/call" and lists_first(self.seam, value.get("params")):
+                # The proxy's own tools/list first (its POSTs): its client may leave meanwhile.
+                (action, request), left = await _unless_left(gate, receive, caller_left)
+            else:
+                action, request = await gate()
+        except BaseException:
+            # Cancelled (the listener stopping) or failed before the POST: never written.
+            if per_caller is not None and not recorded:
+                per_caller.ended("refused", "session_closed")
+            raise
         finally:
             if token is not None:
                 tracing.leave(token)
+        if left:  # never POSTed (its row written when its client left)
+            if tracing is not None:
+                tracing.answered(upstream_id, "cancelled", scope=TRACE_SCOPE)
+            if action != "answer":  # the guard passed it: it stops waiting for it
+                with anyio.CancelScope(shield=True):
+                    await direct.forget(upstream_id)
+            return
         assert request is not None
         if tracing is not None:
             trace = _trace_headers(tracing, action, request, upstream_id)
@@ -927,6 +997,45 @@ async def _relay_related(
     return streaming, gone, timed_out
 
 
+async def _unless_left(
+    step: Callable[[], Awaitable[Any]], receive: Any, left: Callable[[], None]
+) -> tuple[Any, bool]:
+    """`await step()` while the request's ASGI `receive` is watched for its client leaving
+    (`http.disconnect`, its body read already): `left()` is called the moment it leaves. For
+    a wait before a call is written to the server (the proxy's own listing): the call's row
+    is written then, and the call is never sent. The step itself goes on to its end (a
+    listing written, or POSTed on the pooled path, ends as it would have, its answer read by
+    the guard; the request holds its client's share until then, as before).
+
+    Returns:
+        `(the step's result, whether the client left)`.
+
+    Raises:
+        What the step raised.
+    """
+    gone = False
+    result: Any = None
+    failed: Exception | None = None
+    async with anyio.create_task_group() as watch:
+
+        async def disconnected() -> None:
+            nonlocal gone
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            gone = True
+            left()
+
+        watch.start_soon(disconnected)
+        try:
+            result = await step()
+        except Exception as exc:  # raised as the step raised it (not in an exception group)
+            failed = exc
+        watch.cancel_scope.cancel()
+    if failed is not None:
+        raise failed
+    return result, gone
+
+
 async def _answer(
     send: Any,
     client_id: Any,
@@ -1109,6 +1218,22 @@ def _traced_end(tracing: Any, upstream_id: str, answer: Any, gone: bool) -> None
 
 def _with_params(message: JSONRPCNotification, params: dict[str, Any]) -> JSONRPCNotification:
     return message.model_copy(update={"params": params})
+
+
+#: The call audit's reason for a request the SDK's ladder rejected, by its JSON-RPC error code
+#: (2026-07-28: HEADER_MISMATCH -32020, UNSUPPORTED_PROTOCOL_VERSION -32022; a missing
+#: `_meta` key, -32602); any other code: `invalid_request`.
+_LADDER_REASONS: Final = {
+    HEADER_MISMATCH: "header_mismatch",
+    UNSUPPORTED_PROTOCOL_VERSION: "unsupported_protocol_version",
+    INVALID_PARAMS: "invalid_params",
+}
+
+
+def ladder_reason(code: int) -> str:
+    """The call audit's reason (verdict `refused`) for a request the SDK's inbound ladder
+    rejected with the JSON-RPC error `code` (`_LADDER_REASONS`, else `invalid_request`)."""
+    return _LADDER_REASONS.get(code, "invalid_request")
 
 
 def _check_headers(
