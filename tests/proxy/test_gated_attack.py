@@ -1,0 +1,255 @@
+"""A hostile review of the call audit's "never written" verdict (`GatedSink._unwritten`,
+`_seam.not_written`): a call the server received must never be audited `refused`, and each
+call a caller sent has exactly one row (docs/identity.md, the call audit: `refused` says the
+server never got the call; fail closed: when unsure, `unanswered`).
+
+Real parts: `GuardSeam.wrap` over memory streams (the test plays the client and the server:
+`test_forged_refusal._Wired`), the real `GatedSink` in front of it, `CallerGate`,
+`CallAuditor`, a sqlite `PinStore` (rows read back as an auditor reads them). The session's
+pump (`_server._pump_down_to_up`, `_pump.pump`) is played by the test, in the order the
+listener runs it: `GatedSink.refused`, `before_call`, `GatedSink.writing`, the guarded write;
+the read side's items handed to `GatedSink.send` when the test reads them (the server ->
+client pump may lag: its client does not read its answers).
+
+Oracle: what the server received (the messages the guard wrote, as the test reads them) and
+who answered what, as each test arranges it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp.shared.message import SessionMessage
+from mcp.types.jsonrpc import jsonrpc_message_adapter
+
+from conduit_mcp.client import Tool
+from conduit_mcp.pins import PinStore
+from conduit_mcp.proxy import GuardSettings
+from conduit_mcp.proxy._seam import GuardSeam
+
+from .test_forged_refusal import CHANGED, ECHO, PING, _Wired
+from .test_gated_audit import FLOOD_POLICY, _Client
+
+#: A tool whose argument check runs in a worker thread (`pattern`: not linear, `_checks`).
+CHECKED: dict[str, Any] = {
+    "name": "checked",
+    "inputSchema": {"type": "object", "properties": {"a": {"type": "string", "pattern": "^x"}}},
+}
+RESULT = {"content": [{"type": "text", "text": "ran"}]}
+
+
+def _message(message: dict[str, Any]) -> Any:
+    return jsonrpc_message_adapter.validate_python(message)
+
+
+def _call(request_id: Any, tool: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+    params = {"name": tool, "arguments": arguments or {}}
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+
+def _cancel(request_id: Any) -> dict[str, Any]:
+    params = {"requestId": request_id}
+    return {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params}
+
+
+class _Session:
+    """One `--listen` session's client side as its pump hands it on: the real `GatedSink`
+    over the guarded pair (`_Wired`), the test playing the client, the server and the pace
+    of the server -> client pump."""
+
+    def __init__(self, seam: GuardSeam, wired: _Wired, sink: Any) -> None:
+        self.seam = seam
+        self.wired = wired
+        self.sink = sink
+
+    async def client_sends(self, message: dict[str, Any]) -> bool:
+        """`_gated_and_sent` for one client message: `True` when it was handed to the guard."""
+        item = SessionMessage(_message(message))
+        if "id" in message:
+            if await self.sink.refused(item.message, None):
+                return False
+        else:
+            self.sink.cancelled(item.message)
+        await self.seam.before_call(item.message, self.wired.write)
+        if "id" in message:
+            self.sink.writing(item.message.id)
+        await self.wired.write.send(item)
+        return True
+
+    async def pump_one(self) -> None:
+        """`_pump.pump`: the next item of the guarded read side, to the client."""
+        item = await self.wired.read.receive()
+        await self.sink.send(self.seam.explain(item))
+
+
+def _run(
+    tmp_path: Path,
+    script: Callable[[_Session], Awaitable[None]],
+    monkeypatch: pytest.MonkeyPatch,
+    **patches: int,
+) -> tuple[list[Any], list[Any]]:
+    """`script(session)` in a session of caller alice (group ops: every tool) over a guard
+    that approved ping and checked, and blocks echo (listed changed); the session closed:
+    what the client got, and the rows read back (tool, verdict, reason, request id)."""
+    from conduit_mcp.policy import Caller, Policy
+    from conduit_mcp.proxy._access import Access
+    from conduit_mcp.proxy._callaudit import CallAuditor
+    from conduit_mcp.proxy.listen import _gated
+    from conduit_mcp.proxy.listen._callers import CallerGate
+
+    for name, value in patches.items():
+        monkeypatch.setattr(_gated, name, value)
+    policy = Policy.parse(FLOOD_POLICY.replace("flood/*", "s/*"), "allow", version=1)
+    store_path = tmp_path / "pins.db"
+    with PinStore(str(store_path)) as pins:
+        for raw in (PING, ECHO, CHECKED):
+            pins.approve("s", Tool.from_wire("s", raw), approver="alice")
+    with PinStore(str(store_path)) as store:
+        auditor = CallAuditor(store, "s", interval=3600)  # written at close
+
+        async def main() -> list[Any]:
+            seam = GuardSeam(GuardSettings("s", pins=str(store_path), held_dir=tmp_path / "h"))
+            try:
+                wired = _Wired(seam)
+                await wired.initialized()
+                await wired.send({"jsonrpc": "2.0", "id": "list", "method": "tools/list"})
+                await wired.written()
+                tools = [PING, CHANGED, CHECKED]
+                await wired.answer({"jsonrpc": "2.0", "id": "list", "result": {"tools": tools}})
+                await wired.read.receive()
+                assert seam.guard.tool_status("echo") == "blocked"
+                gate = CallerGate(Access.fixed("s", policy), auditor=auditor)
+                client = _Client()
+                sink = _gated.GatedSink(
+                    client, gate, Caller("alice", frozenset({"ops"})), wired.write
+                )
+                await script(_Session(seam, wired, sink))
+                sink.close()
+                wired.close()
+                return client.sent
+            finally:
+                seam.close()
+
+        sent = anyio.run(main)
+        auditor.close()
+        rows = [(r.tool, r.verdict, r.reason, r.request_id) for r in store.calls_since(0)]
+    return sent, rows
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BROKEN: GatedSink takes a stale guard refusal for the answer of the call that "
+    "reused its id: the ping the server ran is audited withheld (tool_blocked)",
+)
+def test_a_stale_guard_refusal_is_not_the_row_of_a_written_call_reusing_its_id(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hostile caller whose session's server -> client pump lags (it does not read its
+    answers): call 1 (echo, blocked) is refused by the guard, its refusal waiting on the read
+    side; the caller cancels it, and one more cancellation lets its id go (`CANCELLED_KEPT`,
+    1 here for 256): its row is written then, `refused` (`cancelled`: never written). It
+    reuses id 1 for a call of ping that the guard writes: the server got it and answers it.
+    Then the pump reads on.
+
+    Expected: one row per call, call 1 `refused` (its guard's refusal), the ping `passed`
+    with the server's answer (the server ran it and the client got its result). The stale
+    refusal of call 1 must not be taken for the ping's answer.
+
+    Found: the ping's row is `withheld`, reason `tool_blocked` (call 1's refusal, taken as
+    its answer: `GatedSink.send` pairs any answer with the id in flight), and the server's
+    real answer reaches the client after it, unaudited: two answers to id 1."""
+    written: list[dict[str, Any]] = []
+
+    async def script(session: _Session) -> None:
+        wired = session.wired
+        assert await session.client_sends(_call(1, "echo"))  # refused by the guard, unread
+        for request_id in (2, 3):
+            assert await session.client_sends(_call(request_id, "ping"))
+            written.append(await wired.written())
+        for request_id in (1, 2, 3):  # 1 and 2 let go past CANCELLED_KEPT
+            assert await session.client_sends(_cancel(request_id))
+            written.append(await wired.written())  # the guard passes each cancellation on
+        assert await session.client_sends(_call(1, "ping"))  # the id reused
+        written.append(await wired.written())
+        await session.pump_one()  # the stale refusal of the first call 1
+        await wired.answer({"jsonrpc": "2.0", "id": 1, "result": RESULT})
+        await session.pump_one()  # the server's answer to the ping 1
+
+    sent, rows = _run(tmp_path, script, monkeypatch, CANCELLED_KEPT=1)
+    assert sent[-1] == {"jsonrpc": "2.0", "id": 1, "result": RESULT}  # the client got it
+    pings = [m for m in written if m.get("method") == "tools/call"]
+    assert [(m["id"], m["params"]["name"]) for m in pings] == [
+        (2, "ping"),
+        (3, "ping"),
+        (1, "ping"),
+    ]
+    assert sorted(rows) == [
+        ("echo", "refused", "cancelled", "1"),
+        ("ping", "passed", None, "1"),
+        ("ping", "unanswered", "cancelled", "2"),
+        ("ping", "unanswered", "cancelled", "3"),
+    ]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BROKEN: a call the guard is still checking takes a stale guard refusal of its id "
+    "(_Link.asked) for its own: audited refused (tool_blocked), then written to the server",
+)
+def test_a_stale_guard_refusal_never_makes_a_call_the_server_gets_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same lagging pump, the id reused by a call of `checked`, whose argument check runs
+    in a worker thread (held here until the stale refusal is read: a check that takes its
+    time). The stale refusal of the first call 1 is read while the second is handed to the
+    guard and not written yet (`_Link.asked` holds its id): `_Told` marks it `Unsent`, the
+    gate audits the second call `refused`. Then the check ends and the guard writes the call:
+    the server gets a call audited "the server never got this call".
+
+    Expected: the call the server got and answered is `passed`; never `refused`."""
+    from conduit_mcp.guard import _checks
+
+    written: list[dict[str, Any]] = []
+    release: list[anyio.Event] = []
+
+    async def held(fn: Callable[[], Any], seconds: float) -> Any:
+        await release[0].wait()
+        return fn()
+
+    monkeypatch.setattr(_checks, "run_bounded", held)
+
+    async def script(session: _Session) -> None:
+        release.append(anyio.Event())
+        wired = session.wired
+        assert await session.client_sends(_call(1, "echo"))  # refused by the guard, unread
+        for request_id in (2, 3):
+            assert await session.client_sends(_call(request_id, "ping"))
+            written.append(await wired.written())
+        for request_id in (1, 2, 3):  # 1 and 2 let go past CANCELLED_KEPT
+            assert await session.client_sends(_cancel(request_id))
+            written.append(await wired.written())
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(session.client_sends, _call(1, "checked", {"a": "xy"}))
+            await anyio.wait_all_tasks_blocked()  # in its argument check
+            await session.pump_one()  # the stale refusal of the first call 1
+            release[0].set()
+        written.append(await wired.written())
+        await wired.answer({"jsonrpc": "2.0", "id": 1, "result": RESULT})
+        await session.pump_one()  # the server's answer to `checked`
+
+    _sent, rows = _run(tmp_path, script, monkeypatch, CANCELLED_KEPT=1)
+    calls = [m for m in written if m.get("method") == "tools/call"]
+    assert [(m["id"], m["params"]["name"]) for m in calls][-1] == (
+        1,
+        "checked",
+    )  # the server got it
+    assert sorted(rows) == [
+        ("checked", "passed", None, "1"),
+        ("echo", "refused", "cancelled", "1"),
+        ("ping", "unanswered", "cancelled", "2"),
+        ("ping", "unanswered", "cancelled", "3"),
+    ]
