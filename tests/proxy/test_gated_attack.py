@@ -253,3 +253,148 @@ def test_a_stale_guard_refusal_never_makes_a_call_the_server_gets_refused(
         ("ping", "unanswered", "cancelled", "2"),
         ("ping", "unanswered", "cancelled", "3"),
     ]
+
+
+def test_look_alike_ids_of_a_written_call_never_make_it_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Call 1 (ping) is written: the server got it and never answers. The caller then sends
+    calls whose ids the SDK and the guard read as 1 (`"1"`, `" 1"`, `"+1"`, `"01"`, the
+    Arabic-Indic digit one), each refused at once as an id in use (never handed to the guard,
+    so none puts 1 back in `_Link.asked`), and a cancellation sent before its call (it names
+    nothing). A huge integer id and a 5,000-digit string id (past `int()`'s limit: a string
+    for the SDK and the guard) are written too. The session ends: the written calls are
+    `unanswered` (the server got them), never `refused`."""
+    huge = 10**40
+    digits = "9" * 5000
+    written: list[Any] = []
+
+    async def script(session: _Session) -> None:
+        wired = session.wired
+        assert await session.client_sends(_cancel(1))  # before its call: names nothing
+        written.append(await wired.written())
+        for request_id in (1, huge, digits):
+            assert await session.client_sends(_call(request_id, "ping"))
+            written.append(await wired.written())
+        for look_alike in ("1", " 1", "+1", "01", "\u0661"):
+            assert not await session.client_sends(_call(look_alike, "ping"))
+
+    sent, rows = _run(tmp_path, script, monkeypatch)
+    assert [m["id"] for m in written if m.get("method") == "tools/call"] == [1, huge, digits]
+    assert [(m["id"], m["error"]["code"]) for m in sent] == [
+        ("1", -32600),
+        (" 1", -32600),
+        ("+1", -32600),
+        ("01", -32600),
+        ("\u0661", -32600),
+    ]
+    assert sorted((verdict, reason, request_id) for _, verdict, reason, request_id in rows) == [
+        ("refused", "request_id_in_use", " 1"),
+        ("refused", "request_id_in_use", "+1"),
+        ("refused", "request_id_in_use", "01"),
+        ("refused", "request_id_in_use", "1"),
+        ("refused", "request_id_in_use", "\u0661"),
+        ("unanswered", "session_closed", "1"),
+        ("unanswered", "session_closed", str(huge)),
+        ("unanswered", "session_closed", digits[:64]),  # the audit keeps 64 characters
+    ]
+
+
+def test_a_call_in_its_argument_check_when_the_session_ends_is_refused_and_never_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The session ends while the guard checks a call's arguments in a worker thread (handed
+    to the guard, not written: `_Link.asked`). The listener closes the sink, then cancels the
+    pump (`_server._session`: no await between): the row is `refused`, `session_closed`, and
+    the call is never written, even once the check would have passed."""
+    from conduit_mcp.guard import _checks
+
+    release: list[anyio.Event] = []
+    checking: list[bool] = []
+
+    async def held(fn: Callable[[], Any], seconds: float) -> Any:
+        checking.append(True)
+        await release[0].wait()
+        return fn()
+
+    monkeypatch.setattr(_checks, "run_bounded", held)
+
+    async def script(session: _Session) -> None:
+        release.append(anyio.Event())
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(session.client_sends, _call(4, "checked", {"a": "xy"}))
+            await anyio.wait_all_tasks_blocked()
+            assert checking == [True]  # in its argument check
+            session.sink.close()  # the session's end, as `_session` orders it
+            tg.cancel_scope.cancel()
+        release[0].set()
+        with anyio.move_on_after(0.2):
+            extra = await session.wired.written()
+            raise AssertionError(f"written after the session ended: {extra}")
+
+    _, rows = _run(tmp_path, script, monkeypatch)
+    assert rows == [("checked", "refused", "session_closed", "4")]
+
+
+def test_guard_refusals_unread_at_the_end_and_past_the_asked_bound_fail_closed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Calls the guard refused (echo, blocked) whose refusals the lagging pump has not read
+    when the session ends: never written, so `refused` (`session_closed`); past the bound of
+    `_Link.asked` (`_MAX_ASKED`, 2 here for 4,096) the oldest is forgotten and its record
+    cannot say: `unanswered` (fail closed), never the other way round. A ping written
+    meanwhile stays `unanswered`."""
+    from conduit_mcp.proxy import _seam
+
+    monkeypatch.setattr(_seam, "_MAX_ASKED", 2)
+    written: list[Any] = []
+
+    async def script(session: _Session) -> None:
+        for request_id in (1, 2):
+            assert await session.client_sends(_call(request_id, "echo"))
+        assert await session.client_sends(_call(3, "ping"))
+        written.append(await session.wired.written())
+        assert await session.client_sends(_call(4, "echo"))  # 1 forgotten: past the bound
+
+    _, rows = _run(tmp_path, script, monkeypatch)
+    assert [m["id"] for m in written] == [3]
+    assert sorted(rows, key=lambda row: row[3]) == [
+        ("echo", "unanswered", "session_closed", "1"),
+        ("echo", "refused", "session_closed", "2"),
+        ("ping", "unanswered", "session_closed", "3"),
+        ("echo", "refused", "session_closed", "4"),
+    ]
+
+
+def test_a_server_answering_a_call_before_it_is_written_does_not_make_it_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hostile server answers call 7 (`ghost`, a tool the guard has not seen) while the
+    call waits for the proxy's own listing, which the server holds back: a result, then an
+    error, both with id 7, then a notice (so the test knows they were read). The guard drops
+    both (no request 7 written); the session ends while the call still waits: `refused`,
+    `session_closed`, and the server never got the call."""
+    written: list[Any] = []
+
+    async def script(session: _Session) -> None:
+        wired = session.wired
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(session.client_sends, _call(7, "ghost"))
+            listing = await wired.written()
+            assert str(listing["id"]).startswith("conduit-mcp-list-")
+            await wired.answer({"jsonrpc": "2.0", "id": 7, "result": RESULT})
+            error = {"code": -32000, "message": "ran it", "data": {"reason": "x"}}
+            await wired.answer({"jsonrpc": "2.0", "id": 7, "error": error})
+            notice = {"jsonrpc": "2.0", "method": "notifications/message"}
+            notice["params"] = {"level": "info", "data": "x"}
+            await wired.answer(notice)
+            await session.pump_one()  # the notice: the answers before it were dropped
+            session.sink.close()
+            tg.cancel_scope.cancel()
+        with anyio.move_on_after(0.2):
+            written.append(await wired.written())
+
+    sent, rows = _run(tmp_path, script, monkeypatch)
+    assert [m.get("method") for m in sent] == ["notifications/message"]
+    assert written == []
+    assert rows == [("ghost", "refused", "session_closed", "7")]
