@@ -398,3 +398,170 @@ def test_a_server_answering_a_call_before_it_is_written_does_not_make_it_written
     assert [m.get("method") for m in sent] == ["notifications/message"]
     assert written == []
     assert rows == [("ghost", "refused", "session_closed", "7")]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BROKEN: the server's stdout ends right after it answers the proxy's own listing: "
+    "the sink is closed (call refused) before the pump's cancellation reaches the client "
+    "pump, which then writes the call to the server",
+)
+def test_a_call_written_after_its_session_closed_the_sink_is_never_refused(
+    tmp_path: Path,
+) -> None:
+    """A hostile stdio server (`_child`'s real pipe reader and writer): the client calls
+    `ghost`, a tool the guard has not seen; the proxy lists the tools itself. The server
+    answers that listing (ghost in it) and closes its stdout at once, keeping its stdin
+    open; the session's server -> client pump is busy meanwhile (its client reads slowly),
+    so when it reads on, the listing's answer and the end of stdout are both there
+    (`_ServerReader.receive` returns them without waiting). The session's structure is
+    `_server._session`'s: the pump ends, `GatedSink.close` writes the rows of the calls in
+    flight, then the task group is cancelled. The client pump, woken by the listing's answer
+    in the same step, is not cancelled before it runs on (anyio leaves a task whose wait has
+    completed to run), so it writes the call to the server's stdin.
+
+    Expected: a call the server received is never `refused`. Found: its row is `refused`,
+    `session_closed`, and the server read the call from its stdin."""
+    import json
+    import os
+
+    from conduit_mcp.policy import Caller, Policy
+    from conduit_mcp.proxy._access import Access
+    from conduit_mcp.proxy._callaudit import CallAuditor
+    from conduit_mcp.proxy._pump import pump
+    from conduit_mcp.proxy.listen._callers import CallerGate
+    from conduit_mcp.proxy.listen._gated import GatedSink
+    from conduit_mcp.proxy.listen._lean import Inbox
+    from conduit_mcp.proxy.listen._server import _pump_down_to_up, _Related
+    from conduit_mcp.proxy.stdio._child import _ServerReader, _ServerWriter
+
+    ghost = {"name": "ghost", "inputSchema": {"type": "object"}}
+    policy = Policy.parse(FLOOD_POLICY.replace("flood/*", "s/*"), "allow", version=1)
+    store_path = tmp_path / "pins.db"
+    with PinStore(str(store_path)) as pins:
+        for raw in (PING, ghost):
+            pins.approve("s", Tool.from_wire("s", raw), approver="alice")
+    to_proxy_r, to_proxy_w = os.pipe()  # the server's stdout
+    from_proxy_r, from_proxy_w = os.pipe()  # the server's stdin
+    os.set_blocking(from_proxy_r, False)
+    received: list[dict[str, Any]] = []
+    stdin = bytearray()
+    stdout_closed: list[bool] = []
+
+    def server_reads() -> list[dict[str, Any]]:
+        """The lines the proxy wrote to the server's stdin since the last read."""
+        try:
+            while chunk := os.read(from_proxy_r, 65536):
+                stdin.extend(chunk)
+        except BlockingIOError:
+            pass
+        lines = stdin.split(b"\n")
+        stdin[:] = lines.pop()
+        new = [json.loads(line) for line in lines if line.strip()]
+        received.extend(new)
+        return new
+
+    async def server_got(method: str) -> dict[str, Any]:
+        with anyio.fail_after(5):
+            while True:
+                for message in server_reads():
+                    if message.get("method") == method:
+                        return message
+                await anyio.sleep(0.01)
+
+    def server_writes(message: dict[str, Any]) -> None:
+        os.write(to_proxy_w, json.dumps(message).encode() + b"\n")
+
+    class SlowClient(_Client):
+        """The session's client: reads its answers once `reading` is set."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.reading = anyio.Event()
+
+        async def send(self, item: Any) -> None:
+            await self.reading.wait()
+            await super().send(item)
+
+    with PinStore(str(store_path)) as store:
+        auditor = CallAuditor(store, "s", interval=3600)
+
+        async def main() -> None:
+            loop = __import__("asyncio").get_running_loop()
+            seam = GuardSeam(GuardSettings("s", pins=str(store_path), held_dir=tmp_path / "h"))
+            reader = _ServerReader(loop, to_proxy_r)
+            writer = _ServerWriter(loop, from_proxy_w)
+            try:
+                guarded_read, guarded_write = seam.wrap(reader, writer, transport="stdio")
+                init = {"protocolVersion": "2025-06-18", "capabilities": {}}
+                init["clientInfo"] = {"name": "t", "version": "1"}
+                message = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}
+                await guarded_write.send(SessionMessage(_message(message)))
+                await server_got("initialize")
+                result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}}
+                result["serverInfo"] = {"name": "hostile", "version": "1"}
+                server_writes({"jsonrpc": "2.0", "id": 0, "result": result})
+                await guarded_read.receive()
+                listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+                await guarded_write.send(SessionMessage(_message(listing)))
+                await server_got("tools/list")
+                server_writes({"jsonrpc": "2.0", "id": 1, "result": {"tools": [PING]}})
+                await guarded_read.receive()
+                assert seam.guard.tool_status("ghost") is None
+
+                gate = CallerGate(Access.fixed("s", policy), auditor=auditor)
+                client = SlowClient()
+                gated = GatedSink(client, gate, Caller("alice", frozenset({"ops"})), guarded_write)
+                inbox = Inbox(16)
+
+                async def hostile_server() -> None:
+                    notice = {"jsonrpc": "2.0", "method": "notifications/message"}
+                    notice["params"] = {"level": "info", "data": "x"}
+                    server_writes(notice)  # the pump hands it to the slow client: busy
+                    await inbox.send(SessionMessage(_message(_call(9, "ghost"))))
+                    own = await server_got("tools/list")  # the proxy's own listing
+                    tools = {"tools": [PING, ghost]}
+                    server_writes({"jsonrpc": "2.0", "id": own["id"], "result": tools})
+                    os.close(to_proxy_w)  # stdout ends; stdin still read
+                    stdout_closed.append(True)
+                    with anyio.fail_after(5):
+                        while not reader._ended:
+                            await anyio.sleep(0.01)
+                    client.reading.set()  # the pump reads on
+
+                async with anyio.create_task_group() as outer:
+                    outer.start_soon(hostile_server)
+                    # `_server._session`, as it runs a session's two pumps:
+                    async with anyio.create_task_group() as tg:
+
+                        async def upward() -> None:
+                            await _pump_down_to_up(
+                                inbox, guarded_write, _Related(), "stdio", None, seam, None, gated
+                            )
+                            tg.cancel_scope.cancel()
+
+                        tg.start_soon(upward)
+                        try:
+                            await pump(guarded_read, gated, seam)  # type: ignore[arg-type]
+                        finally:
+                            gated.close()
+                        tg.cancel_scope.cancel()
+                await anyio.sleep(0.05)
+                server_reads()
+            finally:
+                writer.close()
+                reader.close()
+                reader.release()
+                seam.close()
+
+        try:
+            anyio.run(main)
+        finally:
+            os.close(from_proxy_r)  # the reader and writer closed the proxy's ends
+            if not stdout_closed:
+                os.close(to_proxy_w)
+        auditor.close()
+        rows = [(r.tool, r.verdict, r.reason, r.request_id) for r in store.calls_since(0)]
+    calls = [m["params"]["name"] for m in received if m.get("method") == "tools/call"]
+    assert calls == ["ghost"]  # the server got the call
+    assert rows == [("ghost", "unanswered", "session_closed", "9")]
