@@ -400,30 +400,100 @@ def test_a_server_answering_a_call_before_it_is_written_does_not_make_it_written
     assert rows == [("ghost", "refused", "session_closed", "7")]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BROKEN: the server's stdout ends right after it answers the proxy's own listing: "
-    "the sink is closed (call refused) before the pump's cancellation reaches the client "
-    "pump, which then writes the call to the server",
-)
-def test_a_call_written_after_its_session_closed_the_sink_is_never_refused(
-    tmp_path: Path,
-) -> None:
-    """A hostile stdio server (`_child`'s real pipe reader and writer): the client calls
-    `ghost`, a tool the guard has not seen; the proxy lists the tools itself. The server
-    answers that listing (ghost in it) and closes its stdout at once, keeping its stdin
-    open; the session's server -> client pump is busy meanwhile (its client reads slowly),
-    so when it reads on, the listing's answer and the end of stdout are both there
-    (`_ServerReader.receive` returns them without waiting). The session's structure is
-    `_server._session`'s: the pump ends, `GatedSink.close` writes the rows of the calls in
-    flight, then the task group is cancelled. The client pump, woken by the listing's answer
-    in the same step, is not cancelled before it runs on (anyio leaves a task whose wait has
-    completed to run), so it writes the call to the server's stdin.
+class _Stdio:
+    """A hostile stdio server on the other ends of `_child`'s real pipe reader and writer:
+    what the proxy wrote to its stdin (`reads`, `got`), lines it writes to its stdout
+    (`writes`), its stdout closed (`end`)."""
 
-    Expected: a call the server received is never `refused`. Found: its row is `refused`,
-    `session_closed`, and the server read the call from its stdin."""
-    import json
-    import os
+    def __init__(self) -> None:
+        import os
+
+        self.to_proxy_r, self.to_proxy_w = os.pipe()  # the server's stdout
+        self.from_proxy_r, self.from_proxy_w = os.pipe()  # the server's stdin
+        os.set_blocking(self.from_proxy_r, False)
+        self.received: list[dict[str, Any]] = []
+        self._stdin = bytearray()
+        self.ended = False
+
+    def reads(self) -> list[dict[str, Any]]:
+        """The lines the proxy wrote to the server's stdin since the last read."""
+        import json
+        import os
+
+        try:
+            while chunk := os.read(self.from_proxy_r, 65536):
+                self._stdin.extend(chunk)
+        except BlockingIOError:
+            pass
+        lines = self._stdin.split(b"\n")
+        self._stdin[:] = lines.pop()
+        new = [json.loads(line) for line in lines if line.strip()]
+        self.received.extend(new)
+        return new
+
+    async def got(self, method: str) -> dict[str, Any]:
+        with anyio.fail_after(5):
+            while True:
+                for message in self.reads():
+                    if message.get("method") == method:
+                        return message
+                await anyio.sleep(0.01)
+
+    def writes(self, message: dict[str, Any]) -> None:
+        import json
+        import os
+
+        os.write(self.to_proxy_w, json.dumps(message).encode() + b"\n")
+
+    def end(self) -> None:
+        """The server closes its stdout (its stdin still read)."""
+        import os
+
+        os.close(self.to_proxy_w)
+        self.ended = True
+
+    def close(self) -> None:
+        """The test's own ends (the proxy's reader and writer close theirs), what the proxy
+        wrote read first."""
+        import os
+
+        self.reads()
+        os.close(self.from_proxy_r)
+        if not self.ended:
+            os.close(self.to_proxy_w)
+
+    def calls(self) -> list[tuple[Any, str]]:
+        """The tools/calls the server read from its stdin (once closed): (id, tool)."""
+        return [
+            (m["id"], m["params"]["name"]) for m in self.received if m.get("method") == "tools/call"
+        ]
+
+
+class _SlowClient(_Client):
+    """The session's client: takes its messages once `reading` is set (until then the
+    session's server -> client pump waits on it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reading = anyio.Event()
+
+    async def send(self, item: Any) -> None:
+        await self.reading.wait()
+        await super().send(item)
+
+
+GHOST: dict[str, Any] = {"name": "ghost", "inputSchema": {"type": "object"}}
+
+
+def _stdio_session(
+    tmp_path: Path, server: _Stdio, hostile: Callable[..., Awaitable[None]]
+) -> list[Any]:
+    """One `--listen` session of caller alice over a stdio server (`_child`'s real pipe reader
+    and writer), run as `_server._session` runs its two pumps (`_pump_down_to_up` and
+    `_pump.pump`, the sink closed when the latter ends, then the task group cancelled),
+    while `hostile(server, inbox, client, reader)` plays the server and the client's inbox.
+    The server listed ping (ghost is approved but not listed yet). The rows read back."""
+    import asyncio
 
     from conduit_mcp.policy import Caller, Policy
     from conduit_mcp.proxy._access import Access
@@ -435,102 +505,43 @@ def test_a_call_written_after_its_session_closed_the_sink_is_never_refused(
     from conduit_mcp.proxy.listen._server import _pump_down_to_up, _Related
     from conduit_mcp.proxy.stdio._child import _ServerReader, _ServerWriter
 
-    ghost = {"name": "ghost", "inputSchema": {"type": "object"}}
     policy = Policy.parse(FLOOD_POLICY.replace("flood/*", "s/*"), "allow", version=1)
     store_path = tmp_path / "pins.db"
     with PinStore(str(store_path)) as pins:
-        for raw in (PING, ghost):
+        for raw in (PING, GHOST):
             pins.approve("s", Tool.from_wire("s", raw), approver="alice")
-    to_proxy_r, to_proxy_w = os.pipe()  # the server's stdout
-    from_proxy_r, from_proxy_w = os.pipe()  # the server's stdin
-    os.set_blocking(from_proxy_r, False)
-    received: list[dict[str, Any]] = []
-    stdin = bytearray()
-    stdout_closed: list[bool] = []
-
-    def server_reads() -> list[dict[str, Any]]:
-        """The lines the proxy wrote to the server's stdin since the last read."""
-        try:
-            while chunk := os.read(from_proxy_r, 65536):
-                stdin.extend(chunk)
-        except BlockingIOError:
-            pass
-        lines = stdin.split(b"\n")
-        stdin[:] = lines.pop()
-        new = [json.loads(line) for line in lines if line.strip()]
-        received.extend(new)
-        return new
-
-    async def server_got(method: str) -> dict[str, Any]:
-        with anyio.fail_after(5):
-            while True:
-                for message in server_reads():
-                    if message.get("method") == method:
-                        return message
-                await anyio.sleep(0.01)
-
-    def server_writes(message: dict[str, Any]) -> None:
-        os.write(to_proxy_w, json.dumps(message).encode() + b"\n")
-
-    class SlowClient(_Client):
-        """The session's client: reads its answers once `reading` is set."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.reading = anyio.Event()
-
-        async def send(self, item: Any) -> None:
-            await self.reading.wait()
-            await super().send(item)
-
     with PinStore(str(store_path)) as store:
         auditor = CallAuditor(store, "s", interval=3600)
 
         async def main() -> None:
-            loop = __import__("asyncio").get_running_loop()
+            loop = asyncio.get_running_loop()
             seam = GuardSeam(GuardSettings("s", pins=str(store_path), held_dir=tmp_path / "h"))
-            reader = _ServerReader(loop, to_proxy_r)
-            writer = _ServerWriter(loop, from_proxy_w)
+            reader = _ServerReader(loop, server.to_proxy_r)
+            writer = _ServerWriter(loop, server.from_proxy_w)
             try:
                 guarded_read, guarded_write = seam.wrap(reader, writer, transport="stdio")
                 init = {"protocolVersion": "2025-06-18", "capabilities": {}}
                 init["clientInfo"] = {"name": "t", "version": "1"}
                 message = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}
                 await guarded_write.send(SessionMessage(_message(message)))
-                await server_got("initialize")
+                await server.got("initialize")
                 result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}}
                 result["serverInfo"] = {"name": "hostile", "version": "1"}
-                server_writes({"jsonrpc": "2.0", "id": 0, "result": result})
+                server.writes({"jsonrpc": "2.0", "id": 0, "result": result})
                 await guarded_read.receive()
                 listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
                 await guarded_write.send(SessionMessage(_message(listing)))
-                await server_got("tools/list")
-                server_writes({"jsonrpc": "2.0", "id": 1, "result": {"tools": [PING]}})
+                await server.got("tools/list")
+                server.writes({"jsonrpc": "2.0", "id": 1, "result": {"tools": [PING]}})
                 await guarded_read.receive()
                 assert seam.guard.tool_status("ghost") is None
 
                 gate = CallerGate(Access.fixed("s", policy), auditor=auditor)
-                client = SlowClient()
+                client = _SlowClient()
                 gated = GatedSink(client, gate, Caller("alice", frozenset({"ops"})), guarded_write)
                 inbox = Inbox(16)
-
-                async def hostile_server() -> None:
-                    notice = {"jsonrpc": "2.0", "method": "notifications/message"}
-                    notice["params"] = {"level": "info", "data": "x"}
-                    server_writes(notice)  # the pump hands it to the slow client: busy
-                    await inbox.send(SessionMessage(_message(_call(9, "ghost"))))
-                    own = await server_got("tools/list")  # the proxy's own listing
-                    tools = {"tools": [PING, ghost]}
-                    server_writes({"jsonrpc": "2.0", "id": own["id"], "result": tools})
-                    os.close(to_proxy_w)  # stdout ends; stdin still read
-                    stdout_closed.append(True)
-                    with anyio.fail_after(5):
-                        while not reader._ended:
-                            await anyio.sleep(0.01)
-                    client.reading.set()  # the pump reads on
-
                 async with anyio.create_task_group() as outer:
-                    outer.start_soon(hostile_server)
+                    outer.start_soon(hostile, server, inbox, client, reader)
                     # `_server._session`, as it runs a session's two pumps:
                     async with anyio.create_task_group() as tg:
 
@@ -546,22 +557,94 @@ def test_a_call_written_after_its_session_closed_the_sink_is_never_refused(
                         finally:
                             gated.close()
                         tg.cancel_scope.cancel()
-                await anyio.sleep(0.05)
-                server_reads()
+                await anyio.sleep(0.05)  # what was written reaches the pipe
             finally:
                 writer.close()
-                reader.close()
                 reader.release()
                 seam.close()
 
         try:
             anyio.run(main)
         finally:
-            os.close(from_proxy_r)  # the reader and writer closed the proxy's ends
-            if not stdout_closed:
-                os.close(to_proxy_w)
+            server.close()
         auditor.close()
-        rows = [(r.tool, r.verdict, r.reason, r.request_id) for r in store.calls_since(0)]
-    calls = [m["params"]["name"] for m in received if m.get("method") == "tools/call"]
-    assert calls == ["ghost"]  # the server got the call
+        return [(r.tool, r.verdict, r.reason, r.request_id) for r in store.calls_since(0)]
+
+
+NOTICE: dict[str, Any] = {
+    "jsonrpc": "2.0",
+    "method": "notifications/message",
+    "params": {"level": "info", "data": "x"},
+}
+
+
+async def _stdout_ended(reader: Any) -> None:
+    """Until the proxy's pipe reader has read the end of the server's stdout."""
+    with anyio.fail_after(5):
+        while not reader._ended:
+            await anyio.sleep(0.01)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BROKEN: the server's stdout ends right after it answers the proxy's own listing: "
+    "the sink is closed (call refused) before the pump's cancellation reaches the client "
+    "pump, which then writes the call to the server",
+)
+def test_a_call_written_after_its_session_closed_the_sink_is_never_refused(
+    tmp_path: Path,
+) -> None:
+    """A hostile stdio server: the client calls `ghost`, a tool the guard has not seen; the
+    proxy lists the tools itself. The server answers that listing (ghost in it) and closes
+    its stdout at once, keeping its stdin open; the session's server -> client pump is busy
+    meanwhile (its client reads slowly), so when it reads on, the listing's answer and the
+    end of stdout are both there (`_ServerReader.receive` returns them without waiting). The
+    pump ends, `GatedSink.close` writes the rows of the calls in flight, then the task group
+    is cancelled; but the client pump, woken by the listing's answer in the same step, is not
+    cancelled before it runs on (anyio leaves a task whose wait has completed to run), and
+    writes the call to the server's stdin.
+
+    Expected: a call the server received is never `refused`. Found: its row is `refused`,
+    `session_closed`, and the server read the call from its stdin."""
+
+    async def hostile(server: _Stdio, inbox: Any, client: _SlowClient, reader: Any) -> None:
+        server.writes(NOTICE)  # the pump hands it to the slow client: busy
+        await inbox.send(SessionMessage(_message(_call(9, "ghost"))))
+        own = await server.got("tools/list")  # the proxy's own listing
+        server.writes({"jsonrpc": "2.0", "id": own["id"], "result": {"tools": [PING, GHOST]}})
+        server.end()
+        await _stdout_ended(reader)
+        client.reading.set()  # the pump reads on
+
+    server = _Stdio()
+    rows = _stdio_session(tmp_path, server, hostile)
+    assert server.calls() == [(9, "ghost")]  # the server got the call
     assert rows == [("ghost", "unanswered", "session_closed", "9")]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BROKEN: a call taken from the inbox in the step the session's pump ended is "
+    "written to the server after GatedSink.close: no row at all",
+)
+def test_a_call_sent_as_the_session_ends_has_its_row(tmp_path: Path) -> None:
+    """The same race without the listing: the server's stdout has ended while the session's
+    server -> client pump waits on its slow client; in one step the client reads on and a
+    call of ping (a tool the guard knows) reaches the session's inbox. The pump ends first:
+    `GatedSink.close` writes the rows of the calls in flight (none yet); then the client pump,
+    whose wait had completed, runs on before its cancellation: the call is noted in the closed
+    sink and written to the server's stdin.
+
+    Expected: every tools/call a caller sent leaves exactly one row. Found: none."""
+
+    async def hostile(server: _Stdio, inbox: Any, client: _SlowClient, reader: Any) -> None:
+        server.writes(NOTICE)  # the pump hands it to the slow client: busy
+        server.end()
+        await _stdout_ended(reader)
+        client.reading.set()  # the pump reads on, then ends (stdout ended) ...
+        await inbox.send(SessionMessage(_message(_call(5, "ping"))))  # ... same step
+
+    server = _Stdio()
+    rows = _stdio_session(tmp_path, server, hostile)
+    assert server.calls() == [(5, "ping")]  # the server got the call
+    assert rows == [("ping", "unanswered", "session_closed", "5")]
