@@ -498,7 +498,8 @@ def _stdio_session(
 ) -> list[Any]:
     """One `--listen` session of caller alice over a stdio server (`_child`'s real pipe reader
     and writer), run as `_server._session` runs its two pumps (`_pump_down_to_up` and
-    `_pump.pump`, the sink closed when the latter ends, then the task group cancelled),
+    `_pump.pump`; when the latter ends the task group is cancelled, and the sink closed once
+    neither pump runs: before, the sink was closed first, then the group cancelled),
     while `hostile(server, inbox, client, reader)` plays the server and the client's inbox.
     The server listed ping (ghost is approved but not listed yet). The rows read back."""
     import asyncio
@@ -550,21 +551,29 @@ def _stdio_session(
                 inbox = Inbox(16)
                 async with anyio.create_task_group() as outer:
                     outer.start_soon(hostile, server, inbox, client, reader)
-                    # `_server._session`, as it runs a session's two pumps:
-                    async with anyio.create_task_group() as tg:
+                    # `_server._session`, as it runs a session's two pumps (the sink
+                    # closed once neither runs):
+                    try:
+                        async with anyio.create_task_group() as tg:
 
-                        async def upward() -> None:
-                            await _pump_down_to_up(
-                                inbox, guarded_write, _Related(), "stdio", None, seam, None, gated
-                            )
-                            tg.cancel_scope.cancel()
+                            async def upward() -> None:
+                                await _pump_down_to_up(
+                                    inbox,
+                                    guarded_write,
+                                    _Related(),
+                                    "stdio",
+                                    None,
+                                    seam,
+                                    None,
+                                    gated,
+                                )
+                                tg.cancel_scope.cancel()
 
-                        tg.start_soon(upward)
-                        try:
+                            tg.start_soon(upward)
                             await pump(guarded_read, gated, seam)  # type: ignore[arg-type]
-                        finally:
-                            gated.close()
-                        tg.cancel_scope.cancel()
+                            tg.cancel_scope.cancel()
+                    finally:
+                        gated.close()
                 await anyio.sleep(0.05)  # what was written reaches the pipe
             finally:
                 writer.close()
@@ -593,12 +602,6 @@ async def _stdout_ended(reader: Any) -> None:
             await anyio.sleep(0.01)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BROKEN: the server's stdout ends right after it answers the proxy's own listing: "
-    "the sink is closed (call refused) before the pump's cancellation reaches the client "
-    "pump, which then writes the call to the server",
-)
 def test_a_call_written_after_its_session_closed_the_sink_is_never_refused(
     tmp_path: Path,
 ) -> None:
@@ -607,12 +610,12 @@ def test_a_call_written_after_its_session_closed_the_sink_is_never_refused(
     its stdout at once, keeping its stdin open; the session's server -> client pump is busy
     meanwhile (its client reads slowly), so when it reads on, the listing's answer and the
     end of stdout are both there (`_ServerReader.receive` returns them without waiting). The
-    pump ends, `GatedSink.close` writes the rows of the calls in flight, then the task group
-    is cancelled; but the client pump, woken by the listing's answer in the same step, is not
-    cancelled before it runs on (anyio leaves a task whose wait has completed to run), and
-    writes the call to the server's stdin.
+    pump ends and the task group is cancelled; but the client pump, woken by the listing's
+    answer in the same step, is not cancelled before it runs on (anyio leaves a task whose
+    wait has completed to run), and writes the call to the server's stdin.
 
-    Expected: a call the server received is never `refused`. Found: its row is `refused`,
+    Expected: a call the server received is never `refused`. Found before the fix (the sink
+    was closed as the pump ended, before the client pump ran on): `refused`,
     `session_closed`, and the server read the call from its stdin."""
 
     async def hostile(server: _Stdio, inbox: Any, client: _SlowClient, reader: Any) -> None:
@@ -630,20 +633,15 @@ def test_a_call_written_after_its_session_closed_the_sink_is_never_refused(
     assert rows == [("ghost", "unanswered", "session_closed", "9")]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BROKEN: a call taken from the inbox in the step the session's pump ended is "
-    "written to the server after GatedSink.close: no row at all",
-)
 def test_a_call_sent_as_the_session_ends_has_its_row(tmp_path: Path) -> None:
     """The same race without the listing: the server's stdout has ended while the session's
     server -> client pump waits on its slow client; in one step the client reads on and a
-    call of ping (a tool the guard knows) reaches the session's inbox. The pump ends first:
-    `GatedSink.close` writes the rows of the calls in flight (none yet); then the client pump,
-    whose wait had completed, runs on before its cancellation: the call is noted in the closed
-    sink and written to the server's stdin.
+    call of ping (a tool the guard knows) reaches the session's inbox. The pump ends first;
+    the client pump, whose wait had completed, runs on before its cancellation and writes the
+    call to the server's stdin.
 
-    Expected: every tools/call a caller sent leaves exactly one row. Found: none."""
+    Expected: every tools/call a caller sent leaves exactly one row. Found before the fix
+    (the sink was closed as the pump ended, the call then noted in the closed sink): none."""
 
     async def hostile(server: _Stdio, inbox: Any, client: _SlowClient, reader: Any) -> None:
         server.writes(NOTICE)  # the pump hands it to the slow client: busy
