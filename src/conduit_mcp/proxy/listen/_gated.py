@@ -9,7 +9,10 @@ new policy version that changes what it would see, and keeps the call audit whol
   the SDK match a response to it), whatever its method, so an answer is never paired with
   another request's call; a request reusing such an id is answered Invalid Request at once,
   never sent on (MCP basic "Requests": an id MUST NOT have been used before by the requestor
-  in the same session), and its row says so (`refused`, `request_id_in_use`);
+  in the same session), and its row says so (`refused`, `request_id_in_use`); so is one
+  reusing the id of a request handed to the guard and neither written nor answered yet
+  (`_seam.not_written`: a cancelled call let go whose guard's refusal is still on its way,
+  which would be taken for the new call's answer);
 - a tools/call the client cancels keeps its id (and its row's subject) until its answer comes
   (the answer's own verdict: one the guard passed before it read the cancellation) or until
   the session ends or `CANCELLED_KEPT` newer cancellations push it out: then its row is
@@ -120,14 +123,18 @@ class GatedSink:
     async def refused(self, message: JSONRPCRequest, caller: Any) -> bool:
         """Whether the gate answered the client's request `message` (sent by `caller`, else
         the session's caller): a request reusing the id of one in flight (or of a cancelled
-        one kept), a tools/call outside the caller's policy, any request past `MAX_WATCHED`
-        in flight. Else it is noted as in flight, and a tools/list or tools/call answer will
-        be read by the gate."""
+        one kept, or of one the guard has neither written nor answered), a tools/call
+        outside the caller's policy, any request past `MAX_WATCHED` in flight. Else it is
+        noted as in flight, and a tools/list or tools/call answer will be read by the gate."""
         key = answer_key(message.id)
         caller = caller if caller is not None else self._caller
         watched = message.method in _WATCHED
         raw = message.model_dump(by_alias=True, exclude_none=True) if watched else {}
-        if key in self._pending or key in self._cancelled:
+        if (
+            key in self._pending
+            or key in self._cancelled
+            or not_written(self._guarded_write, message.id)
+        ):
             # Fail closed: sent on, the second request would take the first one's place (its
             # answer audited as the other's, or a call the server ran left unrecorded).
             await self._inner.send(InUse(id_in_use(message.id)))
@@ -164,9 +171,14 @@ class GatedSink:
 
     def reused(self, request_id: Any) -> bool:
         """Whether a request of the session with `request_id` is in flight, or a cancelled
-        one is kept (after `refused`: the refused request reused its id)."""
+        one is kept, or the guard has one neither written nor answered (after `refused`: the
+        refused request reused its id)."""
         key = answer_key(request_id)
-        return key in self._pending or key in self._cancelled
+        return (
+            key in self._pending
+            or key in self._cancelled
+            or not_written(self._guarded_write, request_id)
+        )
 
     def cancelled(self, message: JSONRPCNotification) -> None:
         """The client cancelled a request (`notifications/cancelled`): its id stays taken, its

@@ -653,42 +653,45 @@ class Listener:
                 # Client messages reach the pump through one stream: the SDK transport's
                 # (forwarded) and the lean requests' (`_lean`), in the order they came.
                 inbox = Inbox(_INBOX)
-                with session.idle:
-                    async with anyio.create_task_group() as tg:
-                        related = session.related = _Related()
-                        tg.start_soon(_forward, down_read, inbox)
-                        session.inbox = inbox
-                        sink: Any = _RelatingSink(down_write, related, session.waiting)
-                        if tracing is not None:
-                            sink = TraceEnd(sink, tracing, session_id)
-                        gated = None
-                        if self.gate is not None and session.caller is not None:
-                            gated = GatedSink(sink, self.gate, session.caller, guarded_write)
-                            sink = gated
-                            tg.start_soon(gated.tell_changes)
+                gated: GatedSink | None = None
+                try:
+                    with session.idle:
+                        async with anyio.create_task_group() as tg:
+                            related = session.related = _Related()
+                            tg.start_soon(_forward, down_read, inbox)
+                            session.inbox = inbox
+                            sink: Any = _RelatingSink(down_write, related, session.waiting)
+                            if tracing is not None:
+                                sink = TraceEnd(sink, tracing, session_id)
+                            if self.gate is not None and session.caller is not None:
+                                gated = GatedSink(sink, self.gate, session.caller, guarded_write)
+                                sink = gated
+                                tg.start_soon(gated.tell_changes)
 
-                        async def upward() -> None:
-                            await _pump_down_to_up(
-                                inbox,
-                                guarded_write,
-                                related,
-                                kind,
-                                self.metrics,
-                                self.seam,
-                                session,
-                                gated,
-                                tracing,
-                                session_id,
-                            )
-                            tg.cancel_scope.cancel()
+                            async def upward() -> None:
+                                await _pump_down_to_up(
+                                    inbox,
+                                    guarded_write,
+                                    related,
+                                    kind,
+                                    self.metrics,
+                                    self.seam,
+                                    session,
+                                    gated,
+                                    tracing,
+                                    session_id,
+                                )
+                                tg.cancel_scope.cancel()
 
-                        tg.start_soon(upward)
-                        try:
+                            tg.start_soon(upward)
                             await pump(guarded_read, sink, self.seam)
-                        finally:
-                            if gated is not None:
-                                gated.close()
-                        tg.cancel_scope.cancel()
+                            tg.cancel_scope.cancel()
+                finally:
+                    # Once neither pump runs: a client message the client pump took in the
+                    # step the server's output ended (its wait had completed, so it ran on
+                    # before its cancellation) is in the sink before its rows are written.
+                    if gated is not None:
+                        gated.close()
         except Exception:
             if not started:
                 raise  # `_open` answers the opening request with 502
