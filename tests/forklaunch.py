@@ -22,6 +22,21 @@ import sys
 
 def main() -> None:
     address, argv = sys.argv[1], sys.argv[2:]
+    pid = 0  # the child's, once the fork server has said it
+    early: list[int] = []  # signals that came before: the child may run (and say "ready") first
+
+    def relay(number: int, _frame: object) -> None:
+        if not pid:
+            early.append(number)
+            return
+        try:
+            os.kill(pid, number)
+        except ProcessLookupError:
+            pass
+
+    # Before the fork: a signal in between would end this launcher alone, the child running on.
+    for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(number, relay)
     request = {"argv": argv, "env": dict(os.environ), "cwd": os.getcwd()}
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     connection.connect(address)
@@ -34,18 +49,11 @@ def main() -> None:
             sys.exit(1)  # the fork server went away before the fork
         reply += byte
     pid = int(reply)
+    for number in early:  # a signal from here on is relayed by `relay` itself
+        relay(number, None)
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
-
-    def relay(number: int, _frame: object) -> None:
-        try:
-            os.kill(pid, number)
-        except ProcessLookupError:
-            pass
-
-    for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(number, relay)
     status = b""
     while True:
         chunk = connection.recv(64)

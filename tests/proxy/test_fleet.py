@@ -196,9 +196,11 @@ def test_a_cli_revocation_and_approval_reach_both_proxies_without_a_re_list(
             await a.list_tools()  # A lists: add, echo, weather held, in the pending queue
             pending = fleet.pins("pending", *common)
             fleet.pins("approve", *common, "--tool", "add", "--approver", "alice")
+            # The approval reaches each guard through the change feed (within a second):
+            # until it has, a call is refused and never reaches a server.
             before = [
-                await _call(a, "add", {"a": 1, "b": 1}),
-                await _call(b, "add", {"a": 1, "b": 2}),
+                *await _until([a], "add", {"a": 1, "b": 1}, "ok"),
+                *await _until([b], "add", {"a": 1, "b": 2}, "ok"),
             ]
             held = [
                 await _call(a, "echo", {"message": "x"}),
@@ -214,7 +216,8 @@ def test_a_cli_revocation_and_approval_reach_both_proxies_without_a_re_list(
 
     pending, before, held, lists, revoked, approved, after_lists = anyio.run(main)
     assert all(name in pending for name in ("add", "echo", "weather"))
-    assert before == [("ok", "2"), ("ok", "3")]
+    assert [outcome for _, outcome in before] == [("ok", "2"), ("ok", "3")]
+    assert all(n <= STEPS for n, _ in before)
     assert held == [("refused", "tool_held"), ("refused", "tool_held")]
     # The revocation: both refuse, and no call of `add` reached a server after it.
     assert [outcome for _, outcome in revoked] == [("refused", "tool_blocked")] * 2
