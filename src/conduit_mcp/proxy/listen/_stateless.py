@@ -537,14 +537,7 @@ class ModernRouter:
             )
             ended = per_caller.listening(lambda: exchange.relate(notice))
         tracing = self.tracing
-        recorded = False  # the call's row is written (its client left before it was sent)
-
-        def caller_left() -> None:  # during the proxy's own listing: never to be sent
-            nonlocal recorded
-            recorded = True
-            if per_caller is not None:
-                per_caller.ended("refused", "caller_gone")
-
+        caller_left = _Departure(per_caller)
         left = False  # the client left while the proxy listed the tools before its call
         try:
             if not self._ready.is_set():
@@ -576,7 +569,7 @@ class ModernRouter:
             # (one the guard refused on the way counts as sent: the row says less was stopped);
             # a call not handed to the guard yet (the proxy's own listing first) was never
             # written: `refused`.
-            if per_caller is not None and not recorded:
+            if per_caller is not None and not caller_left.recorded:
                 if forwarded:
                     per_caller.unanswered("session_closed")
                 else:
@@ -636,14 +629,7 @@ class ModernRouter:
         if tracing is not None:  # current while the guard decides (its spans' parent)
             token = _traced(tracing, value, upstream_id, headers)
         gate = functools.partial(direct.gate, {**value, "id": upstream_id}, authorization, version)
-        recorded = False  # the call's row is written (its client left before it was sent)
-
-        def caller_left() -> None:  # during the proxy's own listing: never to be POSTed
-            nonlocal recorded
-            recorded = True
-            if per_caller is not None:
-                per_caller.ended("refused", "caller_gone")
-
+        caller_left = _Departure(per_caller)
         left = False  # the client left while the proxy listed the tools before its call
         try:
             if value.get("method") == "tools/call" and lists_first(self.seam, value.get("params")):
@@ -653,7 +639,7 @@ class ModernRouter:
                 action, request = await gate()
         except BaseException:
             # Cancelled (the listener stopping) or failed before the POST: never written.
-            if per_caller is not None and not recorded:
+            if per_caller is not None and not caller_left.recorded:
                 per_caller.ended("refused", "session_closed")
             raise
         finally:
@@ -995,6 +981,21 @@ async def _relay_related(
             )
         watch.cancel_scope.cancel()
     return streaming, gone, timed_out
+
+
+class _Departure:
+    """What `_unless_left` calls when a call's client leaves during the proxy's own listing
+    before it: the call's row, `refused` `caller_gone` (it is never sent on); `recorded` then
+    tells the request's end that its row is written."""
+
+    def __init__(self, per_caller: PerCaller | None) -> None:
+        self._per_caller = per_caller
+        self.recorded = False
+
+    def __call__(self) -> None:
+        self.recorded = True
+        if self._per_caller is not None:
+            self._per_caller.ended("refused", "caller_gone")
 
 
 async def _unless_left(
